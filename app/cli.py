@@ -1,0 +1,307 @@
+"""Command-line interface for scripts and agents: ``memdesk add|list|show|demo|db|undo``.
+
+Exit codes: 0 ok, 1 unexpected error, 2 bad arguments or values, 3 the store could
+not be opened (missing, locked, corrupt, too new), 4 no such memory or event.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from memdesk.core.errors import (
+    MemdeskError,
+    NotFoundError,
+    StoreOpenError,
+    UndoConflictError,
+    ValidationError,
+)
+from memdesk.core.query import MemoryFilter, Status
+from memdesk.core.taxonomy import Layer, MemoryType
+
+EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_NOTFOUND = 1, 2, 3, 4
+
+# Feature modules that add their own subcommands: each has register(subparsers, common).
+COMMAND_MODULES: list[str] = []
+
+
+def _common() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(add_help=False)
+    p.add_argument(
+        "--db", default=argparse.SUPPRESS, metavar="URL|PATH",
+        help="store to use: a file path or a SQLAlchemy URL (default: the user data dir)",
+    )
+    return p
+
+
+def _range(text: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(x) for x in text.split(":", 1))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected LO:HI, e.g. 0.3:0.49, got {text!r}") from None
+    return lo, hi
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common = _common()
+    parser = argparse.ArgumentParser(
+        prog="memdesk",
+        description="Inspect and curate AI agents' long-term memory stores.",
+        parents=[common],
+    )
+    parser.set_defaults(db=None)
+    parser.add_argument("--demo", action="store_true",
+                        help="open (creating if needed) the demo store in the GUI")
+    parser.add_argument("--size", type=int, default=5000,
+                        help="rows for a new demo store (with --demo)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("add", parents=[common], help="add one memory (direct, audited insert)")
+    p.add_argument("--user", required=True, dest="user_id")
+    p.add_argument("--text", required=True)
+    p.add_argument("--type", required=True, help="one of: " + ", ".join(MemoryType))
+    p.add_argument("--layer", help="one of: " + ", ".join(Layer))
+    p.add_argument("--topic")
+    p.add_argument("--importance", type=str, default="0.5")
+    p.add_argument("--confidence", type=str, default="0.8")
+    p.add_argument("--session", dest="source_session")
+    p.add_argument("--entity")
+    p.add_argument("--attribute")
+    p.add_argument("--value")
+    p.add_argument("--actor", default="agent", choices=["agent", "operator", "worker"])
+    p.add_argument("--json", action="store_true", help="print the stored memory as JSON")
+
+    p = sub.add_parser("list", parents=[common], help="list memories with filters")
+    p.add_argument("--text", default="", help="full-text search (words; last one as prefix)")
+    p.add_argument("--user", action="append", default=[], dest="users")
+    p.add_argument("--type", action="append", default=[], dest="types")
+    p.add_argument("--layer", action="append", default=[], dest="layers")
+    p.add_argument("--topic", action="append", default=[], dest="topics")
+    p.add_argument("--status", action="append", default=[], dest="statuses",
+                   choices=[s.value for s in Status])
+    p.add_argument("--importance", type=_range, metavar="LO:HI")
+    p.add_argument("--confidence", type=_range, metavar="LO:HI")
+    p.add_argument("--sort", default="created_at")
+    p.add_argument("--asc", action="store_true")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--count", action="store_true", help="print only the number of matches")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("show", parents=[common], help="show one memory, its chain and history")
+    p.add_argument("id")
+    p.add_argument("--json", action="store_true")
+
+    p = sub.add_parser("undo", parents=[common], help="undo one audited action by event id")
+    p.add_argument("event_id", type=int)
+
+    p = sub.add_parser("demo", parents=[common], help="write a deterministic demo store")
+    p.add_argument("--out", required=True, type=Path, help="the store file to create")
+    p.add_argument("--size", type=int, default=5000)
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--force", action="store_true", help="replace an existing file")
+
+    p = sub.add_parser("db", parents=[common], help="store maintenance")
+    dbsub = p.add_subparsers(dest="db_command", metavar="ACTION", required=True)
+    dbsub.add_parser("upgrade", parents=[common], help="migrate the store to this version")
+    q = dbsub.add_parser("info", parents=[common], help="SQLite version, schema, row counts")
+    q.add_argument("--json", action="store_true")
+
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub, common)
+    return parser
+
+
+def _err(msg: str) -> None:
+    print(f"memdesk: {msg}", file=sys.stderr)
+
+
+def open_store(args: argparse.Namespace, *, create: bool = True):  # type: ignore[no-untyped-def]
+    from memdesk.core.store import MemoryStore
+
+    store = MemoryStore.open(args.db, create=create)
+    if store.report and store.report.message:
+        _err(store.report.message)
+    return store
+
+
+def _dt(v: datetime | None) -> str:
+    return v.strftime("%Y-%m-%d %H:%M") if v else "-"
+
+
+def _short(text: str, n: int = 70) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def cmd_add(args: argparse.Namespace) -> int:
+    store = open_store(args)
+    fields = {k: getattr(args, k) for k in (
+        "user_id", "text", "type", "layer", "topic", "importance", "confidence",
+        "source_session", "entity", "attribute", "value",
+    )}
+    rec = store.add(actor=args.actor, **{k: v for k, v in fields.items() if v is not None})
+    print(json.dumps(rec.to_json(), ensure_ascii=False) if args.json else rec.id)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    store = open_store(args, create=False)
+    flt = MemoryFilter(
+        text=args.text, user_ids=tuple(args.users), types=tuple(args.types),
+        layers=tuple(args.layers), topics=tuple(args.topics),
+        statuses=tuple(Status(s) for s in args.statuses),
+        importance=args.importance, confidence=args.confidence,
+    )
+    if args.count:
+        print(store.count(flt))
+        return 0
+    rows = store.page(flt, order_by=args.sort, descending=not args.asc,
+                      offset=args.offset, limit=args.limit)
+    if args.json:
+        print(json.dumps([r.to_json() for r in rows], ensure_ascii=False, indent=1))
+        return 0
+    for r in rows:
+        print(f"{r.id}  {r.type:<10} {r.importance:4.2f} {r.confidence:4.2f} "
+              f"{r.status.value:<10} {r.user_id:<10} {_short(r.text)}")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    store = open_store(args, create=False)
+    rec = store.get(args.id)
+    older, newer = store.chain(args.id)
+    events = store.events(args.id)
+    if args.json:
+        out = rec.to_json()
+        out["replaced"] = [r.id for r in older]
+        out["replaced_by"] = [r.id for r in newer]
+        out["history"] = [
+            {"event": e.id, "actor": e.actor, "action": e.action, "at": e.at.isoformat(),
+             "before": {k: str(v) if isinstance(v, datetime) else v for k, v in e.before.items()},
+             "after": {k: str(v) if isinstance(v, datetime) else v for k, v in e.after.items()},
+             "undone_by": e.undone_by}
+            for e in events
+        ]
+        print(json.dumps(out, ensure_ascii=False, indent=1))
+        return 0
+    for k, v in rec.to_json().items():
+        print(f"{k:>15}: {v}")
+    for r in older:
+        print(f"{'replaced':>15}: {r.id} {_short(r.text, 50)}")
+    for r in newer:
+        print(f"{'replaced by':>15}: {r.id} {_short(r.text, 50)}")
+    for e in events:
+        undone = f" (undone by {e.undone_by})" if e.undone_by else ""
+        print(f"{'event':>15}: #{e.id} {_dt(e.at)} {e.actor} {e.action} "
+              f"{sorted(e.after)}{undone}")
+    return 0
+
+
+def cmd_undo(args: argparse.Namespace) -> int:
+    store = open_store(args, create=False)
+    ch = store.undo(args.event_id)
+    print(f"undone: event {args.event_id} (new event {ch.event_ids[0]})")
+    return 0
+
+
+def cmd_demo(args: argparse.Namespace) -> int:
+    from memdesk.core import demo
+    from memdesk.core.store import MemoryStore
+
+    out: Path = args.out
+    if out.exists() and out.stat().st_size > 0:
+        if not args.force:
+            _err(f"{out} exists; pass --force to replace it")
+            return EXIT_USAGE
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(out) + suffix).unlink(missing_ok=True)
+    if args.size < 0:
+        _err("--size must be >= 0")
+        return EXIT_USAGE
+    store = MemoryStore.open(out)
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            print(f"\r{done:,} / {total:,}", end="", file=sys.stderr, flush=True)
+
+    n = demo.generate(store, args.size, seed=args.seed, progress=progress)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    print(f"wrote {n:,} memories to {out}")
+    return 0
+
+
+def cmd_db(args: argparse.Namespace) -> int:
+    from memdesk.core.db import sqlite_info, sqlite_path, to_url
+    from memdesk.core.store import MemoryStore
+
+    if args.db_command == "upgrade":
+        store = MemoryStore.open(args.db, create=False)
+        print((store.report and store.report.message) or "The store is already up to date.")
+        return 0
+    info = sqlite_info()
+    store = open_store(args, create=False)
+    from memdesk.core.schema import head_revision, schema_state
+
+    state = schema_state(store.engine)
+    url = to_url(args.db)
+    path = sqlite_path(url)
+    data: dict[str, Any] = {
+        "url": store.url,
+        "dialect": store.dialect,
+        "sqlite_library_version": info.library_version if store.dialect == "sqlite" else None,
+        "sqlite_wal_reset_bug": info.wal_reset_bug if store.dialect == "sqlite" else None,
+        "schema_revision": state.revision,
+        "schema_head": head_revision(),
+        "file_bytes": path.stat().st_size if path and path.exists() else None,
+        "counts": store.counts(),
+    }
+    if store.dialect == "sqlite":
+        with store.read() as conn:
+            data["journal_mode"] = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+    if args.json:
+        print(json.dumps(data, indent=1))
+        return 0
+    for k, v in data.items():
+        print(f"{k:>24}: {v}")
+    if store.dialect == "sqlite" and info.warning:
+        print(f"\nwarning: {info.warning}")
+    return 0
+
+
+HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
+    "add": cmd_add,
+    "list": cmd_list,
+    "show": cmd_show,
+    "undo": cmd_undo,
+    "demo": cmd_demo,
+    "db": cmd_db,
+}
+
+
+def run(args: argparse.Namespace) -> int:
+    handler = getattr(args, "handler", None) or HANDLERS[args.command]
+    try:
+        return handler(args)
+    except ValidationError as exc:
+        _err(f"invalid value: {exc}")
+        return EXIT_USAGE
+    except StoreOpenError as exc:
+        _err(str(exc))
+        return EXIT_STORE
+    except NotFoundError as exc:
+        _err(str(exc))
+        return EXIT_NOTFOUND
+    except UndoConflictError as exc:
+        _err(str(exc))
+        return EXIT_ERROR
+    except MemdeskError as exc:
+        _err(str(exc))
+        return EXIT_ERROR

@@ -1,0 +1,14 @@
+"""Alembic environment: always run on the connection memdesk.core.schema hands in."""
+
+from alembic import context
+
+from memdesk.core.models import Base
+
+connection = context.config.attributes["connection"]
+context.configure(
+    connection=connection,
+    target_metadata=Base.metadata,
+    render_as_batch=connection.dialect.name == "sqlite",
+)
+with context.begin_transaction():
+    context.run_migrations()

@@ -1,0 +1,112 @@
+"""ORM schema: the ``memories`` table of Recall's MemoryUnit (seed 003) and the audit log.
+
+``seq`` is an INTEGER PRIMARY KEY (SQLite rowid alias) so the rowid that the FTS5
+external-content index refers to never changes, even across VACUUM; ``id`` keeps the
+seed's text identity and is what every API and foreign key uses.  All times are UTC.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import (
+    BigInteger,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+# BIGINT on PostgreSQL, but exactly INTEGER on SQLite so ``seq`` aliases the rowid.
+SeqType = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class Memory(Base):
+    __tablename__ = "memories"
+
+    seq: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    id: Mapped[str] = mapped_column(String(64), unique=True, nullable=False)
+    user_id: Mapped[str] = mapped_column(String(200), nullable=False)
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    type: Mapped[str] = mapped_column(String(32), nullable=False)
+    topic: Mapped[str | None] = mapped_column(String(200))
+    importance: Mapped[float] = mapped_column(Float, nullable=False, default=0.5)
+    confidence: Mapped[float] = mapped_column(Float, nullable=False, default=0.8)
+    source_session: Mapped[str | None] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    last_accessed: Mapped[datetime | None] = mapped_column(DateTime)
+    access_count: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    decay_score: Mapped[float | None] = mapped_column(Float)
+    superseded_by: Mapped[str | None] = mapped_column(
+        String(64), ForeignKey("memories.id", ondelete="SET NULL")
+    )
+    embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
+    entity: Mapped[str | None] = mapped_column(String(200))
+    attribute: Mapped[str | None] = mapped_column(String(200))
+    value: Mapped[str | None] = mapped_column(Text)
+    valid_until: Mapped[datetime | None] = mapped_column(DateTime)
+    layer: Mapped[str | None] = mapped_column(String(32))
+    deleted_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+    __table_args__ = (
+        Index("ix_memories_user_valid", "user_id", "valid_until"),
+        Index("ix_memories_entity_attr", "entity", "attribute"),
+        Index("ix_memories_type", "type"),
+        Index("ix_memories_importance", "importance"),
+        Index("ix_memories_created_at", "created_at"),
+        Index("ix_memories_superseded_by", "superseded_by"),
+    )
+
+
+class MemoryEvent(Base):
+    """One audited change.  ``before``/``after`` hold only the fields that changed (JSON)."""
+
+    __tablename__ = "memory_events"
+
+    id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    memory_id: Mapped[str] = mapped_column(String(64), nullable=False)
+    actor: Mapped[str] = mapped_column(String(32), nullable=False)
+    action: Mapped[str] = mapped_column(String(32), nullable=False)
+    before: Mapped[str | None] = mapped_column(Text)
+    after: Mapped[str | None] = mapped_column(Text)
+    at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    group_id: Mapped[str | None] = mapped_column(String(64))
+    undoes: Mapped[int | None] = mapped_column(SeqType)
+    undone_by: Mapped[int | None] = mapped_column(SeqType)
+    note: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (
+        Index("ix_memory_events_memory", "memory_id", "id"),
+        Index("ix_memory_events_group", "group_id"),
+    )
+
+
+# Columns an operator may set through MemoryStore.update().
+EDITABLE_FIELDS = (
+    "text",
+    "type",
+    "layer",
+    "topic",
+    "importance",
+    "confidence",
+    "user_id",
+    "source_session",
+    "entity",
+    "attribute",
+    "value",
+    "valid_until",
+    "superseded_by",
+    "decay_score",
+    "last_accessed",
+    "access_count",
+    "deleted_at",
+)

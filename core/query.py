@@ -1,0 +1,133 @@
+"""Filters over the memories table, and the one definition of "active belief state"."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+from enum import StrEnum
+
+from sqlalchemy import ColumnElement, and_, case, false, literal, or_, true
+
+from .fts import match_clause
+from .models import Memory
+
+M = Memory.__table__.c
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    SUPERSEDED = "superseded"
+    EXPIRED = "expired"
+    DELETED = "deleted"
+
+
+def active_belief_state() -> ColumnElement[bool]:
+    """Seed 003: ``valid_until IS NULL AND superseded_by IS NULL`` (and not soft-deleted)."""
+    return and_(M.valid_until.is_(None), M.superseded_by.is_(None), M.deleted_at.is_(None))
+
+
+def status_clause(status: Status) -> ColumnElement[bool]:
+    if status is Status.ACTIVE:
+        return active_belief_state()
+    if status is Status.SUPERSEDED:
+        return and_(M.superseded_by.is_not(None), M.deleted_at.is_(None))
+    if status is Status.EXPIRED:
+        return and_(M.valid_until.is_not(None), M.superseded_by.is_(None), M.deleted_at.is_(None))
+    return M.deleted_at.is_not(None)
+
+
+def status_expression() -> ColumnElement[str]:
+    """SQL that computes a row's Status, for sorting by status."""
+    return case(
+        (M.deleted_at.is_not(None), literal(Status.DELETED.value)),
+        (M.superseded_by.is_not(None), literal(Status.SUPERSEDED.value)),
+        (M.valid_until.is_not(None), literal(Status.EXPIRED.value)),
+        else_=literal(Status.ACTIVE.value),
+    )
+
+
+@dataclass(frozen=True)
+class MemoryFilter:
+    """Everything an operator can filter by; empty fields do not restrict.
+
+    ``statuses`` empty means every status except deleted.  Bands are inclusive.
+    """
+
+    text: str = ""
+    user_ids: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    layers: tuple[str, ...] = ()
+    topics: tuple[str, ...] = ()
+    sessions: tuple[str, ...] = ()
+    importance: tuple[float, float] | None = None
+    confidence: tuple[float, float] | None = None
+    statuses: tuple[Status, ...] = ()
+    created_from: datetime | None = None
+    created_to: datetime | None = None
+    entity: str | None = None
+    attribute: str | None = None
+    ids: tuple[str, ...] | None = None
+    extra: tuple = field(default=(), compare=False)  # extra SQL clauses from core callers
+
+    def with_(self, **changes: object) -> MemoryFilter:
+        return replace(self, **changes)
+
+    def clauses(self, dialect: str) -> list[ColumnElement[bool]]:
+        out: list[ColumnElement[bool]] = []
+        if self.text.strip():
+            c = match_clause(dialect, M.seq, M.text, self.text)
+            if c is not None:
+                out.append(c)
+        if self.user_ids:
+            out.append(M.user_id.in_(self.user_ids))
+        if self.types:
+            out.append(M.type.in_(self.types))
+        if self.layers:
+            layers = [x for x in self.layers if x]
+            c = M.layer.in_(layers) if layers else false()
+            out.append(or_(c, M.layer.is_(None)) if "" in self.layers else c)
+        if self.topics:
+            out.append(M.topic.in_(self.topics))
+        if self.sessions:
+            out.append(M.source_session.in_(self.sessions))
+        if self.importance is not None:
+            lo, hi = self.importance
+            out.append(M.importance.between(lo, hi))
+        if self.confidence is not None:
+            lo, hi = self.confidence
+            out.append(M.confidence.between(lo, hi))
+        if self.statuses:
+            out.append(or_(*(status_clause(Status(s)) for s in self.statuses)))
+        else:
+            out.append(M.deleted_at.is_(None))
+        if self.created_from is not None:
+            out.append(M.created_at >= self.created_from)
+        if self.created_to is not None:
+            out.append(M.created_at <= self.created_to)
+        if self.entity is not None:
+            out.append(M.entity == self.entity)
+        if self.attribute is not None:
+            out.append(M.attribute == self.attribute)
+        if self.ids is not None:
+            out.append(M.id.in_(self.ids) if self.ids else false())
+        out.extend(self.extra)
+        return out or [true()]
+
+
+SORTABLE = {
+    "text": M.text,
+    "type": M.type,
+    "layer": M.layer,
+    "topic": M.topic,
+    "importance": M.importance,
+    "confidence": M.confidence,
+    "user_id": M.user_id,
+    "source_session": M.source_session,
+    "created_at": M.created_at,
+    "last_accessed": M.last_accessed,
+    "access_count": M.access_count,
+    "decay_score": M.decay_score,
+    "entity": M.entity,
+    "status": None,  # computed
+    "seq": M.seq,
+}

@@ -1,0 +1,127 @@
+"""The memory type and layer taxonomies, and write-time validation of field values.
+
+Seeds disagree on types: Recall (seed 003) has preference/fact/decision/procedure,
+the dispositional-memory seed (000) adds correction/error/note/reasoning.  ``type``
+accepts the union.  The ADR-003 layers (seed 001) are a separate axis, ``layer``.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import StrEnum
+from typing import Any
+
+from .errors import ValidationError
+
+
+class MemoryType(StrEnum):
+    PREFERENCE = "preference"
+    FACT = "fact"
+    DECISION = "decision"
+    PROCEDURE = "procedure"
+    CORRECTION = "correction"
+    ERROR = "error"
+    NOTE = "note"
+    REASONING = "reasoning"
+
+
+RECALL_TYPES = (MemoryType.PREFERENCE, MemoryType.FACT, MemoryType.DECISION, MemoryType.PROCEDURE)
+DISPOSITIONAL_TYPES = (
+    MemoryType.PREFERENCE,
+    MemoryType.DECISION,
+    MemoryType.CORRECTION,
+    MemoryType.ERROR,
+    MemoryType.NOTE,
+    MemoryType.REASONING,
+)
+
+
+class Layer(StrEnum):
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROCEDURAL = "procedural"
+    WORKING = "working"
+
+
+class Actor(StrEnum):
+    OPERATOR = "operator"
+    AGENT = "agent"
+    WORKER = "worker"
+
+
+# Per-type half-lives in days (seed 000); types it does not name get the fact default.
+HALF_LIFE_DAYS: dict[str, float] = {
+    "preference": 120.0,
+    "decision": 90.0,
+    "correction": 60.0,
+    "error": 30.0,
+    "note": 14.0,
+}
+
+MAX_TEXT_CHARS = 100_000
+LOW_CONFIDENCE = 0.4  # seed 003's retrieval threshold
+
+
+def check_type(value: Any) -> str:
+    try:
+        return MemoryType(str(value).strip().lower()).value
+    except ValueError:
+        allowed = ", ".join(t.value for t in MemoryType)
+        raise ValidationError("type", f"unknown type {value!r}; expected one of {allowed}") from None
+
+
+def check_layer(value: Any) -> str | None:
+    if value is None or value == "":
+        return None
+    try:
+        return Layer(str(value).strip().lower()).value
+    except ValueError:
+        allowed = ", ".join(x.value for x in Layer)
+        raise ValidationError(
+            "layer", f"unknown layer {value!r}; expected one of {allowed}"
+        ) from None
+
+
+def check_unit(field: str, value: Any) -> float:
+    """A score in [0, 1]; rejects NaN, infinities, booleans and non-numbers."""
+    if isinstance(value, bool):
+        raise ValidationError(field, f"must be a number in [0, 1], got {value!r}")
+    try:
+        f = float(value)
+    except (TypeError, ValueError):
+        raise ValidationError(field, f"must be a number in [0, 1], got {value!r}") from None
+    if math.isnan(f) or math.isinf(f):
+        raise ValidationError(field, f"must be a number in [0, 1], got {value!r}")
+    if not 0.0 <= f <= 1.0:
+        raise ValidationError(field, f"must be in [0, 1], got {f}")
+    return f
+
+
+def check_text(value: Any, field: str = "text") -> str:
+    if not isinstance(value, str):
+        raise ValidationError(field, f"must be text, got {type(value).__name__}")
+    if "\x00" in value:
+        raise ValidationError(field, "contains a NUL character")
+    if not value.strip():
+        raise ValidationError(field, "must not be empty")
+    if len(value) > MAX_TEXT_CHARS:
+        raise ValidationError(field, f"is {len(value)} characters; the limit is {MAX_TEXT_CHARS}")
+    return value
+
+
+def check_optional_str(field: str, value: Any, limit: int = 1000) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValidationError(field, f"must be text, got {type(value).__name__}")
+    if "\x00" in value:
+        raise ValidationError(field, "contains a NUL character")
+    if len(value) > limit:
+        raise ValidationError(field, f"is {len(value)} characters; the limit is {limit}")
+    return value if value.strip() else None
+
+
+def check_count(field: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValidationError(field, f"must be a non-negative integer, got {value!r}")
+    return value

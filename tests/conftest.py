@@ -1,0 +1,51 @@
+"""Shared fixtures: a fresh file store per test, and a small deterministic demo store."""
+
+from __future__ import annotations
+
+import os
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+from memdesk.core import demo  # noqa: E402
+from memdesk.core.store import MemoryStore  # noqa: E402
+
+DEMO_END = datetime(2026, 11, 1)
+
+
+@pytest.fixture
+def store_path(tmp_path: Path) -> Path:
+    return tmp_path / "store.db"
+
+
+@pytest.fixture
+def store(store_path: Path):
+    s = MemoryStore.open(store_path)
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="session")
+def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A 3,000-row demo store built once per session; tests copy it."""
+    path = tmp_path_factory.mktemp("demo") / "demo.db"
+    s = MemoryStore.open(path)
+    demo.generate(s, 3000, seed=11, end=DEMO_END)
+    with s.write() as conn:
+        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    s.close()
+    return path
+
+
+@pytest.fixture
+def demo_store(demo_template: Path, tmp_path: Path):
+    import shutil
+
+    dst = tmp_path / "demo.db"
+    shutil.copy(demo_template, dst)
+    s = MemoryStore.open(dst)
+    yield s
+    s.close()

@@ -1,0 +1,133 @@
+"""Background work for the UI: run a core call off the GUI thread, deliver the result
+back on it (Anki's CollectionOp / Orange's task state, in small).
+
+A ``TaskState`` is handed to work that wants to report progress or check for cancel;
+signals cross threads as queued connections, so callbacks run on the GUI thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+
+
+class TaskState:
+    """Shared between the worker and the GUI: progress out, cancel in."""
+
+    def __init__(self, emitter: _Signals) -> None:
+        self._cancel = threading.Event()
+        self._emitter = emitter
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def progress(self, done: int, total: int) -> None:
+        self._emitter.progress.emit(int(done), int(total))
+
+
+class _Signals(QObject):
+    done = Signal(object)
+    failed = Signal(object, str)
+    progress = Signal(int, int)
+
+
+class _Runnable(QRunnable):
+    def __init__(self, fn: Callable[[TaskState], Any], signals: _Signals, state: TaskState):
+        super().__init__()
+        self.fn, self.signals, self.state = fn, signals, state
+        self.setAutoDelete(True)
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            result = self.fn(self.state)
+        except BaseException as exc:  # delivered to the GUI thread, never swallowed
+            self.signals.failed.emit(exc, traceback.format_exc())
+            return
+        self.signals.done.emit(result)
+
+
+class Task(QObject):
+    """One background call.  Keep a reference while it runs (the owner does)."""
+
+    finished = Signal(object)
+    failed = Signal(object, str)
+    progress = Signal(int, int)
+
+    def __init__(self, fn: Callable[[TaskState], Any], parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._signals = _Signals()
+        self.state = TaskState(self._signals)
+        self._signals.done.connect(self._on_done)
+        self._signals.failed.connect(self._on_failed)
+        self._signals.progress.connect(self.progress)
+        self._fn = fn
+        self.running = False
+
+    def start(self, pool: QThreadPool | None = None) -> Task:
+        self.running = True
+        (pool or QThreadPool.globalInstance()).start(_Runnable(self._fn, self._signals, self.state))
+        return self
+
+    def cancel(self) -> None:
+        self.state.cancel()
+
+    def _on_done(self, result: object) -> None:
+        self.running = False
+        if not self.state.cancelled:
+            self.finished.emit(result)
+
+    def _on_failed(self, exc: object, tb: str) -> None:
+        self.running = False
+        if not self.state.cancelled:
+            self.failed.emit(exc, tb)
+
+
+class LatestTask(QObject):
+    """One task slot per view: starting a new task cancels the previous one, and only
+    the newest task's result is delivered (as-you-type search, filter changes)."""
+
+    finished = Signal(object)
+    failed = Signal(object, str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._current: Task | None = None
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+
+    def start(self, fn: Callable[[TaskState], Any]) -> Task:
+        if self._current is not None:
+            self._current.cancel()
+        task = Task(fn, self)
+        task.finished.connect(lambda r, t=task: self._deliver(t, r))
+        task.failed.connect(lambda e, tb, t=task: self._fail(t, e, tb))
+        self._current = task
+        return task.start(self._pool)
+
+    @property
+    def busy(self) -> bool:
+        return self._current is not None and self._current.running
+
+    def _deliver(self, task: Task, result: object) -> None:
+        if task is self._current:
+            self._current = None
+            self.finished.emit(result)
+        task.deleteLater()
+
+    def _fail(self, task: Task, exc: object, tb: str) -> None:
+        if task is self._current:
+            self._current = None
+            self.failed.emit(exc, tb)
+        task.deleteLater()
+
+    def wait(self, msecs: int = 5000) -> bool:
+        return self._pool.waitForDone(msecs)

@@ -1,0 +1,35 @@
+"""The sidebar's views, in order.  A feature adds one line here when its view exists.
+
+Each factory takes ``(store, window)`` and returns a QWidget.  Factories import their
+module lazily so the window opens fast.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QWidget
+
+    from memdesk.core.store import MemoryStore
+
+
+@dataclass(frozen=True)
+class ViewSpec:
+    key: str
+    title: str
+    shortcut: str
+    factory: Callable[[MemoryStore, object], QWidget]
+
+
+def _overview(store, window):  # type: ignore[no-untyped-def]
+    from .overview import OverviewView
+
+    return OverviewView(store, window)
+
+
+VIEWS: list[ViewSpec] = [
+    ViewSpec("overview", "Overview", "Ctrl+0", _overview),
+]
