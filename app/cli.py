@@ -53,9 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="memdesk",
         description="Inspect and curate AI agents' long-term memory stores.",
-        parents=[common],
     )
-    parser.set_defaults(db=None)
+    # Not via parents=[common]: set_defaults would change the shared action's default.
+    parser.add_argument("--db", default=None, metavar="URL|PATH",
+                        help="store to use: a file path or a SQLAlchemy URL")
     parser.add_argument("--demo", action="store_true",
                         help="open (creating if needed) the demo store in the GUI")
     parser.add_argument("--size", type=int, default=5000,

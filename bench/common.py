@@ -28,8 +28,7 @@ def million_store(size: int = 1_000_000) -> Path:
         t = time.perf_counter()
         store = MemoryStore.open(path)
         demo.generate(store, size, seed=7, end=END)
-        with store.write() as conn:
-            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.checkpoint()
         store.close()
         marker.write_text(f"built in {time.perf_counter() - t:.1f}s\n")
         print(f"built {path} ({size:,} rows) in {time.perf_counter() - t:.1f}s")
@@ -54,4 +53,6 @@ def pct(values: list[float], p: float) -> float:
 
 
 def machine() -> str:
-    return f"{platform.node()} · {platform.processor() or platform.machine()} · {os.cpu_count()} cores · Python {platform.python_version()}"
+    cpu = platform.processor() or platform.machine()
+    py = platform.python_version()
+    return f"{platform.node()} · {cpu} · {os.cpu_count()} cores · Python {py}"

@@ -162,7 +162,7 @@ def open_engine(
     url = to_url(db)
     path = _check_path(url, create)
     existed = path is not None and path.exists() and path.stat().st_size > 0
-    engine = make_engine(url) if busy_timeout is None else make_engine(url, busy_timeout=busy_timeout)
+    engine = make_engine(url, **({} if busy_timeout is None else {"busy_timeout": busy_timeout}))
     try:
         state = schema_state(engine)
         if state.revision is not None and state.revision not in known_revisions():

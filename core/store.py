@@ -143,6 +143,16 @@ class MemoryStore:
     def close(self) -> None:
         self.engine.dispose()
 
+    def checkpoint(self) -> None:
+        """Fold the WAL into the main file (SQLite); must run outside a transaction."""
+        if self.dialect != "sqlite":
+            return
+        raw = self.engine.raw_connection()
+        try:
+            raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            raw.close()
+
     def read(self) -> Connection:
         """A read connection (deferred transaction); use as a context manager."""
         return self.engine.connect()

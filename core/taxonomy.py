@@ -67,7 +67,9 @@ def check_type(value: Any) -> str:
         return MemoryType(str(value).strip().lower()).value
     except ValueError:
         allowed = ", ".join(t.value for t in MemoryType)
-        raise ValidationError("type", f"unknown type {value!r}; expected one of {allowed}") from None
+        raise ValidationError(
+            "type", f"unknown type {value!r}; expected one of {allowed}"
+        ) from None
 
 
 def check_layer(value: Any) -> str | None:

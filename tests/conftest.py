@@ -10,8 +10,8 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
-from memdesk.core import demo  # noqa: E402
-from memdesk.core.store import MemoryStore  # noqa: E402
+from memdesk.core import demo
+from memdesk.core.store import MemoryStore
 
 DEMO_END = datetime(2026, 11, 1)
 
@@ -34,8 +34,7 @@ def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("demo") / "demo.db"
     s = MemoryStore.open(path)
     demo.generate(s, 3000, seed=11, end=DEMO_END)
-    with s.write() as conn:
-        conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+    s.checkpoint()
     s.close()
     return path
 

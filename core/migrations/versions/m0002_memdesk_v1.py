@@ -34,9 +34,15 @@ def _ts(col: str, dialect: str) -> str:
 def upgrade() -> None:
     dialect = op.get_bind().dialect.name
     if dialect == "sqlite":
+        # Old rows may point at rows copied after them; check FKs at commit instead.
         op.execute("PRAGMA defer_foreign_keys = ON")
+    # Rename first and create the new table under its final name: dropping an old
+    # table that a new table's FK points at would fire ON DELETE SET NULL on the copy.
+    op.rename_table("memories", "memories_old")
+    if dialect == "postgresql":
+        op.execute("ALTER TABLE memories_old DROP CONSTRAINT IF EXISTS memories_pkey")
     op.create_table(
-        "memories_new",
+        "memories",
         sa.Column("seq", Seq, primary_key=True, autoincrement=True),
         sa.Column("id", sa.String(64), nullable=False, unique=True),
         sa.Column("user_id", sa.String(200), nullable=False),
@@ -69,24 +75,11 @@ def upgrade() -> None:
         "coalesce(access_count, 0), decay_score, superseded_by, embedding, entity, attribute, "
         f"value, {_ts('valid_until', dialect)}"
     )
-    op.execute(
-        f"INSERT INTO memories_new ({COPY_COLS}) SELECT {select} FROM memories ORDER BY rowid"
-        if dialect == "sqlite"
-        else f"INSERT INTO memories_new ({COPY_COLS}) SELECT {select} FROM memories"
-    )
-    if dialect != "sqlite":
-        op.drop_constraint("fk_memories_superseded_by", "memories_new", type_="foreignkey")
-    op.drop_table("memories")
-    op.rename_table("memories_new", "memories")
-    if dialect != "sqlite":
-        op.create_foreign_key(
-            "fk_memories_superseded_by",
-            "memories",
-            "memories",
-            ["superseded_by"],
-            ["id"],
-            ondelete="SET NULL",
-        )
+    order = " ORDER BY rowid" if dialect == "sqlite" else ""
+    if dialect == "postgresql":
+        op.execute("SET CONSTRAINTS ALL DEFERRED")
+    op.execute(f"INSERT INTO memories ({COPY_COLS}) SELECT {select} FROM memories_old{order}")
+    op.drop_table("memories_old")
 
     op.create_index("ix_memories_user_valid", "memories", ["user_id", "valid_until"])
     op.create_index("ix_memories_entity_attr", "memories", ["entity", "attribute"])

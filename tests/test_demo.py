@@ -1,0 +1,46 @@
+"""The demo generator: deterministic, realistic shape, seed scenarios present."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timedelta
+
+from memdesk.core import demo
+from memdesk.core.query import MemoryFilter, Status
+from memdesk.core.store import MemoryStore
+from memdesk.core.taxonomy import Layer, MemoryType
+
+END = datetime(2026, 11, 1)
+
+
+def test_deterministic_for_a_seed() -> None:
+    a = [r.as_tuple() for r in demo.DemoGenerator(5, END).rows(800)]
+    b = [r.as_tuple() for r in demo.DemoGenerator(5, END).rows(800)]
+    c = [r.as_tuple() for r in demo.DemoGenerator(6, END).rows(800)]
+    assert a == b and a != c
+
+
+def test_shape_of_a_demo_store(demo_store: MemoryStore) -> None:
+    s = demo_store
+    assert s.counts()["total"] == 3000
+    rows = s.page(limit=None)
+    assert {r.type for r in rows} == {t.value for t in MemoryType}
+    assert {r.layer for r in rows} == {x.value for x in Layer}
+    assert len({r.user_id for r in rows}) >= 5
+    assert len({r.source_session for r in rows}) > 100
+    band = s.count(MemoryFilter(importance=(0.3, 0.49)))
+    assert 0.45 < band / 3000 < 0.65  # the crowded band of seed 002
+    span = max(r.created_at for r in rows) - min(r.created_at for r in rows)
+    assert span > timedelta(days=90)
+    assert s.counts()["superseded"] > 10  # correction chains
+    doctor = s.page(MemoryFilter(text="actually a doctor"))
+    assert doctor and doctor[0].confidence <= 0.3 and doctor[0].value == "doctor"
+    # contradictions: same user + entity + attribute, different values, both active
+    works = Counter(
+        (r.user_id, r.value.strip().casefold())
+        for r in rows if r.attribute == "works_at" and r.status is Status.ACTIVE
+    )
+    users_with_conflict = Counter(u for (u, _v) in works)
+    assert max(users_with_conflict.values()) >= 2
+    chain = next(r for r in rows if r.text == "User prefers unittest for testing.")
+    assert chain.superseded_by and s.get(chain.superseded_by).type == "correction"

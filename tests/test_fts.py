@@ -1,0 +1,66 @@
+"""Full-text search finds by word and survives FTS syntax typed into the box."""
+
+from __future__ import annotations
+
+import pytest
+
+from memdesk.core.fts import fts5_expression
+from memdesk.core.query import MemoryFilter
+from memdesk.core.store import MemoryStore
+
+
+@pytest.fixture
+def texts(store: MemoryStore) -> MemoryStore:
+    for t in [
+        "User prefers Python for backend work.",
+        "User works at Acme Corp (since 2024).",
+        'The "quoted" AND operator NEAR stuff',
+        "Timeout connecting to ollama during the deploy",
+        "Café au lait préféré",
+    ]:
+        store.add(user_id="u", text=t, type="note")
+    return store
+
+
+def ids_for(store: MemoryStore, q: str) -> list[str]:
+    return [r.text for r in store.page(MemoryFilter(text=q), limit=None)]
+
+
+def test_finds_by_word_and_prefix(texts: MemoryStore) -> None:
+    assert ids_for(texts, "python") == ["User prefers Python for backend work."]
+    assert ids_for(texts, "pyth") == ["User prefers Python for backend work."]  # as-you-type
+    assert ids_for(texts, "acme corp") == ["User works at Acme Corp (since 2024)."]
+    assert ids_for(texts, "acme python") == []  # all words must match
+
+
+def test_diacritics_fold(texts: MemoryStore) -> None:
+    assert ids_for(texts, "cafe") == ["Café au lait préféré"]
+
+
+@pytest.mark.parametrize("q", ['"', "*", "AND", "(", ")", "acme AND (", '"unterminated',
+                               "NEAR(a b", "col:value", "^start", "-minus", "a OR", "NOT",
+                               "'; DROP TABLE memories; --", "\u0000", "\U0001f9e0"])
+def test_fts_syntax_characters_never_error(texts: MemoryStore, q: str) -> None:
+    texts.page(MemoryFilter(text=q), limit=None)
+    texts.count(MemoryFilter(text=q))
+    assert texts.counts()["total"] == 5
+
+
+def test_syntax_words_are_searched_literally(texts: MemoryStore) -> None:
+    assert ids_for(texts, "AND operator") == ['The "quoted" AND operator NEAR stuff']
+    assert ids_for(texts, '"quoted"') == ['The "quoted" AND operator NEAR stuff']
+    assert ids_for(texts, "acme (") == ["User works at Acme Corp (since 2024)."]
+
+
+def test_punctuation_only_query_applies_no_text_filter(texts: MemoryStore) -> None:
+    assert fts5_expression("*()\"") is None
+    assert len(ids_for(texts, "*()")) == 5
+
+
+def test_index_follows_edits_and_deletes(texts: MemoryStore) -> None:
+    rec = texts.page(MemoryFilter(text="ollama"))[0]
+    texts.update(rec.id, text="Timeout connecting to redis")
+    assert ids_for(texts, "ollama") == [] and len(ids_for(texts, "redis")) == 1
+    with texts.write() as conn:  # a hard delete by another tool keeps the index in sync
+        conn.exec_driver_sql("DELETE FROM memories WHERE id = ?", (rec.id,))
+    assert ids_for(texts, "redis") == []

@@ -1,0 +1,79 @@
+"""Migrations: a Recall (seed 003) store upgrades in place without loss, with a backup."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+from pathlib import Path
+
+from memdesk.core.migrations.versions.m0001_recall_schema import RECALL_SCHEMA
+from memdesk.core.query import MemoryFilter, Status
+from memdesk.core.schema import head_revision
+from memdesk.core.store import MemoryStore
+
+
+def make_recall_store(path: Path, rows: int = 50) -> Path:
+    """A store exactly as Recall writes it: seed 003's schema, ISO text timestamps."""
+    conn = sqlite3.connect(path)
+    conn.execute(RECALL_SCHEMA.replace("BYTEA_OR_BLOB", "BLOB"))
+    for i in range(rows):
+        conn.execute(
+            "INSERT INTO memories (id, user_id, text, type, topic, importance, confidence, "
+            "source_session, created_at, last_accessed, access_count, embedding, entity, "
+            "attribute, value) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (f"r{i}", "alice", f"Recall memory number {i} about kayaks", "fact", "personal",
+             0.5, 0.8, "s1", f"2025-01-{i % 28 + 1:02d}T10:00:00.123456+02:00",
+             None if i % 2 else "2025-02-01T00:00:00", i, b"\x00\x00\x80?" * 3, "user",
+             "hobby", "kayak"),
+        )
+    conn.execute("UPDATE memories SET superseded_by = 'r1', valid_until = "
+                 "'2025-03-01T00:00:00' WHERE id = 'r0'")
+    conn.commit()
+    conn.close()
+    return path
+
+
+def test_recall_store_upgrades_without_loss(tmp_path: Path) -> None:
+    path = make_recall_store(tmp_path / "recall.db")
+    store = MemoryStore.open(path)
+    rep = store.report
+    assert rep is not None and rep.upgraded_from == "0001" and rep.upgraded_to == head_revision()
+    assert rep.backup is not None and rep.backup.exists()
+    assert "Upgraded" in (rep.message or "")
+    assert store.counts()["total"] == 50
+    r5 = store.get("r5")
+    assert r5.text == "Recall memory number 5 about kayaks"
+    assert r5.created_at == datetime(2025, 1, 6, 8, 0, 0, 123000)  # +02:00 → UTC, ms kept
+    assert r5.access_count == 5 and r5.embedding == b"\x00\x00\x80?" * 3
+    assert r5.layer is None
+    r0 = store.get("r0")
+    assert r0.superseded_by == "r1" and r0.status is Status.SUPERSEDED
+    assert store.count(MemoryFilter(text="kayaks")) == 50  # FTS index built from old rows
+    # the backup is the untouched original
+    old = sqlite3.connect(rep.backup)
+    assert old.execute("SELECT count(*) FROM memories").fetchone()[0] == 50
+    versioned = "SELECT name FROM sqlite_master WHERE name='alembic_version'"
+    assert old.execute(versioned).fetchone() is None
+    old.close()
+    store.close()
+    again = MemoryStore.open(path)
+    assert again.report is not None and again.report.message is None  # already current
+    again.close()
+
+
+def test_fresh_store_is_created_at_head(store: MemoryStore) -> None:
+    assert store.report is not None and store.report.created
+    with store.read() as conn:
+        rev = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
+        fk = conn.exec_driver_sql("PRAGMA foreign_keys").scalar()
+        mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+    assert rev == head_revision() and fk == 1 and mode == "wal"
+
+
+def test_store_keeps_working_after_upgrade(tmp_path: Path) -> None:
+    store = MemoryStore.open(make_recall_store(tmp_path / "r.db", rows=2))
+    rec = store.add(user_id="alice", text="new after upgrade", type="note")
+    assert rec.seq > 2
+    store.update("r1", text="edited kayak memory")
+    assert store.count(MemoryFilter(text="edited")) == 1
+    store.close()

@@ -1,0 +1,135 @@
+"""MemoryStore round-trips, filters, counts, supersede chains."""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime
+
+import pytest
+
+from memdesk.core.errors import NotFoundError, ValidationError
+from memdesk.core.query import MemoryFilter, Status
+from memdesk.core.store import MemoryStore
+from memdesk.core.taxonomy import Layer, MemoryType
+
+FULL = dict(
+    id="mem-1",
+    user_id="alice",
+    text="User prefers Python for backend work.",
+    type="preference",
+    topic="tech",
+    importance=0.73,
+    confidence=0.91,
+    source_session="sess-42",
+    created_at=datetime(2026, 3, 4, 5, 6, 7, 891011),
+    last_accessed=datetime(2026, 4, 1, 12, 0, 0),
+    access_count=3,
+    decay_score=0.25,
+    embedding=bytes(range(16)),
+    entity="user",
+    attribute="preferred_language",
+    value="Python",
+    valid_until=None,
+    layer="procedural",
+)
+
+
+def test_round_trips_every_field(store: MemoryStore, store_path) -> None:
+    store.add(**FULL)
+    store.close()
+    reopened = MemoryStore.open(store_path)
+    rec = reopened.get("mem-1")
+    for key, value in FULL.items():
+        assert getattr(rec, key) == value, key
+    assert rec.superseded_by is None and rec.deleted_at is None
+    assert rec.status is Status.ACTIVE
+    reopened.close()
+
+
+def test_timezone_aware_times_are_stored_as_utc(store: MemoryStore) -> None:
+    from datetime import timedelta, timezone
+
+    t = datetime(2026, 1, 1, 12, 0, tzinfo=timezone(timedelta(hours=2)))
+    rec = store.add(user_id="u", text="x", type="note", created_at=t)
+    assert rec.created_at == datetime(2026, 1, 1, 10, 0)
+
+
+@pytest.mark.parametrize("t", [t.value for t in MemoryType])
+def test_every_seed_type_is_accepted(store: MemoryStore, t: str) -> None:
+    assert store.add(user_id="u", text="some text", type=t).type == t
+
+
+@pytest.mark.parametrize("layer", [x.value for x in Layer])
+def test_every_layer_is_accepted(store: MemoryStore, layer: str) -> None:
+    assert store.add(user_id="u", text="t", type="fact", layer=layer).layer == layer
+
+
+def test_get_unknown_raises_not_found(store: MemoryStore) -> None:
+    with pytest.raises(NotFoundError, match="nope"):
+        store.get("nope")
+
+
+def test_supersede_sets_fields_and_chain(store: MemoryStore) -> None:
+    old = store.add(user_id="u", text="User prefers unittest.", type="preference")
+    new = store.add(user_id="u", text="No, I use pytest not unittest.", type="correction")
+    store.supersede(old.id, new.id)
+    got = store.get(old.id)
+    assert got.superseded_by == new.id and got.valid_until is not None
+    assert got.status is Status.SUPERSEDED
+    older, newer = store.chain(new.id)
+    assert [r.id for r in older] == [old.id] and newer == []
+    older, newer = store.chain(old.id)
+    assert older == [] and [r.id for r in newer] == [new.id]
+    assert [r.id for r in store.active("u")] == [new.id]
+
+
+def test_supersede_rejects_self_and_cycles(store: MemoryStore) -> None:
+    a = store.add(user_id="u", text="a", type="fact")
+    b = store.add(user_id="u", text="b", type="fact")
+    with pytest.raises(ValidationError, match="superseded_by"):
+        store.supersede(a.id, a.id)
+    store.supersede(a.id, b.id)
+    with pytest.raises(ValidationError, match="cycle"):
+        store.supersede(b.id, a.id)
+    assert store.get(b.id).superseded_by is None
+
+
+def test_filters_and_counts(store: MemoryStore) -> None:
+    store.add(user_id="alice", text="one", type="fact", importance=0.35, confidence=0.2)
+    store.add(user_id="alice", text="two", type="preference", importance=0.9, topic="tech")
+    bob = store.add(user_id="bob", text="three", type="fact", importance=0.45, layer="semantic")
+    store.soft_delete(bob.id)
+    assert store.count() == 2  # deleted rows are hidden by default
+    assert store.count(MemoryFilter(statuses=(Status.DELETED,))) == 1
+    assert store.count(MemoryFilter(user_ids=("alice",))) == 2
+    assert store.count(MemoryFilter(importance=(0.3, 0.49))) == 1
+    assert store.count(MemoryFilter(confidence=(0.0, 0.39))) == 1
+    assert store.count(MemoryFilter(types=("preference",), topics=("tech",))) == 1
+    counts = store.counts()
+    assert counts == {"active": 2, "superseded": 0, "expired": 0, "deleted": 1, "total": 3}
+
+
+def test_page_sorts_in_sql_and_pages(store: MemoryStore) -> None:
+    for i in range(25):
+        store.add(user_id="u", text=f"memory {i}", type="note", importance=round(i / 25, 2))
+    page1 = store.page(order_by="importance", descending=True, limit=10)
+    page2 = store.page(order_by="importance", descending=True, offset=10, limit=10)
+    imps = [r.importance for r in page1 + page2]
+    assert imps == sorted(imps, reverse=True) and len(set(r.id for r in page1 + page2)) == 20
+    with pytest.raises(ValidationError, match="order_by"):
+        store.page(order_by="text; DROP TABLE memories")
+
+
+def test_status_sort_and_expired(store: MemoryStore) -> None:
+    a = store.add(user_id="u", text="a", type="fact")
+    store.update(a.id, valid_until=datetime(2026, 1, 1))
+    assert store.get(a.id).status is Status.EXPIRED
+    assert store.count(MemoryFilter(statuses=(Status.EXPIRED,))) == 1
+    assert store.page(order_by="status")[0].id == a.id
+
+
+def test_huge_and_odd_unicode_text_round_trips(store: MemoryStore) -> None:
+    odd = "e\u0301 \U0001f9e0 \u202eRTL\u202c \u200b zero-width \ufeff BOM " + "ß" * 90_000
+    rec = store.add(user_id="u\u00e9", text=odd, type="note")
+    assert store.get(rec.id).text == odd
+    assert not math.isnan(rec.importance)

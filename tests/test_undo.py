@@ -1,0 +1,91 @@
+"""Audit log and undo: every change recorded, undo restores the exact previous state."""
+
+from __future__ import annotations
+
+import pytest
+
+from memdesk.core.errors import UndoConflictError
+from memdesk.core.query import Status
+from memdesk.core.store import MemoryStore
+
+
+@pytest.fixture
+def rec(store: MemoryStore):
+    return store.add(user_id="u", text="User prefers tea.", type="preference", topic="food",
+                     importance=0.4, confidence=0.7, entity="user", attribute="drink",
+                     value="tea", actor="agent")
+
+
+def test_add_is_audited_with_actor(store: MemoryStore, rec) -> None:
+    [ev] = store.events(rec.id)
+    assert ev.action == "add" and ev.actor == "agent" and ev.after["text"] == rec.text
+
+
+def test_edit_and_undo_restore_exact_state(store: MemoryStore, rec) -> None:
+    ch = store.update(rec.id, text="User prefers coffee.", value="coffee", importance=0.8,
+                      layer="procedural", note="operator fix")
+    ev = store.event(ch.event_ids[0])
+    assert ev.before == {"text": "User prefers tea.", "value": "tea", "importance": 0.4,
+                         "layer": None}
+    assert ev.actor == "operator" and ev.note == "operator fix"
+    store.undo(ev.id)
+    assert store.get(rec.id) == rec
+    assert store.event(ev.id).undone_by is not None
+
+
+def test_redo_is_undo_of_the_undo(store: MemoryStore, rec) -> None:
+    ch = store.update(rec.id, importance=0.9)
+    edited = store.get(rec.id)
+    undo = store.undo(ch.event_ids[0])
+    store.undo(undo.event_ids[0])
+    assert store.get(rec.id) == edited
+
+
+def test_undo_twice_is_refused(store: MemoryStore, rec) -> None:
+    ch = store.update(rec.id, importance=0.9)
+    store.undo(ch.event_ids[0])
+    with pytest.raises(UndoConflictError, match="already undone"):
+        store.undo(ch.event_ids[0])
+
+
+def test_undo_refuses_when_field_changed_again(store: MemoryStore, rec) -> None:
+    first = store.update(rec.id, importance=0.9)
+    store.update(rec.id, importance=0.2)
+    with pytest.raises(UndoConflictError, match="importance"):
+        store.undo(first.event_ids[0])
+    assert store.get(rec.id).importance == 0.2
+
+
+def test_soft_delete_and_undo(store: MemoryStore, rec) -> None:
+    ch = store.soft_delete(rec.id)
+    assert store.get(rec.id).status is Status.DELETED  # still there: nothing hard-deleted
+    store.undo(ch.event_ids[0])
+    assert store.get(rec.id) == rec
+
+
+def test_undo_of_add_hides_not_deletes(store: MemoryStore, rec) -> None:
+    [ev] = store.events(rec.id)
+    store.undo(ev.id)
+    assert store.get(rec.id).status is Status.DELETED
+
+
+def test_supersede_undo(store: MemoryStore, rec) -> None:
+    newer = store.add(user_id="u", text="User prefers coffee now.", type="preference")
+    ch = store.supersede(rec.id, newer.id)
+    store.undo(ch.event_ids[0])
+    assert store.get(rec.id) == rec
+
+
+def test_bulk_update_is_one_group_and_undoes_together(store: MemoryStore) -> None:
+    recs = [store.add(user_id="u", text=f"m{i}", type="note", topic="a") for i in range(4)]
+    ch = store.bulk_update([r.id for r in recs], topic="b", importance=0.6)
+    assert ch.group_id and len(ch.event_ids) == 4
+    assert {e.group_id for e in store.group_events(ch.group_id)} == {ch.group_id}
+    assert all(store.get(r.id).topic == "b" for r in recs)
+    store.undo_group(ch.group_id)
+    assert [store.get(r.id) for r in recs] == recs
+
+
+def test_noop_update_records_nothing(store: MemoryStore, rec) -> None:
+    ch = store.update(rec.id, importance=0.4)
+    assert ch.event_ids == () and len(store.events(rec.id)) == 1
