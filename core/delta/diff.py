@@ -1,0 +1,128 @@
+"""Stage 2 of seed 004: measure the change between two memory sets.
+
+Candidates are matched by (source, stable id or normalised-text hash), so the same text
+surfacing from two sources counts once per source.  Attribution is the appendix's
+accounting: a source's influence is its share of the summed absolute weighted-score
+deltas of its candidates; the largest share is the primary cause.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from .bias import build_search_bias
+from .contracts import (
+    Attribution,
+    CandidateDelta,
+    ChangeType,
+    Contribution,
+    DeltaDiff,
+    MemorySet,
+    SourceDelta,
+)
+from .decision import decide
+from .health import evaluate_health
+
+EPS = 1e-12  # float noise from re-weighting must not read as a change
+
+ADDED, REMOVED = ChangeType.ADDED, ChangeType.REMOVED
+STRENGTHENED, WEAKENED, UNCHANGED = (
+    ChangeType.STRENGTHENED, ChangeType.WEAKENED, ChangeType.UNCHANGED,
+)
+
+
+def candidate_deltas(before: list[Contribution], after: list[Contribution]) -> list[CandidateDelta]:
+    """Deltas for every candidate in either set, largest absolute change first."""
+    b_map = {(c.source, c.key): c for c in before}
+    out: list[CandidateDelta] = []
+    append = out.append
+    seen = set()
+    for a in after:
+        k = (a.source, a.key)
+        seen.add(k)
+        b = b_map.get(k)
+        if b is None:
+            append(CandidateDelta(a.key, a.source, a.text, 0.0, a.weighted_score,
+                                  a.weighted_score, ADDED, None, a.source_weight, None,
+                                  a.original_score))
+            continue
+        delta = a.weighted_score - b.weighted_score
+        kind = STRENGTHENED if delta > EPS else WEAKENED if delta < -EPS else UNCHANGED
+        append(CandidateDelta(a.key, a.source, a.text, b.weighted_score, a.weighted_score,
+                              delta if kind is not UNCHANGED else 0.0, kind, b.source_weight,
+                              a.source_weight, b.original_score, a.original_score))
+    for b in before:
+        if (b.source, b.key) not in seen:
+            append(CandidateDelta(b.key, b.source, b.text, b.weighted_score, 0.0,
+                                  -b.weighted_score, REMOVED, b.source_weight, None,
+                                  b.original_score, None))
+    out.sort(key=lambda d: (-abs(d.delta), d.source, d.text))
+    return out
+
+
+def source_deltas(before: MemorySet, after: MemorySet,
+                  deltas: list[CandidateDelta]) -> list[SourceDelta]:
+    counts: dict[str, dict[ChangeType, int]] = defaultdict(lambda: defaultdict(int))
+    for d in deltas:
+        counts[d.source][d.change_type] += 1
+    b = {r.source: r for r in before.source_reports}
+    a = {r.source: r for r in after.source_reports}
+    out = []
+    for name in sorted(set(b) | set(a) | set(counts)):
+        bt = b[name].weighted_total if name in b else 0.0
+        at = a[name].weighted_total if name in a else 0.0
+        bs = b[name].share if name in b else 0.0
+        as_ = a[name].share if name in a else 0.0
+        if bt == 0 and at == 0 and name not in counts:
+            continue
+        c = counts[name]
+        out.append(SourceDelta(name, bt, at, at - bt, bs, as_, c[ADDED], c[REMOVED],
+                               c[STRENGTHENED], c[WEAKENED]))
+    return out
+
+
+def attribute(deltas: list[CandidateDelta]) -> Attribution:
+    totals: dict[str, float] = defaultdict(float)
+    for d in deltas:
+        totals[d.source] += abs(d.delta)
+    total = sum(totals.values())
+    if total <= 0:
+        return Attribution({}, None, None)
+    influence = {s: v / total for s, v in sorted(totals.items())}
+    cause = min(influence, key=lambda s: (-influence[s], s))
+    top = max(deltas, key=lambda d: abs(d.delta))
+    return Attribution(influence, cause, top.key)
+
+
+def _top(items: list[Contribution]) -> tuple[str, str] | None:
+    if not items:
+        return None
+    best = max(items, key=lambda c: (c.weighted_score, c.key))
+    return best.source, best.key
+
+
+def diff(before: MemorySet, after: MemorySet, *, dominance_threshold: float = 0.6) -> DeltaDiff:
+    """The full transition: deltas, attribution, health, decision and search bias."""
+    deltas = candidate_deltas(before.contributions, after.contributions)
+    sources = source_deltas(before, after, deltas)
+    attribution = attribute(deltas)
+    changed_dominant = before.dominant_source != after.dominant_source
+    health = evaluate_health(before, after, deltas, changed_dominant, dominance_threshold)
+    decision = decide(attribution.primary_cause_source, health, changed_dominant)
+    result = DeltaDiff(
+        before_id=before.id,
+        after_id=after.id,
+        before_dominant_source=before.dominant_source,
+        after_dominant_source=after.dominant_source,
+        changed_top_candidate=_top(before.contributions) != _top(after.contributions),
+        changed_dominant_source=changed_dominant,
+        aggregate_score_delta=after.aggregate_score - before.aggregate_score,
+        candidate_deltas=deltas,
+        source_deltas=sources,
+        attribution=attribution,
+        health=health,
+        decision=decision,
+        bias=None,  # type: ignore[arg-type]  # filled just below: the bias reads the diff
+    )
+    result.bias = build_search_bias(after, result)
+    return result

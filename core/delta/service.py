@@ -1,0 +1,320 @@
+"""DeltaMemory: the service the CLI and GUI call (seed 004's ``runtime.delta_memory``).
+
+It composes memory sets from the persisted source configuration (the ``database``
+source reads the store itself), saves snapshots with the diff from the goal's previous
+snapshot, serves the drift review queue and applies review actions — each audited in
+``delta_events`` and undoable.  Results that change something are ``Changes`` with
+``memories=False`` and ``extra["delta"]`` naming what changed, so views can refresh.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import DatabaseError, OperationalError
+
+from ..errors import NotFoundError, UndoConflictError, ValidationError
+from ..records import Changes
+from ..schema import translate
+from ..store import MemoryStore, utcnow
+from ..taxonomy import check_optional_str
+from . import audit
+from . import config as cfgmod
+from . import snapshots as snap
+from .compose import build_memory_set
+from .contracts import Candidate, DeltaConfig, DeltaDiff, MemorySet, SourceConfig
+from .decision import DAMPEN_STEP
+from .diff import diff as diff_sets
+from .sources import database_candidates
+
+REVIEW_ACTIONS = {
+    "accept": "accepted",
+    "dampen": "dampened",
+    "reject": "rejected",
+    "investigated": "investigated",
+}
+MAX_NOTE = 10_000
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A saved snapshot and the diff from its goal's previous snapshot (if any)."""
+
+    memory_set: MemorySet
+    diff: DeltaDiff | None
+    diff_id: int | None
+
+
+def _changes(**extra: Any) -> Changes:
+    return Changes(memories=False, extra={"delta": True, **extra})
+
+
+class DeltaMemory:
+    """Delta memory over one open store.  Cheap to construct."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def _guard(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        try:
+            return fn(*args, **kwargs)
+        except (OperationalError, DatabaseError) as exc:
+            raise translate(exc, self.store.url) from exc
+
+    # -- configuration ----------------------------------------------------------
+    def config(self) -> DeltaConfig:
+        with self.store.read() as conn:
+            return cfgmod.load_config(conn)
+
+    def set_source(self, name: str, *, actor: str = "operator", note: str | None = None,
+                   **fields: Any) -> Changes:
+        group = audit.new_group()
+
+        def run() -> Changes:
+            with self.store.write() as conn:
+                changed = cfgmod.update_source(conn, name, fields, group, actor=actor, note=note)
+            return _changes(sources=(name,), group=group if changed else None)
+
+        return self._guard(run)
+
+    def add_source(self, source: SourceConfig, *, actor: str = "operator") -> Changes:
+        group = audit.new_group()
+
+        def run() -> Changes:
+            with self.store.write() as conn:
+                cfgmod.add_source(conn, source, group, actor=actor)
+            return _changes(sources=(source.name,), group=group)
+
+        return self._guard(run)
+
+    def normalize_weights(self, *, actor: str = "operator") -> Changes:
+        """Persist normalised weights (enabled sources sum to 1) as one undoable group."""
+        group = audit.new_group()
+
+        def run() -> Changes:
+            with self.store.write() as conn:
+                weights = cfgmod.normalized(cfgmod.load_config(conn))
+                for name, w in weights.items():
+                    cfgmod.update_source(conn, name, {"weight": w}, group, action="normalize",
+                                         actor=actor)
+            return _changes(sources=tuple(weights), group=group)
+
+        return self._guard(run)
+
+    def set_setting(self, key: str, value: Any) -> Changes:
+        def run() -> Changes:
+            with self.store.write() as conn:
+                cfgmod.set_setting(conn, key, value)
+            return _changes(settings=(key,))
+
+        return self._guard(run)
+
+    # -- composing and saving ---------------------------------------------------
+    def build(
+        self,
+        goal: str,
+        query: str | None,
+        candidates: Iterable[Candidate] | Mapping[str, Iterable[Candidate]] = (),
+        *,
+        use_database: bool = True,
+        user_id: str | None = None,
+        label: str = "",
+        created_at: datetime | None = None,
+        config: DeltaConfig | None = None,
+    ) -> MemorySet:
+        """Compose a memory set; enabled database-type sources search the store."""
+        config = config or self.config()
+        if isinstance(candidates, Mapping):
+            flat = [c for cs in candidates.values() for c in cs]
+        else:
+            flat = list(candidates)
+        if use_database and query:
+            for s in config.sources:
+                if s.enabled and s.source_type == "database_memory":
+                    flat.extend(database_candidates(
+                        self.store, query, source=s.name, limit=s.top_k or 10, user_id=user_id
+                    ))
+        return build_memory_set(goal, query, flat, config, label=label, created_at=created_at)
+
+    def save(self, ms: MemorySet) -> Saved:
+        """Store a snapshot and the diff from the goal's previous snapshot."""
+        threshold = self.config().dominance_threshold
+
+        def run() -> Saved:
+            with self.store.write() as conn:
+                if conn.execute(select(snap.SETS.c.id).where(snap.SETS.c.id == ms.id)).first():
+                    raise ValidationError("snapshot", f"snapshot {ms.id} exists already")
+                prev_id = snap.previous_id(conn, ms.goal, ms.created_at)
+                snap.insert_sets(conn, [ms])
+                d = None
+                diff_id = None
+                if prev_id is not None:
+                    prev = snap.load_set(conn, prev_id)
+                    d = diff_sets(prev, ms, dominance_threshold=threshold)
+                    res = conn.execute(
+                        snap.DIFFS.insert().values(**snap.diff_row(ms.goal, ms.created_at, d))
+                    )
+                    diff_id = int(res.inserted_primary_key[0])
+            return Saved(ms, d, diff_id)
+
+        return self._guard(run)
+
+    def snapshot(self, goal: str, query: str | None,
+                 candidates: Iterable[Candidate] | Mapping[str, Iterable[Candidate]] = (),
+                 **kwargs: Any) -> Saved:
+        return self.save(self.build(goal, query, candidates, **kwargs))
+
+    def save_series(self, sets: Sequence[MemorySet], dominance_threshold: float) -> int:
+        """Bulk-save a time-ordered series (one goal or several) with consecutive diffs.
+
+        For generators and imports: one transaction, diffs computed in memory.
+        Returns the number of diffs written.
+        """
+        last: dict[str, MemorySet] = {}
+        rows = []
+        for ms in sorted(sets, key=lambda s: s.created_at):
+            prev = last.get(ms.goal)
+            if prev is not None:
+                d = diff_sets(prev, ms, dominance_threshold=dominance_threshold)
+                rows.append(snap.diff_row(ms.goal, ms.created_at, d))
+            last[ms.goal] = ms
+
+        def run() -> int:
+            with self.store.write() as conn:
+                snap.insert_sets(conn, list(sets))
+                snap.insert_diffs(conn, rows)
+            return len(rows)
+
+        return self._guard(run)
+
+    # -- reading ------------------------------------------------------------------
+    def resolve(self, ref: str) -> str:
+        with self.store.read() as conn:
+            return snap.resolve(conn, ref)
+
+    def load(self, ref: str) -> MemorySet:
+        with self.store.read() as conn:
+            return snap.load_set(conn, snap.resolve(conn, ref))
+
+    def diff(self, before_ref: str, after_ref: str) -> DeltaDiff:
+        threshold = self.config().dominance_threshold
+        with self.store.read() as conn:
+            a = snap.load_set(conn, snap.resolve(conn, before_ref))
+            b = snap.load_set(conn, snap.resolve(conn, after_ref))
+        return diff_sets(a, b, dominance_threshold=threshold)
+
+    def stored_diff(self, diff_id: int) -> snap.DiffRecord:
+        with self.store.read() as conn:
+            return snap.diff_record(conn, diff_id)
+
+    def snapshots(self, goal: str | None = None, limit: int = 100,
+                  offset: int = 0) -> list[snap.SnapshotInfo]:
+        with self.store.read() as conn:
+            return snap.list_snapshots(conn, goal=goal, limit=limit, offset=offset)
+
+    def goals(self) -> list[tuple[str, int, datetime]]:
+        with self.store.read() as conn:
+            return snap.goals(conn)
+
+    def series(self, goal: str) -> snap.SnapshotSeries:
+        with self.store.read() as conn:
+            return snap.series(conn, goal)
+
+    def queue(self, *, goal: str | None = None, pending_only: bool = True,
+              limit: int = 5000) -> list[snap.DiffRecord]:
+        """The drift review queue: flagged diffs, newest first (pending ones only, or all)."""
+        with self.store.read() as conn:
+            return snap.diff_records(conn, goal=goal, pending_only=pending_only, limit=limit)
+
+    def events(self, limit: int = 200) -> list[audit.DeltaEventRecord]:
+        with self.store.read() as conn:
+            return audit.events(conn, limit=limit)
+
+    # -- reviewing ------------------------------------------------------------------
+    def review(self, diff_id: int, action: str, *, note: str | None = None,
+               actor: str = "operator") -> Changes:
+        """Accept, dampen, reject or mark investigated one flagged diff (one audited group).
+
+        Dampen applies the recommended −0.15 weight change to the diff's primary cause
+        source (never below 0) in the same transaction.
+        """
+        if action not in REVIEW_ACTIONS:
+            raise ValidationError("action", f"expected one of {', '.join(REVIEW_ACTIONS)}")
+        note = check_optional_str("note", note, MAX_NOTE)
+        if action == "investigated" and not note:
+            raise ValidationError("note", "say what the investigation found")
+        group = audit.new_group()
+
+        def run() -> Changes:
+            sources: tuple[str, ...] = ()
+            with self.store.write() as conn:
+                rec = snap.diff_record(conn, diff_id)
+                if rec.review == "none":
+                    raise ValidationError("review", f"diff {diff_id} is healthy, not flagged")
+                if rec.review != "pending":
+                    raise ValidationError(
+                        "review", f"diff {diff_id} was {rec.review}; undo that review first"
+                    )
+                if action == "dampen":
+                    sources = (self._dampen(conn, rec, group, actor),)
+                after = {"review": REVIEW_ACTIONS[action], "review_note": note,
+                         "reviewed_at": utcnow()}
+                before = {"review": rec.review, "review_note": rec.review_note,
+                          "reviewed_at": rec.reviewed_at}
+                audit.apply(conn, "review", str(diff_id), after)
+                audit.log(conn, "review", str(diff_id), action, before, after, group,
+                          actor=actor, note=note)
+            return _changes(diff_ids=(diff_id,), sources=sources, group=group)
+
+        return self._guard(run)
+
+    def _dampen(self, conn, rec: snap.DiffRecord, group: str, actor: str) -> str:  # type: ignore[no-untyped-def]
+        cause = rec.primary_cause
+        if not cause:
+            raise ValidationError("dampen", "this change has no primary cause source to dampen")
+        adjust = rec.decision.get("recommended_weight_adjustments", {}).get(cause, DAMPEN_STEP)
+        row = conn.execute(select(cfgmod.SRC).where(cfgmod.SRC.c.name == cause)).first()
+        if row is None:
+            raise NotFoundError(f"The source {cause!r} is no longer configured")
+        new_weight = max(0.0, float(row.weight) + float(adjust))
+        cfgmod.update_source(conn, cause, {"weight": new_weight}, group, action="dampen",
+                             actor=actor, note=f"review of diff {rec.id}")
+        return cause
+
+    def last_review_group(self, diff_id: int) -> str | None:
+        """The newest review group of this diff that has not been undone."""
+        with self.store.read() as conn:
+            for ev in audit.events(conn, kind="review", target=str(diff_id), limit=50):
+                if ev.action != "undo" and ev.undone_by is None:
+                    return ev.group_id
+        return None
+
+    def undo(self, group_id: str, *, actor: str = "operator") -> Changes:
+        def run() -> Changes:
+            with self.store.write() as conn:
+                rows = conn.execute(select(audit.EV.c.kind, audit.EV.c.target)
+                                    .where(audit.EV.c.group_id == group_id)).all()
+                redo = audit.undo_group(conn, group_id, actor=actor)
+            return _changes(
+                diff_ids=tuple(int(t) for k, t in rows if k == "review"),
+                sources=tuple(t for k, t in rows if k == "source"), group=redo,
+            )
+
+        return self._guard(run)
+
+    def undo_review(self, diff_id: int, *, actor: str = "operator") -> Changes:
+        group = self.last_review_group(diff_id)
+        if group is None:
+            raise UndoConflictError(f"Diff {diff_id} has no review to undo.")
+        return self.undo(group, actor=actor)
+
+
+def with_weight(config: DeltaConfig, name: str, weight: float) -> DeltaConfig:
+    """A copy of ``config`` with one source's weight changed (for what-if composing)."""
+    return replace(config, sources=tuple(
+        replace(s, weight=weight) if s.name == name else s for s in config.sources
+    ))
