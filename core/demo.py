@@ -347,6 +347,9 @@ def generate(
     if store.dialect == "sqlite":
         with store.write() as conn:
             conn.exec_driver_sql("ANALYZE")
+    from .delta.demo import generate_snapshots  # delta memory (issue 5): snapshot series
+
+    generate_snapshots(store, seed=seed, end=gen.end)
     if progress:
         progress(written, size)
     return written
