@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, million_store, pct, timed
 from sqlalchemy import inspect
 
-from memdesk.core import sweep
+from memdesk.core import contradictions, sweep
 from memdesk.core.store import MemoryStore
 
 
@@ -75,6 +75,19 @@ def main() -> int:
     ms = timed(lambda: sweep.start_sweep(store, n=20, seed=rng.randrange(10**9)), repeat=10)
     print(f"{'start_sweep n=20 (sample + persist)':<42} median {pct(ms, 50):7.1f} ms  "
           f"p95 {pct(ms, 95):7.1f} ms")
+    print()
+    groups: list = []
+    ms = timed(lambda: groups.append(contradictions.find_contradictions(store)), repeat=5)
+    g = groups[-1]
+    kinds = sum(1 for x in g if x.kind == "correction")
+    print(f"{'full contradiction scan':<42} median {pct(ms, 50):7.1f} ms  p95 {pct(ms, 95):7.1f} ms  "
+          f"[{len(g):,} groups, {kinds:,} unlinked corrections, "
+          f"{sum(x.member_count for x in g):,} members]")
+    ms = timed(lambda: contradictions.find_contradictions(store, user=users[0]), repeat=20)
+    print(f"{'contradiction scan, one user':<42} median {pct(ms, 50):7.1f} ms  p95 {pct(ms, 95):7.1f} ms")
+    ms = timed(lambda: contradictions.load_group(store, g[0].key), repeat=20)
+    print(f"{'load one group (cards + suggestion)':<42} median {pct(ms, 50):7.1f} ms  "
+          f"p95 {pct(ms, 95):7.1f} ms  [{g[0].member_count} members]")
     store.close()
     return 0
 

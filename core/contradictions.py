@@ -1,0 +1,534 @@
+"""Contradictions (seed 003's entity/attribute/value triples, seed 000's correction chains).
+
+A contradiction group is the set of ACTIVE memories of one user with the same entity
+and attribute whose values differ once normalised (casefold, whitespace collapsed and
+stripped).  The scan is one ordered pass over the partial covering index
+``ix_memories_active_triple`` grouped by (user, entity, attribute, value): linear in
+the number of active triples, never pairwise.
+
+A group whose members include a ``correction`` newer than an active memory with a
+different value is an unlinked correction ↔ original pair (seed 000's ``maintain``
+step never ran on it); it is reported with ``kind == "correction"``.
+
+Resolutions (all audited under one ``group_id`` and undone together by
+``undo_resolution``): keep one value (the others get ``valid_until`` = now and
+``superseded_by`` = the winner), keep all (a dismissal: not raised again unless a new
+memory joins), edit the winner then keep it, or merge into a new memory that
+supersedes all members.  The suggested resolution is explained in ``suggest``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, insert, select, text
+
+from . import taxonomy as tx
+from .curation_models import ContradictionDismissal
+from .errors import MemdeskError, NotFoundError, ValidationError
+from .models import Memory, MemoryEvent
+from .query import active_belief_state
+from .records import RECORD_COLUMNS, Changes, MemoryRecord
+from .store import MemoryStore, new_id, utcnow, validate_fields
+
+M = Memory.__table__.c
+E = MemoryEvent.__table__.c
+DT = ContradictionDismissal.__table__
+D = DT.c
+
+Key = tuple[str, str, str]  # (user_id, entity, attribute)
+
+
+class StaleGroupError(MemdeskError):
+    """The group changed (members added, resolved elsewhere) since it was shown."""
+
+
+def normalise(value: str) -> str:
+    """The comparison form of a value: casefolded, inner whitespace collapsed, stripped."""
+    return " ".join(value.split()).casefold()
+
+
+def group_id_for(key: Key) -> str:
+    """A short stable id for a (user, entity, attribute) group, for the CLI."""
+    return hashlib.sha1(json.dumps(list(key)).encode()).hexdigest()[:12]
+
+
+@dataclass(frozen=True)
+class ValueCluster:
+    """Members of a group sharing one normalised value (summary from the scan)."""
+
+    norm: str
+    display: str
+    count: int
+    seqs: tuple[int, ...]
+    first_created: datetime
+    last_created: datetime
+    newest_correction: datetime | None
+
+
+@dataclass(frozen=True)
+class ContradictionGroup:
+    key: Key
+    values: tuple[ValueCluster, ...]
+    kind: str  # "conflict" | "correction"
+
+    @property
+    def id(self) -> str:
+        return group_id_for(self.key)
+
+    @property
+    def user_id(self) -> str:
+        return self.key[0]
+
+    @property
+    def entity(self) -> str:
+        return self.key[1]
+
+    @property
+    def attribute(self) -> str:
+        return self.key[2]
+
+    @property
+    def member_count(self) -> int:
+        return sum(v.count for v in self.values)
+
+    @property
+    def seqs(self) -> frozenset[int]:
+        return frozenset(s for v in self.values for s in v.seqs)
+
+    @property
+    def last_created(self) -> datetime:
+        return max(v.last_created for v in self.values)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "group": self.id, "user_id": self.user_id, "entity": self.entity,
+            "attribute": self.attribute, "kind": self.kind, "members": self.member_count,
+            "values": [
+                {"value": v.display, "normalised": v.norm, "count": v.count,
+                 "last_created": v.last_created.isoformat()}
+                for v in self.values
+            ],
+        }
+
+
+def _parse_dt(v: Any) -> datetime | None:
+    if v is None or isinstance(v, datetime):
+        return v
+    return datetime.fromisoformat(str(v))
+
+
+def _active_dismissals(conn: Connection) -> dict[Key, set[int]]:
+    """Dismissed member sets per key, for dismissals whose audit was not undone."""
+    live = select(E.id).where(E.group_id == D.group_id, E.undone_by.is_(None)).exists()
+    out: dict[Key, set[int]] = {}
+    for r in conn.execute(select(D.user_id, D.entity, D.attribute, D.member_seqs).where(live)):
+        out.setdefault((r[0], r[1], r[2]), set()).update(json.loads(r[3]))
+    return out
+
+
+def _scan_sql(dialect: str, with_user: bool) -> str:
+    agg = (
+        "group_concat(seq)" if dialect == "sqlite"
+        else "string_agg(CAST(seq AS TEXT), ',')"
+    )
+    hint = " INDEXED BY ix_memories_active_triple" if dialect == "sqlite" else ""
+    # The WHERE repeats the partial index's own predicate so the planner can use it.
+    return (
+        "SELECT user_id, entity, attribute, value, count(*), " + agg + ", "
+        "min(created_at), max(created_at), "
+        "max(CASE WHEN type = 'correction' THEN created_at END) "
+        "FROM memories" + hint + " "
+        "WHERE valid_until IS NULL AND superseded_by IS NULL AND deleted_at IS NULL "
+        "AND entity IS NOT NULL AND attribute IS NOT NULL AND value IS NOT NULL"
+        + (" AND user_id = :user" if with_user else "")
+        + " GROUP BY user_id, entity, attribute, value ORDER BY user_id, entity, attribute"
+    )
+
+
+def _build_group(key: Key, rows: list[tuple]) -> ContradictionGroup | None:
+    clusters: dict[str, list[tuple]] = {}
+    for r in rows:
+        clusters.setdefault(normalise(r[3]), []).append(r)
+    if len(clusters) < 2:
+        return None
+    values = []
+    for norm, rs in clusters.items():
+        # Show the raw spelling most members use (ties: the first in index order).
+        display = max(rs, key=lambda r: r[4])[3]
+        corrections = [c for c in (_parse_dt(r[8]) for r in rs) if c is not None]
+        values.append(ValueCluster(
+            norm=norm, display=display, count=sum(r[4] for r in rs),
+            seqs=tuple(int(s) for r in rs for s in str(r[5]).split(",")),
+            first_created=min(_parse_dt(r[6]) for r in rs),  # type: ignore[type-var]
+            last_created=max(_parse_dt(r[7]) for r in rs),  # type: ignore[type-var]
+            newest_correction=max(corrections) if corrections else None,
+        ))
+    values.sort(key=lambda v: v.last_created, reverse=True)
+    kind = "conflict"
+    for c in values:
+        if c.newest_correction is None:
+            continue
+        if any(o is not c and o.first_created < c.newest_correction for o in values):
+            kind = "correction"
+            break
+    return ContradictionGroup(key, tuple(values), kind)
+
+
+def find_contradictions(
+    store: MemoryStore,
+    *,
+    user: str | None = None,
+    include_dismissed: bool = False,
+    limit: int | None = None,
+) -> list[ContradictionGroup]:
+    """Every contradiction group (newest activity first), minus dismissed ones."""
+    params = {"user": user} if user is not None else {}
+    groups: list[ContradictionGroup] = []
+    with store.read() as conn:
+        dismissed = {} if include_dismissed else _active_dismissals(conn)
+        result = conn.execute(text(_scan_sql(store.dialect, user is not None)), params)
+        key: Key | None = None
+        rows: list[tuple] = []
+
+        def flush() -> None:
+            if key is None or len(rows) < 2:
+                return
+            g = _build_group(key, rows)
+            if g is None:
+                return
+            gone = dismissed.get(key)
+            if gone is not None and g.seqs <= gone:
+                return
+            groups.append(g)
+
+        for r in result:
+            k = (r[0], r[1], r[2])
+            if k != key:
+                flush()
+                key, rows = k, []
+            rows.append(tuple(r))
+        flush()
+    groups.sort(key=lambda g: (g.kind != "correction", -g.last_created.timestamp()))
+    return groups[:limit] if limit is not None else groups
+
+
+def find_group(store: MemoryStore, group: str) -> ContradictionGroup:
+    """A current group by its id (as printed by ``contradictions list``)."""
+    for g in find_contradictions(store, include_dismissed=True):
+        if g.id == group:
+            return g
+    raise NotFoundError(f"No open contradiction group {group!r}")
+
+
+# -- a group's members and the suggested resolution ----------------------------------
+
+
+@dataclass(frozen=True)
+class Card:
+    """One side of a contradiction: a distinct value, shown by its newest member."""
+
+    memory: MemoryRecord
+    norm: str
+    same_value: tuple[MemoryRecord, ...]  # every active member with this value
+    newest: bool = False
+    oldest: bool = False
+    highest_confidence: bool = False
+
+
+@dataclass(frozen=True)
+class Suggestion:
+    winner_id: str
+    reason: str
+    disagree: bool  # the newer and the higher-confidence memory are not the same
+
+
+@dataclass(frozen=True)
+class GroupDetail:
+    key: Key
+    members: tuple[MemoryRecord, ...]  # active members, oldest first
+    cards: tuple[Card, ...]  # one per distinct value, newest first
+    suggestion: Suggestion | None
+
+    @property
+    def id(self) -> str:
+        return group_id_for(self.key)
+
+    @property
+    def member_ids(self) -> tuple[str, ...]:
+        return tuple(m.id for m in self.members)
+
+    @property
+    def is_contradiction(self) -> bool:
+        return len(self.cards) >= 2
+
+    def card_for(self, memory_id: str) -> Card:
+        for c in self.cards:
+            if any(m.id == memory_id for m in c.same_value):
+                return c
+        raise NotFoundError(f"Memory {memory_id!r} is not an active member of this group")
+
+
+def suggest(cards: Iterable[Card]) -> Suggestion | None:
+    """Newer + higher confidence wins.  When they disagree: a newer correction wins
+    (it exists to override); otherwise the newer wins (facts change: people move, switch
+    jobs) unless its confidence is under seed 003's 0.4 retrieval threshold while the
+    other's is not, the signature of a hypothetical ("I'm actually a doctor").  The
+    reason always says which case applied, and ``disagree`` flags it for a closer look.
+    """
+    reps = [c.memory for c in cards]
+    if len(reps) < 2:
+        return None
+    newest = max(reps, key=lambda m: (m.created_at, m.confidence))
+    highest = max(reps, key=lambda m: (m.confidence, m.created_at))
+    if newest.confidence >= highest.confidence:
+        return Suggestion(newest.id, (
+            f"Keep “{newest.value}”: it is the newest "
+            f"({newest.created_at:%Y-%m-%d}) and has the highest confidence "
+            f"({newest.confidence:.2f})."
+        ), False)
+    gap = (f"newest has confidence {newest.confidence:.2f}, “{highest.value}” has "
+           f"{highest.confidence:.2f}")
+    if newest.type == "correction":
+        return Suggestion(newest.id, (
+            f"Keep “{newest.value}”: newer and higher-confidence disagree ({gap}); it is a "
+            "correction newer than what it contradicts, and corrections override."
+        ), True)
+    low = tx.LOW_CONFIDENCE
+    if newest.confidence < low <= highest.confidence:
+        return Suggestion(highest.id, (
+            f"Keep “{highest.value}”: newer and higher-confidence disagree ({gap}); the "
+            f"newest is under the {low} confidence threshold (possibly hypothetical), "
+            "so the more certain statement wins."
+        ), True)
+    return Suggestion(newest.id, (
+        f"Keep “{newest.value}”: newer and higher-confidence disagree ({gap}); "
+        "preferring the newer because facts change over time. Check before accepting."
+    ), True)
+
+
+def _members(conn: Connection, key: Key) -> list[MemoryRecord]:
+    stmt = select(*(M[k] for k in RECORD_COLUMNS)).where(
+        active_belief_state(), M.user_id == key[0], M.entity == key[1],
+        M.attribute == key[2], M.value.is_not(None),
+    ).order_by(M.created_at, M.seq)
+    return [MemoryStore._record(r) for r in conn.execute(stmt)]
+
+
+def _detail(key: Key, members: list[MemoryRecord]) -> GroupDetail:
+    by_norm: dict[str, list[MemoryRecord]] = {}
+    for m in members:
+        by_norm.setdefault(normalise(m.value or ""), []).append(m)
+    reps = {norm: max(ms, key=lambda m: (m.created_at, m.seq)) for norm, ms in by_norm.items()}
+    newest = max(reps.values(), key=lambda m: (m.created_at, m.confidence), default=None)
+    oldest = min(reps.values(), key=lambda m: (m.created_at, -m.confidence), default=None)
+    top = max(r.confidence for r in reps.values()) if reps else None
+    cards = [
+        Card(rep, norm, tuple(by_norm[norm]), newest=rep is newest,
+             oldest=rep is oldest and len(reps) > 1,
+             highest_confidence=rep.confidence == top and len(reps) > 1)
+        for norm, rep in reps.items()
+    ]
+    cards.sort(key=lambda c: (c.memory.created_at, c.memory.seq), reverse=True)
+    return GroupDetail(key, tuple(members), tuple(cards), suggest(cards))
+
+
+def load_group(store: MemoryStore, key: Key) -> GroupDetail:
+    """The current active members of a group, one card per value, and a suggestion."""
+    with store.read() as conn:
+        return _detail(key, _members(conn, key))
+
+
+# -- resolutions ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Resolution:
+    action: str  # keep | keep_all | edit | merge
+    group_id: str  # audit group: undo_resolution(store, group_id) undoes all of it
+    winner_id: str | None
+    changes: Changes
+
+
+def _fresh(conn: Connection, seen: GroupDetail) -> GroupDetail:
+    """The group as it is now; refuses if it is not what the operator saw."""
+    now = _detail(seen.key, _members(conn, seen.key))
+    if set(now.member_ids) != set(seen.member_ids):
+        raise StaleGroupError(
+            "This contradiction changed since it was shown (a member was added, edited "
+            "or resolved elsewhere). Reload it and decide again."
+        )
+    return now
+
+
+def _supersede_losers(
+    store: MemoryStore, conn: Connection, group: GroupDetail, winner: str, win_norm: str,
+    *, actor: str, action: str, gid: str, note: str | None,
+) -> list[int]:
+    events = []
+    now = utcnow()
+    for m in group.members:
+        if m.id == winner or normalise(m.value or "") == win_norm:
+            continue
+        ev = store._apply(
+            conn, m.id, {"superseded_by": winner, "valid_until": now},
+            actor=actor, action=action, group_id=gid, note=note,
+        )
+        if ev:
+            events.append(ev)
+    return events
+
+
+def _run(store: MemoryStore, fn):  # type: ignore[no-untyped-def]
+    return store._guard(fn)
+
+
+def resolve_keep(
+    store: MemoryStore, group: GroupDetail, winner_id: str, *,
+    note: str | None = None, actor: str = "operator",
+) -> Resolution:
+    """Keep ``winner_id``'s value: every member with another value is superseded by it."""
+    note = tx.check_optional_str("note", note, 10_000)
+    actor = str(tx.Actor(actor))
+    gid = new_id()
+
+    def run() -> Resolution:
+        with store.write() as conn:
+            cur = _fresh(conn, group)
+            card = cur.card_for(winner_id)
+            events = _supersede_losers(store, conn, cur, winner_id, card.norm, actor=actor,
+                                       action="resolve_keep", gid=gid, note=note)
+        return Resolution("keep", gid, winner_id, Changes(
+            cur.member_ids, tuple(events), gid, extra={"contradiction": cur.id}))
+
+    return _run(store, run)
+
+
+def resolve_keep_all(
+    store: MemoryStore, group: GroupDetail, *, note: str | None = None, actor: str = "operator"
+) -> Resolution:
+    """"Keep both": the values legitimately coexist.  Recorded as a dismissal plus one
+    audit row per member (nothing about the memories changes); undoing those audit
+    rows lifts the dismissal.  A member added later makes the group show again."""
+    note = tx.check_optional_str("note", note, 10_000)
+    actor = str(tx.Actor(actor))
+    gid = new_id()
+
+    def run() -> Resolution:
+        with store.write() as conn:
+            cur = _fresh(conn, group)
+            conn.execute(insert(DT).values(
+                id=new_id(), user_id=cur.key[0], entity=cur.key[1], attribute=cur.key[2],
+                member_seqs=json.dumps(sorted(m.seq for m in cur.members)),
+                member_ids=json.dumps([m.id for m in cur.members]),
+                norm_values=json.dumps(sorted(c.norm for c in cur.cards), ensure_ascii=False),
+                group_id=gid, created_at=utcnow(), actor=actor, note=note,
+            ))
+            events = [
+                store._log(conn, m.id, actor, "resolve_keep_all", {}, {}, group_id=gid,
+                           note=note or "values may coexist: not a contradiction")
+                for m in cur.members
+            ]
+        return Resolution("keep_all", gid, None, Changes(
+            cur.member_ids, tuple(events), gid, memories=False,
+            extra={"contradiction": cur.id}))
+
+    return _run(store, run)
+
+
+def resolve_edit(
+    store: MemoryStore, group: GroupDetail, winner_id: str, *,
+    value: str | None = None, text_: str | None = None, confidence: float | None = None,
+    note: str | None = None, actor: str = "operator",
+) -> Resolution:
+    """Edit the winner (value, text, confidence) then keep it, in one audited group."""
+    fields: dict[str, Any] = {}
+    if value is not None:
+        fields["value"] = value
+    if text_ is not None:
+        fields["text"] = text_
+    if confidence is not None:
+        fields["confidence"] = confidence
+    if not fields:
+        raise ValidationError("value", "an edit needs a new value, text or confidence")
+    fields = validate_fields(fields, creating=False)
+    if "value" in fields and fields["value"] is None:
+        raise ValidationError("value", "must not be empty")
+    note = tx.check_optional_str("note", note, 10_000)
+    actor = str(tx.Actor(actor))
+    gid = new_id()
+
+    def run() -> Resolution:
+        with store.write() as conn:
+            cur = _fresh(conn, group)
+            cur.card_for(winner_id)
+            ev = store._apply(conn, winner_id, fields, actor=actor, action="resolve_edit",
+                              group_id=gid, note=note)
+            winner = store.get(winner_id, conn)
+            events = ([ev] if ev else []) + _supersede_losers(
+                store, conn, cur, winner_id, normalise(winner.value or ""), actor=actor,
+                action="resolve_keep", gid=gid, note=note)
+        return Resolution("edit", gid, winner_id, Changes(
+            cur.member_ids, tuple(events), gid, extra={"contradiction": cur.id}))
+
+    return _run(store, run)
+
+
+def resolve_merge(
+    store: MemoryStore, group: GroupDetail, *, text_: str, value: str,
+    note: str | None = None, actor: str = "operator", **overrides: Any,
+) -> Resolution:
+    """A new memory (text and value given; other fields from the newest member,
+    importance and confidence the members' highest) supersedes every member."""
+    actor = str(tx.Actor(actor))
+    note = tx.check_optional_str("note", note, 10_000)
+    gid = new_id()
+
+    def run() -> Resolution:
+        with store.write() as conn:
+            cur = _fresh(conn, group)
+            base = max(cur.members, key=lambda m: (m.created_at, m.seq))
+            values = validate_fields({
+                "user_id": base.user_id, "entity": base.entity, "attribute": base.attribute,
+                "type": base.type, "topic": base.topic, "layer": base.layer,
+                "importance": max(m.importance for m in cur.members),
+                "confidence": max(m.confidence for m in cur.members),
+                "text": text_, "value": value, **overrides,
+            }, creating=True)
+            if values.get("value") is None:
+                raise ValidationError("value", "must not be empty")
+            conn.execute(insert(Memory.__table__).values(**values))
+            # Logged as "add" so undoing the group hides the merged memory again.
+            events = [store._log(conn, values["id"], actor, "add", {}, values, group_id=gid,
+                                 note=note or f"merge of contradiction {cur.id}")]
+            now = utcnow()
+            for m in cur.members:
+                ev = store._apply(
+                    conn, m.id, {"superseded_by": values["id"], "valid_until": now},
+                    actor=actor, action="resolve_merge", group_id=gid, note=note,
+                )
+                if ev:
+                    events.append(ev)
+        return Resolution("merge", gid, values["id"], Changes(
+            (*cur.member_ids, values["id"]), tuple(events), gid,
+            extra={"contradiction": cur.id}))
+
+    return _run(store, run)
+
+
+def resolve_suggested(
+    store: MemoryStore, group: GroupDetail, *, note: str | None = None, actor: str = "operator"
+) -> Resolution:
+    if group.suggestion is None:
+        raise ValidationError("group", "this group has no contradiction left to resolve")
+    return resolve_keep(store, group, group.suggestion.winner_id, note=note, actor=actor)
+
+
+def undo_resolution(store: MemoryStore, group_id: str, *, actor: str = "operator") -> Changes:
+    """Undo every change of one resolution (a "keep all" stops being a dismissal)."""
+    return store.undo_group(group_id, actor=actor)
