@@ -1,0 +1,322 @@
+"""CLI for curation (issue 4): ``memdesk sweep start|status|report|decide|undo`` and
+``memdesk contradictions list|show|resolve|undo``.
+
+Every command takes ``--json`` for scripts and agents; errors follow app/cli.py's exit
+codes (2 bad values, 3 store, 4 not found).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from memdesk.core.records import MemoryRecord
+
+from .cli import EXIT_USAGE, _range, _short, open_store
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("sweep", parents=[common],
+                       help="revaluation sweeps: sample an importance band and re-decide")
+    ss = p.add_subparsers(dest="sweep_command", metavar="ACTION", required=True)
+    q = ss.add_parser("start", parents=[common], help="sample and store a new sweep")
+    q.add_argument("--band", type=_range, default=(0.3, 0.49), metavar="LO:HI",
+                   help="importance band (default 0.3:0.49)")
+    q.add_argument("-n", type=int, default=20, help="memories to sample (default 20)")
+    q.add_argument("--user")
+    q.add_argument("--type")
+    q.add_argument("--seed", type=int, help="random seed (default: random, stored)")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(handler=cmd_sweep_start)
+    q = ss.add_parser("status", parents=[common],
+                      help="list sweeps, or show one sweep's items and progress")
+    q.add_argument("sweep_id", nargs="?")
+    q.add_argument("--unfinished", action="store_true", help="only sweeps not finished")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(handler=cmd_sweep_status)
+    q = ss.add_parser("report", parents=[common], help="raised/lowered/kept/skipped, histogram")
+    q.add_argument("sweep_id")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(handler=cmd_sweep_report)
+    q = ss.add_parser("decide", parents=[common], help="decide the next (or a given) item")
+    q.add_argument("sweep_id")
+    q.add_argument("--item", type=int, help="item number (1-based; default: the next one)")
+    g = q.add_mutually_exclusive_group(required=True)
+    g.add_argument("--importance", type=str, help="new importance in [0, 1]")
+    g.add_argument("--keep", action="store_true")
+    g.add_argument("--skip", action="store_true")
+    q.add_argument("--note")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(handler=cmd_sweep_decide)
+    q = ss.add_parser("undo", parents=[common], help="undo the sweep's latest decision")
+    q.add_argument("sweep_id")
+    q.set_defaults(handler=cmd_sweep_undo)
+
+    p = sub.add_parser("contradictions", parents=[common],
+                       help="find and resolve contradicting memories")
+    cs = p.add_subparsers(dest="contra_command", metavar="ACTION", required=True)
+    q = cs.add_parser("list", parents=[common], help="open contradiction groups")
+    q.add_argument("--user")
+    q.add_argument("--limit", type=int, default=50)
+    q.add_argument("--all", action="store_true", help="include dismissed (keep-all) groups")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(handler=cmd_contra_list)
+    q = cs.add_parser("show", parents=[common], help="one group's cards and suggestion")
+    q.add_argument("group")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(handler=cmd_contra_show)
+    q = cs.add_parser("resolve", parents=[common], help="resolve one group (audited)")
+    q.add_argument("group", help="group id from `contradictions list`")
+    g = q.add_mutually_exclusive_group(required=True)
+    g.add_argument("--suggested", action="store_true", help="accept the suggested winner")
+    g.add_argument("--keep", metavar="MEMORY_ID", help="keep this memory's value")
+    g.add_argument("--keep-all", action="store_true",
+                   help="the values coexist: not a contradiction (not raised again)")
+    g.add_argument("--edit", metavar="MEMORY_ID", help="edit this memory, then keep it")
+    g.add_argument("--merge", action="store_true", help="a new memory supersedes all")
+    q.add_argument("--value", help="new value (--edit, --merge)")
+    q.add_argument("--text", help="new text (--edit, --merge)")
+    q.add_argument("--note")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(handler=cmd_contra_resolve)
+    q = cs.add_parser("undo", parents=[common], help="undo a resolution by its action group")
+    q.add_argument("action_group")
+    q.set_defaults(handler=cmd_contra_undo)
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, ensure_ascii=False, indent=1, default=str))
+
+
+def _err(msg: str) -> None:
+    print(f"memdesk: {msg}", file=sys.stderr)
+
+
+# -- sweep ----------------------------------------------------------------------------
+
+
+def _sweep_json(state) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    return {
+        "sweep_id": state.id, "created_at": state.created_at.isoformat(),
+        "band": list(state.band), "n": state.n, "user_id": state.user_id, "type": state.type,
+        "seed": state.seed, "method": state.method, "population": state.population,
+        "done": state.done, "total": state.total, "finished": state.finished,
+        "items": [
+            {"item": it.pos + 1, "memory_id": it.memory_id,
+             "importance_before": it.importance_before, "decision": it.decision,
+             "importance_after": it.importance_after, "note": it.note}
+            for it in state.items
+        ],
+    }
+
+
+def _print_items(store, state) -> None:  # type: ignore[no-untyped-def]
+    recs = {r.id: r for r in store.get_many([it.memory_id for it in state.items])}
+    for it in state.items:
+        rec: MemoryRecord | None = recs.get(it.memory_id)
+        dec = it.decision or "-"
+        after = f"{it.importance_after:.2f}" if it.importance_after is not None else "    "
+        text = _short(rec.text, 60) if rec else "(missing)"
+        print(f"{it.pos + 1:>3}. {it.importance_before:.2f} -> {after} {dec:<8} "
+              f"{it.memory_id}  {text}")
+
+
+def cmd_sweep_start(args: argparse.Namespace) -> int:
+    from memdesk.core import sweep
+
+    store = open_store(args, create=False)
+    state = sweep.start_sweep(store, args.band, args.n, user=args.user, type=args.type,
+                              seed=args.seed)
+    if args.json:
+        _print_json(_sweep_json(state))
+        return 0
+    print(f"sweep {state.id}: {state.total} memories from {state.describe()} "
+          f"(seed {state.seed}, {state.method}, population ≈ {state.population:,})")
+    _print_items(store, state)
+    return 0
+
+
+def cmd_sweep_status(args: argparse.Namespace) -> int:
+    from memdesk.core import sweep
+
+    store = open_store(args, create=False)
+    if args.sweep_id:
+        state = sweep.get_sweep(store, args.sweep_id)
+        if args.json:
+            _print_json(_sweep_json(state))
+            return 0
+        status = "finished" if state.finished else "in progress"
+        print(f"sweep {state.id} ({status}): {state.describe()}")
+        _print_items(store, state)
+        return 0
+    rows = sweep.list_sweeps(store, unfinished=args.unfinished)
+    if args.json:
+        _print_json([
+            {"sweep_id": r.id, "created_at": r.created_at.isoformat(), "band": list(r.band),
+             "user_id": r.user_id, "type": r.type, "done": r.done, "total": r.total,
+             "finished": r.finished_at is not None}
+            for r in rows
+        ])
+        return 0
+    for r in rows:
+        flt = " ".join(x for x in (r.user_id and f"user={r.user_id}",
+                                   r.type and f"type={r.type}") if x)
+        print(f"{r.id}  {r.created_at:%Y-%m-%d %H:%M}  {r.band[0]:.2f}–{r.band[1]:.2f}  "
+              f"{r.done:>3} / {r.total:<3} {'done' if r.finished_at else 'open'}  {flt}")
+    return 0
+
+
+def cmd_sweep_report(args: argparse.Namespace) -> int:
+    from memdesk.core import sweep
+
+    store = open_store(args, create=False)
+    rep = sweep.report(store, args.sweep_id)
+    if args.json:
+        _print_json(rep.to_json())
+        return 0
+    print(f"sweep {rep.sweep_id}: {rep.total} memories")
+    print(f"  rescued (raised) {rep.raised}, lowered {rep.lowered}, kept {rep.kept}, "
+          f"skipped {rep.skipped}, not reviewed {rep.undecided}")
+    print(f"  mean importance {rep.mean_before:.3f} -> {rep.mean_after:.3f}")
+    print("  importance   before  after")
+    edges = rep.bin_edges
+    for i, (b, a) in enumerate(zip(rep.before, rep.after, strict=True)):
+        print(f"  {edges[i]:.1f}–{edges[i + 1]:.1f}    {b:>6} {a:>6}  "
+              f"{'#' * b}{' ' * max(0, 12 - b)} | {'#' * a}")
+    return 0
+
+
+def cmd_sweep_decide(args: argparse.Namespace) -> int:
+    from memdesk.core import sweep
+
+    store = open_store(args, create=False)
+    state = sweep.get_sweep(store, args.sweep_id)
+    if args.item is not None:
+        pos = args.item - 1
+    else:
+        cur = state.current
+        if cur is None:
+            _err("every item of this sweep is decided")
+            return EXIT_USAGE
+        pos = cur.pos
+    if args.keep:
+        ch = sweep.decide(store, state.id, pos, "keep", note=args.note)
+    elif args.skip:
+        ch = sweep.decide(store, state.id, pos, "skip", note=args.note)
+    else:
+        ch = sweep.decide(store, state.id, pos, "revalue", importance=args.importance,
+                          note=args.note)
+    if args.json:
+        _print_json({"item": pos + 1, "memory_id": ch.memory_ids[0],
+                     "decision": ch.extra["decision"], "events": list(ch.event_ids)})
+    else:
+        print(f"item {pos + 1}: {ch.extra['decision']} ({ch.memory_ids[0]})")
+    return 0
+
+
+def cmd_sweep_undo(args: argparse.Namespace) -> int:
+    from memdesk.core import sweep
+
+    store = open_store(args, create=False)
+    ch = sweep.undo_decision(store, args.sweep_id)
+    print(f"undone: item {ch.extra['pos'] + 1} ({ch.extra['undone']})")
+    return 0
+
+
+# -- contradictions -------------------------------------------------------------------
+
+
+def cmd_contra_list(args: argparse.Namespace) -> int:
+    from memdesk.core import contradictions as C
+
+    store = open_store(args, create=False)
+    groups = C.find_contradictions(store, user=args.user, include_dismissed=args.all)
+    shown = groups[: max(0, args.limit)]
+    if args.json:
+        _print_json({"total": len(groups), "groups": [g.to_json() for g in shown]})
+        return 0
+    for g in shown:
+        vals = " ≠ ".join(f"{v.display} ({v.count})" for v in g.values[:4])
+        more = f" +{len(g.values) - 4} more" if len(g.values) > 4 else ""
+        print(f"{g.id}  {g.kind:<10} {g.user_id} · {g.entity}.{g.attribute}: {vals}{more}")
+    print(f"{len(groups)} open group(s)" + (f", {len(shown)} shown" if len(shown) < len(groups)
+                                            else ""))
+    return 0
+
+
+def _detail_json(d) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    return {
+        "group": d.id, "user_id": d.key[0], "entity": d.key[1], "attribute": d.key[2],
+        "cards": [
+            {"memory_id": c.memory.id, "value": c.memory.value, "text": c.memory.text,
+             "type": c.memory.type, "confidence": c.memory.confidence,
+             "importance": c.memory.importance, "created_at": c.memory.created_at.isoformat(),
+             "source_session": c.memory.source_session, "same_value": len(c.same_value),
+             "newest": c.newest, "oldest": c.oldest,
+             "highest_confidence": c.highest_confidence}
+            for c in d.cards
+        ],
+        "suggestion": None if d.suggestion is None else {
+            "keep": d.suggestion.winner_id, "reason": d.suggestion.reason,
+            "disagree": d.suggestion.disagree},
+    }
+
+
+def cmd_contra_show(args: argparse.Namespace) -> int:
+    from memdesk.core import contradictions as C
+
+    store = open_store(args, create=False)
+    d = C.load_group(store, C.find_group(store, args.group).key)
+    if args.json:
+        _print_json(_detail_json(d))
+        return 0
+    print(f"{d.id}: {d.key[0]} · {d.key[1]}.{d.key[2]}")
+    for i, c in enumerate(d.cards, 1):
+        marks = [m for m, on in (("newest", c.newest), ("oldest", c.oldest),
+                                 ("highest confidence", c.highest_confidence)) if on]
+        print(f" [{i}] {c.memory.value!s:<20} conf {c.memory.confidence:.2f} imp "
+              f"{c.memory.importance:.2f} {c.memory.created_at:%Y-%m-%d} {c.memory.id} "
+              f"x{len(c.same_value)} {', '.join(marks)}")
+        print(f"     {_short(c.memory.text, 90)}")
+    if d.suggestion:
+        print(f"suggested: {d.suggestion.reason}")
+    return 0
+
+
+def cmd_contra_resolve(args: argparse.Namespace) -> int:
+    from memdesk.core import contradictions as C
+
+    store = open_store(args, create=False)
+    d = C.load_group(store, C.find_group(store, args.group).key)
+    if args.suggested:
+        res = C.resolve_suggested(store, d, note=args.note)
+    elif args.keep:
+        res = C.resolve_keep(store, d, args.keep, note=args.note)
+    elif args.keep_all:
+        res = C.resolve_keep_all(store, d, note=args.note)
+    elif args.edit:
+        res = C.resolve_edit(store, d, args.edit, value=args.value, text_=args.text,
+                             note=args.note)
+    else:
+        if not args.text or not args.value:
+            _err("--merge needs --text and --value")
+            return EXIT_USAGE
+        res = C.resolve_merge(store, d, text_=args.text, value=args.value, note=args.note)
+    if args.json:
+        _print_json({"action": res.action, "action_group": res.group_id,
+                     "winner": res.winner_id, "events": list(res.changes.event_ids)})
+    else:
+        print(f"{res.action}: {len(res.changes.event_ids)} change(s); undo with "
+              f"`memdesk contradictions undo {res.group_id}`")
+    return 0
+
+
+def cmd_contra_undo(args: argparse.Namespace) -> int:
+    from memdesk.core import contradictions as C
+
+    store = open_store(args, create=False)
+    ch = C.undo_resolution(store, args.action_group)
+    print(f"undone: {len(ch.event_ids)} change(s)")
+    return 0
