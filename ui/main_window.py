@@ -1,82 +1,413 @@
-"""The main window: a sidebar of views, a stack of them, and a status bar that names
-the open store and its row counts.  Views come from ``memdesk.ui.views.VIEWS``.
+"""The main window: a sidebar of views (saved filters under Browse), a stack of them,
+menus where every action has a shortcut, and a status bar naming the open store, its
+row counts and whether Ollama and embeddings are available.
+
+Views come from ``memdesk.ui.views.VIEWS``; each gets ``(store, window)`` and may define
+``refresh(changes)``, called with every core ``Changes`` broadcast on ``changed``.
+Opening another store rebuilds every view for it and closes the old store.
 """
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence
+import importlib.util
+from pathlib import Path
+
+from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QKeySequence,
+    QStandardItem,
+    QStandardItemModel,
+    QUndoStack,
+)
 from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFileDialog,
+    QInputDialog,
     QLabel,
-    QListWidget,
-    QListWidgetItem,
     QMainWindow,
+    QMenu,
     QSplitter,
     QStackedWidget,
+    QTreeView,
     QWidget,
 )
 
+from memdesk.core.errors import MemdeskError
+from memdesk.core.query import MemoryFilter
 from memdesk.core.records import Changes
 from memdesk.core.store import MemoryStore
 
+from .filters import builtin_filters, filter_from_dict, filter_to_dict
 from .ops import LatestTask
+from .settings import Settings, SettingsDialog
+from .text import error_box, tooltip_text
 from .views import VIEWS
+
+KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
+KeyRole = Qt.ItemDataRole.UserRole + 1  # view key or filter name
+BROWSE = "browse"
+
+
+def store_path(store: MemoryStore) -> str:
+    return store.engine.url.database or store.url
+
+
+def check_ollama(host: str, timeout: float = 1.5) -> tuple[bool, str]:
+    """Ask the Ollama server for its models with a short timeout (worker thread)."""
+    try:
+        import ollama
+
+        models = ollama.Client(host=host, timeout=timeout).list()
+        names = [m.model for m in getattr(models, "models", [])]
+        return True, f"{len(names)} models"
+    except Exception as exc:  # connection refused, timeout, bad host: all "not reachable"
+        return False, f"{type(exc).__name__}: {exc}"
+
+
+def embeddings_available() -> bool:
+    """Whether sentence-transformers is installed — found without importing it (torch)."""
+    return importlib.util.find_spec("sentence_transformers") is not None
 
 
 class MainWindow(QMainWindow):
-    """Owns the open store; broadcasts ``changed`` after every operation."""
+    """Owns the open store and the undo stack; broadcasts ``changed`` after operations."""
 
     changed = Signal(object)  # memdesk.core.records.Changes
+    store_changed = Signal(object)  # the new MemoryStore
 
-    def __init__(self, store: MemoryStore) -> None:
+    def __init__(self, store: MemoryStore, settings: Settings | None = None) -> None:
         super().__init__()
         self.store = store
-        self.setWindowTitle(f"memdesk — {store.url}")
-        self.resize(1280, 800)
-
-        self.sidebar = QListWidget()
-        self.sidebar.setMaximumWidth(220)
-        self.stack = QStackedWidget()
+        self.settings = settings or Settings()
+        self.demo_path: Path | None = None  # set by the app; default from demo_builder
+        self.undo_stack = QUndoStack(self)
+        self.resize(1440, 860)
         self.views: dict[str, QWidget] = {}
+        self._view_actions: list[QAction] = []
+        self._builder = None
+
+        self.sidebar_model = QStandardItemModel(self)
+        self.sidebar = QTreeView()
+        self.sidebar.setObjectName("sidebar")
+        self.sidebar.setModel(self.sidebar_model)
+        self.sidebar.setHeaderHidden(True)
+        self.sidebar.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.sidebar.setMinimumWidth(170)
+        self.sidebar.setMaximumWidth(260)
+        self.sidebar.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.sidebar.customContextMenuRequested.connect(self._sidebar_menu)
+        self.stack = QStackedWidget()
         split = QSplitter(Qt.Orientation.Horizontal)
         split.addWidget(self.sidebar)
         split.addWidget(self.stack)
         split.setStretchFactor(1, 1)
+        split.setSizes([190, 1250])
         self.setCentralWidget(split)
 
-        view_menu = self.menuBar().addMenu("&View")
+        self.store_label = QLabel()
+        self.store_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.counts_label = QLabel("")
+        self.ollama_label = QLabel("Ollama: checking…")
+        self.embed_label = QLabel(
+            "Embeddings: available" if embeddings_available()
+            else "Embeddings: not installed"
+        )
+        self.statusBar().addWidget(self.store_label, 1)
+        for w in (self.counts_label, self.ollama_label, self.embed_label):
+            self.statusBar().addPermanentWidget(w)
+        self._counts = LatestTask(self)
+        self._counts.finished.connect(self._show_counts)
+        self._counts.failed.connect(lambda exc, _tb: self.counts_label.setText("counts: —"))
+        self._ollama = LatestTask(self)
+        self._ollama.finished.connect(self._show_ollama)
+
+        self._build_menus()
+        self.changed.connect(self._on_changed)
+        self.sidebar.selectionModel().currentChanged.connect(self._on_sidebar)
+        self._install(store)
+        self.check_services()
+
+    # -- menus ------------------------------------------------------------------
+    def _action(self, menu: QMenu, text: str, shortcut: str | QKeySequence,
+                slot: object) -> QAction:
+        a = QAction(text, self)
+        a.setShortcut(QKeySequence(shortcut))
+        a.triggered.connect(lambda _=False: slot())  # type: ignore[operator]
+        menu.addAction(a)
+        return a
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        file = bar.addMenu("&File")
+        self.open_action = self._action(file, "Open store…", QKeySequence.StandardKey.Open,
+                                        self.ask_open)
+        self.new_action = self._action(file, "New store…", QKeySequence.StandardKey.New,
+                                       self.ask_new)
+        self.demo_action = self._action(file, "Open demo store", "Ctrl+Shift+D",
+                                        self.open_demo)
+        self.recent_menu = file.addMenu("Recent stores")
+        file.addSeparator()
+        self.settings_action = self._action(file, "Settings…", "Ctrl+,", self.edit_settings)
+        file.addSeparator()
+        self.quit_action = self._action(file, "Quit", QKeySequence.StandardKey.Quit, self.close)
+
+        edit = bar.addMenu("&Edit")
+        self.undo_action = self.undo_stack.createUndoAction(self, "Undo")
+        self.undo_action.setShortcut(QKeySequence.StandardKey.Undo)
+        self.redo_action = self.undo_stack.createRedoAction(self, "Redo")
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        edit.addAction(self.undo_action)
+        edit.addAction(self.redo_action)
+        edit.addSeparator()
+        self.palette_action = self._action(edit, "Command palette…", "Ctrl+K",
+                                           self.show_palette)
+        self.save_filter_action = self._action(edit, "Save current filter…", "Ctrl+Shift+S",
+                                               self.ask_save_filter)
+        self.delete_filter_action = self._action(edit, "Delete saved filter", "Ctrl+Shift+X",
+                                                 self.delete_current_filter)
+        self.memory_menu = bar.addMenu("&Memory")
+        self.view_menu = bar.addMenu("&View")
+        self.refresh_action = QAction("Refresh", self)
+        self.refresh_action.setShortcut(QKeySequence.StandardKey.Refresh)
+        self.refresh_action.triggered.connect(lambda: self.changed.emit(Changes()))
+        self.sidebar_action = QAction("Focus sidebar", self)
+        self.sidebar_action.setShortcut(QKeySequence("Ctrl+L"))
+        self.sidebar_action.triggered.connect(self.sidebar.setFocus)
+        help_ = bar.addMenu("&Help")
+        self.shortcuts_action = self._action(help_, "Keyboard shortcuts", "F1",
+                                             self.show_shortcuts)
+        self.services_action = self._action(help_, "Check Ollama again", "Ctrl+Shift+H",
+                                            self.check_services)
+
+    def all_actions(self) -> list[QAction]:
+        """Every command with a shortcut, for the palette and the shortcuts window."""
+        out: list[QAction] = []
+
+        def walk(menu: QMenu) -> None:
+            for a in menu.actions():
+                if a.menu() is not None:
+                    walk(a.menu())  # type: ignore[arg-type]
+                elif not a.isSeparator():
+                    out.append(a)
+
+        for a in self.menuBar().actions():
+            if a.menu() is not None:
+                walk(a.menu())  # type: ignore[arg-type]
+        return out
+
+    def _fill_view_menu(self) -> None:
+        self.view_menu.clear()
+        for spec in VIEWS:
+            if spec.key not in self.views:
+                continue
+            a = QAction(spec.title, self)
+            a.setShortcut(QKeySequence(spec.shortcut))
+            a.triggered.connect(lambda _=False, k=spec.key: self.show_view(k))
+            self.view_menu.addAction(a)
+        self.view_menu.addSeparator()
+        self.view_menu.addAction(self.refresh_action)
+        self.view_menu.addAction(self.sidebar_action)
+
+    def _fill_memory_menu(self) -> None:
+        self.memory_menu.clear()
+        browser = self.views.get(BROWSE)
+        for a in getattr(browser, "actions_", []):
+            self.memory_menu.addAction(a)
+        self.memory_menu.menuAction().setVisible(browser is not None)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for i, path in enumerate(self.settings.recent_stores):
+            a = QAction(path.replace("&", "&&"), self)
+            if i < 9:
+                a.setShortcut(QKeySequence(f"Ctrl+Alt+{i + 1}"))
+            a.triggered.connect(lambda _=False, p=path: self.open_path(p, create=False))
+            self.recent_menu.addAction(a)
+        self.recent_menu.setEnabled(bool(self.recent_menu.actions()))
+
+    # -- views and sidebar --------------------------------------------------------
+    def _install(self, store: MemoryStore) -> None:
+        """Build every view for ``store`` (used at start and when switching stores)."""
+        self.store = store
+        self.undo_stack.clear()  # commands refer to the old store's events
         for spec in VIEWS:
             widget = spec.factory(store, self)
             self.views[spec.key] = widget
             self.stack.addWidget(widget)
-            item = QListWidgetItem(spec.title)
-            item.setData(Qt.ItemDataRole.UserRole, spec.key)
-            self.sidebar.addItem(item)
-            act = QAction(spec.title, self)
-            act.setShortcut(QKeySequence(spec.shortcut))
-            act.triggered.connect(lambda _=False, k=spec.key: self.show_view(k))
-            view_menu.addAction(act)
-        self.sidebar.currentRowChanged.connect(self.stack.setCurrentIndex)
-        self.sidebar.setCurrentRow(0)
-
-        self.store_label = QLabel(store.url)
-        self.store_label.setTextFormat(Qt.TextFormat.PlainText)
-        self.counts_label = QLabel("")
-        self.statusBar().addWidget(self.store_label, 1)
-        self.statusBar().addPermanentWidget(self.counts_label)
-        self._counts = LatestTask(self)
-        self._counts.finished.connect(self._show_counts)
-        self.changed.connect(self._on_changed)
+        path = store_path(store)
+        self.setWindowTitle(f"memdesk — {path}")
+        self.store_label.setText(path)
+        self.store_label.setToolTip(tooltip_text(store.url))
+        if store.engine.url.database:
+            self.settings.add_recent(str(Path(path).resolve()))
+        self._fill_sidebar()
+        self._fill_view_menu()
+        self._fill_memory_menu()
+        self._fill_recent()
         self.refresh_counts()
         if store.report and store.report.message:
             self.statusBar().showMessage(store.report.message, 15000)
+        self.store_changed.emit(store)
+
+    def set_store(self, store: MemoryStore) -> None:
+        old, old_views = self.store, list(self.views.values())
+        self.views = {}
+        for w in old_views:
+            self.stack.removeWidget(w)
+            w.setParent(None)  # type: ignore[call-overload]
+            w.deleteLater()
+        self._install(store)
+        if old is not store:
+            old.close()
+
+    def _fill_sidebar(self) -> None:
+        m = self.sidebar_model
+        m.clear()
+        for spec in VIEWS:
+            if spec.key not in self.views:
+                continue
+            item = QStandardItem(spec.title)
+            item.setData("view", KindRole)
+            item.setData(spec.key, KeyRole)
+            item.setToolTip(f"{spec.title} ({spec.shortcut})")
+            m.appendRow(item)
+            if spec.key == BROWSE:
+                for name in builtin_filters(self.settings.low_confidence):
+                    child = QStandardItem(name)
+                    child.setData("filter", KindRole)
+                    child.setData(name, KeyRole)
+                    item.appendRow(child)
+                for name in self.settings.saved_filters:
+                    child = QStandardItem(name)  # operator-typed: the view renders plain text
+                    child.setData("saved", KindRole)
+                    child.setData(name, KeyRole)
+                    child.setToolTip(tooltip_text(f"Saved filter: {name}"))
+                    item.appendRow(child)
+        self.sidebar.expandAll()
+        if m.rowCount():
+            self.sidebar.setCurrentIndex(m.index(0, 0))
+
+    def _on_sidebar(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        if not current.isValid():
+            return
+        kind, key = current.data(KindRole), current.data(KeyRole)
+        if kind == "view":
+            self.stack.setCurrentWidget(self.views[key])
+            return
+        flt = self.saved_filter(kind, key)
+        browser = self.views.get(BROWSE)
+        if flt is not None and browser is not None:
+            self.stack.setCurrentWidget(browser)
+            browser.apply_filter(flt)  # type: ignore[attr-defined]
+
+    def saved_filter(self, kind: str, name: str) -> MemoryFilter | None:
+        if kind == "filter":
+            return builtin_filters(self.settings.low_confidence).get(name)
+        if kind == "saved":
+            data = self.settings.saved_filters.get(name)
+            return filter_from_dict(data) if data is not None else None
+        return None
 
     def show_view(self, key: str) -> None:
-        keys = list(self.views)
-        self.sidebar.setCurrentRow(keys.index(key))
+        m = self.sidebar_model
+        for r in range(m.rowCount()):
+            if m.item(r).data(KeyRole) == key:
+                self.sidebar.setCurrentIndex(m.index(r, 0))
+                return
+        raise KeyError(key)
 
+    def show_filter(self, name: str) -> None:
+        """Select a saved (built-in or operator) filter in the sidebar."""
+        m = self.sidebar_model
+        for r in range(m.rowCount()):
+            parent = m.item(r)
+            for c in range(parent.rowCount()):
+                if parent.child(c).data(KeyRole) == name:
+                    self.sidebar.setCurrentIndex(parent.child(c).index())
+                    return
+        raise KeyError(name)
+
+    def _sidebar_menu(self, pos: object) -> None:
+        idx = self.sidebar.indexAt(pos)  # type: ignore[arg-type]
+        if idx.isValid() and idx.data(KindRole) == "saved":
+            menu = QMenu(self)
+            menu.addAction(self.delete_filter_action)
+            menu.exec(self.sidebar.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
+
+    def ask_save_filter(self) -> None:
+        browser = self.views.get(BROWSE)
+        if browser is None:
+            return
+        name, ok = QInputDialog.getText(self, "Save filter", "Name for the current filter:")
+        if ok and name.strip():
+            self.save_filter(name.strip(), browser.filters.current())  # type: ignore[attr-defined]
+
+    def save_filter(self, name: str, flt: MemoryFilter) -> None:
+        self.settings.save_filter(name, filter_to_dict(flt))
+        self._fill_sidebar()
+        self.show_filter(name)
+
+    def delete_current_filter(self) -> None:
+        idx = self.sidebar.currentIndex()
+        if idx.isValid() and idx.data(KindRole) == "saved":
+            self.settings.delete_filter(idx.data(KeyRole))
+            self._fill_sidebar()
+            self.show_view(BROWSE)
+
+    # -- stores -------------------------------------------------------------------
+    def show_error(self, title: str, message: str) -> None:
+        error_box(self, title, message).exec()
+
+    def open_path(self, path: str | Path, *, create: bool = False) -> bool:
+        """Open the store at ``path`` and switch to it; a dialog (not a traceback) if not."""
+        try:
+            store = MemoryStore.open(path, create=create)
+        except MemdeskError as exc:
+            self.show_error("Cannot open the store", str(exc))
+            return False
+        self.set_store(store)
+        return True
+
+    def ask_open(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, "Open store", str(Path(store_path(self.store)).parent),
+            "memdesk stores (*.db *.sqlite *.sqlite3);;All files (*)",
+        )
+        if path:
+            self.open_path(path, create=False)
+
+    def ask_new(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(
+            self, "New store", str(Path(store_path(self.store)).parent / "memories.db"),
+            "memdesk stores (*.db);;All files (*)",
+        )
+        if not path:
+            return
+        if Path(path).exists() and Path(path).stat().st_size > 0:
+            self.show_error("New store", f"{path} already exists; use Open store… instead.")
+            return
+        self.open_path(path, create=True)
+
+    def open_demo(self) -> None:
+        from .demo_builder import DemoBuilder
+
+        self._builder = DemoBuilder(self, self.demo_path)
+        self._builder.ready.connect(lambda p: self.open_path(p, create=False))
+        self._builder.failed.connect(lambda msg: self.show_error("Demo store", msg))
+        self._builder.start()
+
+    def edit_settings(self) -> None:
+        dlg = SettingsDialog(self.settings, self)
+        if dlg.exec():
+            self._fill_sidebar()
+            self.check_services()
+
+    # -- status bar ---------------------------------------------------------------
     def refresh_counts(self) -> None:
-        self._counts.start(lambda state: self.store.counts())
+        store = self.store
+        self._counts.start(lambda state: store.counts())
 
     def _show_counts(self, counts: dict[str, int]) -> None:
         self.counts_label.setText(
@@ -84,9 +415,35 @@ class MainWindow(QMainWindow):
             f"total {counts['total']:,}"
         )
 
+    def check_services(self) -> None:
+        host = self.settings.ollama_host
+        self.ollama_label.setText("Ollama: checking…")
+        self._ollama.start(lambda state: (host, *check_ollama(host)))
+
+    def _show_ollama(self, result: tuple[str, bool, str]) -> None:
+        host, ok, detail = result
+        self.ollama_label.setText("Ollama: available" if ok else "Ollama: not reachable")
+        self.ollama_label.setToolTip(tooltip_text(f"{host}\n{detail}"))
+
+    # -- palette / help -------------------------------------------------------------
+    def show_palette(self) -> None:
+        from .palette import CommandPalette
+
+        CommandPalette(self.all_actions(), self).exec()
+
+    def show_shortcuts(self) -> None:
+        from .palette import ShortcutsDialog
+
+        ShortcutsDialog(self.all_actions(), self).exec()
+
+    # -- broadcast --------------------------------------------------------------------
     def _on_changed(self, changes: Changes) -> None:
         self.refresh_counts()
         for view in self.views.values():
             refresh = getattr(view, "refresh", None)
             if refresh is not None:
                 refresh(changes)
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.settings.sync()
+        super().closeEvent(event)

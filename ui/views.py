@@ -24,6 +24,12 @@ class ViewSpec:
     factory: Callable[[MemoryStore, object], QWidget]
 
 
+def _browse(store, window):  # type: ignore[no-untyped-def]
+    from .browser import BrowserView
+
+    return BrowserView(store, window)
+
+
 def _overview(store, window):  # type: ignore[no-untyped-def]
     from .overview import OverviewView
 
@@ -31,5 +37,6 @@ def _overview(store, window):  # type: ignore[no-untyped-def]
 
 
 VIEWS: list[ViewSpec] = [
+    ViewSpec("browse", "Browse", "Ctrl+1", _browse),
     ViewSpec("overview", "Overview", "Ctrl+0", _overview),
 ]

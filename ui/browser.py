@@ -1,0 +1,281 @@
+"""Browse: the operator's home view — filter bar, lazily paged table, detail pane.
+
+Every change goes through a core service wrapped in an undoable ``CoreCommand``
+pushed on the window's QUndoStack; the command's Changes are broadcast through
+``window.changed`` so every view (this one included, via ``refresh``) updates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import QItemSelection, Qt
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHeaderView,
+    QInputDialog,
+    QLabel,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memdesk.core.query import MemoryFilter
+from memdesk.core.records import Changes
+from memdesk.core.store import MemoryStore
+from memdesk.core.taxonomy import LOW_CONFIDENCE, MemoryType
+
+from .browser_model import COLUMN_KEYS, COLUMNS, BrowserModel
+from .delegates import ScoreBarDelegate
+from .detail import DetailPane
+from .filters import FilterBar
+from .ops import LatestTask
+from .undo import CoreCommand
+
+
+class BrowserView(QWidget):
+    """Filter bar + table + detail pane over one store.
+
+    ``window`` (optional) supplies ``undo_stack``, ``changed``, ``settings`` and
+    ``statusBar()``; without one (tests) the view keeps its own undo stack and
+    refreshes itself after each command.
+    """
+
+    def __init__(self, store: MemoryStore, window: Any = None) -> None:
+        super().__init__()
+        self.store = store
+        self.window_ = window
+        settings = getattr(window, "settings", None)
+        low = settings.low_confidence if settings is not None else LOW_CONFIDENCE
+        self.undo_stack: QUndoStack = getattr(window, "undo_stack", None) or QUndoStack(self)
+        self.last_error: str | None = None
+
+        self.filters = FilterBar(low)
+        self.model = BrowserModel(store, low, self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setObjectName("browser-table")
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.ExtendedSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.setAlternatingRowColors(True)
+        self.table.verticalHeader().hide()
+        vh = self.table.verticalHeader()
+        vh.setDefaultSectionSize(self.fontMetrics().height() + 8)
+        vh.setSectionResizeMode(QHeaderView.ResizeMode.Fixed)
+        bars = ScoreBarDelegate(self.table)
+        header = self.table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setHighlightSections(False)
+        char = self.fontMetrics().averageCharWidth()
+        for i, col in enumerate(COLUMNS):
+            self.table.setColumnWidth(i, col.width * char + 16)
+            if col.key in ("importance", "confidence"):
+                self.table.setItemDelegateForColumn(i, bars)
+        header.setSortIndicator(COLUMN_KEYS.index("created_at"), Qt.SortOrder.DescendingOrder)
+        self.table.setSortingEnabled(True)  # calls model.sort(): the first query starts here
+
+        self.detail = DetailPane(store)
+        self.summary = QLabel("Loading…")
+        self.summary.setObjectName("browser-summary")
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(self.table)
+        split.addWidget(self.detail)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 1)
+        split.setSizes([960, 420])
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 6, 6, 0)
+        lay.addWidget(self.filters)
+        lay.addWidget(split, 1)
+        lay.addWidget(self.summary)
+
+        self.filters.changed.connect(self.set_filter)
+        self.model.loaded.connect(self._on_loaded)
+        self.model.countChanged.connect(lambda _n: self._update_summary())
+        self.model.rowsInserted.connect(lambda *_: self._update_summary())
+        self.model.failed.connect(self._report)
+        self.table.selectionModel().selectionChanged.connect(self._on_selection)
+        self.detail.apply_requested.connect(self.edit)
+        self.detail.open_memory.connect(self.open_memory)
+        self.actions_: list[QAction] = self._make_actions()
+        self._choices = LatestTask(self)
+        self._choices.finished.connect(lambda tu: self.filters.set_choices(*tu))
+        self.load_choices()
+
+    # -- actions ------------------------------------------------------------------
+    def _make_actions(self) -> list[QAction]:
+        def act(text: str, shortcut: str | QKeySequence, fn: Callable[[], object],
+                table_only: bool = False) -> QAction:
+            a = QAction(text, self)
+            a.setShortcut(QKeySequence(shortcut))
+            a.triggered.connect(lambda _=False: fn())
+            if table_only:  # Delete must not steal the key from text fields
+                a.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+                self.table.addAction(a)
+            return a
+
+        self.find_action = act("Find", "Ctrl+F", self.focus_search)
+        self.clear_action = act("Clear filters", "Ctrl+Shift+L", self.filters.clear)
+        self.set_type_action = act("Set type…", "Ctrl+Shift+T", self.ask_type)
+        self.set_topic_action = act("Set topic…", "Ctrl+Shift+O", self.ask_topic)
+        self.set_importance_action = act("Set importance…", "Ctrl+Shift+I", self.ask_importance)
+        self.supersede_action = act("Supersede selected by current", "Ctrl+Shift+R",
+                                    self.supersede_by_current)
+        self.delete_action = act("Soft-delete", QKeySequence.StandardKey.Delete,
+                                 self.delete_selected, table_only=True)
+        self.apply_action = act("Apply edit", "Ctrl+Return", self.detail.request_apply)
+        self.apply_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # pane has own
+        for a in (self.set_type_action, self.set_topic_action, self.set_importance_action,
+                  self.supersede_action, self.delete_action):
+            if a not in self.table.actions():
+                self.table.addAction(a)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        return [self.find_action, self.clear_action, self.apply_action, self.set_type_action,
+                self.set_topic_action, self.set_importance_action, self.supersede_action,
+                self.delete_action]
+
+    def focus_search(self) -> None:
+        self.filters.search.setFocus()
+        self.filters.search.selectAll()
+
+    # -- queries ----------------------------------------------------------------------
+    def set_filter(self, flt: MemoryFilter) -> None:
+        self.model.set_query(flt)
+        self._update_summary()
+
+    def apply_filter(self, flt: MemoryFilter) -> None:
+        """Show a (saved) filter in the filter bar and run it."""
+        self.filters.set_filter(flt)
+
+    def load_choices(self) -> None:
+        store = self.store
+        self._choices.start(
+            lambda state: (store.distinct("topic"), store.distinct("user_id"))
+        )
+
+    def _on_loaded(self) -> None:
+        self._update_summary()
+        if self.model.rowCount() and not self.table.selectionModel().hasSelection():
+            self.table.selectRow(0)
+
+    def _update_summary(self) -> None:
+        m = self.model
+        total = "counting…" if m.total is None else f"{m.total:,}"
+        state = " · searching…" if m.loading else ""
+        order = f"{m.order_by} {'↓' if m.descending else '↑'}"
+        self.summary.setText(f"{total} memories match · {m.loaded_count:,} loaded · "
+                             f"sorted by {order}{state}")
+
+    # -- selection and detail ---------------------------------------------------------
+    def selected_ids(self) -> list[str]:
+        rows = sorted(i.row() for i in self.table.selectionModel().selectedRows())
+        return [r.id for r in (self.model.row_at(i) for i in rows) if r is not None]
+
+    def current_id(self) -> str | None:
+        row = self.model.row_at(self.table.currentIndex().row())
+        return row.id if row else None
+
+    def _on_selection(self, _sel: QItemSelection | None = None, _desel: Any = None) -> None:
+        ids = self.selected_ids()
+        cur = self.current_id()
+        if len(ids) == 1:
+            cur = ids[0]
+        self.detail.show_memory(cur if ids else None, selected=max(1, len(ids)))
+
+    def open_memory(self, memory_id: str) -> None:
+        row = self.model.row_of(memory_id)
+        if row is not None:
+            self.table.selectRow(row)
+            self.table.scrollTo(self.model.index(row, 0))
+        else:  # not in the loaded rows (other filter): show it in the pane anyway
+            self.table.clearSelection()
+            self.detail.show_memory(memory_id)
+
+    # -- operations ----------------------------------------------------------------------
+    def run(self, label: str, fn: Callable[[], Changes]) -> CoreCommand:
+        """Push one undoable core call; errors go to the status bar, not a traceback."""
+        cmd = CoreCommand(self.store, label, fn, self._broadcast, self._report)
+        self.last_error = None
+        self.undo_stack.push(cmd)
+        return cmd
+
+    def _broadcast(self, changes: Changes) -> None:
+        changed = getattr(self.window_, "changed", None)
+        if changed is not None:
+            changed.emit(changes)
+        else:
+            self.refresh(changes)
+
+    def _report(self, message: str) -> None:
+        self.last_error = message
+        bar = getattr(self.window_, "statusBar", None)
+        if bar is not None:
+            bar().showMessage(message, 10_000)
+        self.summary.setText(message)
+
+    def edit(self, memory_id: str, fields: dict[str, Any]) -> CoreCommand:
+        names = ", ".join(sorted(fields))
+        return self.run(f"Edit {names}", lambda: self.store.update(memory_id, **fields))
+
+    def bulk_set(self, field: str, value: Any, ids: list[str] | None = None) -> CoreCommand | None:
+        ids = self.selected_ids() if ids is None else ids
+        if not ids:
+            self._report("Select one or more memories first.")
+            return None
+        return self.run(f"Set {field} of {len(ids):,} memories",
+                        lambda: self.store.bulk_update(ids, **{field: value}))
+
+    def delete_selected(self, ids: list[str] | None = None) -> CoreCommand | None:
+        ids = self.selected_ids() if ids is None else ids
+        if not ids:
+            self._report("Select one or more memories first.")
+            return None
+        return self.run(f"Soft-delete {len(ids):,} memories",
+                        lambda: self.store.bulk_delete(ids))
+
+    def supersede_by_current(self, old_ids: list[str] | None = None,
+                             new_id: str | None = None) -> CoreCommand | None:
+        new_id = new_id or self.current_id()
+        old = [i for i in (self.selected_ids() if old_ids is None else old_ids) if i != new_id]
+        if new_id is None or not old:
+            self._report("Select the memories to retire, then make the replacing memory the "
+                         "current row (Ctrl+click it last).")
+            return None
+        return self.run(f"Supersede {len(old):,} memories",
+                        lambda: self.store.bulk_supersede(old, new_id))
+
+    def ask_type(self) -> None:
+        types = [t.value for t in MemoryType]
+        value, ok = QInputDialog.getItem(self, "Set type", "Type for the selected memories:",
+                                         types, 0, False)
+        if ok:
+            self.bulk_set("type", value)
+
+    def ask_topic(self) -> None:
+        value, ok = QInputDialog.getText(self, "Set topic",
+                                         "Topic for the selected memories (empty: none):")
+        if ok:
+            self.bulk_set("topic", value.strip() or None)
+
+    def ask_importance(self) -> None:
+        value, ok = QInputDialog.getDouble(self, "Set importance",
+                                           "Importance for the selected memories:",
+                                           0.5, 0.0, 1.0, 2)
+        if ok:
+            self.bulk_set("importance", value)
+
+    # -- broadcast --------------------------------------------------------------------------
+    def refresh(self, changes: Changes | None = None) -> None:
+        self.model.refresh(changes)
+        if self.detail.record is not None and (
+            changes is None or self.detail.record.id in changes.memory_ids
+        ):
+            self.detail.reload()
+        if changes is None or changes.memories:
+            self.load_choices()

@@ -1,0 +1,310 @@
+"""The browser's detail pane: one memory's fields, triple, provenance, supersede chain and
+audit history, with an edit form.
+
+The pane never writes: "Apply" emits ``apply_requested(memory_id, fields)`` with only the
+fields the operator changed, and the browser turns that into an undoable core call.  If
+the core rejects a value the form keeps what was typed (nothing is lost).
+
+Private state: ``record`` (the MemoryRecord shown, None when nothing or many are selected).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QKeySequence, QShortcut, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QScrollArea,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memdesk.core.errors import NotFoundError
+from memdesk.core.records import EventRecord, MemoryRecord
+from memdesk.core.store import MemoryStore
+from memdesk.core.taxonomy import Layer, MemoryType
+
+from .text import elide, plain_label, tooltip_text
+
+IdRole = Qt.ItemDataRole.UserRole
+
+
+def _when(v: Any) -> str:
+    return v.strftime("%Y-%m-%d %H:%M:%S") if v is not None else "—"
+
+
+def _item(text: str, memory_id: str | None = None, tip: str | None = None) -> QStandardItem:
+    it = QStandardItem(text)
+    it.setEditable(False)
+    if memory_id:
+        it.setData(memory_id, IdRole)
+    if tip:
+        it.setToolTip(tooltip_text(tip))
+    return it
+
+
+def describe_event(ev: EventRecord) -> str:
+    """One line per event: which fields went from what to what."""
+    if ev.action == "add":
+        return "created"
+    parts = []
+    for k in sorted(set(ev.before) | set(ev.after)):
+        b, a = ev.before.get(k), ev.after.get(k)
+        parts.append(f"{k}: {elide(str(b), 40) if b is not None else '∅'} → "
+                     f"{elide(str(a), 40) if a is not None else '∅'}")
+    return "; ".join(parts)
+
+
+class DetailPane(QWidget):
+    """Shows and edits one memory."""
+
+    apply_requested = Signal(str, dict)
+    open_memory = Signal(str)
+
+    def __init__(self, store: MemoryStore, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.record: MemoryRecord | None = None
+
+        self.heading = plain_label("Select a memory to see its details.")
+        self.heading.setWordWrap(True)
+        self.text = QPlainTextEdit()
+        self.text.setTabChangesFocus(True)
+        self.text.setMinimumHeight(70)
+        self.text.setMaximumHeight(140)
+        self.type = QComboBox()
+        self.type.addItems([t.value for t in MemoryType])
+        self.layer = QComboBox()
+        self.layer.addItem("(none)", "")
+        for x in Layer:
+            self.layer.addItem(x.value, x.value)
+        self.topic = QLineEdit()
+        self.importance = self._score()
+        self.confidence = self._score()
+        self.entity, self.attribute, self.value = QLineEdit(), QLineEdit(), QLineEdit()
+        for w, ph in ((self.entity, "entity"), (self.attribute, "attribute"),
+                      (self.value, "value")):
+            w.setPlaceholderText(ph)
+
+        edit = QGroupBox("Memory")
+        form = QFormLayout(edit)
+        form.addRow("Text", self.text)
+        row = QHBoxLayout()
+        row.addWidget(self.type, 1)
+        row.addWidget(QLabel("Layer"))
+        row.addWidget(self.layer, 1)
+        form.addRow("Type", row)
+        form.addRow("Topic", self.topic)
+        scores = QHBoxLayout()
+        scores.addWidget(self.importance)
+        scores.addWidget(QLabel("Confidence"))
+        scores.addWidget(self.confidence)
+        scores.addStretch(1)
+        form.addRow("Importance", scores)
+        triple = QHBoxLayout()
+        for w in (self.entity, self.attribute, self.value):
+            w.setMinimumWidth(40)
+            triple.addWidget(w, 1)
+        form.addRow("Triple", triple)
+        self.apply_button = QPushButton("Apply")
+        self.apply_button.setToolTip("Apply the edit (Ctrl+Return); Ctrl+Z undoes it")
+        self.apply_button.clicked.connect(self.request_apply)
+        self.revert_button = QPushButton("Revert")
+        self.revert_button.clicked.connect(self.reload)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.revert_button)
+        buttons.addWidget(self.apply_button)
+        form.addRow(buttons)
+
+        prov = QGroupBox("Provenance")
+        pform = QFormLayout(prov)
+        self.facts: dict[str, QLabel] = {}
+        for key, label in (("id", "Id"), ("status", "Status"), ("user_id", "User"),
+                           ("source_session", "Session"), ("created_at", "Created"),
+                           ("last_accessed", "Last accessed"), ("access_count", "Accesses"),
+                           ("decay_score", "Decay score"), ("valid_until", "Valid until"),
+                           ("deleted_at", "Deleted"), ("embedding", "Embedding")):
+            lab = plain_label("—")
+            lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            self.facts[key] = lab
+            pform.addRow(label, lab)
+
+        self.chain_model = QStandardItemModel(0, 3, self)
+        self.chain_model.setHorizontalHeaderLabels(["Relation", "Created", "Text"])
+        self.chain_view = self._table(self.chain_model)
+        self.chain_view.activated.connect(self._open_chain)
+        self.chain_view.doubleClicked.connect(self._open_chain)
+        chain = QGroupBox("Supersede chain (double-click or Enter to open)")
+        QVBoxLayout(chain).addWidget(self.chain_view)
+
+        self.history_model = QStandardItemModel(0, 4, self)
+        self.history_model.setHorizontalHeaderLabels(["When", "Actor", "Action", "Change"])
+        self.history_view = self._table(self.history_model)
+        history = QGroupBox("Audit history")
+        QVBoxLayout(history).addWidget(self.history_view)
+
+        body = QWidget()
+        lay = QVBoxLayout(body)
+        lay.addWidget(self.heading)
+        for box in (edit, prov, chain, history):
+            lay.addWidget(box)
+        lay.addStretch(1)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        # The pane is narrow: wrap and shrink rather than scroll sideways.
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        sc = QShortcut(QKeySequence("Ctrl+Return"), self)
+        sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        sc.activated.connect(self.request_apply)
+        self._set_enabled(False)
+
+    @staticmethod
+    def _score() -> QDoubleSpinBox:
+        box = QDoubleSpinBox()
+        box.setRange(0.0, 1.0)
+        box.setDecimals(3)
+        box.setSingleStep(0.05)
+        return box
+
+    @staticmethod
+    def _table(model: QStandardItemModel) -> QTableView:
+        view = QTableView()
+        view.setModel(model)
+        view.verticalHeader().hide()
+        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        view.horizontalHeader().setStretchLastSection(True)
+        view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        view.setWordWrap(False)
+        view.setMinimumHeight(90)
+        view.setMinimumWidth(60)
+        return view
+
+    def _set_enabled(self, on: bool) -> None:
+        for w in (self.text, self.type, self.layer, self.topic, self.importance,
+                  self.confidence, self.entity, self.attribute, self.value,
+                  self.apply_button, self.revert_button):
+            w.setEnabled(on)
+
+    # -- showing ----------------------------------------------------------------
+    def show_memory(self, memory_id: str | None, selected: int = 1) -> None:
+        """Show ``memory_id`` (None: nothing, or ``selected`` rows for bulk actions)."""
+        rec = None
+        if memory_id is not None:
+            try:
+                rec = self.store.get(memory_id)
+            except NotFoundError:
+                rec = None
+        self.record = rec
+        self._set_enabled(rec is not None and selected == 1)
+        if rec is None or selected != 1:
+            self.heading.setText(
+                f"{selected:,} memories selected — bulk actions are in the Memory menu."
+                if selected > 1 else "Select a memory to see its details."
+            )
+            self.chain_model.setRowCount(0)
+            self.history_model.setRowCount(0)
+            return
+        self.heading.setText(f"{rec.type} · {rec.status.value} · {rec.id}")
+        self._fill_form(rec)
+        self._fill_facts(rec)
+        self._fill_chain(rec)
+        self._fill_history(rec)
+
+    def reload(self) -> None:
+        self.show_memory(self.record.id if self.record else None)
+
+    def _fill_form(self, rec: MemoryRecord) -> None:
+        self.text.setPlainText(rec.text)
+        self.type.setCurrentText(rec.type)
+        self.layer.setCurrentIndex(max(0, self.layer.findData(rec.layer or "")))
+        self.topic.setText(rec.topic or "")
+        self.importance.setValue(rec.importance)
+        self.confidence.setValue(rec.confidence)
+        self.entity.setText(rec.entity or "")
+        self.attribute.setText(rec.attribute or "")
+        self.value.setText(rec.value or "")
+
+    def _fill_facts(self, rec: MemoryRecord) -> None:
+        vals = {
+            "id": rec.id, "status": rec.status.value, "user_id": rec.user_id,
+            "source_session": rec.source_session or "—", "created_at": _when(rec.created_at),
+            "last_accessed": _when(rec.last_accessed), "access_count": f"{rec.access_count:,}",
+            "decay_score": "—" if rec.decay_score is None else f"{rec.decay_score:.3f}",
+            "valid_until": _when(rec.valid_until), "deleted_at": _when(rec.deleted_at),
+            "embedding": f"{len(rec.embedding) // 4} dims" if rec.embedding else "none",
+        }
+        for k, v in vals.items():
+            self.facts[k].setText(v)
+
+    def _fill_chain(self, rec: MemoryRecord) -> None:
+        older, newer = self.store.chain(rec.id)
+        self.chain_model.setRowCount(0)
+        for relation, items in (("replaced", older), ("replaced by", newer)):
+            for r in items:
+                self.chain_model.appendRow([
+                    _item(relation, r.id), _item(_when(r.created_at), r.id),
+                    _item(elide(r.text, 120), r.id, r.text),
+                ])
+        if not older and not newer:
+            self.chain_model.appendRow([_item("—"), _item(""), _item("not part of a chain")])
+
+    def _fill_history(self, rec: MemoryRecord) -> None:
+        self.history_model.setRowCount(0)
+        for ev in self.store.events(rec.id, limit=200):
+            change = describe_event(ev)
+            if ev.undone_by is not None:
+                change += f"  (undone by #{ev.undone_by})"
+            self.history_model.appendRow([
+                _item(_when(ev.at)), _item(ev.actor), _item(ev.action),
+                _item(change, tip=change + (f"\n{ev.note}" if ev.note else "")),
+            ])
+
+    def _open_chain(self, index: Any) -> None:
+        mid = index.data(IdRole)
+        if mid:
+            self.open_memory.emit(mid)
+
+    # -- editing ----------------------------------------------------------------
+    def edited_fields(self) -> dict[str, Any]:
+        """The fields whose widgets differ from the shown record."""
+        rec = self.record
+        if rec is None:
+            return {}
+        want: dict[str, Any] = {
+            "text": self.text.toPlainText(),
+            "type": self.type.currentText(),
+            "layer": self.layer.currentData() or None,
+            "topic": self.topic.text().strip() or None,
+            "entity": self.entity.text().strip() or None,
+            "attribute": self.attribute.text().strip() or None,
+            "value": self.value.text().strip() or None,
+        }
+        out = {k: v for k, v in want.items() if v != getattr(rec, k)}
+        for k, box in (("importance", self.importance), ("confidence", self.confidence)):
+            if abs(box.value() - getattr(rec, k)) > 0.0005:  # spin boxes hold 3 decimals
+                out[k] = box.value()
+        return out
+
+    def request_apply(self) -> None:
+        fields = self.edited_fields()
+        if self.record is not None and fields:
+            self.apply_requested.emit(self.record.id, fields)
