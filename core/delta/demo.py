@@ -12,7 +12,7 @@ dominance plot and the drift review queue show something true.
   database memories (real memory ids from its full-text search).
 
 The series is fixed-size (independent of the store's size) and deterministic per seed.
-Flagged diffs older than two weeks are reviewed (audited, like an operator would);
+Flagged diffs older than ten days are reviewed (audited, like an operator would);
 the recent ones stay pending in the queue.
 """
 
@@ -194,13 +194,16 @@ def build_series(store: MemoryStore, config: DeltaConfig, *, seed: int = 7,
 
 
 def generate_snapshots(store: MemoryStore, *, seed: int = 7, end: datetime | None = None) -> int:
-    """Write the demo series into ``store``; returns the number of snapshots written."""
+    """Write the demo series into ``store``; returns the number of snapshots written
+    (0 when the store has the demo goals already)."""
     dm = DeltaMemory(store)
+    if {g for g, _, _ in dm.goals()} & {g for g, _, _ in GOALS}:
+        return 0  # already there (the series is deterministic: writing it twice would clash)
     config = dm.config()
     sets = build_series(store, config, seed=seed, end=end)
     dm.save_series(sets, config.dominance_threshold)
     # The operator has worked through the older part of the queue.
-    cutoff = max(s.created_at for s in sets) - timedelta(days=14)
+    cutoff = max(s.created_at for s in sets) - timedelta(days=10)
     for rec in dm.queue(pending_only=True):
         if rec.created_at < cutoff:
             if rec.action == "investigate":
