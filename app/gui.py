@@ -1,5 +1,10 @@
-"""GUI start-up: open the store (showing a dialog, not a traceback, when that fails)
-and show the main window."""
+"""GUI start-up: open the store (a dialog, not a traceback, when that fails, offering
+another store or the demo store) and show the main window.
+
+``memdesk --demo`` works on a fresh machine: the demo store is generated in the user
+data folder on first use, off the GUI thread, with a progress dialog if it takes more
+than half a second (memdesk.ui.demo_builder).
+"""
 
 from __future__ import annotations
 
@@ -14,40 +19,119 @@ def demo_store_path() -> Path:
 
 
 def ensure_demo_store(size: int = 5000) -> Path:
-    """Create the demo store on first use; later runs reopen the same file."""
-    from memdesk.core import demo
-    from memdesk.core.store import MemoryStore
+    """Create the demo store on first use (synchronously); later runs reopen the same file."""
+    from memdesk.ui.demo_builder import build_demo
 
     path = demo_store_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists() and path.stat().st_size > 0:
         return path
-    store = MemoryStore.open(path)
-    try:
-        print(f"memdesk: creating demo store with {size:,} memories at {path}", file=sys.stderr)
-        demo.generate(store, size)
-    finally:
-        store.close()
-    return path
+    print(f"memdesk: creating demo store with {size:,} memories at {path}", file=sys.stderr)
+    return build_demo(path, size)
+
+
+class Launcher:
+    """Opens the first store, recovering from open errors by asking the operator.
+
+    Holds the main window once one is shown; ``exit_code`` is 3 when the operator gave
+    up after an error.
+    """
+
+    OTHER, DEMO, QUIT = "other", "demo", "quit"
+
+    def __init__(self, demo_size: int = 5000) -> None:
+        self.demo_size = demo_size
+        self.window = None
+        self.builder = None
+        self.exit_code = 0
+        self.last_error: str | None = None
+
+    def ask_after_error(self, message: str) -> str:
+        """A plain-text error dialog; returns OTHER, DEMO or QUIT."""
+        from PySide6.QtWidgets import QMessageBox
+
+        from memdesk.ui.text import error_box
+
+        box = error_box(None, "memdesk: cannot open the store", message)
+        other = box.addButton("Open another store…", QMessageBox.ButtonRole.AcceptRole)
+        demo = box.addButton("Open demo store", QMessageBox.ButtonRole.ActionRole)
+        box.addButton("Quit", QMessageBox.ButtonRole.RejectRole)
+        box.exec()
+        clicked = box.clickedButton()
+        return self.OTHER if clicked is other else self.DEMO if clicked is demo else self.QUIT
+
+    def open(self, target: str | Path | None) -> bool:
+        """Open ``target`` and show the window; False when the operator quits instead."""
+        from PySide6.QtWidgets import QFileDialog
+
+        from memdesk.core.errors import MemdeskError
+        from memdesk.core.store import MemoryStore
+        from memdesk.ui.main_window import OPEN_BUSY_TIMEOUT_S, MainWindow
+
+        while True:
+            try:
+                store = MemoryStore.open(target, busy_timeout=OPEN_BUSY_TIMEOUT_S)
+                break
+            except MemdeskError as exc:
+                self.last_error = str(exc)
+                choice = self.ask_after_error(str(exc))
+                if choice == self.DEMO:
+                    self.open_demo()
+                    return True
+                if choice == self.OTHER:
+                    target, _ = QFileDialog.getOpenFileName(
+                        None, "Open store", "", "memdesk stores (*.db);;All files (*)"
+                    )
+                    if target:
+                        continue
+                self.exit_code = 3
+                return False
+        self.window = MainWindow(store)
+        self.window.demo_path = demo_store_path()
+        self.window.show()
+        return True
+
+    def open_demo(self) -> None:
+        from PySide6.QtWidgets import QApplication
+
+        from memdesk.ui.demo_builder import DemoBuilder
+
+        def ready(path: object) -> None:
+            if not self.open(path):  # type: ignore[arg-type]
+                QApplication.exit(self.exit_code)
+
+        def failed(message: str) -> None:
+            self.exit_code = 3
+            if not self.open_after(message):
+                QApplication.exit(self.exit_code)
+
+        self.builder = DemoBuilder(None, demo_store_path(), self.demo_size)
+        self.builder.ready.connect(ready)
+        self.builder.failed.connect(failed)
+        self.builder.start()
+
+    def open_after(self, message: str) -> bool:
+        self.last_error = message
+        if self.ask_after_error(message) != self.OTHER:
+            return False
+        from PySide6.QtWidgets import QFileDialog
+
+        target, _ = QFileDialog.getOpenFileName(
+            None, "Open store", "", "memdesk stores (*.db);;All files (*)"
+        )
+        return bool(target) and self.open(target)
 
 
 def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) -> int:
     from PySide6.QtWidgets import QApplication
 
-    from memdesk.core.errors import MemdeskError
-    from memdesk.core.store import MemoryStore
-    from memdesk.ui.main_window import MainWindow
-    from memdesk.ui.text import error_box
-
     app = QApplication.instance() or QApplication(sys.argv)
     app.setApplicationName("memdesk")
     app.setOrganizationName("memdesk")
-    try:
-        target = str(ensure_demo_store(demo_size)) if demo and db is None else db
-        store = MemoryStore.open(target)
-    except MemdeskError as exc:
-        error_box(None, "memdesk: cannot open the store", str(exc)).exec()
-        return 3
-    window = MainWindow(store)
-    window.show()
-    return app.exec()
+    app.setStyle("Fusion")  # Fusion follows the system light/dark colour scheme in Qt 6
+    launcher = Launcher(demo_size)
+    if demo and db is None:
+        launcher.open_demo()
+    elif not launcher.open(db):
+        return launcher.exit_code
+    code = app.exec()
+    return launcher.exit_code or code

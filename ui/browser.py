@@ -270,6 +270,11 @@ class BrowserView(QWidget):
         if ok:
             self.bulk_set("importance", value)
 
+    def wait_idle(self, msecs: int = 5000) -> None:
+        """Wait for this view's background queries (window close, store switch, tests)."""
+        self.model.wait(msecs)
+        self._choices.wait(msecs)
+
     # -- broadcast --------------------------------------------------------------------------
     def refresh(self, changes: Changes | None = None) -> None:
         self.model.refresh(changes)

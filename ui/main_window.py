@@ -48,6 +48,8 @@ from .views import VIEWS
 KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
 KeyRole = Qt.ItemDataRole.UserRole + 1  # view key or filter name
 BROWSE = "browse"
+# Opening runs on the GUI thread; don't hang for the engine's full 10 s on a locked file.
+OPEN_BUSY_TIMEOUT_S = 5.0
 
 
 def store_path(store: MemoryStore) -> str:
@@ -255,6 +257,7 @@ class MainWindow(QMainWindow):
         old, old_views = self.store, list(self.views.values())
         self.views = {}
         for w in old_views:
+            _shutdown(w)
             self.stack.removeWidget(w)
             w.setParent(None)  # type: ignore[call-overload]
             w.deleteLater()
@@ -363,7 +366,7 @@ class MainWindow(QMainWindow):
     def open_path(self, path: str | Path, *, create: bool = False) -> bool:
         """Open the store at ``path`` and switch to it; a dialog (not a traceback) if not."""
         try:
-            store = MemoryStore.open(path, create=create)
+            store = MemoryStore.open(path, create=create, busy_timeout=OPEN_BUSY_TIMEOUT_S)
         except MemdeskError as exc:
             self.show_error("Cannot open the store", str(exc))
             return False
@@ -444,6 +447,20 @@ class MainWindow(QMainWindow):
             if refresh is not None:
                 refresh(changes)
 
+    def wait_idle(self, msecs: int = 5000) -> None:
+        """Let background queries finish (before closing, and in tests)."""
+        for view in self.views.values():
+            _shutdown(view, msecs)
+        self._counts.wait(msecs)
+        self._ollama.wait(msecs)
+
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.sync()
+        self.wait_idle()  # results must not arrive after their receivers are deleted
         super().closeEvent(event)
+
+
+def _shutdown(view: QWidget, msecs: int = 5000) -> None:
+    fn = getattr(view, "wait_idle", None)
+    if fn is not None:
+        fn(msecs)
