@@ -28,7 +28,7 @@ from memdesk.core.taxonomy import Layer, MemoryType
 EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_NOTFOUND = 1, 2, 3, 4
 
 # Feature modules that add their own subcommands: each has register(subparsers, common).
-COMMAND_MODULES: list[str] = ["memdesk.app.cli_curation"]
+COMMAND_MODULES: list[str] = ["memdesk.app.cli_curation", "memdesk.app.cli_delta"]
 
 
 def _common() -> argparse.ArgumentParser:

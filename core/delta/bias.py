@@ -33,6 +33,11 @@ STOPWORDS = frozenset({
 })
 
 
+def _top(counts: Counter[str], n: int) -> list[str]:
+    """The n most frequent words, ties alphabetical (Counter order depends on hashing)."""
+    return [w for w, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))[:n]]
+
+
 def _terms(texts: Iterable[str], exclude: set[str]) -> Counter[str]:
     counts: Counter[str] = Counter()
     for t in texts:
@@ -55,7 +60,7 @@ def build_search_bias(
         )
         texts = [c.text for c in sorted(memory_set.contributions,
                                         key=lambda c: -c.weighted_score)[:20]]
-        expansions = tuple(w for w, _ in _terms(texts, query_words).most_common(MAX_TERMS))
+        expansions = tuple(_top(_terms(texts, query_words), MAX_TERMS))
         return SearchBias(preferred, (), expansions, (), "normal", False, False,
                           "no previous memory state to compare with")
 
@@ -76,8 +81,8 @@ def build_search_bias(
              if c.change_type in (ChangeType.ADDED, ChangeType.STRENGTHENED)]
     kept_terms = _terms((c.text for c in grown if c.source not in suppressed), query_words)
     flood_terms = _terms((c.text for c in grown if c.source in suppressed), query_words)
-    expansions = tuple(w for w, _ in kept_terms.most_common(MAX_TERMS))
-    suppressions = tuple(w for w, _ in flood_terms.most_common(MAX_TERMS * 2)
+    expansions = tuple(_top(kept_terms, MAX_TERMS))
+    suppressions = tuple(w for w in _top(flood_terms, MAX_TERMS * 2)
                          if w not in kept_terms)[:MAX_TERMS]
     depth = "deep" if rerun else ("shallow" if stop else "normal")
     if rerun:
