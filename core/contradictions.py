@@ -65,10 +65,14 @@ class ValueCluster:
     norm: str
     display: str
     count: int
-    seqs: tuple[int, ...]
+    seqs_csv: str  # member seqs, comma-separated; parsed only when needed
     first_created: datetime
     last_created: datetime
     newest_correction: datetime | None
+
+    @property
+    def seqs(self) -> tuple[int, ...]:
+        return tuple(int(s) for s in self.seqs_csv.split(","))
 
 
 @dataclass(frozen=True)
@@ -147,7 +151,8 @@ def _scan_sql(dialect: str, with_user: bool) -> str:
         "WHERE valid_until IS NULL AND superseded_by IS NULL AND deleted_at IS NULL "
         "AND entity IS NOT NULL AND attribute IS NOT NULL AND value IS NOT NULL"
         + (" AND user_id = :user" if with_user else "")
-        + " GROUP BY user_id, entity, attribute, value ORDER BY user_id, entity, attribute"
+        # No ORDER BY: grouped in index order already; Python regroups by key anyway.
+        + " GROUP BY user_id, entity, attribute, value"
     )
 
 
@@ -161,13 +166,14 @@ def _build_group(key: Key, rows: list[tuple]) -> ContradictionGroup | None:
     for norm, rs in clusters.items():
         # Show the raw spelling most members use (ties: the first in index order).
         display = max(rs, key=lambda r: r[4])[3]
-        corrections = [c for c in (_parse_dt(r[8]) for r in rs) if c is not None]
+        # Times compare as stored (ISO text on SQLite); parse only the three we keep.
+        corrections = [r[8] for r in rs if r[8] is not None]
         values.append(ValueCluster(
             norm=norm, display=display, count=sum(r[4] for r in rs),
-            seqs=tuple(int(s) for r in rs for s in str(r[5]).split(",")),
-            first_created=min(_parse_dt(r[6]) for r in rs),  # type: ignore[type-var]
-            last_created=max(_parse_dt(r[7]) for r in rs),  # type: ignore[type-var]
-            newest_correction=max(corrections) if corrections else None,
+            seqs_csv=",".join(str(r[5]) for r in rs),
+            first_created=_parse_dt(min(r[6] for r in rs)),  # type: ignore[arg-type]
+            last_created=_parse_dt(max(r[7] for r in rs)),  # type: ignore[arg-type]
+            newest_correction=_parse_dt(max(corrections)) if corrections else None,
         ))
     values.sort(key=lambda v: v.last_created, reverse=True)
     kind = "conflict"
@@ -192,29 +198,20 @@ def find_contradictions(
     groups: list[ContradictionGroup] = []
     with store.read() as conn:
         dismissed = {} if include_dismissed else _active_dismissals(conn)
-        result = conn.execute(text(_scan_sql(store.dialect, user is not None)), params)
-        key: Key | None = None
-        rows: list[tuple] = []
-
-        def flush() -> None:
-            if key is None or len(rows) < 2:
-                return
-            g = _build_group(key, rows)
-            if g is None:
-                return
-            gone = dismissed.get(key)
-            if gone is not None and g.seqs <= gone:
-                return
-            groups.append(g)
-
-        for r in result:
-            k = (r[0], r[1], r[2])
-            if k != key:
-                flush()
-                key, rows = k, []
-            rows.append(tuple(r))
-        flush()
-    groups.sort(key=lambda g: (g.kind != "correction", -g.last_created.timestamp()))
+        by_key: dict[Key, list[tuple]] = {}
+        for r in conn.execute(text(_scan_sql(store.dialect, user is not None)), params):
+            by_key.setdefault((r[0], r[1], r[2]), []).append(tuple(r))
+    for key, rows in by_key.items():
+        if len(rows) < 2:
+            continue
+        g = _build_group(key, rows)
+        if g is None:
+            continue
+        gone = dismissed.get(key)
+        if gone is not None and g.seqs <= gone:
+            continue
+        groups.append(g)
+    groups.sort(key=lambda g: (g.kind != "correction", -g.last_created.timestamp(), g.key))
     return groups[:limit] if limit is not None else groups
 
 

@@ -83,11 +83,12 @@ def upgrade() -> None:
         ["user_id", "entity", "attribute"],
     )
 
-    # SQLite: value and rowid in the index make the scan covering.  PostgreSQL btree
-    # entries are limited to ~2.7 kB and value may be 10k characters: leave it out.
+    # SQLite: with value, type, created_at and the status columns (all NULL here, so
+    # nearly free) the scan reads only the index (rowid comes with every entry).
+    # PostgreSQL btree entries are limited to ~2.7 kB and value may be 10k characters.
     cols = ["user_id", "entity", "attribute"]
     if dialect == "sqlite":
-        cols += ["value", "type", "created_at"]
+        cols += ["value", "type", "created_at", "valid_until", "superseded_by", "deleted_at"]
     op.create_index(
         "ix_memories_active_triple", "memories", cols,
         sqlite_where=sa.text(ACTIVE_TRIPLE), postgresql_where=sa.text(ACTIVE_TRIPLE),
