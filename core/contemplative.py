@@ -51,8 +51,8 @@ class ContemplativeHint:
         pats = ", ".join(f'"{label}"' for label in self.labels)
         quote = self.matches[0].excerpt
         return (
-            f"Contemplative pattern {pats} matched: …{quote}… "
-            f"(option A would suggest {self.option_a:.2f}; your call)"
+            f"Contemplative pattern {pats} matched in “{quote}”. Seed 002's option A "
+            f"would raise this to {self.option_a:.2f}; a hint only, your call."
         )
 
 
