@@ -1,0 +1,435 @@
+"""Contradictions view: a queue of contradiction groups and, for the selected one,
+side-by-side cards (one per distinct value) with the suggested resolution.
+
+Keyboard: Enter accepts the suggestion · 1–9 keep that card · B keep all (the values
+coexist) · E edit a card then keep it · M merge into a new memory · U undo the last
+resolution · ↓/J and ↑/K move in the queue · R rescan.  Resolved groups leave the queue.
+
+The scan runs in the background (about a second at 1,000,000 rows) and only when the
+view is visible; a group's cards come from one indexed query.  All memory text is shown
+as plain text.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QItemSelectionModel, Qt
+from PySide6.QtGui import QFont, QKeyEvent, QShowEvent
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QFormLayout,
+    QFrame,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QScrollArea,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memdesk.core import contradictions as C
+from memdesk.core.errors import MemdeskError
+from memdesk.core.records import Changes
+from memdesk.core.store import MemoryStore
+
+from .contradiction_models import ContradictionQueueModel
+from .ops import LatestTask
+from .text import elide, plain_label
+
+KEYS = ("Enter accept suggestion · 1–9 keep that card · B keep all (not a contradiction) · "
+        "E edit then keep · M merge · U undo · ↑↓ / J K move · R rescan")
+MAX_CARDS = 9
+_DIGITS = {getattr(Qt.Key, f"Key_{d}"): d for d in range(1, 10)}
+
+
+class Card(QFrame):
+    """One value of a contradiction, shown by its newest member."""
+
+    def __init__(self, number: int, card: C.Card, suggested: bool) -> None:
+        super().__init__()
+        self.card = card
+        self.setObjectName("contradictionCard")
+        border = "2px solid #2f7d4f" if suggested else "1px solid #b8bec6"
+        bg = "#f1faf3" if suggested else "#ffffff"
+        self.setStyleSheet(f"#contradictionCard {{ border: {border}; border-radius: 6px; "
+                           f"background: {bg}; }}")
+        self.setMinimumWidth(260)
+        m = card.memory
+        badges = [f"[{number}]"]
+        if suggested:
+            badges.append("✔ SUGGESTED")
+        if card.newest:
+            badges.append("NEWER")
+        if card.oldest:
+            badges.append("OLDER")
+        if card.highest_confidence:
+            badges.append("★ HIGHER CONFIDENCE")
+        if m.type == "correction":
+            badges.append("correction")
+        self.badges = plain_label("  ".join(badges))
+        bf = QFont(self.badges.font())
+        bf.setBold(True)
+        self.badges.setFont(bf)
+        self.value = plain_label(m.value or "")
+        vf = QFont(self.value.font())
+        vf.setPointSizeF(vf.pointSizeF() * 1.5)
+        vf.setBold(True)
+        self.value.setFont(vf)
+        self.value.setWordWrap(True)
+        self.text = plain_label(elide(m.text, 600))
+        self.text.setWordWrap(True)
+        form = QFormLayout()
+        same = len(card.same_value)
+        for label, val in (
+            ("Confidence", f"{m.confidence:.2f}"),
+            ("Importance", f"{m.importance:.2f}"),
+            ("Created", f"{m.created_at:%Y-%m-%d %H:%M}"),
+            ("Session", m.source_session or "—"),
+            ("Type", m.type),
+            ("Same value", f"{same} memor{'y' if same == 1 else 'ies'}"),
+        ):
+            form.addRow(label, plain_label(val))
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.badges)
+        lay.addWidget(self.value)
+        lay.addWidget(self.text)
+        lay.addLayout(form)
+        lay.addStretch(1)
+
+
+class Editor(QWidget):
+    """Inline editor for "edit then keep" and "merge" (Enter applies, Esc cancels)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.mode = "edit"
+        self.heading = plain_label("")
+        self.card = QSpinBox(minimum=1, maximum=1)
+        self.value = QLineEdit()
+        self.text = QLineEdit()
+        form = QFormLayout(self)
+        form.addRow(self.heading)
+        form.addRow("Card", self.card)
+        form.addRow("Value", self.value)
+        form.addRow("Text", self.text)
+        self.hide()
+
+    def open(self, mode: str, detail: C.GroupDetail, index: int) -> None:
+        self.mode = mode
+        m = detail.cards[index].memory
+        self.card.setMaximum(min(len(detail.cards), MAX_CARDS))
+        self.card.setValue(index + 1)
+        self.card.setEnabled(mode == "edit")
+        self.value.setText(m.value or "")
+        self.text.setText(m.text)
+        self.heading.setText(
+            "Edit this card, then keep it (Enter applies, Esc cancels)" if mode == "edit"
+            else "Merge: a new memory with this value and text supersedes every member "
+                 "(Enter applies, Esc cancels)")
+        self.show()
+        self.value.setFocus()
+        self.value.selectAll()
+
+
+class ContradictionsView(QWidget):
+    """Queue + cards.  Private state: the selected group's detail and an undo list of
+    this session's resolutions (their audit group ids)."""
+
+    def __init__(self, store: MemoryStore, window: Any = None) -> None:
+        super().__init__()
+        self.store = store
+        self.window_ = window
+        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.detail: C.GroupDetail | None = None
+        self.undo_stack: list[tuple[C.Resolution, C.ContradictionGroup, int]] = []
+        self._stale = True
+        self._scan = LatestTask(self)
+        self._scan.finished.connect(self._scanned)
+        self._scan.failed.connect(lambda exc, tb: self.status.setText(f"Scan failed: {exc}"))
+
+        self.model = ContradictionQueueModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys belong to the view
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        header = self.table.horizontalHeader()
+        for col in range(self.model.columnCount()):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.table.selectionModel().currentRowChanged.connect(
+            lambda cur, prev: self._load(cur.row()))
+        self.count = plain_label("Scanning…")
+
+        self.heading = plain_label("")
+        hf = QFont(self.heading.font())
+        hf.setPointSizeF(hf.pointSizeF() * 1.3)
+        hf.setBold(True)
+        self.heading.setFont(hf)
+        self.suggestion = plain_label("")
+        self.suggestion.setWordWrap(True)
+        self.suggestion.setObjectName("suggestion")
+        self.cards_host = QWidget()
+        host = QVBoxLayout(self.cards_host)
+        host.setContentsMargins(0, 0, 0, 0)
+        self.cards_row = QHBoxLayout()
+        host.addLayout(self.cards_row)
+        host.addStretch(1)  # cards keep their natural height, top-aligned
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.cards_host)
+        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        self.editor = Editor()
+        self.status = plain_label("")
+        self.status.setWordWrap(True)
+        keys = plain_label(KEYS)
+        keys.setWordWrap(True)
+
+        left = QWidget()
+        ll = QVBoxLayout(left)
+        ll.setContentsMargins(0, 0, 0, 0)
+        ll.addWidget(self.count)
+        ll.addWidget(self.table)
+        right = QWidget()
+        rl = QVBoxLayout(right)
+        rl.addWidget(self.heading)
+        rl.addWidget(self.suggestion)
+        rl.addWidget(scroll, 1)
+        rl.addWidget(self.editor)
+        rl.addWidget(self.status)
+        rl.addWidget(keys)
+        split = QSplitter(Qt.Orientation.Horizontal)
+        split.addWidget(left)
+        split.addWidget(right)
+        split.setStretchFactor(1, 2)
+        split.setSizes([560, 840])
+        QVBoxLayout(self).addWidget(split)
+
+    # -- scanning ---------------------------------------------------------------------
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.rescan()
+        self.setFocus()
+
+    def rescan(self) -> None:
+        self._stale = False
+        self.count.setText("Scanning…")
+        store = self.store
+        self._scan.start(lambda st: C.find_contradictions(store))
+
+    def _scanned(self, groups: list[C.ContradictionGroup]) -> None:
+        keep = self.detail.key if self.detail else None
+        self.model.set_groups(groups)
+        self._update_count()
+        row = self.model.row_of(keep) if keep else -1
+        self._select(row if row >= 0 else 0)
+
+    def refresh(self, changes: Changes | None = None) -> None:
+        if changes is not None and (changes.extra.get("contradiction")
+                                    or changes.extra.get("sweep_id")):
+            return  # our own resolution (already applied) or an importance-only change
+        if self.isVisible():
+            self.rescan()
+        else:
+            self._stale = True
+
+    def _update_count(self) -> None:
+        n = self.model.rowCount()
+        corr = sum(1 for i in range(n) if (g := self.model.group_at(i)) and g.kind == "correction")
+        self.count.setText(f"{n:,} open contradiction group(s), {corr:,} unlinked correction(s)")
+
+    # -- selection and cards ----------------------------------------------------------
+    def _select(self, row: int) -> None:
+        if self.model.rowCount() == 0:
+            self._load(-1)
+            return
+        row = max(0, min(row, self.model.rowCount() - 1))
+        idx = self.model.index(row, 0)
+        self.table.selectionModel().setCurrentIndex(
+            idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
+            | QItemSelectionModel.SelectionFlag.Rows)
+        self.table.scrollTo(idx)
+        if self.detail is None or self.detail.key != self.model.group_at(row).key:  # type: ignore[union-attr]
+            self._load(row)
+
+    def current_row(self) -> int:
+        return self.table.selectionModel().currentIndex().row()
+
+    def _load(self, row: int) -> None:
+        group = self.model.group_at(row)
+        self.editor.hide()
+        while self.cards_row.count():
+            item = self.cards_row.takeAt(0)
+            if item.widget():
+                item.widget().deleteLater()
+        if group is None:
+            self.detail = None
+            self.heading.setText("No contradictions left." if self.model.rowCount() == 0
+                                 else "")
+            self.suggestion.setText("")
+            return
+        try:
+            self.detail = C.load_group(self.store, group.key)
+        except MemdeskError as exc:
+            self.status.setText(str(exc))
+            return
+        d = self.detail
+        kind = " — unlinked correction" if group.kind == "correction" else ""
+        self.heading.setText(f"{d.key[0]} · {d.key[1]} · {d.key[2]}{kind}")
+        s = d.suggestion
+        winner = s.winner_id if s else None
+        if s is None:
+            self.suggestion.setText("Nothing contradicts here any more; press R to rescan.")
+        else:
+            mark = "⚠ " if s.disagree else ""
+            self.suggestion.setText(f"{mark}Suggested (Enter): {s.reason}")
+        for i, card in enumerate(d.cards[:MAX_CARDS]):
+            self.cards_row.addWidget(Card(i + 1, card, card.memory.id == winner))
+        if len(d.cards) > MAX_CARDS:
+            self.cards_row.addWidget(plain_label(
+                f"+{len(d.cards) - MAX_CARDS} more values: merge (M) or use the CLI"))
+        self.cards_row.addStretch(1)
+
+    # -- keys -------------------------------------------------------------------------
+    def keyPressEvent(self, event: QKeyEvent) -> None:
+        key = event.key()
+        if self.editor.isVisible():
+            if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+                self.apply_editor()
+            elif key == Qt.Key.Key_Escape:
+                self.editor.hide()
+                self.setFocus()
+            else:
+                super().keyPressEvent(event)
+            return
+        if event.modifiers() & (Qt.KeyboardModifier.ControlModifier
+                                | Qt.KeyboardModifier.AltModifier):
+            super().keyPressEvent(event)
+            return
+        if key in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self.accept_suggestion()
+        elif key in _DIGITS:
+            self.keep_card(_DIGITS[key] - 1)
+        elif key == Qt.Key.Key_B:
+            self.keep_all()
+        elif key in (Qt.Key.Key_E, Qt.Key.Key_M):
+            self.open_editor("edit" if key == Qt.Key.Key_E else "merge")
+        elif key == Qt.Key.Key_U:
+            self.undo()
+        elif key in (Qt.Key.Key_Down, Qt.Key.Key_J):
+            self._select(self.current_row() + 1)
+        elif key in (Qt.Key.Key_Up, Qt.Key.Key_K):
+            self._select(self.current_row() - 1)
+        elif key in (Qt.Key.Key_R, Qt.Key.Key_F5):
+            self.rescan()
+        else:
+            super().keyPressEvent(event)
+
+    # -- resolutions ------------------------------------------------------------------
+    def _winner_index(self) -> int:
+        d = self.detail
+        if d is None or d.suggestion is None:
+            return 0
+        return next((i for i, c in enumerate(d.cards) if c.memory.id == d.suggestion.winner_id),
+                    0)
+
+    def accept_suggestion(self) -> None:
+        d = self.detail
+        if d is None or d.suggestion is None:
+            return
+        self._resolve(lambda: C.resolve_suggested(self.store, d), "Kept the suggested value")
+
+    def keep_card(self, index: int) -> None:
+        d = self.detail
+        if d is None or not 0 <= index < min(len(d.cards), MAX_CARDS):
+            return
+        winner = d.cards[index].memory
+        self._resolve(lambda: C.resolve_keep(self.store, d, winner.id),
+                      f"Kept “{elide(winner.value or '', 40)}”")
+
+    def keep_all(self) -> None:
+        d = self.detail
+        if d is None:
+            return
+        self._resolve(lambda: C.resolve_keep_all(self.store, d),
+                      "Kept all values (not raised again unless a new memory joins)")
+
+    def open_editor(self, mode: str) -> None:
+        if self.detail is None or not self.detail.cards:
+            return
+        self.editor.open(mode, self.detail, self._winner_index())
+
+    def apply_editor(self) -> None:
+        d = self.detail
+        if d is None:
+            return
+        ed = self.editor
+        value, text = ed.value.text(), ed.text.text()
+        if ed.mode == "edit":
+            winner = d.cards[ed.card.value() - 1].memory
+            changed_text = text if text != winner.text else None
+            self._resolve(lambda: C.resolve_edit(self.store, d, winner.id, value=value,
+                                                 text_=changed_text), "Edited and kept")
+        else:
+            self._resolve(lambda: C.resolve_merge(self.store, d, text_=text, value=value),
+                          "Merged into a new memory")
+
+    def _resolve(self, fn, label: str) -> None:  # type: ignore[no-untyped-def]
+        row = self.current_row()
+        group = self.model.group_at(row)
+        if group is None:
+            return
+        try:
+            res = fn()
+        except C.StaleGroupError as exc:
+            self.status.setText(str(exc))
+            self._load(row)
+            return
+        except MemdeskError as exc:
+            self.status.setText(str(exc))
+            return
+        self.editor.hide()
+        self.setFocus()
+        self.undo_stack.append((res, group, row))
+        self.detail = None
+        self.model.remove(group.key)
+        self._update_count()
+        self.status.setText(f"{label} for {group.user_id} · {group.attribute}. U undoes it.")
+        self._notify(res.changes)
+        self._select(row)
+
+    def undo(self) -> None:
+        if not self.undo_stack:
+            self.status.setText("Nothing to undo in this session.")
+            return
+        res, group, row = self.undo_stack[-1]
+        try:
+            changes = C.undo_resolution(self.store, res.group_id)
+        except MemdeskError as exc:
+            self.status.setText(str(exc))
+            return
+        self.undo_stack.pop()
+        fresh = [g for g in C.find_contradictions(self.store, user=group.user_id)
+                 if g.key == group.key]
+        if fresh:
+            self.model.insert(row, fresh[0])
+            self._update_count()
+            self.detail = None
+            self._select(row)
+        self.status.setText(f"Undid the {res.action} resolution for {group.user_id} · "
+                            f"{group.attribute}.")
+        self._notify(Changes(changes.memory_ids, changes.event_ids, changes.group_id,
+                             extra={"contradiction": group.id, "undo": True}))
+
+    def _notify(self, changes: Changes) -> None:
+        signal = getattr(self.window_, "changed", None)
+        if signal is not None:
+            signal.emit(changes)
