@@ -1,0 +1,218 @@
+"""pytest-qt: the sweep and contradictions views driven by the keyboard alone, with
+their effects checked in the store; qtmodeltester on every curation model."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QApplication, QWidget
+
+from memdesk.core import contradictions as C
+from memdesk.core import sweep
+from memdesk.core.records import Changes
+from memdesk.core.store import MemoryStore
+from memdesk.ui.contradiction_models import ContradictionQueueModel
+from memdesk.ui.contradictions_view import ContradictionsView
+from memdesk.ui.sweep_models import HistogramModel, NeighbourModel, SweepListModel
+from memdesk.ui.sweep_view import SweepView
+
+pytestmark = pytest.mark.gui
+
+
+class FakeWindow(QObject):
+    """Stands in for MainWindow: records what the views broadcast."""
+
+    changed = Signal(object)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[Changes] = []
+        self.changed.connect(self.seen.append)
+
+
+def press(qtbot, key: Qt.Key, text: str = "") -> None:
+    """Type one key into whatever has keyboard focus, as a user would."""
+    target = QApplication.focusWidget()
+    assert target is not None, "nothing has keyboard focus"
+    qtbot.keyClick(target, key)
+
+
+def show(qtbot, widget: QWidget) -> None:
+    qtbot.addWidget(widget)
+    widget.resize(1200, 760)
+    widget.show()
+    qtbot.waitExposed(widget)
+    widget.activateWindow()
+
+
+def test_sweep_review_by_keyboard(qtbot, demo_store: MemoryStore) -> None:
+    win = FakeWindow()
+    view = SweepView(demo_store, win)
+    show(qtbot, view)
+    qtbot.waitUntil(lambda: view.start.user.count() > 1)  # users loaded off-thread
+    view.start.n.setValue(4)
+    view.start.seed.setText("5")
+    view.start.seed.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view.start.seed)
+    press(qtbot, Qt.Key.Key_Return)  # start
+    qtbot.waitUntil(lambda: view.stack.currentWidget() is view.review, timeout=5000)
+    sid = view.sweep_id
+    assert view.review.progress.text() == "0 / 4"
+    items = sweep.get_sweep(demo_store, sid).items
+    first = items[0].memory_id
+    assert view.review.text.toPlainText().startswith(demo_store.get(first).text[:40])
+
+    press(qtbot, Qt.Key.Key_N)  # a note for the next decision
+    qtbot.keyClicks(QApplication.focusWidget(), "quietly foundational")
+    press(qtbot, Qt.Key.Key_Return)
+    press(qtbot, Qt.Key.Key_7)  # importance 0.7
+    assert demo_store.get(first).importance == 0.7
+    ev = demo_store.events(first)[0]
+    assert ev.action == "revalue" and "quietly foundational" in ev.note
+    assert view.review.progress.text() == "1 / 4"
+    assert win.seen[-1].extra["decision"] == "revalue"
+
+    press(qtbot, Qt.Key.Key_K)  # keep
+    press(qtbot, Qt.Key.Key_U)  # undo the keep
+    assert view.review.progress.text() == "1 / 4"
+    press(qtbot, Qt.Key.Key_S)  # skip
+    press(qtbot, Qt.Key.Key_2)  # 0.2
+    press(qtbot, Qt.Key.Key_0)  # 1.0
+    assert view.stack.currentWidget() is view.report
+    state = sweep.get_sweep(demo_store, sid)
+    assert [it.decision for it in state.items] == ["revalue", "skip", "revalue", "revalue"]
+    assert demo_store.get(items[3].memory_id).importance == 1.0
+    assert "Rescued (raised): 2" in view.report.counts.text()
+    assert "Lowered: 1" in view.report.counts.text()
+
+    press(qtbot, Qt.Key.Key_U)  # undo from the report: back to the last item
+    assert view.stack.currentWidget() is view.review
+    assert demo_store.get(items[3].memory_id).importance == items[3].importance_before
+    press(qtbot, Qt.Key.Key_Escape)  # pause; the sweep is listed for resuming
+    assert view.stack.currentWidget() is view.start
+    qtbot.waitUntil(lambda: view.start.sweeps.rowCount() == 1)
+    view.start.table.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view.start.table)
+    press(qtbot, Qt.Key.Key_Return)  # resume
+    assert view.stack.currentWidget() is view.review
+    assert view.review.progress.text() == "3 / 4"
+
+
+def test_sweep_bad_seed_and_empty_band_show_a_message(qtbot, demo_store) -> None:
+    view = SweepView(demo_store, None)
+    show(qtbot, view)
+    qtbot.waitUntil(lambda: view.start.user.count() > 1)
+    view.start.seed.setText("abc")
+    view.start_from_form()
+    assert "whole number" in view.start.status.text()
+    view.start.seed.setText("")
+    view.start.lo.setValue(1.0)
+    view.start.hi.setValue(1.0)
+    view.start.user.setCurrentText("nobody-at-all")
+    view.start_from_form()
+    qtbot.waitUntil(lambda: "nothing to sweep" in view.start.status.text(), timeout=5000)
+    assert view.stack.currentWidget() is view.start
+    assert view.start.start_button.isEnabled()
+
+
+def test_contradictions_by_keyboard(qtbot, demo_store: MemoryStore) -> None:
+    win = FakeWindow()
+    view = ContradictionsView(demo_store, win)
+    show(qtbot, view)
+    qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=10_000)
+    total = view.model.rowCount()
+    assert total == len(C.find_contradictions(demo_store))
+    view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
+
+    # Enter accepts the suggestion: losers superseded by the suggested winner.
+    d = view.detail
+    winner = d.suggestion.winner_id
+    win_norm = d.card_for(winner).norm
+    press(qtbot, Qt.Key.Key_Return)
+    losers = [m.id for m in d.members if C.normalise(m.value or "") != win_norm]
+    assert losers and all(demo_store.get(m).superseded_by == winner for m in losers)
+    assert view.model.rowCount() == total - 1
+    assert view.model.row_of(d.key) == -1
+    assert win.seen[-1].extra["contradiction"] == d.id
+
+    press(qtbot, Qt.Key.Key_U)  # undo: members active again, the group is back
+    assert all(demo_store.get(m).is_active for m in losers)
+    assert view.model.rowCount() == total and view.model.row_of(d.key) >= 0
+
+    # Move down, keep card 2.
+    press(qtbot, Qt.Key.Key_Down)
+    d2 = view.detail
+    assert d2.key != d.key
+    keep = d2.cards[1].memory.id
+    press(qtbot, Qt.Key.Key_2)
+    assert demo_store.get(d2.cards[0].memory.id).superseded_by == keep
+    assert view.model.rowCount() == total - 1
+
+    # B: keep all; not raised again by a rescan.
+    d3 = view.detail
+    press(qtbot, Qt.Key.Key_B)
+    assert d3.key not in {g.key for g in C.find_contradictions(demo_store)}
+    press(qtbot, Qt.Key.Key_R)
+    qtbot.waitUntil(lambda: view.model.rowCount() == total - 2, timeout=10_000)
+    assert view.model.row_of(d3.key) == -1
+
+    # E: edit the suggested card's value, Enter applies, then it is kept.
+    d4 = view.detail
+    press(qtbot, Qt.Key.Key_E)
+    assert view.editor.isVisible()
+    edit = QApplication.focusWidget()
+    edit.selectAll()
+    qtbot.keyClicks(edit, "Edited value")
+    press(qtbot, Qt.Key.Key_Return)
+    w = demo_store.get(d4.suggestion.winner_id)
+    assert w.value == "Edited value" and w.is_active
+    assert all(demo_store.get(m.id).superseded_by == w.id for m in d4.members if m.id != w.id)
+
+    # M: merge into a new memory that supersedes every member.
+    d5 = view.detail
+    press(qtbot, Qt.Key.Key_M)
+    edit = QApplication.focusWidget()
+    edit.selectAll()
+    qtbot.keyClicks(edit, "merged")
+    press(qtbot, Qt.Key.Key_Return)
+    tops = {demo_store.get(m.id).superseded_by for m in d5.members}
+    assert len(tops) == 1
+    merged = demo_store.get(tops.pop())
+    assert merged.value == "merged" and merged.is_active
+    assert view.model.rowCount() == total - 4
+
+
+def test_contradictions_escape_cancels_the_editor(qtbot, demo_store) -> None:
+    view = ContradictionsView(demo_store, None)
+    show(qtbot, view)
+    qtbot.waitUntil(lambda: view.detail is not None, timeout=10_000)
+    view.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
+    before = [demo_store.get(m.id) for m in view.detail.members]
+    press(qtbot, Qt.Key.Key_M)
+    press(qtbot, Qt.Key.Key_Escape)
+    assert not view.editor.isVisible()
+    assert [demo_store.get(m.id) for m in view.detail.members] == before
+
+
+def test_models_pass_qtmodeltester(qtmodeltester, demo_store: MemoryStore) -> None:
+    state = sweep.start_sweep(demo_store, n=5, seed=2)
+    sweep.decide(demo_store, state.id, 0, "revalue", importance=0.9)
+    lists = SweepListModel()
+    lists.set_rows(sweep.list_sweeps(demo_store))
+    qtmodeltester.check(lists)
+    nb = NeighbourModel()
+    rec = demo_store.get(state.items[0].memory_id)
+    nb.set_rows(sweep.session_neighbours(demo_store, rec) or [rec])
+    qtmodeltester.check(nb)
+    hist = HistogramModel()
+    hist.set_report(sweep.report(demo_store, state.id))
+    qtmodeltester.check(hist)
+    queue = ContradictionQueueModel()
+    queue.set_groups(C.find_contradictions(demo_store))
+    qtmodeltester.check(queue)
+    g = queue.group_at(0)
+    assert queue.remove(g.key) == 0
+    queue.insert(0, g)
+    qtmodeltester.check(queue)
