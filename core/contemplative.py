@@ -57,7 +57,14 @@ class ContemplativeHint:
 
 
 def _excerpt(text: str, start: int, end: int, pad: int = 30) -> str:
-    return " ".join(text[max(0, start - pad) : end + pad].split())
+    """The match with about ``pad`` characters either side, cut at word boundaries."""
+    lo = max(0, start - pad)
+    hi = min(len(text), end + pad)
+    while lo > 0 and not text[lo - 1].isspace():
+        lo -= 1
+    while hi < len(text) and not text[hi].isspace():
+        hi += 1
+    return " ".join(text[lo:hi].split())
 
 
 def contemplative_hint(text: str, importance: float) -> ContemplativeHint | None:

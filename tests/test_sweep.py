@@ -268,6 +268,8 @@ def test_contemplative_hint_names_the_pattern() -> None:
     assert h.option_a == 0.5
     assert '"honestly"' in h.explain() and "0.50" in h.explain()
     assert contemplative_hint("Practically everything was deployed on time.", 0.3) is None
+    long = "x " * 40 + "Honestly, the simplest version was good enough and I shipped it."
+    assert contemplative_hint(long, 0.4).matches[0].excerpt.endswith("simplest version was good")
     assert contemplative_hint("For the  first\ntime, asked for help.", 0.9).option_a == 1.0
 
 
