@@ -36,7 +36,21 @@ def _overview(store, window):  # type: ignore[no-untyped-def]
     return OverviewView(store, window)
 
 
+def _sweep(store, window):  # type: ignore[no-untyped-def]
+    from .sweep_view import SweepView
+
+    return SweepView(store, window)
+
+
+def _contradictions(store, window):  # type: ignore[no-untyped-def]
+    from .contradictions_view import ContradictionsView
+
+    return ContradictionsView(store, window)
+
+
 VIEWS: list[ViewSpec] = [
     ViewSpec("browse", "Browse", "Ctrl+1", _browse),
+    ViewSpec("sweep", "Revaluation sweep", "Ctrl+2", _sweep),
+    ViewSpec("contradictions", "Contradictions", "Ctrl+3", _contradictions),
     ViewSpec("overview", "Overview", "Ctrl+0", _overview),
 ]
