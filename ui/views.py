@@ -36,6 +36,18 @@ def _overview(store, window):  # type: ignore[no-untyped-def]
     return OverviewView(store, window)
 
 
+def _snapshots(store, window):  # type: ignore[no-untyped-def]
+    from .snapshots_view import SnapshotsView
+
+    return SnapshotsView(store, window)
+
+
+def _drift(store, window):  # type: ignore[no-untyped-def]
+    from .drift_view import DriftView
+
+    return DriftView(store, window)
+
+
 def _sweep(store, window):  # type: ignore[no-untyped-def]
     from .sweep_view import SweepView
 
@@ -53,4 +65,6 @@ VIEWS: list[ViewSpec] = [
     ViewSpec("sweep", "Revaluation sweep", "Ctrl+2", _sweep),
     ViewSpec("contradictions", "Contradictions", "Ctrl+3", _contradictions),
     ViewSpec("overview", "Overview", "Ctrl+0", _overview),
+    ViewSpec("snapshots", "Snapshots", "Ctrl+5", _snapshots),
+    ViewSpec("drift", "Drift review", "Ctrl+4", _drift),
 ]

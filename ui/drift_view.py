@@ -1,0 +1,241 @@
+"""Drift review: the queue of suspicious and dangerous memory changes, the selected
+change's diff, and the actions an operator takes on it — accept, dampen (apply the
+recommended −0.15 weight change to the cause source), reject, or mark investigated
+with a note.  Every action is one audited group in the core and can be undone here.
+The source configuration panel sits alongside, since dampening edits it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memdesk.core.delta.service import DeltaMemory
+from memdesk.core.delta.snapshots import DiffRecord
+from memdesk.core.errors import MemdeskError
+from memdesk.core.records import Changes
+from memdesk.core.store import MemoryStore
+
+from .delta_models import QueueModel
+from .delta_sources import SourcesPanel
+from .diff_view import DiffView
+from .ops import LatestTask
+from .text import elide, error_box, plain_label
+
+
+class DriftView(QWidget):
+    """Queue (QueueModel) + action bar + DiffView + SourcesPanel."""
+
+    queueLoaded = Signal(int)
+    diffShown = Signal(object)
+
+    def __init__(self, store: MemoryStore, window: object = None) -> None:
+        super().__init__()
+        self.store = store
+        self.window_ = window
+        self.delta = DeltaMemory(store)
+        self._queue = LatestTask(self)
+        self._queue.finished.connect(self._show_queue)
+        self._queue.failed.connect(self._failed)
+        self._diff = LatestTask(self)
+        self._diff.finished.connect(self._show_diff)
+        self._diff.failed.connect(self._failed)
+        self._select_after_load: int | None = None
+        self._last_reviewed: int | None = None  # leaves a pending-only queue when reviewed
+
+        self.show_all = QCheckBox("Show reviewed changes too")
+        self.show_all.toggled.connect(lambda _on: self.refresh())
+        self.summary = plain_label("Loading…")
+        top = QHBoxLayout()
+        top.addWidget(self.summary, 1)
+        top.addWidget(self.show_all)
+
+        self.model = QueueModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().setVisible(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        for col, w in enumerate((120, 230, 80, 55, 90, 95, 90)):
+            self.table.horizontalHeader().resizeSection(col, w)
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+
+        self.accept_button = QPushButton("Accept")
+        self.dampen_button = QPushButton("Dampen")
+        self.reject_button = QPushButton("Reject")
+        self.note = QLineEdit()
+        self.note.setPlaceholderText("What did the investigation find?")
+        self.note.setMaxLength(10_000)
+        self.investigated_button = QPushButton("Mark investigated")
+        self.undo_button = QPushButton("Undo review")
+        self.accept_button.clicked.connect(lambda: self.act("accept"))
+        self.dampen_button.clicked.connect(lambda: self.act("dampen"))
+        self.reject_button.clicked.connect(lambda: self.act("reject"))
+        self.investigated_button.clicked.connect(lambda: self.act("investigated"))
+        self.undo_button.clicked.connect(self.undo_review)
+        self.action_message = plain_label("")
+        self.action_message.setWordWrap(True)
+        actions = QHBoxLayout()
+        for b in (self.accept_button, self.dampen_button, self.reject_button):
+            actions.addWidget(b)
+        actions.addWidget(self.note, 1)
+        actions.addWidget(self.investigated_button)
+        actions.addWidget(self.undo_button)
+
+        self.diff_view = DiffView(store, window)
+        self.sources = SourcesPanel(self.delta, self._broadcast)
+
+        left = QWidget()
+        left_l = QVBoxLayout(left)
+        left_l.setContentsMargins(0, 0, 0, 0)
+        left_l.addLayout(top)
+        left_l.addWidget(self.table, 1)
+        left_l.addLayout(actions)
+        left_l.addWidget(self.action_message)
+        upper = QSplitter(Qt.Orientation.Horizontal)
+        upper.addWidget(left)
+        upper.addWidget(self.sources)
+        upper.setStretchFactor(0, 3)
+        upper.setStretchFactor(1, 2)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(upper)
+        split.addWidget(self.diff_view)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        lay = QVBoxLayout(self)
+        lay.addWidget(split)
+        self._update_buttons()
+        self.refresh()
+
+    # -- loading ----------------------------------------------------------------------
+    def refresh(self, changes: object = None) -> None:
+        extra = getattr(changes, "extra", None)
+        if changes is not None and not (extra or {}).get("delta"):
+            return
+        if changes is not None:
+            # Deferred: the change may come from an edit still inside the sources model.
+            QTimer.singleShot(0, self.sources.reload)
+        delta, pending = self.delta, not self.show_all.isChecked()
+        self._queue.start(lambda state: delta.queue(pending_only=pending))
+
+    def _show_queue(self, rows: list[DiffRecord]) -> None:
+        keep = self._select_after_load or (
+            self.current().id if self.current() is not None else None)
+        self._select_after_load = None
+        self.model.set_rows(rows)
+        pending = sum(1 for r in rows if r.review == "pending")
+        self.summary.setText(f"{pending:,} changes waiting for review" + (
+            f" ({len(rows):,} flagged in all)" if self.show_all.isChecked() else ""))
+        row = self.model.row_of(keep) if keep is not None else None
+        if row is None and rows:
+            row = 0
+        if row is not None:
+            self.table.selectRow(row)
+        else:
+            self.diff_view.clear("No flagged memory changes.")
+        self._update_buttons()
+        self.queueLoaded.emit(len(rows))
+
+    def current(self) -> DiffRecord | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.record(rows[0].row()) if rows else None
+
+    def _selection_changed(self, _sel: QItemSelection, _desel: QItemSelection) -> None:
+        self._update_buttons()
+        rec = self.current()
+        if rec is None:
+            return
+        delta = self.delta
+        self._diff.start(lambda state: (delta.diff(rec.before_id, rec.after_id),
+                                        delta.stored_diff(rec.id)))
+
+    def _show_diff(self, result) -> None:  # type: ignore[no-untyped-def]
+        d, rec = result
+        self.diff_view.show_diff(
+            d, rec, f"{rec.created_at:%Y-%m-%d %H:%M} · {elide(rec.goal, 70)} · change #{rec.id}"
+        )
+        self._update_buttons()
+        self.diffShown.emit(d)
+
+    def _update_buttons(self) -> None:
+        rec = self.current()
+        pending = rec is not None and rec.review == "pending"
+        for b in (self.accept_button, self.reject_button, self.investigated_button):
+            b.setEnabled(pending)
+        can_dampen = pending and rec is not None and rec.primary_cause is not None
+        self.dampen_button.setEnabled(can_dampen)
+        if rec is not None and rec.primary_cause:
+            step = rec.decision.get("recommended_weight_adjustments", {}).get(
+                rec.primary_cause, -0.15)
+            self.dampen_button.setText(f"Dampen {rec.primary_cause} {step:+.2f}")
+        else:
+            self.dampen_button.setText("Dampen")
+        self.undo_button.setEnabled(self._undo_target() is not None)
+
+    def _undo_target(self) -> int | None:
+        rec = self.current()
+        if rec is not None and rec.review not in ("pending", "none"):
+            return rec.id
+        return self._last_reviewed
+
+    # -- actions ----------------------------------------------------------------------
+    def act(self, action: str) -> bool:
+        rec = self.current()
+        if rec is None:
+            return False
+        note = self.note.text().strip() or None
+        ok = self._run(lambda: self.delta.review(rec.id, action, note=note), rec.id)
+        if ok:
+            self._last_reviewed = rec.id
+            self.note.clear()
+            self.action_message.setText(f"Change #{rec.id}: {action}"
+                                        + (" (source weight lowered)" if action == "dampen"
+                                           else ""))
+        return ok
+
+    def undo_review(self) -> bool:
+        """Undo the selected change's review, or else the last review made here."""
+        target = self._undo_target()
+        if target is None:
+            return False
+        ok = self._run(lambda: self.delta.undo_review(target), target)
+        if ok:
+            if target == self._last_reviewed:
+                self._last_reviewed = None
+            self.action_message.setText(f"Change #{target}: review undone")
+        return ok
+
+    def _run(self, fn: Callable[[], Changes], diff_id: int) -> bool:
+        try:
+            changes = fn()
+        except MemdeskError as exc:
+            error_box(self, "memdesk: drift review", str(exc)).open()
+            return False
+        self._select_after_load = diff_id
+        self._broadcast(changes)
+        return True
+
+    def _broadcast(self, changes: Changes) -> None:
+        signal = getattr(self.window_, "changed", None)
+        if signal is not None:
+            signal.emit(changes)  # the window calls our refresh() too
+        else:
+            self.refresh(changes)
+
+    def _failed(self, exc: object, tb: str) -> None:
+        self.summary.setText("Could not load the review queue.")
+        error_box(self, "memdesk: drift review", str(exc)).open()
