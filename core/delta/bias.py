@@ -24,6 +24,7 @@ from .contracts import Action, ChangeType, DeltaDiff, HealthStatus, MemorySet, S
 STABLE_VOLATILITY = 0.1
 STABLE_DRIFT = 0.05
 MAX_TERMS = 5
+MAX_GROWN = 200
 _WORD = re.compile(r"[^\W\d_][\w'-]{3,}", re.UNICODE)
 STOPWORDS = frozenset({
     "this", "that", "with", "from", "have", "should", "would", "could", "their", "there",
@@ -77,8 +78,10 @@ def build_search_bias(
         if s.weighted_score_delta > 0 and s.source not in suppressed
         and (s.source != cause or d.action is Action.ACCEPT)
     )
+    # The largest gains only (deltas come largest first): expansions are about what
+    # moved memory most, and a 10,000-candidate diff must not tokenise every text.
     grown = [c for c in diff.candidate_deltas
-             if c.change_type in (ChangeType.ADDED, ChangeType.STRENGTHENED)]
+             if c.change_type in (ChangeType.ADDED, ChangeType.STRENGTHENED)][:MAX_GROWN]
     kept_terms = _terms((c.text for c in grown if c.source not in suppressed), query_words)
     flood_terms = _terms((c.text for c in grown if c.source in suppressed), query_words)
     expansions = tuple(_top(kept_terms, MAX_TERMS))

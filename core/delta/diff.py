@@ -8,7 +8,11 @@ deltas of its candidates; the largest share is the primary cause.
 
 from __future__ import annotations
 
+import gc
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from operator import attrgetter
 
 from .bias import build_search_bias
 from .contracts import (
@@ -31,32 +35,39 @@ STRENGTHENED, WEAKENED, UNCHANGED = (
 )
 
 
+def _abs_delta(d: CandidateDelta) -> float:
+    return abs(d.delta)
+
+
 def candidate_deltas(before: list[Contribution], after: list[Contribution]) -> list[CandidateDelta]:
-    """Deltas for every candidate in either set, largest absolute change first."""
+    """Deltas for every candidate in either set, largest absolute change first (ties keep
+    the after set's order, then the removed ones in the before set's order)."""
     b_map = {(c.source, c.key): c for c in before}
+    pop = b_map.pop
     out: list[CandidateDelta] = []
     append = out.append
-    seen = set()
     for a in after:
-        k = (a.source, a.key)
-        seen.add(k)
-        b = b_map.get(k)
+        b = pop((a.source, a.key), None)
+        aw = a.weighted_score
         if b is None:
-            append(CandidateDelta(a.key, a.source, a.text, 0.0, a.weighted_score,
-                                  a.weighted_score, ADDED, None, a.source_weight, None,
-                                  a.original_score))
+            append(CandidateDelta(a.key, a.source, a.text, 0.0, aw, aw, ADDED, None,
+                                  a.source_weight, None, a.original_score))
             continue
-        delta = a.weighted_score - b.weighted_score
-        kind = STRENGTHENED if delta > EPS else WEAKENED if delta < -EPS else UNCHANGED
-        append(CandidateDelta(a.key, a.source, a.text, b.weighted_score, a.weighted_score,
-                              delta if kind is not UNCHANGED else 0.0, kind, b.source_weight,
+        bw = b.weighted_score
+        delta = aw - bw
+        if delta > EPS:
+            kind = STRENGTHENED
+        elif delta < -EPS:
+            kind = WEAKENED
+        else:
+            kind, delta = UNCHANGED, 0.0
+        append(CandidateDelta(a.key, a.source, a.text, bw, aw, delta, kind, b.source_weight,
                               a.source_weight, b.original_score, a.original_score))
-    for b in before:
-        if (b.source, b.key) not in seen:
-            append(CandidateDelta(b.key, b.source, b.text, b.weighted_score, 0.0,
-                                  -b.weighted_score, REMOVED, b.source_weight, None,
-                                  b.original_score, None))
-    out.sort(key=lambda d: (-abs(d.delta), d.source, d.text))
+    for b in b_map.values():
+        bw = b.weighted_score
+        append(CandidateDelta(b.key, b.source, b.text, bw, 0.0, -bw, REMOVED,
+                              b.source_weight, None, b.original_score, None))
+    out.sort(key=_abs_delta, reverse=True)  # stable: equal changes keep their order
     return out
 
 
@@ -90,19 +101,41 @@ def attribute(deltas: list[CandidateDelta]) -> Attribution:
         return Attribution({}, None, None)
     influence = {s: v / total for s, v in sorted(totals.items())}
     cause = min(influence, key=lambda s: (-influence[s], s))
-    top = max(deltas, key=lambda d: abs(d.delta))
+    # candidate_deltas() lists the largest absolute change first.
+    top = deltas[0] if deltas and deltas[0].delta != 0 else max(deltas, key=_abs_delta)
     return Attribution(influence, cause, top.key)
+
+
+_weighted = attrgetter("weighted_score")
 
 
 def _top(items: list[Contribution]) -> tuple[str, str] | None:
     if not items:
         return None
-    best = max(items, key=lambda c: (c.weighted_score, c.key))
+    best = max(items, key=_weighted)
     return best.source, best.key
+
+
+@contextmanager
+def _no_gc() -> Iterator[None]:
+    """Pause the cyclic GC while tens of thousands of acyclic objects are created: the
+    collections it would trigger re-scan every live object and doubled the diff's time."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def diff(before: MemorySet, after: MemorySet, *, dominance_threshold: float = 0.6) -> DeltaDiff:
     """The full transition: deltas, attribution, health, decision and search bias."""
+    with _no_gc():
+        return _diff(before, after, dominance_threshold)
+
+
+def _diff(before: MemorySet, after: MemorySet, dominance_threshold: float) -> DeltaDiff:
     deltas = candidate_deltas(before.contributions, after.contributions)
     sources = source_deltas(before, after, deltas)
     attribution = attribute(deltas)
