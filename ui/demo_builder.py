@@ -46,8 +46,7 @@ def build_demo(path: Path, size: int, state: TaskState | None = None) -> Path:
                 state.progress(done, total)
 
         demo.generate(store, size, progress=progress)
-        with store.write() as conn:  # fold the WAL in so the renamed file is complete
-            conn.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        store.checkpoint()  # fold the WAL in so the renamed file is complete
     finally:
         store.close()
     for suffix in ("-wal", "-shm"):

@@ -153,7 +153,7 @@ class MainWindow(QMainWindow):
         file.addSeparator()
         self.settings_action = self._action(file, "Settings…", "Ctrl+,", self.edit_settings)
         file.addSeparator()
-        self.quit_action = self._action(file, "Quit", QKeySequence.StandardKey.Quit, self.close)
+        self.quit_action = self._action(file, "Quit", "Ctrl+Q", self.close)
 
         edit = bar.addMenu("&Edit")
         self.undo_action = self.undo_stack.createUndoAction(self, "Undo")
