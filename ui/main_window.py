@@ -42,7 +42,7 @@ from memdesk.core.store import MemoryStore
 from .filters import builtin_filters, filter_from_dict, filter_to_dict
 from .ops import LatestTask
 from .settings import Settings, SettingsDialog
-from .text import error_box, tooltip_text
+from .text import error_box, plain_label, tooltip_text
 from .views import VIEWS
 
 KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
@@ -235,7 +235,13 @@ class MainWindow(QMainWindow):
         self.store = store
         self.undo_stack.clear()  # commands refer to the old store's events
         for spec in VIEWS:
-            widget = spec.factory(store, self)
+            try:
+                widget = spec.factory(store, self)
+            except Exception as exc:  # one broken view must not keep the store from opening
+                widget = plain_label(f"The {spec.title} view could not open this store:\n"
+                                     f"{type(exc).__name__}: {exc}")
+                widget.setWordWrap(True)
+                widget.setAlignment(Qt.AlignmentFlag.AlignCenter)
             self.views[spec.key] = widget
             self.stack.addWidget(widget)
         path = store_path(store)
