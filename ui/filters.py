@@ -9,6 +9,7 @@ built in (``BUILTIN_FILTERS``) or saved by the operator in QSettings.
 from __future__ import annotations
 
 import contextlib
+import json
 from datetime import datetime, time, timedelta
 from typing import Any
 
@@ -75,6 +76,15 @@ def filter_from_dict(d: dict[str, Any]) -> MemoryFilter:
             with contextlib.suppress(ValueError):
                 kw[k] = datetime.fromisoformat(v)
     return MemoryFilter(**kw)
+
+
+def _enc(data: Any) -> str:
+    """Combo item data as JSON text: Qt stores it natively (no Python objects in QVariants)."""
+    return json.dumps([x.value if isinstance(x, Status) else x for x in data])
+
+
+def _dec(raw: Any) -> tuple | None:
+    return tuple(json.loads(raw)) if isinstance(raw, str) and raw else None
 
 
 def builtin_filters(low_confidence: float = LOW_CONFIDENCE) -> dict[str, MemoryFilter]:
@@ -168,7 +178,7 @@ class FilterBar(QWidget):
         box = QComboBox()
         box.addItem(any_label, None)
         for label, data in items:
-            box.addItem(label, data)
+            box.addItem(label, _enc(data))
         box.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         box.currentIndexChanged.connect(lambda _i: self._emit_now())
         return box
@@ -193,8 +203,8 @@ class FilterBar(QWidget):
                 while box.count() > 1:
                     box.removeItem(1)
                 for v in values:
-                    box.addItem(v, (v,))
-                self._select(box, keep)
+                    box.addItem(v, _enc((v,)))
+                self._select(box, _dec(keep))
         finally:
             self._quiet = False
 
@@ -203,20 +213,20 @@ class FilterBar(QWidget):
         if data is None:
             box.setCurrentIndex(0)
             return
+        want = _enc(data)
         for i in range(box.count()):
-            cur = box.itemData(i)
-            if cur is not None and tuple(cur) == tuple(data):
+            if box.itemData(i) == want:
                 box.setCurrentIndex(i)
                 return
         label = (_band_label(data) if len(data) == 2 and isinstance(data[0], float)
                  else ", ".join(str(x) or "(none)" for x in data))
-        box.addItem(label, data)
+        box.addItem(label, want)
         box.setCurrentIndex(box.count() - 1)
 
     # -- filter <-> widgets ---------------------------------------------------
     def current(self) -> MemoryFilter:
         def pick(box: QComboBox) -> Any:
-            return box.currentData()
+            return _dec(box.currentData())
 
         kw: dict[str, Any] = {"text": self.search.text()}
         for name, box in (("types", self.type), ("layers", self.layer),
