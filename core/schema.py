@@ -9,11 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Engine, inspect
+from sqlalchemy import Engine, inspect, text
 from sqlalchemy.exc import DatabaseError, OperationalError
 
 from .db import default_store_path, make_engine, sqlite_path, to_url, writer
@@ -28,21 +24,34 @@ from .errors import (
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 LEGACY_REVISION = "0001"  # a Recall store without alembic_version
 
+# The revision chain, kept here so opening a current store does not import Alembic
+# (~0.2 s of start-up).  tests/test_migrations.py checks it against the scripts.
+REVISIONS = ("0001", "0002", "0003", "0004", "0005")
+HEAD = REVISIONS[-1]
 
-def _config() -> Config:
+
+def _config():  # type: ignore[no-untyped-def]
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     return cfg
 
 
+def script_revisions() -> list[str]:
+    """The revision chain as Alembic reads it from the migration scripts, oldest first."""
+    from alembic.script import ScriptDirectory
+
+    scripts = ScriptDirectory.from_config(_config())
+    return [s.revision for s in reversed(list(scripts.walk_revisions()))]
+
+
 def head_revision() -> str:
-    head = ScriptDirectory.from_config(_config()).get_current_head()
-    assert head is not None
-    return head
+    return HEAD
 
 
 def known_revisions() -> set[str]:
-    return {s.revision for s in ScriptDirectory.from_config(_config()).walk_revisions()}
+    return set(REVISIONS)
 
 
 @dataclass(frozen=True)
@@ -99,8 +108,11 @@ def schema_state(engine: Engine) -> SchemaState:
     with engine.connect() as conn:
         tables = set(inspect(conn).get_table_names())
         if "alembic_version" in tables:
-            rev = MigrationContext.configure(conn).get_current_revision()
-            return SchemaState(rev, False, head)
+            revs = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+            if len(revs) > 1:
+                raise StoreOpenError(f"The store has several schema heads {revs}; cannot open it.")
+            if revs:
+                return SchemaState(revs[0], False, head)
         if "memories" in tables:
             return SchemaState(LEGACY_REVISION, True, head)
         if tables:
@@ -126,6 +138,8 @@ def _backup(path: Path, revision: str | None) -> Path:
 
 
 def upgrade(engine: Engine, state: SchemaState) -> None:
+    from alembic import command
+
     cfg = _config()
     with writer(engine).begin() as conn:
         cfg.attributes["connection"] = conn

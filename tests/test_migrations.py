@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memdesk.core.migrations.versions.m0001_recall_schema import RECALL_SCHEMA
 from memdesk.core.query import MemoryFilter, Status
-from memdesk.core.schema import head_revision
+from memdesk.core.schema import REVISIONS, head_revision, script_revisions
 from memdesk.core.store import MemoryStore
 
 
@@ -77,3 +77,7 @@ def test_store_keeps_working_after_upgrade(tmp_path: Path) -> None:
     store.update("r1", text="edited kayak memory")
     assert store.count(MemoryFilter(text="edited")) == 1
     store.close()
+
+
+def test_revision_constants_match_the_scripts() -> None:
+    assert script_revisions() == list(REVISIONS)

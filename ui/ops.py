@@ -7,6 +7,7 @@ signals cross threads as queued connections, so callbacks run on the GUI thread.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import traceback
 from collections.abc import Callable
@@ -50,9 +51,16 @@ class _Runnable(QRunnable):
         try:
             result = self.fn(self.state)
         except BaseException as exc:  # delivered to the GUI thread, never swallowed
-            self.signals.failed.emit(exc, traceback.format_exc())
+            self._emit(self.signals.failed, exc, traceback.format_exc())
             return
-        self.signals.done.emit(result)
+        self._emit(self.signals.done, result)
+
+    @staticmethod
+    def _emit(signal, *args: object) -> None:  # type: ignore[no-untyped-def]
+        # The receiving side may be destroyed (window closed, app quitting): nobody
+        # is left to deliver to, and the work itself has finished.
+        with contextlib.suppress(RuntimeError):
+            signal.emit(*args)
 
 
 class Task(QObject):
