@@ -118,6 +118,7 @@ class MainWindow(QMainWindow):
         )
         self.statusBar().addWidget(self.store_label, 1)
         for w in (self.counts_label, self.ollama_label, self.embed_label):
+            w.setContentsMargins(10, 0, 10, 0)  # the permanent labels would otherwise touch
             self.statusBar().addPermanentWidget(w)
         self._counts = LatestTask(self)
         self._counts.finished.connect(self._show_counts)
