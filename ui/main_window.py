@@ -86,7 +86,7 @@ class MainWindow(QMainWindow):
         self.demo_path: Path | None = None  # set by the app; default from demo_builder
         self.undo_stack = QUndoStack(self)
         self.resize(1440, 860)
-        self.views: dict[str, QWidget] = {}
+        self.views = LazyViews(self)
         self._view_actions: list[QAction] = []
         self._builder = None
 
@@ -236,15 +236,9 @@ class MainWindow(QMainWindow):
         self.store = store
         self.undo_stack.clear()  # commands refer to the old store's events
         for spec in VIEWS:
-            try:
-                widget = spec.factory(store, self)
-            except Exception as exc:  # one broken view must not keep the store from opening
-                widget = plain_label(f"The {spec.title} view could not open this store:\n"
-                                     f"{type(exc).__name__}: {exc}")
-                widget.setWordWrap(True)
-                widget.setAlignment(Qt.AlignmentFlag.AlignCenter)
-            self.views[spec.key] = widget
-            self.stack.addWidget(widget)
+            placeholder = QWidget()
+            self.views.add(spec, placeholder)
+            self.stack.addWidget(placeholder)
         path = store_path(store)
         self.setWindowTitle(f"memdesk — {path}")
         self.store_label.setText(path)
@@ -260,9 +254,27 @@ class MainWindow(QMainWindow):
             self.statusBar().showMessage(store.report.message, 15000)
         self.store_changed.emit(store)
 
+    def _build_view(self, spec, placeholder: QWidget) -> QWidget:  # type: ignore[no-untyped-def]
+        """Build one view for the open store, in the stack slot of its placeholder."""
+        try:
+            widget = spec.factory(self.store, self)
+        except Exception as exc:  # one broken view must not keep the store from opening
+            widget = plain_label(f"The {spec.title} view could not open this store:\n"
+                                 f"{type(exc).__name__}: {exc}")
+            widget.setWordWrap(True)
+            widget.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        index = self.stack.indexOf(placeholder)
+        current = self.stack.currentWidget() is placeholder
+        self.stack.insertWidget(index, widget)
+        self.stack.removeWidget(placeholder)
+        placeholder.deleteLater()
+        if current:
+            self.stack.setCurrentWidget(widget)
+        return widget
+
     def set_store(self, store: MemoryStore) -> None:
-        old, old_views = self.store, list(self.views.values())
-        self.views = {}
+        old, old_views = self.store, self.views.slots()
+        self.views = LazyViews(self)
         for w in old_views:
             _shutdown(w)
             self.stack.removeWidget(w)
@@ -465,6 +477,59 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         self.wait_idle()  # results must not arrive after their receivers are deleted
         super().closeEvent(event)
+
+
+class LazyViews:
+    """The window's views by key, each built on first use.
+
+    Building every view at start-up costs about a second (the snapshots view alone
+    pulls in pyqtgraph and numpy); only the first view shown is built then.  Until a
+    view is built, its stack slot holds an empty placeholder; ``values()`` yields only
+    built views (an unbuilt view has nothing to refresh and reads fresh data when built).
+    """
+
+    def __init__(self, window: MainWindow) -> None:
+        self._window = window
+        self._specs: dict[str, object] = {}
+        self._placeholders: dict[str, QWidget] = {}
+        self._built: dict[str, QWidget] = {}
+
+    def add(self, spec: object, placeholder: QWidget) -> None:
+        key = spec.key  # type: ignore[attr-defined]
+        self._specs[key] = spec
+        self._placeholders[key] = placeholder
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._specs
+
+    def __iter__(self):  # type: ignore[no-untyped-def]
+        return iter(self._specs)
+
+    def __len__(self) -> int:
+        return len(self._specs)
+
+    def __getitem__(self, key: str) -> QWidget:
+        if key not in self._specs:
+            raise KeyError(key)
+        if key not in self._built:
+            self._built[key] = self._window._build_view(self._specs[key], self._placeholders[key])
+        return self._built[key]
+
+    def get(self, key: str, default: QWidget | None = None) -> QWidget | None:
+        return self[key] if key in self._specs else default
+
+    def is_built(self, key: str) -> bool:
+        return key in self._built
+
+    def slot(self, key: str) -> QWidget:
+        """What the stack holds for ``key`` now (the view, or its placeholder)."""
+        return self._built.get(key) or self._placeholders[key]
+
+    def values(self) -> list[QWidget]:
+        return list(self._built.values())
+
+    def slots(self) -> list[QWidget]:
+        return [self.slot(k) for k in self._specs]
 
 
 def _shutdown(view: QWidget, msecs: int = 5000) -> None:
