@@ -23,6 +23,7 @@ from typing import Any
 from sqlalchemy import ColumnElement, select, tuple_
 
 from .errors import ValidationError
+from .fts import is_broad
 from .models import Memory
 from .query import SORTABLE, MemoryFilter, Status, status_clause
 from .store import MemoryStore
@@ -75,6 +76,7 @@ class Cursor:
     segment: int
     key: Any
     seq: int
+    broad_text: bool = False  # the text query matched many rows: keep the scan plan
 
 
 @dataclass(frozen=True)
@@ -114,12 +116,15 @@ def fetch_page(
 ) -> tuple[list[BrowseRow], Cursor | None]:
     """Up to ``limit`` rows after ``after``; the cursor is None when nothing follows."""
     flt = flt or MemoryFilter()
-    base = flt.clauses(store.dialect)
     segs = segments(order_by, descending)
     out: list[BrowseRow] = []
     start = after.segment if after is not None else 0
     cols = [M[c] for c in ROW_COLUMNS]
     with store.read() as conn:
+        broad = after.broad_text if after is not None else (
+            bool(flt.text.strip()) and is_broad(conn, flt.text)
+        )
+        base = flt.with_(text_scan=broad).clauses(store.dialect)
         for i in range(start, len(segs)):
             seg = segs[i]
             need = limit - len(out)
@@ -138,7 +143,7 @@ def fetch_page(
             if len(rows) == need:
                 last = rows[-1]
                 key = None if seg.key is None else getattr(last, order_by)
-                return out, Cursor(i, key, last.seq)
+                return out, Cursor(i, key, last.seq, broad)
     return out, None
 
 

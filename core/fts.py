@@ -31,8 +31,36 @@ def fts5_expression(query: str, prefix_last: bool = True) -> str | None:
     return " ".join(quoted)
 
 
-def match_clause(dialect: str, seq_col: ColumnElement, text_col: ColumnElement, query: str):
-    """A WHERE clause restricting memories to those matching ``query``, or None."""
+BROAD_MATCHES = 20_000
+
+
+def is_broad(conn, query: str, cap: int | None = None) -> bool:  # type: ignore[no-untyped-def]
+    """Whether ``query`` matches at least ``cap`` memories (SQLite; counting stops at cap)."""
+    cap = BROAD_MATCHES if cap is None else cap
+    expr = fts5_expression(query)
+    if expr is None or conn.dialect.name != "sqlite":
+        return False
+    n = conn.execute(
+        text("SELECT count(*) FROM (SELECT 1 FROM memories_fts WHERE memories_fts MATCH :q "
+             "LIMIT :cap)"),
+        {"q": expr, "cap": cap},
+    ).scalar_one()
+    return int(n) >= cap
+
+
+def match_clause(
+    dialect: str, seq_col: ColumnElement, text_col: ColumnElement, query: str,
+    *, scan: bool = False,
+):
+    """A WHERE clause restricting memories to those matching ``query``, or None.
+
+    ``scan``: for a query matching a large share of the store.  By default SQLite
+    looks up every match by rowid and sorts them all before the first row comes out
+    (300 ms for 336k matches at 1M rows); with ``seq + 0`` the rowid lookup is
+    unusable, so the planner walks the ORDER BY column's index and tests membership
+    in the materialised match set, stopping after LIMIT rows (5x faster when matches
+    are dense, much slower when they are rare — hence the choice per query).
+    """
     words = terms(query)
     if not words:
         return None
@@ -41,7 +69,7 @@ def match_clause(dialect: str, seq_col: ColumnElement, text_col: ColumnElement, 
         sub: Select = select(text("rowid")).select_from(text("memories_fts")).where(
             text("memories_fts MATCH :fts_q").bindparams(fts_q=expr)
         )
-        return seq_col.in_(sub)
+        return (seq_col + 0).in_(sub) if scan else seq_col.in_(sub)
     if dialect == "postgresql":
         tsq = " & ".join(w + (":*" if i == len(words) - 1 else "") for i, w in enumerate(words))
         return func.to_tsvector(literal("simple"), text_col).op("@@")(

@@ -68,6 +68,8 @@ class MemoryFilter:
     attribute: str | None = None
     ids: tuple[str, ...] | None = None
     extra: tuple = field(default=(), compare=False)  # extra SQL clauses from core callers
+    # A query plan hint, not a filter: see fts.match_clause(scan=...).
+    text_scan: bool = field(default=False, compare=False)
 
     def with_(self, **changes: object) -> MemoryFilter:
         return replace(self, **changes)
@@ -75,7 +77,7 @@ class MemoryFilter:
     def clauses(self, dialect: str) -> list[ColumnElement[bool]]:
         out: list[ColumnElement[bool]] = []
         if self.text.strip():
-            c = match_clause(dialect, M.seq, M.text, self.text)
+            c = match_clause(dialect, M.seq, M.text, self.text, scan=self.text_scan)
             if c is not None:
                 out.append(c)
         if self.user_ids:
