@@ -30,19 +30,6 @@ N = 10_000
 SOURCES = [s.name for s in DEFAULT_SOURCES]
 
 
-def pyside_refcount_guard() -> None:
-    """PySide6 6.12.0 on Python 3.11 drops a reference to None/True/False on many calls
-    (see docs/delta-memory.md); a long render loop would otherwise abort the process."""
-    import ctypes
-
-    import PySide6
-
-    if PySide6.__version__ == "6.12.0" and sys.version_info < (3, 12):
-        for obj in (None, True, False):
-            ref = ctypes.c_ssize_t.from_address(id(obj))
-            ref.value += 10**9
-
-
 def candidate_sets(n: int) -> tuple[list[Candidate], list[Candidate]]:
     rng = random.Random(5)
     before = [Candidate(SOURCES[i % 4], f"memory {i}", rng.random(), rng.random(),
@@ -95,7 +82,6 @@ def synthetic_store(path: Path, n: int) -> None:
 
 
 def bench_plot() -> dict[str, float]:
-    pyside_refcount_guard()
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])  # noqa: F841 (must exist)

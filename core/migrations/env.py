@@ -2,6 +2,7 @@
 
 from alembic import context
 
+import memdesk.core.delta.models  # noqa: F401  (registers the delta tables on Base)
 from memdesk.core.models import Base
 
 connection = context.config.attributes["connection"]
