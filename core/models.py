@@ -20,6 +20,9 @@ from sqlalchemy import (
     String,
     Text,
 )
+from sqlalchemy import (
+    text as sa_text,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 # BIGINT on PostgreSQL, but exactly INTEGER on SQLite so ``seq`` aliases the rowid.
@@ -63,7 +66,14 @@ class Memory(Base):
         Index("ix_memories_type", "type"),
         Index("ix_memories_importance", "importance"),
         Index("ix_memories_created_at", "created_at"),
-        Index("ix_memories_superseded_by", "superseded_by"),
+        # Partial (migration 0006): a full index on a column that is NULL in almost every
+        # row misleads SQLite's planner after ANALYZE into using it for IS NULL.
+        Index(
+            "ix_memories_superseded_by",
+            "superseded_by",
+            sqlite_where=sa_text("superseded_by IS NOT NULL"),
+            postgresql_where=sa_text("superseded_by IS NOT NULL"),
+        ),
     )
 
 

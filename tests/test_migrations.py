@@ -81,3 +81,24 @@ def test_store_keeps_working_after_upgrade(tmp_path: Path) -> None:
 
 def test_revision_constants_match_the_scripts() -> None:
     assert script_revisions() == list(REVISIONS)
+
+
+def test_active_queries_do_not_use_the_superseded_index(demo_store: MemoryStore) -> None:
+    """After ANALYZE, a full index on superseded_by looked 'nearly unique' to SQLite and
+    was chosen for IS NULL (every active query); migration 0006 made it partial."""
+    from sqlalchemy import func, select
+
+    from memdesk.core.models import Memory
+    from memdesk.core.query import active_belief_state
+
+    m = Memory.__table__.c
+    with demo_store.read() as conn:
+        conn.exec_driver_sql("ANALYZE")
+        stmt = select(func.count()).where(active_belief_state(), m.importance.between(0.3, 0.49))
+        sql = str(stmt.compile(conn, compile_kwargs={"literal_binds": True}))
+        plan = " ".join(str(r) for r in conn.exec_driver_sql("EXPLAIN QUERY PLAN " + sql))
+        chain = conn.exec_driver_sql(
+            "EXPLAIN QUERY PLAN SELECT id FROM memories WHERE superseded_by = 'x'"
+        ).all()
+    assert "ix_memories_superseded_by" not in plan
+    assert "ix_memories_superseded_by" in " ".join(str(r) for r in chain)

@@ -2,6 +2,7 @@
 
 from alembic import context
 
+import memdesk.core.curation_models  # registers the curation tables on Base
 import memdesk.core.delta.models  # noqa: F401  (registers the delta tables on Base)
 from memdesk.core.models import Base
 
