@@ -64,7 +64,7 @@ NOISE_WORDS = [
 
 TYPE_WEIGHTS = {
     "preference": 18, "fact": 24, "decision": 14, "procedure": 10,
-    "correction": 6, "error": 8, "note": 14, "reasoning": 6,
+    "correction": 3, "error": 8, "note": 14, "reasoning": 6,
 }
 LAYER_FOR = {
     "preference": ("procedural", "semantic"),
@@ -76,6 +76,8 @@ LAYER_FOR = {
     "note": ("episodic", "working"),
     "reasoning": ("semantic", "working", "episodic"),
 }
+
+CONTRADICTION_RATE = 0.02  # share of repeated facts that disagree with the current value
 
 COLUMNS = (
     "id", "user_id", "text", "type", "topic", "importance", "confidence", "source_session",
@@ -121,6 +123,25 @@ class DemoGenerator:
         self.days = days
         self.types = list(TYPE_WEIGHTS)
         self.type_weights = list(TYPE_WEIGHTS.values())
+        # What is currently true per (user, subject, attribute): most mentions repeat it,
+        # a few disagree (unresolved contradictions), corrections change it.
+        self.truth: dict[tuple[str, ...], str] = {}
+
+    def _stable(self, key: tuple[str, ...], options: list[str]) -> str:
+        cur = self.truth.get(key)
+        if cur is None:
+            cur = self.truth[key] = self.rng.choice(options)
+            return cur
+        if self.rng.random() < CONTRADICTION_RATE:
+            return self.rng.choice([o for o in options if o != cur])
+        return cur
+
+    def _correct(self, key: tuple[str, ...], options: list[str]) -> tuple[str, str]:
+        """A correction: (new value, the value it replaces); the new one becomes true."""
+        old = self.truth.get(key) or self.rng.choice(options)
+        new = self.rng.choice([o for o in options if o != old])
+        self.truth[key] = new
+        return new, old
 
     def _id(self) -> str:
         return f"{self.rng.getrandbits(128):032x}"
@@ -151,34 +172,37 @@ class DemoGenerator:
         extra = max(0, size // 2000 - len(USERS))
         return USERS + [f"user-{i:05d}" for i in range(extra)]
 
-    def _content(self, kind: str) -> tuple[str, str, str | None, str | None, str | None]:
-        """(text, topic, entity, attribute, value) for one memory of ``kind``."""
+    def _content(
+        self, kind: str, user: str
+    ) -> tuple[str, str, str | None, str | None, str | None]:
+        """(text, topic, entity, attribute, value) for one memory of ``kind`` by ``user``."""
         c = self.rng.choice
         w = c(NOISE_WORDS)
         if kind == "preference":
             opt = self.rng.randrange(4)
             if opt == 0:
-                lang = c(LANGS)
+                lang = self._stable((user, "user", "preferred_language"), LANGS)
                 return (f"User prefers {lang} for backend work.", "tech", "user",
                         "preferred_language", lang)
             if opt == 1:
-                ed = c(EDITORS)
+                ed = self._stable((user, "user", "editor"), EDITORS)
                 return (f"User always uses dark mode in {ed}.", "tech", "user", "editor", ed)
             if opt == 2:
                 return ("Prefer simplicity over cleverness, even when it costs performance.",
                         "work", "user", "design_value", "simplicity")
-            tool = c(TOOLS)
+            tool = self._stable((user, "user", "preferred_tool"), TOOLS)
             return (f"User prefers {tool} for the {w} workflow.", "tech", "user",
                     "preferred_tool", tool)
         if kind == "fact":
             opt = self.rng.randrange(3)
             if opt == 0:
-                co = c(COMPANIES)
+                co = self._stable((user, "user", "works_at"), COMPANIES)
                 return (f"User works at {co}.", "work", "user", "works_at", co)
             if opt == 1:
-                city = c(CITIES)
+                city = self._stable((user, "user", "lives_in"), CITIES)
                 return (f"User lives in {city}.", "personal", "user", "lives_in", city)
-            proj, db = c(PROJECTS), c(DBS)
+            proj = c(PROJECTS)
+            db = self._stable((user, proj, "database"), DBS)
             return (f"{proj} stores its data in {db}.", "tech", proj, "database", db)
         if kind == "decision":
             proj, db = c(PROJECTS), c(DBS)
@@ -188,7 +212,7 @@ class DemoGenerator:
             return (f"Runs {tool} before every commit; deploys {c(PROJECTS)} on Fridays "
                     f"after the {w} check.", "work", None, None, None)
         if kind == "correction":
-            a, b = self.rng.sample(TOOLS, 2)
+            a, b = self._correct((user, "user", "preferred_tool"), TOOLS)
             return (f"No, I use {a} not {b} for the {w} work.", "tech", "user", "preferred_tool", a)
         if kind == "error":
             return (f"Timeout connecting to {c(SERVICES)} during the {w} job.", "tech",
@@ -217,7 +241,7 @@ class DemoGenerator:
         while emitted < size:
             user = self.rng.choice(users)
             kind = self.rng.choices(self.types, self.type_weights)[0]
-            text_, topic, ent, attr, val = self._content(kind)
+            text_, topic, ent, attr, val = self._content(kind, user)
             when = self._when()
             row = _Row(
                 id=self._id(), user_id=user, text=text_, type=kind, topic=topic,
@@ -234,8 +258,10 @@ class DemoGenerator:
             if kind in ("preference", "correction") and attr is not None:
                 key = (user, attr)
                 prev = last_pref.get(key)
-                # About one in eight preferences corrects an earlier one (seed 000 chains).
-                if prev is not None and prev.value != val and self.rng.random() < 0.12:
+                # Most corrections get linked to what they correct (seed 000's `maintain`);
+                # the rest are left for the operator to link.
+                if (prev is not None and prev.value != val and kind == "correction"
+                        and self.rng.random() < 0.7):
                     newer, older = (row, prev) if row.created_at > prev.created_at else (prev, row)
                     if older.superseded_by is None and newer.superseded_by is None:
                         older.superseded_by = newer.id

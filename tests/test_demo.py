@@ -44,3 +44,15 @@ def test_shape_of_a_demo_store(demo_store: MemoryStore) -> None:
     assert max(users_with_conflict.values()) >= 2
     chain = next(r for r in rows if r.text == "User prefers unittest for testing.")
     assert chain.superseded_by and s.get(chain.superseded_by).type == "correction"
+
+
+def test_facts_mostly_agree_with_a_few_contradictions(demo_store: MemoryStore) -> None:
+    """Repeated mentions of a fact repeat its value; a few disagree (review-sized groups)."""
+    from memdesk.core.contradictions import find_contradictions
+
+    groups = [g for g in find_contradictions(demo_store) if g.kind == "conflict"]
+    assert len(groups) >= 8
+    for g in groups:
+        counts = sorted((v.count for v in g.values), reverse=True)
+        if g.member_count >= 20:  # a well-mentioned fact has one clearly dominant value
+            assert counts[0] / g.member_count >= 0.8, (g.key, counts)
