@@ -372,7 +372,7 @@ def _supersede_losers(
     for m in group.members:
         if m.id == winner or normalise(m.value or "") == win_norm:
             continue
-        ev = store._apply(
+        ev = store.apply_in(
             conn, m.id, {"superseded_by": winner, "valid_until": now},
             actor=actor, action=action, group_id=gid, note=note,
         )
@@ -382,7 +382,7 @@ def _supersede_losers(
 
 
 def _run(store: MemoryStore, fn):  # type: ignore[no-untyped-def]
-    return store._guard(fn)
+    return store.guarded(fn)
 
 
 def resolve_keep(
@@ -427,7 +427,7 @@ def resolve_keep_all(
                 group_id=gid, created_at=utcnow(), actor=actor, note=note,
             ))
             events = [
-                store._log(conn, m.id, actor, "resolve_keep_all", {}, {}, group_id=gid,
+                store.log_in(conn, m.id, actor, "resolve_keep_all", {}, {}, group_id=gid,
                            note=note or "values may coexist: not a contradiction")
                 for m in cur.members
             ]
@@ -464,7 +464,7 @@ def resolve_edit(
         with store.write() as conn:
             cur = _fresh(conn, group)
             cur.card_for(winner_id)
-            ev = store._apply(conn, winner_id, fields, actor=actor, action="resolve_edit",
+            ev = store.apply_in(conn, winner_id, fields, actor=actor, action="resolve_edit",
                               group_id=gid, note=note)
             winner = store.get(winner_id, conn)
             events = ([ev] if ev else []) + _supersede_losers(
@@ -501,11 +501,11 @@ def resolve_merge(
                 raise ValidationError("value", "must not be empty")
             conn.execute(insert(Memory.__table__).values(**values))
             # Logged as "add" so undoing the group hides the merged memory again.
-            events = [store._log(conn, values["id"], actor, "add", {}, values, group_id=gid,
+            events = [store.log_in(conn, values["id"], actor, "add", {}, values, group_id=gid,
                                  note=note or f"merge of contradiction {cur.id}")]
             now = utcnow()
             for m in cur.members:
-                ev = store._apply(
+                ev = store.apply_in(
                     conn, m.id, {"superseded_by": values["id"], "valid_until": now},
                     actor=actor, action="resolve_merge", group_id=gid, note=note,
                 )

@@ -341,7 +341,7 @@ class MemoryStore:
             rows = conn.execute(select(ET).where(E.group_id == group_id).order_by(E.id)).all()
         return [self._event(r) for r in rows]
 
-    def _log(
+    def log_in(
         self,
         conn: Connection,
         memory_id: str,
@@ -354,6 +354,7 @@ class MemoryStore:
         undoes: int | None = None,
         note: str | None = None,
     ) -> int:
+        """Append one audit row in ``conn``'s transaction; returns its event id."""
         result = conn.execute(
             insert(ET).values(
                 memory_id=memory_id,
@@ -370,7 +371,10 @@ class MemoryStore:
         return int(result.inserted_primary_key[0])
 
     # -- writing --------------------------------------------------------------
-    def _guard(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+    # -- building blocks for services that write several rows in one transaction --
+    # (sweep decisions, contradiction resolutions): use inside ``with store.write()``.
+    def guarded(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+        """Run ``fn``, turning driver errors (locked, corrupt) into store errors."""
         try:
             return fn(*args, **kwargs)
         except (OperationalError, DatabaseError) as exc:
@@ -385,10 +389,10 @@ class MemoryStore:
                 self._check_ref(conn, values.get("superseded_by"), values["id"])
                 conn.execute(insert(MT).values(**values))
                 logged = {k: v for k, v in values.items() if k != "embedding"}
-                self._log(conn, values["id"], actor, "add", {}, logged, note=note)
+                self.log_in(conn, values["id"], actor, "add", {}, logged, note=note)
                 return self.get(values["id"], conn)
 
-        return self._guard(run)
+        return self.guarded(run)
 
     def add_many(
         self, items: Iterable[dict[str, Any]], *, actor: str = "agent", audit: bool = True
@@ -421,7 +425,7 @@ class MemoryStore:
                     )
             return [r["id"] for r in rows]
 
-        return self._guard(run)
+        return self.guarded(run)
 
     def _check_ref(self, conn: Connection, target: str | None, own_id: str) -> None:
         if target is None:
@@ -431,7 +435,7 @@ class MemoryStore:
         if conn.execute(select(M.id).where(M.id == target)).first() is None:
             raise ValidationError("superseded_by", f"no memory with id {target!r}")
 
-    def _apply(
+    def apply_in(
         self,
         conn: Connection,
         memory_id: str,
@@ -443,6 +447,7 @@ class MemoryStore:
         note: str | None = None,
         undoes: int | None = None,
     ) -> int | None:
+        """Set ``values`` on one memory and audit exactly what changed (None: no change)."""
         current = self.get(memory_id, conn)
         before: dict[str, Any] = {}
         after: dict[str, Any] = {}
@@ -458,7 +463,7 @@ class MemoryStore:
             return None
         if after:
             conn.execute(update(MT).where(M.id == memory_id).values(**after))
-        return self._log(
+        return self.log_in(
             conn, memory_id, actor, action, before, after,
             group_id=group_id, note=note, undoes=undoes,
         )
@@ -489,13 +494,13 @@ class MemoryStore:
 
         def run() -> Changes:
             with self.write() as conn:
-                ev = self._apply(
+                ev = self.apply_in(
                     conn, memory_id, values, actor=actor, action=action,
                     group_id=group_id, note=note,
                 )
             return Changes((memory_id,), (ev,) if ev else (), group_id)
 
-        return self._guard(run)
+        return self.guarded(run)
 
     def bulk_update(
         self, ids: Sequence[str], *, actor: str = "operator", note: str | None = None,
@@ -512,14 +517,14 @@ class MemoryStore:
             events: list[int] = []
             with self.write() as conn:
                 for mid in ids:
-                    ev = self._apply(
+                    ev = self.apply_in(
                         conn, mid, values, actor=actor, action=action, group_id=group, note=note
                     )
                     if ev:
                         events.append(ev)
             return Changes(tuple(ids), tuple(events), group)
 
-        return self._guard(run)
+        return self.guarded(run)
 
     def soft_delete(self, memory_id: str, *, actor: str = "operator", note: str | None = None,
                     group_id: str | None = None) -> Changes:
@@ -540,13 +545,13 @@ class MemoryStore:
         def run() -> Changes:
             with self.write() as conn:
                 self.get(new_id_, conn)
-                ev = self._apply(
+                ev = self.apply_in(
                     conn, old_id, {"superseded_by": new_id_, "valid_until": utcnow()},
                     actor=actor, action="supersede", group_id=group_id, note=note,
                 )
             return Changes((old_id, new_id_), (ev,) if ev else (), group_id)
 
-        return self._guard(run)
+        return self.guarded(run)
 
     def bulk_supersede(self, old_ids: Sequence[str], new_id_: str, *,
                        actor: str = "operator") -> Changes:
@@ -557,7 +562,7 @@ class MemoryStore:
             for oid in old_ids:
                 if oid == new_id_:
                     continue
-                ev = self._apply(
+                ev = self.apply_in(
                     conn, oid, {"superseded_by": new_id_, "valid_until": utcnow()},
                     actor=actor, action="supersede", group_id=group,
                 )
@@ -566,8 +571,9 @@ class MemoryStore:
         return Changes((*old_ids, new_id_), tuple(events), group)
 
     # -- undo -----------------------------------------------------------------
-    def _undo_in(self, conn: Connection, event_id: int, actor: str,
+    def undo_in(self, conn: Connection, event_id: int, actor: str,
                  group_id: str | None) -> int:
+        """Undo one event inside ``conn``'s transaction; returns the new undo event's id."""
         ev = self.event(event_id, conn)
         if ev.undone_by is not None:
             raise UndoConflictError(f"Action {event_id} was already undone.")
@@ -584,7 +590,7 @@ class MemoryStore:
                     f"Cannot undo action {event_id} on memory {ev.memory_id}: its {k} "
                     "was changed again since. Undo the later change first."
                 )
-        new_ev = self._apply(
+        new_ev = self.apply_in(
             conn, ev.memory_id, target, actor=actor, action="undo",
             undoes=event_id, group_id=group_id,
         )
@@ -596,11 +602,11 @@ class MemoryStore:
         """Restore the fields one event changed; the undo is itself an event (redo = undo it)."""
         def run() -> Changes:
             with self.write() as conn:
-                new_ev = self._undo_in(conn, event_id, actor, None)
+                new_ev = self.undo_in(conn, event_id, actor, None)
                 mid = self.event(new_ev, conn).memory_id
             return Changes((mid,), (new_ev,))
 
-        return self._guard(run)
+        return self.guarded(run)
 
     def undo_group(self, group_id: str, *, actor: str = "operator") -> Changes:
         """Undo every event of a group (a bulk action), newest first, in one transaction."""
@@ -613,7 +619,7 @@ class MemoryStore:
                 ).all()
                 if not rows:
                     raise NotFoundError(f"No action group {group_id!r}")
-                events = [self._undo_in(conn, r.id, actor, redo_group) for r in rows]
+                events = [self.undo_in(conn, r.id, actor, redo_group) for r in rows]
             return Changes(tuple(r.memory_id for r in rows), tuple(events), redo_group)
 
-        return self._guard(run)
+        return self.guarded(run)

@@ -336,7 +336,7 @@ def start_sweep(
             ])
             return _load(conn, sweep_id)
 
-    return store._guard(run)
+    return store.guarded(run)
 
 
 @dataclass(frozen=True)
@@ -424,13 +424,13 @@ def decide(
                 kind = "keep"  # the operator confirmed the current value
             if kind == "revalue":
                 after = importance
-                ev = store._apply(
+                ev = store.apply_in(
                     conn, rec.id, {"importance": importance}, actor=actor, action="revalue",
                     note=_audit_note(sweep_id, note),
                 )
             elif kind == "keep":
                 after = rec.importance
-                ev = store._log(conn, rec.id, actor, "review_keep", {}, {},
+                ev = store.log_in(conn, rec.id, actor, "review_keep", {}, {},
                                 note=_audit_note(sweep_id, note))
             conn.execute(
                 update(IT).where(I.sweep_id == sweep_id, I.pos == pos).values(
@@ -445,7 +445,7 @@ def decide(
             extra={"sweep_id": sweep_id, "pos": pos, "decision": kind},
         )
 
-    return store._guard(run)
+    return store.guarded(run)
 
 
 def undo_decision(
@@ -465,7 +465,7 @@ def undo_decision(
             item = max(decided, key=lambda it: (it.decided_at or datetime.min, it.pos))
             events: tuple[int, ...] = ()
             if item.event_id is not None:
-                events = (store._undo_in(conn, item.event_id, actor, None),)
+                events = (store.undo_in(conn, item.event_id, actor, None),)
             conn.execute(
                 update(IT).where(I.sweep_id == sweep_id, I.pos == item.pos).values(
                     decision=None, importance_after=None, note=None, decided_at=None,
@@ -478,7 +478,7 @@ def undo_decision(
             extra={"sweep_id": sweep_id, "pos": item.pos, "undone": item.decision},
         )
 
-    return store._guard(run)
+    return store.guarded(run)
 
 
 # -- context and report ---------------------------------------------------------------

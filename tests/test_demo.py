@@ -56,3 +56,25 @@ def test_facts_mostly_agree_with_a_few_contradictions(demo_store: MemoryStore) -
         counts = sorted((v.count for v in g.values), reverse=True)
         if g.member_count >= 20:  # a well-mentioned fact has one clearly dominant value
             assert counts[0] / g.member_count >= 0.8, (g.key, counts)
+
+
+def test_bulk_load_restores_indexes_triggers_and_fts(tmp_path, monkeypatch) -> None:
+    """The large-size path drops triggers and indexes for speed; all must come back."""
+
+    def schema(store: MemoryStore) -> set[tuple[str, str]]:
+        with store.read() as conn:
+            return {tuple(r) for r in conn.exec_driver_sql(
+                "SELECT type, name FROM sqlite_master WHERE tbl_name = 'memories'")}
+
+    small = MemoryStore.open(tmp_path / "small.db")
+    demo.generate(small, 400, seed=3, end=END)
+    monkeypatch.setattr(demo, "BULK_ROWS", 100)
+    big = MemoryStore.open(tmp_path / "bulk.db")
+    demo.generate(big, 400, seed=3, end=END)
+    assert schema(big) == schema(small)
+    assert big.count(MemoryFilter(text="prefers")) == small.count(MemoryFilter(text="prefers")) > 0
+    assert big.counts() == small.counts()
+    rec = big.add(user_id="u", text="trigger check zebra", type="note")  # triggers are back
+    assert [r.id for r in big.page(MemoryFilter(text="zebra"))] == [rec.id]
+    small.close()
+    big.close()
