@@ -26,7 +26,7 @@ LEGACY_REVISION = "0001"  # a Recall store without alembic_version
 
 # The revision chain, kept here so opening a current store does not import Alembic
 # (~0.2 s of start-up).  tests/test_migrations.py checks it against the scripts.
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006")
+REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
 HEAD = REVISIONS[-1]
 
 

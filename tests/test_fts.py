@@ -64,3 +64,14 @@ def test_index_follows_edits_and_deletes(texts: MemoryStore) -> None:
     with texts.write() as conn:  # a hard delete by another tool keeps the index in sync
         conn.exec_driver_sql("DELETE FROM memories WHERE id = ?", (rec.id,))
     assert ids_for(texts, "redis") == []
+
+
+def test_fts_index_has_short_prefix_indexes(store: MemoryStore) -> None:
+    """As-you-type prefixes of 1-3 characters read precomputed lists (migration 0007)."""
+    with store.read() as conn:
+        sql = conn.exec_driver_sql(
+            "SELECT sql FROM sqlite_master WHERE name = 'memories_fts'").scalar()
+    assert "prefix='1 2 3'" in sql
+    store.add(user_id="u", text="Benchmark the bold backend", type="note")
+    for q in ("b", "bo", "bol", "bold", "bench bo", "backe"):
+        assert store.count(MemoryFilter(text=q)) == 1, q
