@@ -73,5 +73,5 @@ def test_fts_index_has_short_prefix_indexes(store: MemoryStore) -> None:
             "SELECT sql FROM sqlite_master WHERE name = 'memories_fts'").scalar()
     assert "prefix='1 2 3'" in sql
     store.add(user_id="u", text="Benchmark the bold backend", type="note")
-    for q in ("b", "bo", "bol", "bold", "bench bo", "backe"):
+    for q in ("b", "bo", "bol", "bold", "benchmark bo", "backe"):
         assert store.count(MemoryFilter(text=q)) == 1, q
