@@ -25,7 +25,7 @@ from sqlalchemy import ColumnElement, select, tuple_
 from .errors import ValidationError
 from .fts import is_broad
 from .models import Memory
-from .query import SORTABLE, MemoryFilter, Status, status_clause
+from .query import SORTABLE, MemoryFilter, Status, status_clause, status_of
 from .store import MemoryStore
 
 M = Memory.__table__.c
@@ -57,13 +57,7 @@ class BrowseRow:
 
     @property
     def status(self) -> Status:
-        if self.deleted_at is not None:
-            return Status.DELETED
-        if self.superseded_by is not None:
-            return Status.SUPERSEDED
-        if self.valid_until is not None:
-            return Status.EXPIRED
-        return Status.ACTIVE
+        return status_of(self.deleted_at, self.superseded_by, self.valid_until)
 
 
 ROW_COLUMNS = tuple(f.name for f in fields(BrowseRow))

@@ -21,6 +21,17 @@ class Status(StrEnum):
     DELETED = "deleted"
 
 
+def status_of(deleted_at: object, superseded_by: object, valid_until: object) -> Status:
+    """A row's Status from its three lifecycle fields (the Python twin of status_expression)."""
+    if deleted_at is not None:
+        return Status.DELETED
+    if superseded_by is not None:
+        return Status.SUPERSEDED
+    if valid_until is not None:
+        return Status.EXPIRED
+    return Status.ACTIVE
+
+
 def active_belief_state() -> ColumnElement[bool]:
     """Seed 003: ``valid_until IS NULL AND superseded_by IS NULL`` (and not soft-deleted)."""
     return and_(M.valid_until.is_(None), M.superseded_by.is_(None), M.deleted_at.is_(None))

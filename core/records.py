@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from .query import Status
+from .query import Status, status_of
 
 DATETIME_FIELDS = frozenset({"created_at", "last_accessed", "valid_until", "deleted_at"})
 
@@ -38,13 +38,7 @@ class MemoryRecord:
 
     @property
     def status(self) -> Status:
-        if self.deleted_at is not None:
-            return Status.DELETED
-        if self.superseded_by is not None:
-            return Status.SUPERSEDED
-        if self.valid_until is not None:
-            return Status.EXPIRED
-        return Status.ACTIVE
+        return status_of(self.deleted_at, self.superseded_by, self.valid_until)
 
     @property
     def is_active(self) -> bool:

@@ -7,12 +7,13 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtGui import QBrush, QColor
 
 from memdesk.core.delta.contracts import CandidateDelta, ChangeType, SourceConfig
 from memdesk.core.delta.snapshots import DiffRecord
 
+from .table_model import RowsTableModel
 from .text import elide, tooltip_text
 
 Index = QModelIndex | QPersistentModelIndex
@@ -43,33 +44,14 @@ def source_colour(name: str, names: Sequence[str]) -> QColor:
     return SOURCE_PALETTE[i % len(SOURCE_PALETTE)]
 
 
-class CandidateDeltaModel(QAbstractTableModel):
+class CandidateDeltaModel(RowsTableModel):
     """Candidate deltas of one diff, coloured by change type."""
 
     HEADERS = ("Change", "Source", "Δ weighted", "Before", "After", "Text")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: list[CandidateDelta] = []
-
-    def set_rows(self, rows: Sequence[CandidateDelta]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
 
     def row(self, r: int) -> CandidateDelta:
         return self._rows[r]
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = DISPLAY) -> Any:
-        if role == DISPLAY and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: Index, role: int = DISPLAY) -> Any:
         if not index.isValid():
@@ -101,19 +83,11 @@ class CandidateDeltaModel(QAbstractTableModel):
         return None
 
 
-class QueueModel(QAbstractTableModel):
+class QueueModel(RowsTableModel):
     """The drift review queue: flagged diffs, newest first."""
 
     HEADERS = ("When", "Goal", "Health", "Risk", "Cause", "Recommended", "Review", "Note")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: list[DiffRecord] = []
-
-    def set_rows(self, rows: Sequence[DiffRecord]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
 
     def record(self, r: int) -> DiffRecord:
         return self._rows[r]
@@ -122,17 +96,6 @@ class QueueModel(QAbstractTableModel):
         for i, r in enumerate(self._rows):
             if r.id == diff_id:
                 return i
-        return None
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = DISPLAY) -> Any:
-        if role == DISPLAY and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
         return None
 
     def data(self, index: Index, role: int = DISPLAY) -> Any:
@@ -154,7 +117,7 @@ class QueueModel(QAbstractTableModel):
         return None
 
 
-class SourcesModel(QAbstractTableModel):
+class SourcesModel(RowsTableModel):
     """The persisted source configuration.
 
     An edit calls ``commit(name, field, value)``, which saves it (audited) and returns the
@@ -179,17 +142,6 @@ class SourcesModel(QAbstractTableModel):
         self._rows = list(rows)
         self._effective = dict(effective)
         self.endResetModel()
-
-    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = DISPLAY) -> Any:
-        if role == DISPLAY and orientation == Qt.Orientation.Horizontal:
-            return self.HEADERS[section]
-        return None
 
     def flags(self, index: Index) -> Qt.ItemFlag:
         if not index.isValid():

@@ -5,45 +5,26 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QAbstractListModel, QAbstractTableModel, QModelIndex, Qt
+from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt
 
 from memdesk.core.records import MemoryRecord
 from memdesk.core.sweep import SweepReport, SweepSummary
 
+from .table_model import RowsTableModel
 from .text import elide, tooltip_text
 
 _ROLE_DISPLAY = Qt.ItemDataRole.DisplayRole
 _ROLE_TIP = Qt.ItemDataRole.ToolTipRole
 
 
-class SweepListModel(QAbstractTableModel):
+class SweepListModel(RowsTableModel):
     """Sweeps to resume: started, band, filters, progress."""
 
     HEADERS = ("Started", "Band", "Filters", "Progress")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: list[SweepSummary] = []
-
-    def set_rows(self, rows: list[SweepSummary]) -> None:
-        self.beginResetModel()
-        self._rows = list(rows)
-        self.endResetModel()
 
     def sweep_at(self, row: int) -> SweepSummary | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
-
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self._rows)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE_DISPLAY):
-        horizontal = orientation == Qt.Orientation.Horizontal
-        if role == _ROLE_DISPLAY and horizontal and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: QModelIndex, role: int = _ROLE_DISPLAY) -> Any:
         if not index.isValid() or role not in (_ROLE_DISPLAY, _ROLE_TIP):
@@ -90,7 +71,7 @@ class NeighbourModel(QAbstractListModel):
         return None
 
 
-class HistogramModel(QAbstractTableModel):
+class HistogramModel(RowsTableModel):
     """The report's importance histogram as a table: bin, before, after."""
 
     HEADERS = ("Importance", "Before", "After")
@@ -108,15 +89,6 @@ class HistogramModel(QAbstractTableModel):
         if parent.isValid() or self._report is None:
             return 0
         return len(self._report.before)
-
-    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
-        return 0 if parent.isValid() else len(self.HEADERS)
-
-    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _ROLE_DISPLAY):
-        horizontal = orientation == Qt.Orientation.Horizontal
-        if role == _ROLE_DISPLAY and horizontal and 0 <= section < len(self.HEADERS):
-            return self.HEADERS[section]
-        return None
 
     def data(self, index: QModelIndex, role: int = _ROLE_DISPLAY) -> Any:
         if not index.isValid() or role != _ROLE_DISPLAY or self._report is None:

@@ -1,0 +1,44 @@
+"""The list-backed table model every memdesk list view shares.
+
+Subclasses set ``HEADERS`` and implement ``data``; the rows live in ``self._rows``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+Index = QModelIndex | QPersistentModelIndex
+_DISPLAY = Qt.ItemDataRole.DisplayRole
+
+
+class RowsTableModel(QAbstractTableModel):
+    """A flat table over a Python list of row objects, with fixed column headers."""
+
+    HEADERS: tuple[str, ...] = ()
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self._rows: list[Any] = []
+
+    def set_rows(self, rows: Sequence[Any]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def row_at(self, row: int) -> Any | None:
+        return self._rows[row] if 0 <= row < len(self._rows) else None
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
+        return 0 if parent.isValid() else len(self.HEADERS)
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
+        horizontal = orientation == Qt.Orientation.Horizontal
+        if role == _DISPLAY and horizontal and 0 <= section < len(self.HEADERS):
+            return self.HEADERS[section]
+        return None
