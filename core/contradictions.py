@@ -372,17 +372,11 @@ def _supersede_losers(
     for m in group.members:
         if m.id == winner or normalise(m.value or "") == win_norm:
             continue
-        ev = store.apply_in(
-            conn, m.id, {"superseded_by": winner, "valid_until": now},
-            actor=actor, action=action, group_id=gid, note=note,
-        )
+        ev = store.supersede_in(conn, m.id, winner, actor=actor, action=action,
+                                group_id=gid, note=note, at=now)
         if ev:
             events.append(ev)
     return events
-
-
-def _run(store: MemoryStore, fn):  # type: ignore[no-untyped-def]
-    return store.guarded(fn)
 
 
 def resolve_keep(
@@ -403,7 +397,7 @@ def resolve_keep(
         return Resolution("keep", gid, winner_id, Changes(
             cur.member_ids, tuple(events), gid, extra={"contradiction": cur.id}))
 
-    return _run(store, run)
+    return store.guarded(run)
 
 
 def resolve_keep_all(
@@ -435,7 +429,7 @@ def resolve_keep_all(
             cur.member_ids, tuple(events), gid, memories=False,
             extra={"contradiction": cur.id}))
 
-    return _run(store, run)
+    return store.guarded(run)
 
 
 def resolve_edit(
@@ -473,7 +467,7 @@ def resolve_edit(
         return Resolution("edit", gid, winner_id, Changes(
             cur.member_ids, tuple(events), gid, extra={"contradiction": cur.id}))
 
-    return _run(store, run)
+    return store.guarded(run)
 
 
 def resolve_merge(
@@ -499,23 +493,20 @@ def resolve_merge(
             }, creating=True)
             if values.get("value") is None:
                 raise ValidationError("value", "must not be empty")
-            conn.execute(insert(Memory.__table__).values(**values))
             # Logged as "add" so undoing the group hides the merged memory again.
-            events = [store.log_in(conn, values["id"], actor, "add", {}, values, group_id=gid,
-                                 note=note or f"merge of contradiction {cur.id}")]
+            events = [store.add_in(conn, values, actor=actor, group_id=gid,
+                                   note=note or f"merge of contradiction {cur.id}")]
             now = utcnow()
             for m in cur.members:
-                ev = store.apply_in(
-                    conn, m.id, {"superseded_by": values["id"], "valid_until": now},
-                    actor=actor, action="resolve_merge", group_id=gid, note=note,
-                )
+                ev = store.supersede_in(conn, m.id, values["id"], actor=actor,
+                                        action="resolve_merge", group_id=gid, note=note, at=now)
                 if ev:
                     events.append(ev)
         return Resolution("merge", gid, values["id"], Changes(
             (*cur.member_ids, values["id"]), tuple(events), gid,
             extra={"contradiction": cur.id}))
 
-    return _run(store, run)
+    return store.guarded(run)
 
 
 def resolve_suggested(

@@ -386,13 +386,21 @@ class MemoryStore:
 
         def run() -> MemoryRecord:
             with self.write() as conn:
-                self._check_ref(conn, values.get("superseded_by"), values["id"])
-                conn.execute(insert(MT).values(**values))
-                logged = {k: v for k, v in values.items() if k != "embedding"}
-                self.log_in(conn, values["id"], actor, "add", {}, logged, note=note)
+                self.add_in(conn, values, actor=actor, note=note)
                 return self.get(values["id"], conn)
 
         return self.guarded(run)
+
+    def add_in(
+        self, conn: Connection, values: dict[str, Any], *, actor: str,
+        note: str | None = None, group_id: str | None = None,
+    ) -> int:
+        """Insert one validated memory and audit it as "add"; returns the event id."""
+        self._check_ref(conn, values.get("superseded_by"), values["id"])
+        conn.execute(insert(MT).values(**values))
+        logged = {k: v for k, v in values.items() if k != "embedding"}
+        return self.log_in(conn, values["id"], actor, "add", {}, logged,
+                           group_id=group_id, note=note)
 
     def add_many(
         self, items: Iterable[dict[str, Any]], *, actor: str = "agent", audit: bool = True
@@ -545,10 +553,8 @@ class MemoryStore:
         def run() -> Changes:
             with self.write() as conn:
                 self.get(new_id_, conn)
-                ev = self.apply_in(
-                    conn, old_id, {"superseded_by": new_id_, "valid_until": utcnow()},
-                    actor=actor, action="supersede", group_id=group_id, note=note,
-                )
+                ev = self.supersede_in(conn, old_id, new_id_, actor=actor,
+                                       group_id=group_id, note=note)
             return Changes((old_id, new_id_), (ev,) if ev else (), group_id)
 
         return self.guarded(run)
@@ -556,19 +562,28 @@ class MemoryStore:
     def bulk_supersede(self, old_ids: Sequence[str], new_id_: str, *,
                        actor: str = "operator") -> Changes:
         group = new_id()
-        with self.write() as conn:
-            self.get(new_id_, conn)
-            events = []
-            for oid in old_ids:
-                if oid == new_id_:
-                    continue
-                ev = self.apply_in(
-                    conn, oid, {"superseded_by": new_id_, "valid_until": utcnow()},
-                    actor=actor, action="supersede", group_id=group,
-                )
-                if ev:
-                    events.append(ev)
-        return Changes((*old_ids, new_id_), tuple(events), group)
+
+        def run() -> Changes:
+            with self.write() as conn:
+                self.get(new_id_, conn)
+                events = [
+                    ev for oid in old_ids if oid != new_id_
+                    if (ev := self.supersede_in(conn, oid, new_id_, actor=actor, group_id=group))
+                ]
+            return Changes((*old_ids, new_id_), tuple(events), group)
+
+        return self.guarded(run)
+
+    def supersede_in(
+        self, conn: Connection, old_id: str, new_id_: str, *, actor: str,
+        action: str = "supersede", group_id: str | None = None, note: str | None = None,
+        at: datetime | None = None,
+    ) -> int | None:
+        """``old`` is replaced by ``new`` inside ``conn``'s transaction (audited)."""
+        return self.apply_in(
+            conn, old_id, {"superseded_by": new_id_, "valid_until": at or utcnow()},
+            actor=actor, action=action, group_id=group_id, note=note,
+        )
 
     # -- undo -----------------------------------------------------------------
     def undo_in(self, conn: Connection, event_id: int, actor: str,

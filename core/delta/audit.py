@@ -9,7 +9,6 @@ MemoryStore.undo follows for memories.
 from __future__ import annotations
 
 import json
-import uuid
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -17,7 +16,8 @@ from typing import Any
 from sqlalchemy import Connection, insert, select, update
 
 from ..errors import NotFoundError, UndoConflictError
-from ..store import utcnow
+from ..records import encode_values
+from ..store import new_id, utcnow
 from .models import DeltaEvent, DeltaSource, MemoryDiffRow
 
 EV = DeltaEvent.__table__
@@ -44,17 +44,6 @@ class DeltaEventRecord:
     note: str | None
 
 
-def new_group() -> str:
-    return uuid.uuid4().hex
-
-
-def _enc(values: dict[str, Any]) -> str:
-    return json.dumps(
-        {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in values.items()},
-        sort_keys=True, ensure_ascii=False,
-    )
-
-
 def _dec(raw: str) -> dict[str, Any]:
     data = json.loads(raw or "{}")
     if isinstance(data.get("reviewed_at"), str):
@@ -66,7 +55,8 @@ def log(conn: Connection, kind: str, target: str, action: str, before: dict[str,
         after: dict[str, Any], group_id: str, *, actor: str = "operator",
         note: str | None = None, undoes: str | None = None) -> None:
     conn.execute(insert(EV).values(
-        kind=kind, target=target, action=action, before=_enc(before), after=_enc(after),
+        kind=kind, target=target, action=action,
+        before=encode_values(before), after=encode_values(after),
         at=utcnow(), actor=actor, group_id=group_id, undoes=undoes, note=note,
     ))
 
@@ -106,7 +96,7 @@ def undo_group(conn: Connection, group_id: str, *, actor: str = "operator") -> s
         raise NotFoundError(f"No delta-memory action {group_id!r}")
     if any(r.undone_by for r in rows):
         raise UndoConflictError("That action was already undone.")
-    redo = new_group()
+    redo = new_id()
     for r in rows:
         before, after = _dec(r.before), _dec(r.after)
         now = _current(conn, r.kind, r.target, list(after))

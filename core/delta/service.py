@@ -15,12 +15,10 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.exc import DatabaseError, OperationalError
 
 from ..errors import NotFoundError, UndoConflictError, ValidationError
 from ..records import Changes
-from ..schema import translate
-from ..store import MemoryStore, utcnow
+from ..store import MemoryStore, new_id, utcnow
 from ..taxonomy import check_optional_str
 from . import audit
 from . import config as cfgmod
@@ -59,12 +57,6 @@ class DeltaMemory:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
 
-    def _guard(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
-        try:
-            return fn(*args, **kwargs)
-        except (OperationalError, DatabaseError) as exc:
-            raise translate(exc, self.store.url) from exc
-
     # -- configuration ----------------------------------------------------------
     def config(self) -> DeltaConfig:
         with self.store.read() as conn:
@@ -72,28 +64,28 @@ class DeltaMemory:
 
     def set_source(self, name: str, *, actor: str = "operator", note: str | None = None,
                    **fields: Any) -> Changes:
-        group = audit.new_group()
+        group = new_id()
 
         def run() -> Changes:
             with self.store.write() as conn:
                 changed = cfgmod.update_source(conn, name, fields, group, actor=actor, note=note)
             return _changes(sources=(name,), group=group if changed else None)
 
-        return self._guard(run)
+        return self.store.guarded(run)
 
     def add_source(self, source: SourceConfig, *, actor: str = "operator") -> Changes:
-        group = audit.new_group()
+        group = new_id()
 
         def run() -> Changes:
             with self.store.write() as conn:
                 cfgmod.add_source(conn, source, group, actor=actor)
             return _changes(sources=(source.name,), group=group)
 
-        return self._guard(run)
+        return self.store.guarded(run)
 
     def normalize_weights(self, *, actor: str = "operator") -> Changes:
         """Persist normalised weights (enabled sources sum to 1) as one undoable group."""
-        group = audit.new_group()
+        group = new_id()
 
         def run() -> Changes:
             with self.store.write() as conn:
@@ -103,7 +95,7 @@ class DeltaMemory:
                                          actor=actor)
             return _changes(sources=tuple(weights), group=group)
 
-        return self._guard(run)
+        return self.store.guarded(run)
 
     def set_setting(self, key: str, value: Any) -> Changes:
         def run() -> Changes:
@@ -111,7 +103,7 @@ class DeltaMemory:
                 cfgmod.set_setting(conn, key, value)
             return _changes(settings=(key,))
 
-        return self._guard(run)
+        return self.store.guarded(run)
 
     # -- composing and saving ---------------------------------------------------
     def build(
@@ -161,7 +153,7 @@ class DeltaMemory:
                     diff_id = int(res.inserted_primary_key[0])
             return Saved(ms, d, diff_id)
 
-        return self._guard(run)
+        return self.store.guarded(run)
 
     def snapshot(self, goal: str, query: str | None,
                  candidates: Iterable[Candidate] | Mapping[str, Iterable[Candidate]] = (),
@@ -189,7 +181,7 @@ class DeltaMemory:
                 snap.insert_diffs(conn, rows)
             return len(rows)
 
-        return self._guard(run)
+        return self.store.guarded(run)
 
     # -- reading ------------------------------------------------------------------
     def resolve(self, ref: str) -> str:
@@ -247,7 +239,7 @@ class DeltaMemory:
         note = check_optional_str("note", note, MAX_NOTE)
         if action == "investigated" and not note:
             raise ValidationError("note", "say what the investigation found")
-        group = audit.new_group()
+        group = new_id()
 
         def run() -> Changes:
             sources: tuple[str, ...] = ()
@@ -270,7 +262,7 @@ class DeltaMemory:
                           actor=actor, note=note)
             return _changes(diff_ids=(diff_id,), sources=sources, group=group)
 
-        return self._guard(run)
+        return self.store.guarded(run)
 
     def _dampen(self, conn, rec: snap.DiffRecord, group: str, actor: str) -> str:  # type: ignore[no-untyped-def]
         cause = rec.primary_cause
@@ -304,7 +296,7 @@ class DeltaMemory:
                 sources=tuple(t for k, t in rows if k == "source"), group=redo,
             )
 
-        return self._guard(run)
+        return self.store.guarded(run)
 
     def undo_review(self, diff_id: int, *, actor: str = "operator") -> Changes:
         group = self.last_review_group(diff_id)
