@@ -210,9 +210,9 @@ def test_models_pass_qtmodeltester(qtmodeltester, demo_store: MemoryStore) -> No
     hist.set_report(sweep.report(demo_store, state.id))
     qtmodeltester.check(hist)
     queue = ContradictionQueueModel()
-    queue.set_groups(C.find_contradictions(demo_store))
+    queue.set_rows(C.find_contradictions(demo_store))
     qtmodeltester.check(queue)
-    g = queue.group_at(0)
+    g = queue.row_at(0)
     assert queue.remove(g.key) == 0
     queue.insert(0, g)
     qtmodeltester.check(queue)

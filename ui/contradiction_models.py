@@ -19,17 +19,7 @@ _TIP = Qt.ItemDataRole.ToolTipRole
 class ContradictionQueueModel(RowsTableModel):
     HEADERS = ("Kind", "User", "Entity · attribute", "Values", "Members")
 
-    def __init__(self, parent: Any = None) -> None:
-        super().__init__(parent)
-        self._rows: list[ContradictionGroup] = []
-
-    def set_groups(self, groups: list[ContradictionGroup]) -> None:
-        self.beginResetModel()
-        self._rows = list(groups)
-        self.endResetModel()
-
-    def group_at(self, row: int) -> ContradictionGroup | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
+    # Rows are ContradictionGroup objects: set_rows(groups), row_at(row).
 
     def row_of(self, key: Key) -> int:
         return next((i for i, g in enumerate(self._rows) if g.key == key), -1)

@@ -227,7 +227,7 @@ class ContradictionsView(QWidget):
 
     def _scanned(self, groups: list[C.ContradictionGroup]) -> None:
         keep = self.detail.key if self.detail else None
-        self.model.set_groups(groups)
+        self.model.set_rows(groups)
         self._update_count()
         row = self.model.row_of(keep) if keep else -1
         self._select(row if row >= 0 else 0)
@@ -243,7 +243,7 @@ class ContradictionsView(QWidget):
 
     def _update_count(self) -> None:
         n = self.model.rowCount()
-        corr = sum(1 for i in range(n) if (g := self.model.group_at(i)) and g.kind == "correction")
+        corr = sum(1 for i in range(n) if (g := self.model.row_at(i)) and g.kind == "correction")
         self.count.setText(f"{n:,} open contradiction group(s), {corr:,} unlinked correction(s)")
 
     # -- selection and cards ----------------------------------------------------------
@@ -257,14 +257,14 @@ class ContradictionsView(QWidget):
             idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
             | QItemSelectionModel.SelectionFlag.Rows)
         self.table.scrollTo(idx)
-        if self.detail is None or self.detail.key != self.model.group_at(row).key:  # type: ignore[union-attr]
+        if self.detail is None or self.detail.key != self.model.row_at(row).key:  # type: ignore[union-attr]
             self._load(row)
 
     def current_row(self) -> int:
         return self.table.selectionModel().currentIndex().row()
 
     def _load(self, row: int) -> None:
-        group = self.model.group_at(row)
+        group = self.model.row_at(row)
         self.editor.hide()
         while self.cards_row.count():
             item = self.cards_row.takeAt(0)
@@ -384,7 +384,7 @@ class ContradictionsView(QWidget):
 
     def _resolve(self, fn, label: str) -> None:  # type: ignore[no-untyped-def]
         row = self.current_row()
-        group = self.model.group_at(row)
+        group = self.model.row_at(row)
         if group is None:
             return
         try:

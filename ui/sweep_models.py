@@ -8,7 +8,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt
 
 from memdesk.core.records import MemoryRecord
-from memdesk.core.sweep import SweepReport, SweepSummary
+from memdesk.core.sweep import SweepReport
 
 from .table_model import RowsTableModel
 from .text import elide, tooltip_text
@@ -22,9 +22,6 @@ class SweepListModel(RowsTableModel):
 
     HEADERS = ("Started", "Band", "Filters", "Progress")
 
-
-    def sweep_at(self, row: int) -> SweepSummary | None:
-        return self._rows[row] if 0 <= row < len(self._rows) else None
 
     def data(self, index: QModelIndex, role: int = _ROLE_DISPLAY) -> Any:
         if not index.isValid() or role not in (_ROLE_DISPLAY, _ROLE_TIP):

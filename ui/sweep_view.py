@@ -454,7 +454,7 @@ class SweepView(QWidget):
         self.open_sweep(state.id)
 
     def resume_row(self, row: int) -> None:
-        s = self.start.sweeps.sweep_at(row)
+        s = self.start.sweeps.row_at(row)
         if s is not None:
             self.open_sweep(s.id)
 
