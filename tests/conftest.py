@@ -28,6 +28,17 @@ def store(store_path: Path):
     s.close()
 
 
+@pytest.fixture
+def isolated_settings(tmp_path: Path):
+    """QSettings() (user scope, INI) reads and writes under tmp_path, not the real profile."""
+    from PySide6.QtCore import QSettings
+
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
+                      str(tmp_path / "settings"))
+    yield
+
+
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 3,000-row demo store built once per session; tests copy it."""

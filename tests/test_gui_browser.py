@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from memdesk.core import demo
@@ -19,16 +19,8 @@ from memdesk.ui.filters import builtin_filters, filter_from_dict, filter_to_dict
 
 from .conftest import DEMO_END
 
-pytestmark = pytest.mark.gui
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("isolated_settings")]
 BIG = 20_000
-
-
-@pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path: Path):
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
-                      str(tmp_path / "settings"))
-    yield
 
 
 @pytest.fixture(autouse=True)

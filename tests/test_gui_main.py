@@ -22,15 +22,7 @@ from memdesk.ui.main_window import MainWindow
 from memdesk.ui.palette import CommandPalette, ShortcutsDialog
 from memdesk.ui.settings import Settings, SettingsDialog
 
-pytestmark = pytest.mark.gui
-
-
-@pytest.fixture(autouse=True)
-def _isolated_settings(tmp_path: Path):
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope,
-                      str(tmp_path / "settings"))
-    yield
+pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("isolated_settings")]
 
 
 @pytest.fixture
