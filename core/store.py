@@ -8,7 +8,6 @@ it refuses when those fields were changed again since (no silent clobbering).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +19,7 @@ from sqlalchemy.exc import DatabaseError, OperationalError
 from . import taxonomy as tx
 from .db import writer
 from .errors import NotFoundError, UndoConflictError, ValidationError
+from .ids import new_id, utcnow
 from .models import EDITABLE_FIELDS, Memory, MemoryEvent
 from .query import SORTABLE, MemoryFilter, Status, active_belief_state, status_expression
 from .records import (
@@ -36,15 +36,6 @@ MT = Memory.__table__
 ET = MemoryEvent.__table__
 M = MT.c
 E = ET.c
-
-
-def utcnow() -> datetime:
-    """Naive UTC, the convention for every stored time."""
-    return datetime.now(UTC).replace(tzinfo=None)
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex
 
 
 def _as_naive_utc(field: str, value: Any) -> datetime | None:

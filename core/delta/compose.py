@@ -9,20 +9,14 @@ one with the largest weighted total; the dominance ratio is its share of the agg
 from __future__ import annotations
 
 import math
-import uuid
 from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
 from ..errors import ValidationError
+from ..ids import new_id, utcnow
 from ..taxonomy import check_text, check_unit
 from .contracts import Candidate, Contribution, DeltaConfig, MemorySet, SourceReport
-
-
-def utcnow() -> datetime:
-    from ..store import utcnow as _now
-
-    return _now()
 
 
 def candidate_from_dict(data: Mapping[str, Any], source: str | None = None) -> Candidate:
@@ -163,7 +157,7 @@ def build_memory_set(
         {r.source: r.weighted_total for r in reports if r.kept}, aggregate
     )
     return MemorySet(
-        id=set_id or uuid.uuid4().hex,
+        id=set_id or new_id(),
         goal=goal,
         query=query,
         label=label,
