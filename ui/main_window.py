@@ -505,9 +505,6 @@ class LazyViews:
     def __iter__(self):  # type: ignore[no-untyped-def]
         return iter(self._specs)
 
-    def __len__(self) -> int:
-        return len(self._specs)
-
     def __getitem__(self, key: str) -> QWidget:
         if key not in self._specs:
             raise KeyError(key)
@@ -521,15 +518,12 @@ class LazyViews:
     def is_built(self, key: str) -> bool:
         return key in self._built
 
-    def slot(self, key: str) -> QWidget:
-        """What the stack holds for ``key`` now (the view, or its placeholder)."""
-        return self._built.get(key) or self._placeholders[key]
-
     def values(self) -> list[QWidget]:
         return list(self._built.values())
 
     def slots(self) -> list[QWidget]:
-        return [self.slot(k) for k in self._specs]
+        """What the stack holds now for every view (the view, or its placeholder)."""
+        return [self._built.get(k) or self._placeholders[k] for k in self._specs]
 
 
 def _shutdown(view: QWidget, msecs: int = 5000) -> None:
