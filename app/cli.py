@@ -22,7 +22,7 @@ from memdesk.core.errors import (
     UndoConflictError,
     ValidationError,
 )
-from memdesk.core.query import MemoryFilter, Status
+from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import Layer, MemoryType
 
 EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_NOTFOUND = 1, 2, 3, 4
@@ -124,7 +124,7 @@ def _err(msg: str) -> None:
 
 
 def open_store(args: argparse.Namespace, *, create: bool = True):  # type: ignore[no-untyped-def]
-    from memdesk.core.store import MemoryStore
+    from memdesk.core.store.memory_store import MemoryStore
 
     store = MemoryStore.open(args.db, create=create)
     if store.report and store.report.message:
@@ -214,7 +214,7 @@ def cmd_undo(args: argparse.Namespace) -> int:
 
 def cmd_demo(args: argparse.Namespace) -> int:
     from memdesk.core import demo
-    from memdesk.core.store import MemoryStore
+    from memdesk.core.store.memory_store import MemoryStore
 
     out: Path = args.out
     if out.exists() and out.stat().st_size > 0:
@@ -240,8 +240,8 @@ def cmd_demo(args: argparse.Namespace) -> int:
 
 
 def cmd_db(args: argparse.Namespace) -> int:
-    from memdesk.core.db import sqlite_info, sqlite_path, to_url
-    from memdesk.core.store import MemoryStore
+    from memdesk.core.store.db import sqlite_info, sqlite_path, to_url
+    from memdesk.core.store.memory_store import MemoryStore
 
     if args.db_command == "upgrade":
         store = MemoryStore.open(args.db, create=False)
@@ -249,7 +249,7 @@ def cmd_db(args: argparse.Namespace) -> int:
         return 0
     info = sqlite_info()
     store = open_store(args, create=False)
-    from memdesk.core.schema import head_revision, schema_state
+    from memdesk.core.store.schema import head_revision, schema_state
 
     state = schema_state(store.engine)
     url = to_url(args.db)

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from memdesk.core.records import MemoryRecord
+from memdesk.core.store.records import MemoryRecord
 
 from .cli import EXIT_USAGE, _range, _short, open_store
 
@@ -124,7 +124,7 @@ def _print_items(store, state) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_sweep_start(args: argparse.Namespace) -> int:
-    from memdesk.core import sweep
+    from memdesk.core.curation import sweep
 
     store = open_store(args, create=False)
     state = sweep.start_sweep(store, args.band, args.n, user=args.user, type=args.type,
@@ -139,7 +139,7 @@ def cmd_sweep_start(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_status(args: argparse.Namespace) -> int:
-    from memdesk.core import sweep
+    from memdesk.core.curation import sweep
 
     store = open_store(args, create=False)
     if args.sweep_id:
@@ -169,7 +169,7 @@ def cmd_sweep_status(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_report(args: argparse.Namespace) -> int:
-    from memdesk.core import sweep
+    from memdesk.core.curation import sweep
 
     store = open_store(args, create=False)
     rep = sweep.report(store, args.sweep_id)
@@ -189,7 +189,7 @@ def cmd_sweep_report(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_decide(args: argparse.Namespace) -> int:
-    from memdesk.core import sweep
+    from memdesk.core.curation import sweep
 
     store = open_store(args, create=False)
     state = sweep.get_sweep(store, args.sweep_id)
@@ -217,7 +217,7 @@ def cmd_sweep_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_undo(args: argparse.Namespace) -> int:
-    from memdesk.core import sweep
+    from memdesk.core.curation import sweep
 
     store = open_store(args, create=False)
     ch = sweep.undo_decision(store, args.sweep_id)
@@ -229,7 +229,7 @@ def cmd_sweep_undo(args: argparse.Namespace) -> int:
 
 
 def cmd_contra_list(args: argparse.Namespace) -> int:
-    from memdesk.core import contradictions as C
+    from memdesk.core.curation import contradictions as C
 
     store = open_store(args, create=False)
     groups = C.find_contradictions(store, user=args.user, include_dismissed=args.all)
@@ -265,7 +265,7 @@ def _detail_json(d) -> dict[str, Any]:  # type: ignore[no-untyped-def]
 
 
 def cmd_contra_show(args: argparse.Namespace) -> int:
-    from memdesk.core import contradictions as C
+    from memdesk.core.curation import contradictions as C
 
     store = open_store(args, create=False)
     d = C.load_group(store, C.find_group(store, args.group).key)
@@ -286,7 +286,7 @@ def cmd_contra_show(args: argparse.Namespace) -> int:
 
 
 def cmd_contra_resolve(args: argparse.Namespace) -> int:
-    from memdesk.core import contradictions as C
+    from memdesk.core.curation import contradictions as C
 
     store = open_store(args, create=False)
     d = C.load_group(store, C.find_group(store, args.group).key)
@@ -314,7 +314,7 @@ def cmd_contra_resolve(args: argparse.Namespace) -> int:
 
 
 def cmd_contra_undo(args: argparse.Namespace) -> int:
-    from memdesk.core import contradictions as C
+    from memdesk.core.curation import contradictions as C
 
     store = open_store(args, create=False)
     ch = C.undo_resolution(store, args.action_group)

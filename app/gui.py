@@ -64,7 +64,7 @@ class Launcher:
         from PySide6.QtWidgets import QFileDialog
 
         from memdesk.core.errors import MemdeskError
-        from memdesk.core.store import MemoryStore
+        from memdesk.core.store.memory_store import MemoryStore
         from memdesk.ui.main_window import OPEN_BUSY_TIMEOUT_S, MainWindow
 
         while True:

@@ -27,7 +27,7 @@ def ensure_indexes(path: Path) -> None:
     already stamped at head); create them so the benchmark sees a store as users have."""
     import sqlite3
 
-    from memdesk.core.migrations.versions.m0005_issue3 import BROWSER_INDEXES
+    from memdesk.core.store.migrations.versions.m0005_issue3 import BROWSER_INDEXES
 
     con = sqlite3.connect(path)
     have = {r[1] for r in con.execute("PRAGMA index_list(memories)")}
@@ -53,8 +53,8 @@ def main() -> int:
     from PySide6.QtCore import QEventLoop, QSettings, QTimer
     from PySide6.QtWidgets import QApplication
 
-    from memdesk.core.query import MemoryFilter
-    from memdesk.core.store import MemoryStore
+    from memdesk.core.store.memory_store import MemoryStore
+    from memdesk.core.store.query import MemoryFilter
     from memdesk.ui.browser_model import COLUMN_KEYS
     from memdesk.ui.main_window import MainWindow
     from memdesk.ui.settings import Settings

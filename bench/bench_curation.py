@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, million_store, pct, timed
 from sqlalchemy import inspect
 
-from memdesk.core import contradictions, sweep
-from memdesk.core.store import MemoryStore
+from memdesk.core.curation import contradictions, sweep
+from memdesk.core.store.memory_store import MemoryStore
 
 
 def ensure_curation_schema(store: MemoryStore) -> None:
@@ -35,7 +35,7 @@ def ensure_curation_schema(store: MemoryStore) -> None:
     from alembic.operations import Operations
     from alembic.runtime.migration import MigrationContext
 
-    from memdesk.core.migrations.versions import m0003_issue4
+    from memdesk.core.store.migrations.versions import m0003_issue4
 
     t = time.perf_counter()
     with store.write() as conn:

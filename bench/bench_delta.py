@@ -24,7 +24,7 @@ from memdesk.core.delta.compose import build_memory_set
 from memdesk.core.delta.contracts import DEFAULT_SOURCES, Candidate, DeltaConfig
 from memdesk.core.delta.diff import diff
 from memdesk.core.delta.service import DeltaMemory
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
 
 N = 10_000
 SOURCES = [s.name for s in DEFAULT_SOURCES]

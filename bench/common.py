@@ -11,7 +11,7 @@ from datetime import datetime
 from pathlib import Path
 
 from memdesk.core import demo
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
 
 CACHE = Path(os.environ.get("MEMDESK_BENCH_CACHE", Path(__file__).parent / ".cache"))
 END = datetime(2026, 11, 1)

@@ -17,8 +17,8 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import text
 
-from .records import encode_values
-from .store import MemoryStore, utcnow
+from memdesk.core.store.memory_store import MemoryStore, utcnow
+from memdesk.core.store.records import encode_values
 
 Progress = Callable[[int, int], None]
 
@@ -380,7 +380,7 @@ def generate(
         for _name, sql_ in indexes:
             conn.exec_driver_sql(sql_)
         if bulk:
-            from .migrations.versions.m0002_memdesk_v1 import FTS_SQLITE
+            from memdesk.core.store.migrations.versions.m0002_memdesk_v1 import FTS_SQLITE
 
             for stmt in FTS_SQLITE[1:4]:
                 conn.exec_driver_sql(stmt)
@@ -388,7 +388,9 @@ def generate(
     if store.dialect == "sqlite":
         with store.write() as conn:
             conn.exec_driver_sql("ANALYZE")
-    from .delta.demo import generate_snapshots  # delta memory (issue 5): snapshot series
+    from memdesk.core.delta.demo import (
+        generate_snapshots,  # delta memory (issue 5): snapshot series
+    )
 
     generate_snapshots(store, seed=seed, end=gen.end)
     if progress:

@@ -11,7 +11,7 @@ import math
 from enum import StrEnum
 from typing import Any
 
-from .errors import ValidationError
+from memdesk.core.errors import ValidationError
 
 
 class MemoryType(StrEnum):

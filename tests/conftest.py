@@ -11,7 +11,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from memdesk.core import demo
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
 
 DEMO_END = datetime(2026, 11, 1)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from memdesk.core import fts
-from memdesk.core.browse import fetch_page
-from memdesk.core.query import MemoryFilter
-from memdesk.core.store import MemoryStore
+from memdesk.core.store import fts
+from memdesk.core.store.browse import fetch_page
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import MemoryFilter
 
 
 def all_pages(store: MemoryStore, flt: MemoryFilter, order_by: str, desc: bool) -> list[str]:
@@ -39,7 +39,7 @@ def test_broad_query_pages_match_sql_order(demo_store: MemoryStore, monkeypatch,
 def test_scan_plan_uses_the_sort_index(demo_store: MemoryStore) -> None:
     from sqlalchemy import select
 
-    from memdesk.core.models import Memory
+    from memdesk.core.store.models import Memory
 
     m = Memory.__table__.c
     flt = MemoryFilter(text="user", text_scan=True)

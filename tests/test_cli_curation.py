@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from memdesk.app.main import main
-from memdesk.core import contradictions as C
-from memdesk.core.store import MemoryStore
+from memdesk.core.curation import contradictions as C
+from memdesk.core.store.memory_store import MemoryStore
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:

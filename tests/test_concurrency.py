@@ -5,7 +5,7 @@ from __future__ import annotations
 import multiprocessing as mp
 from pathlib import Path
 
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
 
 
 def _writer(path: str, n: int, q) -> None:  # type: ignore[no-untyped-def]

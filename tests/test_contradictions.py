@@ -8,8 +8,8 @@ from datetime import datetime, timedelta
 import pytest
 from sqlalchemy import text
 
-from memdesk.core import contradictions as C
-from memdesk.core.store import MemoryStore, utcnow
+from memdesk.core.curation import contradictions as C
+from memdesk.core.store.memory_store import MemoryStore, utcnow
 
 T0 = datetime(2026, 3, 1)
 
@@ -203,7 +203,7 @@ def _cards(*specs) -> list[C.Card]:
     """Cards from (value, days, confidence, type)."""
     out = []
     for i, (value, days, conf, type_) in enumerate(specs):
-        from memdesk.core.records import MemoryRecord
+        from memdesk.core.store.records import MemoryRecord
 
         rec = MemoryRecord(
             id=f"m{i}", user_id="u", text=value, type=type_, topic=None, importance=0.5,

@@ -6,8 +6,8 @@ from collections import Counter
 from datetime import datetime, timedelta
 
 from memdesk.core import demo
-from memdesk.core.query import MemoryFilter, Status
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import Layer, MemoryType
 
 END = datetime(2026, 11, 1)
@@ -48,7 +48,7 @@ def test_shape_of_a_demo_store(demo_store: MemoryStore) -> None:
 
 def test_facts_mostly_agree_with_a_few_contradictions(demo_store: MemoryStore) -> None:
     """Repeated mentions of a fact repeat its value; a few disagree (review-sized groups)."""
-    from memdesk.core.contradictions import find_contradictions
+    from memdesk.core.curation.contradictions import find_contradictions
 
     groups = [g for g in find_contradictions(demo_store) if g.kind == "conflict"]
     assert len(groups) >= 8

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from memdesk.core.fts import fts5_expression
-from memdesk.core.query import MemoryFilter
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.fts import fts5_expression
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import MemoryFilter
 
 
 @pytest.fixture

@@ -10,8 +10,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from memdesk.core import demo
-from memdesk.core.query import MemoryFilter, Status
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.ui.browser import BrowserView
 from memdesk.ui.browser_model import COLUMN_KEYS, BrowserModel
 from memdesk.ui.delegates import LowRole

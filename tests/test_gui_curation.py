@@ -7,10 +7,10 @@ import pytest
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QApplication, QWidget
 
-from memdesk.core import contradictions as C
-from memdesk.core import sweep
-from memdesk.core.records import Changes
-from memdesk.core.store import MemoryStore
+from memdesk.core.curation import contradictions as C
+from memdesk.core.curation import sweep
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changes
 from memdesk.ui.contradiction_models import ContradictionQueueModel
 from memdesk.ui.contradictions_view import ContradictionsView
 from memdesk.ui.sweep_models import HistogramModel, NeighbourModel, SweepListModel

@@ -14,9 +14,9 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memdesk.app import gui
-from memdesk.core.query import MemoryFilter
-from memdesk.core.records import Changes
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import MemoryFilter
+from memdesk.core.store.records import Changes
 from memdesk.ui import main_window as mw
 from memdesk.ui.main_window import MainWindow
 from memdesk.ui.palette import CommandPalette, ShortcutsDialog

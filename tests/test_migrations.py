@@ -6,10 +6,10 @@ import sqlite3
 from datetime import datetime
 from pathlib import Path
 
-from memdesk.core.migrations.versions.m0001_recall_schema import RECALL_SCHEMA
-from memdesk.core.query import MemoryFilter, Status
-from memdesk.core.schema import REVISIONS, head_revision, script_revisions
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.migrations.versions.m0001_recall_schema import RECALL_SCHEMA
+from memdesk.core.store.query import MemoryFilter, Status
+from memdesk.core.store.schema import REVISIONS, head_revision, script_revisions
 
 
 def make_recall_store(path: Path, rows: int = 50) -> Path:
@@ -88,8 +88,8 @@ def test_active_queries_do_not_use_the_superseded_index(demo_store: MemoryStore)
     was chosen for IS NULL (every active query); migration 0006 made it partial."""
     from sqlalchemy import func, select
 
-    from memdesk.core.models import Memory
-    from memdesk.core.query import active_belief_state
+    from memdesk.core.store.models import Memory
+    from memdesk.core.store.query import active_belief_state
 
     m = Memory.__table__.c
     with demo_store.read() as conn:

@@ -14,7 +14,7 @@ from memdesk.core.errors import (
     StoreLockedError,
     StoreOpenError,
 )
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
 
 
 def test_corrupt_file(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ CODE = """
 import sys
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
 from memdesk.ui.main_window import MainWindow
 store = MemoryStore.open(sys.argv[1])
 w = MainWindow(store)
@@ -30,7 +30,7 @@ print('ok')
 
 
 def test_window_builds_only_the_first_view(tmp_path: Path) -> None:
-    from memdesk.core.store import MemoryStore
+    from memdesk.core.store.memory_store import MemoryStore
 
     db = tmp_path / "s.db"
     s = MemoryStore.open(db)

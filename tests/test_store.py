@@ -8,8 +8,8 @@ from datetime import datetime
 import pytest
 
 from memdesk.core.errors import NotFoundError, ValidationError
-from memdesk.core.query import MemoryFilter, Status
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import Layer, MemoryType
 
 FULL = dict(

@@ -10,10 +10,10 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memdesk.core import sweep
-from memdesk.core.contemplative import contemplative_hint
+from memdesk.core.curation import sweep
+from memdesk.core.curation.contemplative import contemplative_hint
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
 
 T0 = datetime(2026, 6, 1)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memdesk.core.errors import UndoConflictError
-from memdesk.core.query import Status
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import Status
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memdesk.core.errors import ValidationError
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
 
 GOOD = dict(user_id="u", text="User likes tea.", type="preference")
 

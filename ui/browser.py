@@ -23,9 +23,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memdesk.core.query import MemoryFilter
-from memdesk.core.records import Changes
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import MemoryFilter
+from memdesk.core.store.records import Changes
 from memdesk.core.taxonomy import LOW_CONFIDENCE, MemoryType
 
 from .browser_model import COLUMN_KEYS, COLUMNS, BrowserModel

@@ -32,11 +32,11 @@ from PySide6.QtCore import (
 )
 from PySide6.QtGui import QGuiApplication, QPalette
 
-from memdesk.core.browse import BrowseRow, Cursor, fetch_page, rows_by_id
 from memdesk.core.errors import MemdeskError
-from memdesk.core.query import MemoryFilter, Status
-from memdesk.core.records import Changes
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.browse import BrowseRow, Cursor, fetch_page, rows_by_id
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import MemoryFilter, Status
+from memdesk.core.store.records import Changes
 from memdesk.core.taxonomy import LOW_CONFIDENCE
 
 from .delegates import LowRole, ScoreRole

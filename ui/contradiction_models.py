@@ -7,7 +7,7 @@ from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
 
-from memdesk.core.contradictions import ContradictionGroup, Key
+from memdesk.core.curation.contradictions import ContradictionGroup, Key
 
 from .table_model import RowsTableModel
 from .text import elide, tooltip_text

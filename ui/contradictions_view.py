@@ -31,10 +31,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memdesk.core import contradictions as C
+from memdesk.core.curation import contradictions as C
 from memdesk.core.errors import MemdeskError
-from memdesk.core.records import Changes
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changes
 
 from .contradiction_models import ContradictionQueueModel
 from .ops import LatestTask

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import MemdeskError
-from memdesk.core.records import Changes
+from memdesk.core.store.records import Changes
 
 from .delta_models import SourcesModel
 from .text import error_box, plain_label

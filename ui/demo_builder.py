@@ -31,7 +31,7 @@ def demo_store_path() -> Path:
 def build_demo(path: Path, size: int, state: TaskState | None = None) -> Path:
     """Generate a demo store at ``path`` (atomically); runs on a worker thread."""
     from memdesk.core import demo
-    from memdesk.core.store import MemoryStore
+    from memdesk.core.store.memory_store import MemoryStore
 
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".building")

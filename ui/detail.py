@@ -33,8 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.errors import NotFoundError
-from memdesk.core.records import EventRecord, MemoryRecord
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
 
 from .text import elide, plain_label, tooltip_text

@@ -25,8 +25,8 @@ from PySide6.QtWidgets import (
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import DiffRecord
 from memdesk.core.errors import MemdeskError
-from memdesk.core.records import Changes
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changes
 
 from .delta_models import QueueModel
 from .delta_sources import SourcesPanel

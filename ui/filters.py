@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memdesk.core.query import MemoryFilter, Status
+from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import LOW_CONFIDENCE, Layer, MemoryType
 
 DEBOUNCE_MS = 200

@@ -35,9 +35,9 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.errors import MemdeskError
-from memdesk.core.query import MemoryFilter
-from memdesk.core.records import Changes
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import MemoryFilter
+from memdesk.core.store.records import Changes
 
 from .filters import builtin_filters, filter_from_dict, filter_to_dict
 from .ops import LatestTask
@@ -76,7 +76,7 @@ def embeddings_available() -> bool:
 class MainWindow(QMainWindow):
     """Owns the open store and the undo stack; broadcasts ``changed`` after operations."""
 
-    changed = Signal(object)  # memdesk.core.records.Changes
+    changed = Signal(object)  # memdesk.core.store.records.Changes
     store_changed = Signal(object)  # the new MemoryStore
 
     def __init__(self, store: MemoryStore, settings: Settings | None = None) -> None:

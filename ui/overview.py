@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
-from memdesk.core.store import MemoryStore
-from memdesk.core.summary import StoreSummary, summarize
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.summary import StoreSummary, summarize
 
 from .ops import LatestTask
 

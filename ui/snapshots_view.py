@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import SnapshotSeries
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
 
 from .delta_plot import SnapshotPlot
 from .diff_view import DiffView

@@ -7,8 +7,8 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt
 
-from memdesk.core.records import MemoryRecord
-from memdesk.core.sweep import SweepReport
+from memdesk.core.curation.sweep import SweepReport
+from memdesk.core.store.records import MemoryRecord
 
 from .table_model import RowsTableModel
 from .text import elide, tooltip_text

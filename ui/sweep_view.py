@@ -3,7 +3,7 @@ keyboard alone (Anki-style), and read the report at the end.
 
 Keys on the review page: 1–9 set importance 0.1–0.9 (0 sets 1.0), K keep, S skip,
 U undo the last decision, N write a note for the next decision, Esc pause.  Every
-decision is stored at once by ``memdesk.core.sweep``; this view keeps no state that a
+decision is stored at once by ``memdesk.core.curation.sweep``; this view keeps no state that a
 restart could lose.  Decisions are single-row writes and run on the GUI thread so the
 next card appears immediately; sampling runs in the background.
 """
@@ -36,10 +36,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memdesk.core import sweep
+from memdesk.core.curation import sweep
 from memdesk.core.errors import MemdeskError
-from memdesk.core.records import Changes
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changes
 from memdesk.core.taxonomy import MemoryType
 
 from .ops import LatestTask

@@ -17,8 +17,8 @@ from collections.abc import Callable
 from PySide6.QtGui import QUndoCommand
 
 from memdesk.core.errors import MemdeskError
-from memdesk.core.records import Changes
-from memdesk.core.store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changes
 
 Notify = Callable[[Changes], None]
 OnError = Callable[[str], None]

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from memdesk.core.store import MemoryStore
+    from memdesk.core.store.memory_store import MemoryStore
 
 
 @dataclass(frozen=True)

@@ -9,4 +9,4 @@ the API the CLI and GUI use) and ``demo`` (demo snapshot series).
 Importing this package registers the delta tables on the shared metadata.
 """
 
-from . import models as models
+from memdesk.core.delta import models as models

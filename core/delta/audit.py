@@ -15,10 +15,10 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select, update
 
-from ..errors import NotFoundError, UndoConflictError
-from ..records import encode_values
-from ..store import new_id, utcnow
-from .models import DeltaEvent, DeltaSource, MemoryDiffRow
+from memdesk.core.delta.models import DeltaEvent, DeltaSource, MemoryDiffRow
+from memdesk.core.errors import NotFoundError, UndoConflictError
+from memdesk.core.store.memory_store import new_id, utcnow
+from memdesk.core.store.records import encode_values
 
 EV = DeltaEvent.__table__
 SRC = DeltaSource.__table__

@@ -19,7 +19,14 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from .contracts import Action, ChangeType, DeltaDiff, HealthStatus, MemorySet, SearchBias
+from memdesk.core.delta.contracts import (
+    Action,
+    ChangeType,
+    DeltaDiff,
+    HealthStatus,
+    MemorySet,
+    SearchBias,
+)
 
 STABLE_VOLATILITY = 0.1
 STABLE_DRIFT = 0.05

@@ -13,10 +13,16 @@ from collections.abc import Iterable, Mapping
 from datetime import datetime
 from typing import Any
 
-from ..errors import ValidationError
-from ..ids import new_id, utcnow
-from ..taxonomy import check_text, check_unit
-from .contracts import Candidate, Contribution, DeltaConfig, MemorySet, SourceReport
+from memdesk.core.delta.contracts import (
+    Candidate,
+    Contribution,
+    DeltaConfig,
+    MemorySet,
+    SourceReport,
+)
+from memdesk.core.errors import ValidationError
+from memdesk.core.ids import new_id, utcnow
+from memdesk.core.taxonomy import check_text, check_unit
 
 
 def candidate_from_dict(data: Mapping[str, Any], source: str | None = None) -> Candidate:

@@ -7,12 +7,12 @@ from typing import Any
 
 from sqlalchemy import Connection, func, insert, select, update
 
-from ..errors import NotFoundError, ValidationError
-from ..store import utcnow
-from ..taxonomy import check_count, check_optional_str, check_unit
-from . import audit
-from .contracts import DeltaConfig, SourceConfig, normalize_weights
-from .models import DeltaSetting, DeltaSource
+from memdesk.core.delta import audit
+from memdesk.core.delta.contracts import DeltaConfig, SourceConfig, normalize_weights
+from memdesk.core.delta.models import DeltaSetting, DeltaSource
+from memdesk.core.errors import NotFoundError, ValidationError
+from memdesk.core.store.memory_store import utcnow
+from memdesk.core.taxonomy import check_count, check_optional_str, check_unit
 
 SRC = DeltaSource.__table__
 SET = DeltaSetting.__table__

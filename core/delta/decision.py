@@ -7,7 +7,7 @@ primary cause by 0.15 of weight and recompose.
 
 from __future__ import annotations
 
-from .contracts import Action, Decision, Health, HealthStatus
+from memdesk.core.delta.contracts import Action, Decision, Health, HealthStatus
 
 DAMPEN_STEP = -0.15
 RECOMPOSE = "recompose_memory_after_weight_adjustment"

@@ -21,11 +21,11 @@ from __future__ import annotations
 import random
 from datetime import datetime, timedelta
 
-from ..store import MemoryStore, utcnow
-from .compose import build_memory_set
-from .contracts import Candidate, DeltaConfig, MemorySet
-from .service import DeltaMemory
-from .sources import database_candidates
+from memdesk.core.delta.compose import build_memory_set
+from memdesk.core.delta.contracts import Candidate, DeltaConfig, MemorySet
+from memdesk.core.delta.service import DeltaMemory
+from memdesk.core.delta.sources import database_candidates
+from memdesk.core.store.memory_store import MemoryStore, utcnow
 
 DAYS = 42
 TIMES = (9, 17)  # two snapshots a day

@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from operator import attrgetter
 
-from .bias import build_search_bias
-from .contracts import (
+from memdesk.core.delta.bias import build_search_bias
+from memdesk.core.delta.contracts import (
     Attribution,
     CandidateDelta,
     ChangeType,
@@ -24,8 +24,8 @@ from .contracts import (
     MemorySet,
     SourceDelta,
 )
-from .decision import decide
-from .health import evaluate_health
+from memdesk.core.delta.decision import decide
+from memdesk.core.delta.health import evaluate_health
 
 EPS = 1e-12  # float noise from re-weighting must not read as a change
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from .contracts import (
+from memdesk.core.delta.contracts import (
     CandidateDelta,
     ChangeType,
     Contribution,

@@ -1,4 +1,4 @@
-"""ORM tables of delta memory (seed 004), on the shared ``Base`` of memdesk.core.models.
+"""ORM tables of delta memory (seed 004), on the shared ``Base`` of memdesk.core.store.models.
 
 * ``delta_sources`` / ``delta_settings``: the persisted, editable source configuration.
 * ``memory_sets`` / ``memory_set_items``: snapshots (a MemorySet and its contributions).
@@ -9,7 +9,7 @@
 * ``delta_events``: the audit log of source-config edits and review actions; undo
   replays ``before`` like memory_events does for memories.
 
-Migration: core/migrations/versions/m0004_issue5.py creates exactly these.
+Migration: core/store/migrations/versions/m0004_issue5.py creates exactly these.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
-from ..models import Base, SeqType
+from memdesk.core.store.models import Base, SeqType
 
 
 class DeltaSource(Base):

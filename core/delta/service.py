@@ -16,18 +16,18 @@ from typing import Any
 
 from sqlalchemy import select
 
-from ..errors import NotFoundError, UndoConflictError, ValidationError
-from ..records import Changes
-from ..store import MemoryStore, new_id, utcnow
-from ..taxonomy import check_optional_str
-from . import audit
-from . import config as cfgmod
-from . import snapshots as snap
-from .compose import build_memory_set
-from .contracts import Candidate, DeltaConfig, DeltaDiff, MemorySet, SourceConfig
-from .decision import DAMPEN_STEP
-from .diff import diff as diff_sets
-from .sources import database_candidates
+from memdesk.core.delta import audit
+from memdesk.core.delta import config as cfgmod
+from memdesk.core.delta import snapshots as snap
+from memdesk.core.delta.compose import build_memory_set
+from memdesk.core.delta.contracts import Candidate, DeltaConfig, DeltaDiff, MemorySet, SourceConfig
+from memdesk.core.delta.decision import DAMPEN_STEP
+from memdesk.core.delta.diff import diff as diff_sets
+from memdesk.core.delta.sources import database_candidates
+from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
+from memdesk.core.store.memory_store import MemoryStore, new_id, utcnow
+from memdesk.core.store.records import Changes
+from memdesk.core.taxonomy import check_optional_str
 
 REVIEW_ACTIONS = {
     "accept": "accepted",

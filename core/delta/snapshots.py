@@ -15,9 +15,15 @@ from typing import Any
 import numpy as np
 from sqlalchemy import Connection, func, insert, select
 
-from ..errors import NotFoundError, ValidationError
-from .contracts import Contribution, DeltaDiff, HealthStatus, MemorySet, SourceReport
-from .models import MemoryDiffRow, MemorySetItem, MemorySetRow
+from memdesk.core.delta.contracts import (
+    Contribution,
+    DeltaDiff,
+    HealthStatus,
+    MemorySet,
+    SourceReport,
+)
+from memdesk.core.delta.models import MemoryDiffRow, MemorySetItem, MemorySetRow
+from memdesk.core.errors import NotFoundError, ValidationError
 
 SETS = MemorySetRow.__table__
 ITEMS = MemorySetItem.__table__

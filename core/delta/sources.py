@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 
-from ..fts import terms
-from ..query import MemoryFilter, Status
-from ..store import MemoryStore
-from .contracts import Candidate
+from memdesk.core.delta.contracts import Candidate
+from memdesk.core.store.fts import terms
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import MemoryFilter, Status
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_WIDEN_TERMS = 6

@@ -1,6 +1,6 @@
 """ORM tables for curation (issue 4): revaluation sweeps and contradiction dismissals.
 
-Kept in their own module (same ``Base`` as core/models.py) so the curation feature
+Kept in their own module (same ``Base`` as core/store/models.py) so the curation feature
 owns its schema; migration 0003 creates them.  Sweep items are written one decision at
 a time, so an interrupted sweep resumes exactly where it stopped.
 """
@@ -12,7 +12,7 @@ from datetime import datetime
 from sqlalchemy import BigInteger, DateTime, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from .models import Base, SeqType
+from memdesk.core.store.models import Base, SeqType
 
 
 class Sweep(Base):

@@ -27,7 +27,7 @@ FTS_TABLE = (
 def upgrade() -> None:
     if op.get_bind().dialect.name != "sqlite":
         return
-    from memdesk.core.migrations.versions.m0002_memdesk_v1 import FTS_SQLITE
+    from memdesk.core.store.migrations.versions.m0002_memdesk_v1 import FTS_SQLITE
 
     for trigger in ("memories_fts_ai", "memories_fts_ad", "memories_fts_au"):
         op.execute(f"DROP TRIGGER IF EXISTS {trigger}")

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from sqlalchemy import func, select
 
-from .models import Memory
-from .store import MemoryStore
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.models import Memory
 
 M = Memory.__table__.c
 

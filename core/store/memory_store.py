@@ -16,13 +16,19 @@ from typing import Any
 from sqlalchemy import Connection, Engine, func, insert, select, update
 from sqlalchemy.exc import DatabaseError, OperationalError
 
-from . import taxonomy as tx
-from .db import writer
-from .errors import NotFoundError, UndoConflictError, ValidationError
-from .ids import new_id, utcnow
-from .models import EDITABLE_FIELDS, Memory, MemoryEvent
-from .query import SORTABLE, MemoryFilter, Status, active_belief_state, status_expression
-from .records import (
+from memdesk.core import taxonomy as tx
+from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
+from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store.db import writer
+from memdesk.core.store.models import EDITABLE_FIELDS, Memory, MemoryEvent
+from memdesk.core.store.query import (
+    SORTABLE,
+    MemoryFilter,
+    Status,
+    active_belief_state,
+    status_expression,
+)
+from memdesk.core.store.records import (
     RECORD_COLUMNS,
     Changes,
     EventRecord,
@@ -30,7 +36,7 @@ from .records import (
     decode_values,
     encode_values,
 )
-from .schema import OpenReport, open_engine, translate
+from memdesk.core.store.schema import OpenReport, open_engine, translate
 
 MT = Memory.__table__
 ET = MemoryEvent.__table__

@@ -8,8 +8,8 @@ from enum import StrEnum
 
 from sqlalchemy import ColumnElement, and_, case, false, literal, or_, true
 
-from .fts import match_clause
-from .models import Memory
+from memdesk.core.store.fts import match_clause
+from memdesk.core.store.models import Memory
 
 M = Memory.__table__.c
 

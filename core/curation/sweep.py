@@ -29,14 +29,14 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, insert, literal_column, select, update
 
-from . import taxonomy as tx
-from .contemplative import ContemplativeHint, contemplative_hint
-from .curation_models import Sweep, SweepItem
-from .errors import MemdeskError, NotFoundError, ValidationError
-from .models import Memory, MemoryEvent
-from .query import MemoryFilter, active_belief_state
-from .records import Changes, MemoryRecord
-from .store import MemoryStore, new_id, utcnow
+from memdesk.core import taxonomy as tx
+from memdesk.core.curation.contemplative import ContemplativeHint, contemplative_hint
+from memdesk.core.curation.models import Sweep, SweepItem
+from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
+from memdesk.core.store.memory_store import MemoryStore, new_id, utcnow
+from memdesk.core.store.models import Memory, MemoryEvent
+from memdesk.core.store.query import MemoryFilter, active_belief_state
+from memdesk.core.store.records import Changes, MemoryRecord
 
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
-from .query import Status, status_of
+from memdesk.core.store.query import Status, status_of
 
 DATETIME_FIELDS = frozenset({"created_at", "last_accessed", "valid_until", "deleted_at"})
 

@@ -28,13 +28,13 @@ from typing import Any
 
 from sqlalchemy import Connection, insert, select, text
 
-from . import taxonomy as tx
-from .curation_models import ContradictionDismissal
-from .errors import MemdeskError, NotFoundError, ValidationError
-from .models import Memory, MemoryEvent
-from .query import active_belief_state
-from .records import RECORD_COLUMNS, Changes, MemoryRecord
-from .store import MemoryStore, new_id, utcnow, validate_fields
+from memdesk.core import taxonomy as tx
+from memdesk.core.curation.models import ContradictionDismissal
+from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
+from memdesk.core.store.memory_store import MemoryStore, new_id, utcnow, validate_fields
+from memdesk.core.store.models import Memory, MemoryEvent
+from memdesk.core.store.query import active_belief_state
+from memdesk.core.store.records import RECORD_COLUMNS, Changes, MemoryRecord
 
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c

@@ -22,11 +22,11 @@ from typing import Any
 
 from sqlalchemy import ColumnElement, select, tuple_
 
-from .errors import ValidationError
-from .fts import is_broad
-from .models import Memory
-from .query import SORTABLE, MemoryFilter, Status, status_clause, status_of
-from .store import MemoryStore
+from memdesk.core.errors import ValidationError
+from memdesk.core.store.fts import is_broad
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.models import Memory
+from memdesk.core.store.query import SORTABLE, MemoryFilter, Status, status_clause, status_of
 
 M = Memory.__table__.c
 

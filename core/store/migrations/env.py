@@ -1,10 +1,10 @@
-"""Alembic environment: always run on the connection memdesk.core.schema hands in."""
+"""Alembic environment: always run on the connection memdesk.core.store.schema hands in."""
 
 from alembic import context
 
-import memdesk.core.curation_models  # registers the curation tables on Base
+import memdesk.core.curation.models  # registers the curation tables on Base
 import memdesk.core.delta.models  # noqa: F401  (registers the delta tables on Base)
-from memdesk.core.models import Base
+from memdesk.core.store.models import Base
 
 connection = context.config.attributes["connection"]
 context.configure(

@@ -12,21 +12,23 @@ from pathlib import Path
 from sqlalchemy import Engine, inspect, text
 from sqlalchemy.exc import DatabaseError, OperationalError
 
-from .db import default_store_path, make_engine, sqlite_path, to_url, writer
-from .errors import (
+from memdesk.core.errors import (
     SchemaOutdatedError,
     SchemaTooNewError,
     StoreCorruptError,
     StoreLockedError,
     StoreOpenError,
 )
+from memdesk.core.store.db import default_store_path, make_engine, sqlite_path, to_url, writer
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 LEGACY_REVISION = "0001"  # a Recall store without alembic_version
 
 # The revision chain, kept here so opening a current store does not import Alembic
 # (~0.2 s of start-up).  tests/test_migrations.py checks it against the scripts.
-REVISIONS = ("0001", "0002", "0003", "0004", "0005", "0006", "0007")
+REVISIONS = (
+    "0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011",
+)
 HEAD = REVISIONS[-1]
 
 

@@ -1,1 +1,0 @@
-"""Alembic migrations for the memdesk store, run programmatically by memdesk.core.schema."""
