@@ -7,13 +7,11 @@ not be opened (missing, locked, corrupt, too new), 4 no such memory or event.
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 from memdesk.core.errors import (
     MemdeskError,
@@ -25,31 +23,23 @@ from memdesk.core.errors import (
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import Layer, MemoryType
 
-EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_NOTFOUND = 1, 2, 3, 4
-
-# Feature modules that add their own subcommands: each has register(subparsers, common).
-COMMAND_MODULES: list[str] = ["memdesk.app.cli_curation", "memdesk.app.cli_delta"]
-
-
-def _common() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(add_help=False)
-    p.add_argument(
-        "--db", default=argparse.SUPPRESS, metavar="URL|PATH",
-        help="store to use: a file path or a SQLAlchemy URL (default: the user data dir)",
-    )
-    return p
-
-
-def _range(text: str) -> tuple[float, float]:
-    try:
-        lo, hi = (float(x) for x in text.split(":", 1))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected LO:HI, e.g. 0.3:0.49, got {text!r}") from None
-    return lo, hi
+from . import cli_curation, cli_db, cli_delta
+from .cli_common import (
+    EXIT_ERROR,
+    EXIT_NOTFOUND,
+    EXIT_STORE,
+    EXIT_USAGE,
+    common_options,
+    err,
+    fmt_dt,
+    open_store,
+    parse_range,
+    short,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    common = _common()
+    common = common_options()
     parser = argparse.ArgumentParser(
         prog="memdesk",
         description="Inspect and curate AI agents' long-term memory stores.",
@@ -86,8 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--topic", action="append", default=[], dest="topics")
     p.add_argument("--status", action="append", default=[], dest="statuses",
                    choices=[s.value for s in Status])
-    p.add_argument("--importance", type=_range, metavar="LO:HI")
-    p.add_argument("--confidence", type=_range, metavar="LO:HI")
+    p.add_argument("--importance", type=parse_range, metavar="LO:HI")
+    p.add_argument("--confidence", type=parse_range, metavar="LO:HI")
     p.add_argument("--sort", default="created_at")
     p.add_argument("--asc", action="store_true")
     p.add_argument("--limit", type=int, default=50)
@@ -108,37 +98,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--force", action="store_true", help="replace an existing file")
 
-    p = sub.add_parser("db", parents=[common], help="store maintenance")
-    dbsub = p.add_subparsers(dest="db_command", metavar="ACTION", required=True)
-    dbsub.add_parser("upgrade", parents=[common], help="migrate the store to this version")
-    q = dbsub.add_parser("info", parents=[common], help="SQLite version, schema, row counts")
-    q.add_argument("--json", action="store_true")
-
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub, common)
+    # Feature modules add their own subcommands (each: register(subparsers, common)).
+    for module in (cli_db, cli_curation, cli_delta):
+        module.register(sub, common)
     return parser
-
-
-def _err(msg: str) -> None:
-    print(f"memdesk: {msg}", file=sys.stderr)
-
-
-def open_store(args: argparse.Namespace, *, create: bool = True):  # type: ignore[no-untyped-def]
-    from memdesk.core.store.memory_store import MemoryStore
-
-    store = MemoryStore.open(args.db, create=create)
-    if store.report and store.report.message:
-        _err(store.report.message)
-    return store
-
-
-def _dt(v: datetime | None) -> str:
-    return v.strftime("%Y-%m-%d %H:%M") if v else "-"
-
-
-def _short(text: str, n: int = 70) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
 
 
 def cmd_add(args: argparse.Namespace) -> int:
@@ -170,7 +133,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for r in rows:
         print(f"{r.id}  {r.type:<10} {r.importance:4.2f} {r.confidence:4.2f} "
-              f"{r.status.value:<10} {r.user_id:<10} {_short(r.text)}")
+              f"{r.status.value:<10} {r.user_id:<10} {short(r.text)}")
     return 0
 
 
@@ -195,12 +158,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     for k, v in rec.to_json().items():
         print(f"{k:>15}: {v}")
     for r in older:
-        print(f"{'replaced':>15}: {r.id} {_short(r.text, 50)}")
+        print(f"{'replaced':>15}: {r.id} {short(r.text, 50)}")
     for r in newer:
-        print(f"{'replaced by':>15}: {r.id} {_short(r.text, 50)}")
+        print(f"{'replaced by':>15}: {r.id} {short(r.text, 50)}")
     for e in events:
         undone = f" (undone by {e.undone_by})" if e.undone_by else ""
-        print(f"{'event':>15}: #{e.id} {_dt(e.at)} {e.actor} {e.action} "
+        print(f"{'event':>15}: #{e.id} {fmt_dt(e.at)} {e.actor} {e.action} "
               f"{sorted(e.after)}{undone}")
     return 0
 
@@ -219,12 +182,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     out: Path = args.out
     if out.exists() and out.stat().st_size > 0:
         if not args.force:
-            _err(f"{out} exists; pass --force to replace it")
+            err(f"{out} exists; pass --force to replace it")
             return EXIT_USAGE
         for suffix in ("", "-wal", "-shm"):
             Path(str(out) + suffix).unlink(missing_ok=True)
     if args.size < 0:
-        _err("--size must be >= 0")
+        err("--size must be >= 0")
         return EXIT_USAGE
     store = MemoryStore.open(out)
 
@@ -239,51 +202,12 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_db(args: argparse.Namespace) -> int:
-    from memdesk.core.store.db import sqlite_info, sqlite_path, to_url
-    from memdesk.core.store.memory_store import MemoryStore
-
-    if args.db_command == "upgrade":
-        store = MemoryStore.open(args.db, create=False)
-        print((store.report and store.report.message) or "The store is already up to date.")
-        return 0
-    info = sqlite_info()
-    store = open_store(args, create=False)
-    from memdesk.core.store.schema import head_revision, schema_state
-
-    state = schema_state(store.engine)
-    url = to_url(args.db)
-    path = sqlite_path(url)
-    data: dict[str, Any] = {
-        "url": store.url,
-        "dialect": store.dialect,
-        "sqlite_library_version": info.library_version if store.dialect == "sqlite" else None,
-        "sqlite_wal_reset_bug": info.wal_reset_bug if store.dialect == "sqlite" else None,
-        "schema_revision": state.revision,
-        "schema_head": head_revision(),
-        "file_bytes": path.stat().st_size if path and path.exists() else None,
-        "counts": store.counts(),
-    }
-    if store.dialect == "sqlite":
-        with store.read() as conn:
-            data["journal_mode"] = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
-    if args.json:
-        print(json.dumps(data, indent=1))
-        return 0
-    for k, v in data.items():
-        print(f"{k:>24}: {v}")
-    if store.dialect == "sqlite" and info.warning:
-        print(f"\nwarning: {info.warning}")
-    return 0
-
-
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
     "add": cmd_add,
     "list": cmd_list,
     "show": cmd_show,
     "undo": cmd_undo,
     "demo": cmd_demo,
-    "db": cmd_db,
 }
 
 
@@ -292,17 +216,17 @@ def run(args: argparse.Namespace) -> int:
     try:
         return handler(args)
     except ValidationError as exc:
-        _err(f"invalid value: {exc}")
+        err(f"invalid value: {exc}")
         return EXIT_USAGE
     except StoreOpenError as exc:
-        _err(str(exc))
+        err(str(exc))
         return EXIT_STORE
     except NotFoundError as exc:
-        _err(str(exc))
+        err(str(exc))
         return EXIT_NOTFOUND
     except UndoConflictError as exc:
-        _err(str(exc))
+        err(str(exc))
         return EXIT_ERROR
     except MemdeskError as exc:
-        _err(str(exc))
+        err(str(exc))
         return EXIT_ERROR

@@ -14,7 +14,7 @@ from typing import Any
 
 from memdesk.core.store.records import MemoryRecord
 
-from .cli import EXIT_USAGE, _range, _short, open_store
+from .cli_common import EXIT_USAGE, open_store, parse_range, short
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -22,7 +22,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
                        help="revaluation sweeps: sample an importance band and re-decide")
     ss = p.add_subparsers(dest="sweep_command", metavar="ACTION", required=True)
     q = ss.add_parser("start", parents=[common], help="sample and store a new sweep")
-    q.add_argument("--band", type=_range, default=(0.3, 0.49), metavar="LO:HI",
+    q.add_argument("--band", type=parse_range, default=(0.3, 0.49), metavar="LO:HI",
                    help="importance band (default 0.3:0.49)")
     q.add_argument("-n", type=int, default=20, help="memories to sample (default 20)")
     q.add_argument("--user")
@@ -118,7 +118,7 @@ def _print_items(store, state) -> None:  # type: ignore[no-untyped-def]
         rec: MemoryRecord | None = recs.get(it.memory_id)
         dec = it.decision or "-"
         after = f"{it.importance_after:.2f}" if it.importance_after is not None else "    "
-        text = _short(rec.text, 60) if rec else "(missing)"
+        text = short(rec.text, 60) if rec else "(missing)"
         print(f"{it.pos + 1:>3}. {it.importance_before:.2f} -> {after} {dec:<8} "
               f"{it.memory_id}  {text}")
 
@@ -279,7 +279,7 @@ def cmd_contra_show(args: argparse.Namespace) -> int:
         print(f" [{i}] {c.memory.value!s:<20} conf {c.memory.confidence:.2f} imp "
               f"{c.memory.importance:.2f} {c.memory.created_at:%Y-%m-%d} {c.memory.id} "
               f"x{len(c.same_value)} {', '.join(marks)}")
-        print(f"     {_short(c.memory.text, 90)}")
+        print(f"     {short(c.memory.text, 90)}")
     if d.suggestion:
         print(f"suggested: {d.suggestion.reason}")
     return 0

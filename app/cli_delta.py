@@ -19,7 +19,7 @@ from typing import Any
 
 from memdesk.core.errors import ValidationError
 
-from .cli import EXIT_USAGE, open_store
+from .cli_common import EXIT_USAGE, open_store
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -94,7 +94,7 @@ def parse_candidates(data: Any) -> tuple[list[Any], dict[str, Any]]:
     return out, extra
 
 
-def _short(text: str, n: int = 64) -> str:
+def short(text: str, n: int = 64) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
 
@@ -133,7 +133,7 @@ def print_diff(d: Any, *, show_all: bool = False) -> None:
     if rows:
         print()
     for c in rows:
-        print(f"{c.change_type.value:<12} {c.source:<12} {c.delta:+.3f}  {_short(c.text)}")
+        print(f"{c.change_type.value:<12} {c.source:<12} {c.delta:+.3f}  {short(c.text)}")
     hidden = len(d.candidate_deltas) - len(rows)
     if hidden:
         print(f"({hidden} unchanged candidates not shown; --all lists them)")
@@ -224,7 +224,7 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
             return 0
         for r in recs:
             print(f"#{r.id:<5} {r.created_at:%Y-%m-%d %H:%M} {r.status:<10} {r.risk:.3f} "
-                  f"{r.action:<11} {r.primary_cause or '-':<12} {_short(r.goal, 40)}")
+                  f"{r.action:<11} {r.primary_cause or '-':<12} {short(r.goal, 40)}")
         return 0
     infos = dm.snapshots(goal=args.goal, limit=args.limit)
     if args.json:
@@ -239,5 +239,5 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
         ratio = f"{i.dominance_ratio:.2f}" if i.dominance_ratio is not None else "  - "
         print(f"{i.id[:12]}  {i.created_at:%Y-%m-%d %H:%M}  {i.item_count:>4}  "
               f"{i.aggregate_score:6.3f}  {i.dominant_source or '-':<12} {ratio}  "
-              f"{i.status or 'first':<10} {_short(i.goal, 40)}")
+              f"{i.status or 'first':<10} {short(i.goal, 40)}")
     return 0
