@@ -1,7 +1,8 @@
 """Command-line interface for scripts and agents: ``memdesk add|list|show|demo|db|undo``.
 
 Exit codes: 0 ok, 1 unexpected error, 2 bad arguments or values, 3 the store could
-not be opened (missing, locked, corrupt, too new), 4 no such memory or event.
+not be opened or used (missing, locked, damaged, older or newer schema, disk full,
+read-only), 4 no such memory or event, 5 an edit conflicted with a newer change.
 """
 
 from __future__ import annotations
@@ -14,10 +15,9 @@ from datetime import datetime
 from pathlib import Path
 
 from memdesk.core.errors import (
-    MemdeskError,
+    EditConflictError,
     NotFoundError,
     StoreOpenError,
-    UndoConflictError,
     ValidationError,
 )
 from memdesk.core.store.query import MemoryFilter, Status
@@ -25,6 +25,7 @@ from memdesk.core.taxonomy import Layer, MemoryType
 
 from . import cli_curation, cli_db, cli_delta
 from .cli_common import (
+    EXIT_CONFLICT,
     EXIT_ERROR,
     EXIT_NOTFOUND,
     EXIT_STORE,
@@ -215,18 +216,35 @@ def run(args: argparse.Namespace) -> int:
     handler = getattr(args, "handler", None) or HANDLERS[args.command]
     try:
         return handler(args)
-    except ValidationError as exc:
-        err(f"invalid value: {exc}")
+    except Exception as exc:  # every failure becomes a message and an exit code
+        return report_error(exc, args)
+
+
+def report_error(exc: BaseException, args: argparse.Namespace) -> int:
+    """Print ``exc`` for people and return its exit code (the one mapping for the CLI).
+
+    Driver and data errors (damaged page, undecodable text, bad timestamp, full disk,
+    read-only file) are translated by core.store.faults; anything unforeseen is
+    reported in one line (``MEMDESK_DEBUG=1`` re-raises it for a traceback).
+    """
+    import os
+
+    from memdesk.core.store.backup import BackupError
+    from memdesk.core.store.faults import as_store_error
+
+    mapped = as_store_error(exc, str(getattr(args, "db", None) or "the store"))
+    if mapped is None:
+        if os.environ.get("MEMDESK_DEBUG"):
+            raise exc
+        err(f"unexpected error: {type(exc).__name__}: {exc} (MEMDESK_DEBUG=1 shows details)")
+        return EXIT_ERROR
+    err(f"invalid value: {mapped}" if isinstance(mapped, ValidationError) else str(mapped))
+    if isinstance(mapped, ValidationError):
         return EXIT_USAGE
-    except StoreOpenError as exc:
-        err(str(exc))
+    if isinstance(mapped, StoreOpenError | BackupError):
         return EXIT_STORE
-    except NotFoundError as exc:
-        err(str(exc))
+    if isinstance(mapped, NotFoundError):
         return EXIT_NOTFOUND
-    except UndoConflictError as exc:
-        err(str(exc))
-        return EXIT_ERROR
-    except MemdeskError as exc:
-        err(str(exc))
-        return EXIT_ERROR
+    if isinstance(mapped, EditConflictError):
+        return EXIT_CONFLICT
+    return EXIT_ERROR

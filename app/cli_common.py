@@ -8,7 +8,7 @@ import argparse
 import sys
 from datetime import datetime
 
-EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_NOTFOUND = 1, 2, 3, 4
+EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_NOTFOUND, EXIT_CONFLICT = 1, 2, 3, 4, 5
 
 
 def common_options() -> argparse.ArgumentParser:

@@ -35,6 +35,9 @@ class MemoryRecord:
     layer: str | None
     deleted_at: datetime | None
     seq: int = 0
+    # Bumped on every change; pass to update(expected_version=...).  Not part of
+    # equality: two records with the same content are equal whatever their history.
+    version: int = field(default=1, compare=False)
 
     @property
     def status(self) -> Status:
