@@ -64,12 +64,13 @@ class Launcher:
         from PySide6.QtWidgets import QFileDialog
 
         from memdesk.core.errors import MemdeskError
-        from memdesk.core.store.memory_store import MemoryStore
         from memdesk.ui.main_window import OPEN_BUSY_TIMEOUT_S, MainWindow
+        from memdesk.ui.store_safety import open_store_asking
 
         while True:
             try:
-                store = MemoryStore.open(target, busy_timeout=OPEN_BUSY_TIMEOUT_S)
+                store = open_store_asking(None, target, create=True,
+                                          busy_timeout=OPEN_BUSY_TIMEOUT_S)
                 break
             except MemdeskError as exc:
                 self.last_error = str(exc)

@@ -33,6 +33,7 @@ from .delegates import ScoreBarDelegate
 from .detail import DetailPane
 from .filters import FilterBar
 from .ops import LatestTask
+from .store_safety import edit_checked
 from .undo import CoreCommand
 
 
@@ -221,7 +222,9 @@ class BrowserView(QWidget):
 
     def edit(self, memory_id: str, fields: dict[str, Any]) -> CoreCommand:
         names = ", ".join(sorted(fields))
-        return self.run(f"Edit {names}", lambda: self.store.update(memory_id, **fields))
+        seen = self.detail.record  # the version the operator edited (optimistic check)
+        return self.run(f"Edit {names}",
+                        lambda: edit_checked(self, self.store, memory_id, fields, seen))
 
     def bulk_set(self, field: str, value: Any, ids: list[str] | None = None) -> CoreCommand | None:
         ids = self.selected_ids() if ids is None else ids

@@ -42,6 +42,7 @@ from memdesk.core.store.records import Changes
 from .filters import builtin_filters, filter_from_dict, filter_to_dict
 from .ops import LatestTask
 from .settings import Settings, SettingsDialog
+from .store_safety import open_store_asking
 from .text import error_box, plain_label, tooltip_text
 from .views import VIEWS
 
@@ -131,6 +132,9 @@ class MainWindow(QMainWindow):
         self.sidebar.selectionModel().currentChanged.connect(self._on_sidebar)
         self._install(store)
         self.check_services()
+        from .store_safety import StoreSafety
+
+        self.safety = StoreSafety(self)  # File → Check/Back up/Restore, banner, backups
 
     # -- menus ------------------------------------------------------------------
     def _action(self, menu: QMenu, text: str, shortcut: str | QKeySequence,
@@ -385,7 +389,8 @@ class MainWindow(QMainWindow):
     def open_path(self, path: str | Path, *, create: bool = False) -> bool:
         """Open the store at ``path`` and switch to it; a dialog (not a traceback) if not."""
         try:
-            store = MemoryStore.open(path, create=create, busy_timeout=OPEN_BUSY_TIMEOUT_S)
+            store = open_store_asking(self, path, create=create,
+                                      busy_timeout=OPEN_BUSY_TIMEOUT_S)
         except MemdeskError as exc:
             self.show_error("Cannot open the store", str(exc))
             return False
