@@ -3,7 +3,8 @@
 from alembic import context
 
 import memdesk.core.curation.models  # registers the curation tables on Base
-import memdesk.core.delta.models  # noqa: F401  (registers the delta tables on Base)
+import memdesk.core.delta.models  # registers the delta tables on Base
+import memdesk.core.read.models  # noqa: F401  (registers the read-path tables on Base)
 from memdesk.core.store.models import Base
 
 connection = context.config.attributes["connection"]
