@@ -41,6 +41,9 @@ from memdesk.core.store.wal import IdleCheckpointer
 from .ops import LatestTask
 from .text import error_box
 
+# Opening in the GUI checks for at most this long, so the first rows show within a
+# second at 1M rows; an unfinished check then continues in the background.
+GUI_OPEN_CHECK_BUDGET_S = 0.25
 AUTO_BACKUP_TICK_MS = 60_000  # the policy itself decides (every 30 min while changing)
 IDLE_CHECKPOINT_MS = 30_000
 
@@ -55,12 +58,13 @@ def open_store_asking(parent: QWidget | None, path: str | Path | None, *, create
     why); an older schema is upgraded only after the operator agrees."""
     try:
         return MemoryStore.open(path, create=create, busy_timeout=busy_timeout,
-                                if_damaged="read_only")
+                                if_damaged="read_only", check_budget=GUI_OPEN_CHECK_BUDGET_S)
     except SchemaOutdatedError as exc:
         if not ask_upgrade(parent, str(exc)):
             raise
     return MemoryStore.open(path, create=create, busy_timeout=busy_timeout,
-                            allow_upgrade=True, if_damaged="read_only")
+                            allow_upgrade=True, if_damaged="read_only",
+                            check_budget=GUI_OPEN_CHECK_BUDGET_S)
 
 
 def ask_upgrade(parent: QWidget | None, message: str) -> bool:
