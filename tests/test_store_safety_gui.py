@@ -164,3 +164,17 @@ def test_older_store_is_upgraded_only_after_asking(qtbot, window, tmp_path, monk
     assert window.open_path(old)
     assert window.store.count() == 3 and window.store.report.upgraded_from == "0001"
     assert [b.reason for b in list_backups(old)] == ["pre-0001"]
+
+
+def test_undecodable_row_gives_a_readable_message_in_the_browser(qtbot, store) -> None:
+    import sqlite3
+
+    store.add(user_id="u", text="fine", type="note")
+    conn = sqlite3.connect(store.engine.url.database)
+    conn.execute("UPDATE memories SET text = CAST(X'66ff6f' AS TEXT)")
+    conn.commit()
+    conn.close()
+    view = BrowserView(store)
+    qtbot.addWidget(view)
+    qtbot.waitUntil(lambda: bool(view.last_error), timeout=10_000)
+    assert "cannot read" in view.last_error and "Query failed" not in view.last_error
