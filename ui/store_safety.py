@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtGui import QAction
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -241,6 +241,10 @@ class StoreSafety(QObject):
         self.check_action = QAction("Check store", w)
         self.backup_action = QAction("Back up now", w)
         self.restore_action = QAction("Restore…", w)
+        for action, keys in ((self.check_action, "Ctrl+Shift+K"),
+                             (self.backup_action, "Ctrl+Shift+B"),
+                             (self.restore_action, "Ctrl+Shift+J")):
+            action.setShortcut(QKeySequence(keys))
         self.check_action.triggered.connect(lambda _=False: self.check())
         self.backup_action.triggered.connect(lambda _=False: self.back_up())
         self.restore_action.triggered.connect(lambda _=False: self.ask_restore())
