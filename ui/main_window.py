@@ -477,6 +477,8 @@ class MainWindow(QMainWindow):
             _shutdown(view, msecs)
         self._counts.wait(msecs)
         self._ollama.wait(msecs)
+        if hasattr(self, "safety"):  # a backup or check in flight
+            self.safety.wait(msecs)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.sync()

@@ -254,6 +254,11 @@ class StoreSafety(QObject):
                 menu.insertAction(before, a)
             menu.insertSeparator(before)
 
+    def wait(self, msecs: int = 5000) -> None:
+        """Let a running check, backup or checkpoint finish (before closing)."""
+        self.task.wait(msecs)
+        self.background.wait(msecs)
+
     # -- store switching ------------------------------------------------------------
     def on_store(self, store: MemoryStore) -> None:
         path = file_of(store)
