@@ -36,7 +36,7 @@ from memdesk.core.store.check import check_file
 from memdesk.core.store.db import sqlite_info, sqlite_path
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changes, MemoryRecord
-from memdesk.core.store.wal import IdleCheckpointer
+from memdesk.core.store.wal import IdleCheckpointer, journal_mode
 
 from .ops import LatestTask
 from .text import error_box
@@ -86,13 +86,10 @@ def banner_text(store: MemoryStore) -> str | None:
         return ("This store is damaged and open read-only: "
                 f"{report.health.summary()}. File → Restore… puts back a backup.")
     info = sqlite_info()
-    if store.dialect == "sqlite" and info.wal_reset_bug:
-        with store.read() as conn:
-            mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
-        if str(mode).lower() == "wal":
-            return (f"SQLite {info.library_version} has the WAL-reset bug (fixed in 3.51.3): "
-                    "agents writing while this window is open can, rarely, damage the store. "
-                    "Install pysqlite3 or a newer Python; automatic backups are on.")
+    if store.dialect == "sqlite" and info.wal_reset_bug and journal_mode(store.engine) == "wal":
+        return (f"SQLite {info.library_version} has the WAL-reset bug (fixed in 3.51.3): "
+                "agents writing while this window is open can, rarely, damage the store. "
+                "Install pysqlite3 or a newer Python; automatic backups are on.")
     return None
 
 

@@ -70,6 +70,14 @@ def checkpoint(
     return CheckpointResult(mode, bool(busy), int(frames), int(done), wal_bytes(path))
 
 
+def journal_mode(engine) -> str | None:  # type: ignore[no-untyped-def]
+    """The store's journal mode ("wal", "delete"…), None for other databases."""
+    if engine.dialect.name != "sqlite":
+        return None
+    with engine.connect() as conn:
+        return str(conn.exec_driver_sql("PRAGMA journal_mode").scalar()).lower()
+
+
 class IdleCheckpointer:
     """Decides which checkpoint to run when the application is idle.
 
