@@ -11,19 +11,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import platformdirs
-
-
-def demo_store_path() -> Path:
-    return Path(platformdirs.user_data_dir("memdesk", appauthor=False)) / "demo.db"
+from memdesk.core.demo_store import build_demo, demo_exists, demo_store_path
 
 
 def ensure_demo_store(size: int = 5000) -> Path:
     """Create the demo store on first use (synchronously); later runs reopen the same file."""
-    from memdesk.ui.demo_builder import build_demo
-
     path = demo_store_path()
-    if path.exists() and path.stat().st_size > 0:
+    if demo_exists(path):
         return path
     print(f"memdesk: creating demo store with {size:,} memories at {path}", file=sys.stderr)
     return build_demo(path, size)

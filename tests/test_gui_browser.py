@@ -16,6 +16,7 @@ from memdesk.ui.browser import BrowserView
 from memdesk.ui.browser_model import COLUMN_KEYS, BrowserModel
 from memdesk.ui.delegates import LowRole
 from memdesk.ui.filters import builtin_filters, filter_from_dict, filter_to_dict
+from tests.oracle import sql_order
 
 from .conftest import DEMO_END
 
@@ -74,7 +75,7 @@ def test_large_store_loads_a_page_not_all_rows(qtbot, big_store: MemoryStore) ->
     m.fetchMore()
     assert m.loaded_count == 2 * m.PAGE
     # The first two pages are exactly the SQL order (created_at desc, seq desc).
-    assert loaded_ids(m) == big_store.page_ids(limit=2 * m.PAGE)
+    assert loaded_ids(m) == sql_order(big_store, limit=2 * m.PAGE)
     view.resize(900, 500)
     view.show()
     view.table.scrollToBottom()  # the view asks for one more page, not all of them
@@ -106,7 +107,7 @@ def test_filters_match_sql_counts(qtbot, big_store: MemoryStore, flt: MemoryFilt
     wait_loaded(qtbot, view.model)
     expected = big_store.count(flt)
     assert view.model.total == expected != before
-    assert loaded_ids(view.model) == big_store.page_ids(flt, limit=view.model.PAGE)
+    assert loaded_ids(view.model) == sql_order(big_store, flt, limit=view.model.PAGE)
     assert str(f"{expected:,} memories match") in view.summary.text()
 
 
@@ -150,9 +151,8 @@ def test_sort_by_column_is_sql_order(qtbot, big_store: MemoryStore, key: str) ->
         view.table.sortByColumn(col, order)
         wait_loaded(qtbot, view.model)
         view.model.fetchMore()
-        want = big_store.page_ids(order_by=key,
-                                  descending=order == Qt.SortOrder.DescendingOrder,
-                                  limit=2 * view.model.PAGE)
+        want = sql_order(big_store, order_by=key,
+                         desc=order == Qt.SortOrder.DescendingOrder, limit=2 * view.model.PAGE)
         assert loaded_ids(view.model) == want
 
 

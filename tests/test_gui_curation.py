@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication, QWidget
 from memdesk.core.curation import contradictions as C
 from memdesk.core.curation import sweep
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed, Changes
 from memdesk.ui.contradiction_models import ContradictionQueueModel
 from memdesk.ui.contradictions_view import ContradictionsView
 from memdesk.ui.sweep_models import HistogramModel, NeighbourModel, SweepListModel
@@ -70,7 +70,7 @@ def test_sweep_review_by_keyboard(qtbot, demo_store: MemoryStore) -> None:
     ev = demo_store.events(first)[0]
     assert ev.action == "revalue" and "quietly foundational" in ev.note
     assert view.review.progress.text() == "1 / 4"
-    assert win.seen[-1].extra["decision"] == "revalue"
+    assert win.seen[-1].touches(Changed.SWEEPS | Changed.MEMORIES)
 
     press(qtbot, Qt.Key.Key_K)  # keep
     press(qtbot, Qt.Key.Key_U)  # undo the keep
@@ -134,7 +134,7 @@ def test_contradictions_by_keyboard(qtbot, demo_store: MemoryStore) -> None:
     assert losers and all(demo_store.get(m).superseded_by == winner for m in losers)
     assert view.model.rowCount() == total - 1
     assert view.model.row_of(d.key) == -1
-    assert win.seen[-1].extra["contradiction"] == d.id
+    assert win.seen[-1].touches(Changed.CONTRADICTIONS)
 
     press(qtbot, Qt.Key.Key_U)  # undo: members active again, the group is back
     assert all(demo_store.get(m).is_active for m in losers)

@@ -14,6 +14,7 @@ from PySide6.QtCore import QObject, QPoint, QPointF, Qt, Signal
 
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import SnapshotSeries
+from memdesk.core.store.records import Changed
 
 pytestmark = pytest.mark.gui
 
@@ -166,7 +167,7 @@ def test_queue_actions_change_the_store_and_undo(qtbot, demo_store) -> None:  # 
     assert math.isclose(dm.config().source("search").weight, weight - 0.15)
     assert dm.stored_diff(target.id).review == "dampened"
     assert view.model.row_of(target.id) is None  # left the pending queue
-    assert window.seen and window.seen[-1].extra["delta"]
+    assert window.seen and window.seen[-1].touches(Changed.DELTA)
     qtbot.waitUntil(lambda: view.sources.model.data(view.sources.model.index(1, 2))
                     == f"{weight - 0.15:.3f}")
 

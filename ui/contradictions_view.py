@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 from memdesk.core.curation import contradictions as C
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed, Changes
 
 from .contradiction_models import ContradictionQueueModel
 from .ops import LatestTask
@@ -233,9 +233,11 @@ class ContradictionsView(QWidget):
         self._select(row if row >= 0 else 0)
 
     def refresh(self, changes: Changes | None = None) -> None:
-        if changes is not None and (changes.extra.get("contradiction")
-                                    or changes.extra.get("sweep_id")):
-            return  # our own resolution (already applied) or an importance-only change
+        if changes is not None and not changes.touches(Changed.CONTRADICTIONS
+                                                        | Changed.MEMORIES):
+            return
+        if changes is not None and changes.touches(Changed.CONTRADICTIONS):
+            return  # our own resolution (already applied)
         if self.isVisible():
             self.rescan()
         else:
@@ -426,8 +428,7 @@ class ContradictionsView(QWidget):
             self._select(row)
         self.status.setText(f"Undid the {res.action} resolution for {group.user_id} · "
                             f"{group.attribute}.")
-        self._notify(Changes(changes.memory_ids, changes.event_ids, changes.group_id,
-                             extra={"contradiction": group.id, "undo": True}))
+        self._notify(changes)
 
     def _notify(self, changes: Changes) -> None:
         signal = getattr(self.window_, "changed", None)

@@ -76,8 +76,8 @@ class SourcesPanel(QGroupBox):
         except MemdeskError as exc:
             self.message.setText(f"Not saved: {exc}")
             return None
-        if ch.extra.get("group"):
-            self._undo.append(ch.extra["group"])
+        if ch.group_id:
+            self._undo.append(ch.group_id)
             self.message.setText(f"Saved {name}.{field} = {value}")
             self._report(ch)
         self.undo_button.setEnabled(bool(self._undo))
@@ -102,7 +102,7 @@ class SourcesPanel(QGroupBox):
             error_box(self, "memdesk: sources", str(exc)).open()
             self.reload()
             return
-        if undoable and ch.extra.get("group"):
-            self._undo.append(ch.extra["group"])
+        if undoable and ch.group_id:
+            self._undo.append(ch.group_id)
         self.reload()
         self._report(ch)

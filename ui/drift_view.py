@@ -26,7 +26,7 @@ from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import DiffRecord
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed, Changes
 
 from .delta_models import QueueModel
 from .delta_sources import SourcesPanel
@@ -123,8 +123,7 @@ class DriftView(QWidget):
 
     # -- loading ----------------------------------------------------------------------
     def refresh(self, changes: object = None) -> None:
-        extra = getattr(changes, "extra", None)
-        if changes is not None and not (extra or {}).get("delta"):
+        if isinstance(changes, Changes) and not changes.touches(Changed.DELTA):
             return
         if changes is not None:
             # Deferred: the change may come from an edit still inside the sources model.

@@ -174,7 +174,7 @@ class MainWindow(QMainWindow):
         self.view_menu = bar.addMenu("&View")
         self.refresh_action = QAction("Refresh", self)
         self.refresh_action.setShortcut(QKeySequence.StandardKey.Refresh)
-        self.refresh_action.triggered.connect(lambda: self.changed.emit(Changes()))
+        self.refresh_action.triggered.connect(lambda: self.changed.emit(Changes.everything()))
         self.sidebar_action = QAction("Focus sidebar", self)
         self.sidebar_action.setShortcut(QKeySequence("Ctrl+L"))
         self.sidebar_action.triggered.connect(self.sidebar.setFocus)

@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import SnapshotSeries
 from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changed, Changes
 
 from .delta_plot import SnapshotPlot
 from .diff_view import DiffView
@@ -79,8 +80,7 @@ class SnapshotsView(QWidget):
 
     # -- loading ----------------------------------------------------------------------
     def refresh(self, changes: object = None) -> None:
-        extra = getattr(changes, "extra", None)
-        if changes is not None and not (extra or {}).get("delta"):
+        if isinstance(changes, Changes) and not changes.touches(Changed.DELTA):
             return  # memory edits do not change stored snapshots
         delta = self.delta
         self._goals.start(lambda state: (delta.goals(), delta.config().dominance_threshold))

@@ -39,7 +39,7 @@ from PySide6.QtWidgets import (
 from memdesk.core.curation import sweep
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import MemoryType
 
 from .ops import LatestTask
@@ -426,9 +426,8 @@ class SweepView(QWidget):
         combo.blockSignals(False)
 
     def refresh(self, changes: Changes | None = None) -> None:
-        if changes is not None and changes.extra.get("sweep_id") == self.sweep_id \
-                and self.sweep_id is not None:
-            return  # our own decision: already shown
+        if changes is not None and not changes.touches(Changed.SWEEPS | Changed.MEMORIES):
+            return
         if self.stack.currentWidget() is self.review and self.state is not None:
             self.show_current()
         elif self.isVisible():
@@ -494,30 +493,30 @@ class SweepView(QWidget):
         if self.state is None or self.state.current is None:
             return
         try:
-            changes = sweep.decide(self.store, self.state.id, self.state.current.pos, decision,
-                                   importance=importance, note=self.pending_note)
+            step = sweep.decide(self.store, self.state.id, self.state.current.pos, decision,
+                                importance=importance, note=self.pending_note)
         except MemdeskError as exc:
             self._error(exc)
             return
         self.pending_note = None
         self.review.clear_note()
         verb = {"revalue": f"set to {importance:.1f}" if importance is not None else "",
-                "keep": "kept", "skip": "skipped"}[changes.extra["decision"]]
-        self.review.status.setText(f"Item {changes.extra['pos'] + 1} {verb}.")
-        _notify(self.window_, changes)
+                "keep": "kept", "skip": "skipped"}[step.decision]
+        self.review.status.setText(f"Item {step.pos + 1} {verb}.")
+        _notify(self.window_, step.changes)
         self.show_current()
 
     def undo(self) -> None:
         if self.sweep_id is None:
             return
         try:
-            changes = sweep.undo_decision(self.store, self.sweep_id)
+            step = sweep.undo_decision(self.store, self.sweep_id)
         except MemdeskError as exc:
             self._error(exc)
             return
         self.review.status.setText(
-            f"Undid item {changes.extra['pos'] + 1} ({changes.extra['undone']}).")
-        _notify(self.window_, changes)
+            f"Undid item {step.pos + 1} ({step.decision}).")
+        _notify(self.window_, step.changes)
         self.show_current()
 
     def _error(self, exc: object) -> None:

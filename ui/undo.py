@@ -19,18 +19,12 @@ from PySide6.QtGui import QUndoCommand
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changes
+from memdesk.core.undo import undo_changes
 
 Notify = Callable[[Changes], None]
 OnError = Callable[[str], None]
 
 
-def undo_changes(store: MemoryStore, changes: Changes) -> Changes:
-    """Undo everything ``changes`` did: its group, or its single event."""
-    if changes.group_id is not None:
-        return store.undo_group(changes.group_id)
-    if len(changes.event_ids) != 1:
-        raise MemdeskError("Nothing to undo: that action changed nothing.")
-    return store.undo(changes.event_ids[0])
 
 
 class CoreCommand(QUndoCommand):

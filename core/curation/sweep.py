@@ -1,6 +1,6 @@
-"""Revaluation sweeps (seed 002, change 4 option B): sample N active memories uniformly
-from an importance band, let an operator re-decide their importance one at a time, and
-report what changed.
+"""Revaluation sweeps (the V4 retriever proposal, change 4 option B): sample N active
+memories uniformly from an importance band, let an operator re-decide their importance
+one at a time, and report what changed.
 
 Sampling never sorts the table by RANDOM().  It draws random ``seq`` values (the
 integer primary key) and keeps those whose row passes the filter: rejection sampling,
@@ -33,10 +33,12 @@ from memdesk.core import taxonomy as tx
 from memdesk.core.curation.contemplative import ContemplativeHint, contemplative_hint
 from memdesk.core.curation.models import Sweep, SweepItem
 from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
-from memdesk.core.store.memory_store import MemoryStore, new_id, utcnow
+from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store.audit import is_undone
+from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import MemoryFilter, active_belief_state
-from memdesk.core.store.records import Changes, MemoryRecord
+from memdesk.core.store.records import Changed, Changes, MemoryRecord
 
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c
@@ -258,8 +260,9 @@ def _load(conn: Connection, sweep_id: str) -> SweepState:
     row = conn.execute(select(ST).where(S.id == sweep_id)).first()
     if row is None:
         raise NotFoundError(f"No sweep with id {sweep_id!r}")
-    # An item whose revalue was undone outside the sweep (e.g. `memdesk undo`) counts
-    # as not reviewed, so the sweep never claims a change that is no longer there.
+    # An item whose decision event is undone (the generic undo, or `memdesk undo`)
+    # counts as not reviewed, so the sweep never claims a change that is no longer
+    # there; an undo that was itself undone (redo) brings the decision back.
     rows = conn.execute(
         select(IT, E.undone_by)
         .select_from(IT.outerjoin(MemoryEvent.__table__, E.id == I.event_id))
@@ -269,7 +272,7 @@ def _load(conn: Connection, sweep_id: str) -> SweepState:
     items = []
     for r in rows:
         m = r._mapping
-        undone = m["undone_by"] is not None
+        undone = is_undone(conn, m["undone_by"])
         items.append(SweepItemState(
             pos=m["pos"], memory_id=m["memory_id"], importance_before=m["importance_before"],
             decision=None if undone else m["decision"],
@@ -282,7 +285,8 @@ def _load(conn: Connection, sweep_id: str) -> SweepState:
         id=m["id"], created_at=m["created_at"], actor=m["actor"],
         band=(m["band_lo"], m["band_hi"]), n=m["n"], user_id=m["user_id"], type=m["type"],
         seed=m["seed"], method=m["method"], population=m["population"],
-        finished_at=m["finished_at"], items=tuple(items),
+        finished_at=m["finished_at"] if all(it.decided for it in items) else None,
+        items=tuple(items),
     )
 
 
@@ -315,28 +319,25 @@ def start_sweep(
     rng = random.Random(seed)
     sweep_id = new_id()
 
-    def run() -> SweepState:
-        with store.write() as conn:
-            sample = sample_band(conn, (lo, hi), n, rng, user=user, type_=type_)
-            if not sample.rows:
-                raise SweepError(
-                    f"No active memories with importance {lo:.2f}–{hi:.2f}"
-                    + (f" for user {user}" if user else "")
-                    + (f" of type {type_}" if type_ else "")
-                    + "; nothing to sweep."
-                )
-            conn.execute(insert(ST).values(
-                id=sweep_id, created_at=utcnow(), actor=actor, band_lo=lo, band_hi=hi, n=n,
-                user_id=user, type=type_, seed=seed, method=sample.method,
-                population=sample.population, note=note,
-            ))
-            conn.execute(insert(IT), [
-                dict(sweep_id=sweep_id, pos=i, memory_id=mid, importance_before=imp)
-                for i, (mid, imp) in enumerate(sample.rows)
-            ])
-            return _load(conn, sweep_id)
-
-    return store.guarded(run)
+    with store.write() as conn:
+        sample = sample_band(conn, (lo, hi), n, rng, user=user, type_=type_)
+        if not sample.rows:
+            raise SweepError(
+                f"No active memories with importance {lo:.2f}–{hi:.2f}"
+                + (f" for user {user}" if user else "")
+                + (f" of type {type_}" if type_ else "")
+                + "; nothing to sweep."
+            )
+        conn.execute(insert(ST).values(
+            id=sweep_id, created_at=utcnow(), actor=actor, band_lo=lo, band_hi=hi, n=n,
+            user_id=user, type=type_, seed=seed, method=sample.method,
+            population=sample.population, note=note,
+        ))
+        conn.execute(insert(IT), [
+            dict(sweep_id=sweep_id, pos=i, memory_id=mid, importance_before=imp)
+            for i, (mid, imp) in enumerate(sample.rows)
+        ])
+        return _load(conn, sweep_id)
 
 
 @dataclass(frozen=True)
@@ -355,23 +356,19 @@ class SweepSummary:
 def list_sweeps(
     store: MemoryStore, *, unfinished: bool = False, limit: int = 100
 ) -> list[SweepSummary]:
-    """Sweeps, newest first, with their progress."""
-    done = func.count(I.decision)
-    stmt = (
-        select(S.id, S.created_at, S.band_lo, S.band_hi, S.n, S.user_id, S.type,
-               S.finished_at, func.count(I.pos), done)
-        .select_from(ST.outerjoin(IT, I.sweep_id == S.id))
-        .group_by(S.id)
-        .order_by(S.created_at.desc(), S.id)
-        .limit(limit)
-    )
-    if unfinished:
-        stmt = stmt.where(S.finished_at.is_(None))
+    """Sweeps, newest first, with their progress (decisions undone since not counted)."""
+    stmt = select(S.id).order_by(S.created_at.desc(), S.id)
+    out: list[SweepSummary] = []
     with store.read() as conn:
-        rows = conn.execute(stmt).all()
-    return [
-        SweepSummary(r[0], r[1], (r[2], r[3]), r[4], r[5], r[6], r[8], r[9], r[7]) for r in rows
-    ]
+        for sweep_id in conn.execute(stmt).scalars():
+            st = _load(conn, sweep_id)
+            if unfinished and st.finished:
+                continue
+            out.append(SweepSummary(st.id, st.created_at, st.band, st.n, st.user_id, st.type,
+                                    st.total, st.done, st.finished_at))
+            if len(out) >= limit:
+                break
+    return out
 
 
 # -- decisions ------------------------------------------------------------------------
@@ -379,6 +376,16 @@ def list_sweeps(
 
 def _audit_note(sweep_id: str, note: str | None) -> str:
     return f"sweep {sweep_id[:8]}" + (f": {note}" if note else "")
+
+
+@dataclass(frozen=True)
+class SweepStep:
+    """One decision recorded or undone: which item, what it was, and what changed."""
+
+    sweep_id: str
+    pos: int
+    decision: str  # revalue | keep | skip (for an undo: the decision undone)
+    changes: Changes
 
 
 def decide(
@@ -390,13 +397,15 @@ def decide(
     importance: float | None = None,
     note: str | None = None,
     actor: str = "operator",
-) -> Changes:
+) -> SweepStep:
     """Record one decision (``revalue`` to ``importance``, ``keep`` or ``skip``).
 
     ``revalue`` changes the memory through the audited path (action "revalue", the
     note in the audit row) in the same transaction that records the sweep item.
-    ``keep`` is audited too (action "review_keep", nothing changed) so a memory's
-    history shows it was reviewed; ``skip`` only records the sweep item.
+    ``keep`` and ``skip`` are audited too (actions "review_keep" / "review_skip",
+    nothing changed), so a memory's history shows it was reviewed and the decision is
+    one audit group that the generic undo (``memdesk.core.undo``) reverts: an item
+    whose decision event is undone counts as undecided again.
     """
     if decision not in DECISIONS:
         raise ValidationError("decision", f"expected one of {', '.join(DECISIONS)}")
@@ -406,79 +415,79 @@ def decide(
         importance = tx.check_unit("importance", importance)
     note = tx.check_optional_str("note", note, 10_000)
     actor = str(tx.Actor(actor))
-
-    def run() -> Changes:
-        with store.write() as conn:
-            state = _load(conn, sweep_id)
-            item = next((it for it in state.items if it.pos == pos), None)
-            if item is None:
-                raise NotFoundError(f"Sweep {sweep_id[:8]} has no item {pos}")
-            if item.decided:
-                raise SweepError(
-                    f"Item {pos + 1} of this sweep is already decided ({item.decision}); "
-                    "undo it first to change the decision."
-                )
-            rec = store.get(item.memory_id, conn)
-            kind, after, ev = decision, None, None
-            if decision == "revalue" and importance == rec.importance:
-                kind = "keep"  # the operator confirmed the current value
-            if kind == "revalue":
-                after = importance
-                ev = store.apply_in(
-                    conn, rec.id, {"importance": importance}, actor=actor, action="revalue",
-                    note=_audit_note(sweep_id, note),
-                )
-            elif kind == "keep":
-                after = rec.importance
-                ev = store.log_in(conn, rec.id, actor, "review_keep", {}, {},
-                                note=_audit_note(sweep_id, note))
-            conn.execute(
-                update(IT).where(I.sweep_id == sweep_id, I.pos == pos).values(
-                    decision=kind, importance_after=after, note=note, decided_at=utcnow(),
-                    decided_by=actor, event_id=ev,
-                )
+    gid = new_id()
+    with store.write() as conn:
+        state = _load(conn, sweep_id)
+        item = next((it for it in state.items if it.pos == pos), None)
+        if item is None:
+            raise NotFoundError(f"Sweep {sweep_id[:8]} has no item {pos + 1}")
+        if item.decided:
+            raise SweepError(
+                f"Item {pos + 1} of this sweep is already decided ({item.decision}); "
+                "undo it first to change the decision."
             )
-            if state.done + 1 == state.total:
-                conn.execute(update(ST).where(S.id == sweep_id).values(finished_at=utcnow()))
-        return Changes(
-            (rec.id,), (ev,) if ev else (), memories=kind == "revalue",
-            extra={"sweep_id": sweep_id, "pos": pos, "decision": kind},
+        rec = store.get(item.memory_id, conn)
+        kind, after = decision, None
+        if decision == "revalue" and importance == rec.importance:
+            kind = "keep"  # the operator confirmed the current value
+        if kind == "revalue":
+            after = importance
+            ev = store.apply_in(
+                conn, rec.id, {"importance": importance}, actor=actor, action="revalue",
+                note=_audit_note(sweep_id, note), group_id=gid,
+            )
+        else:
+            after = rec.importance if kind == "keep" else None
+            ev = store.log_in(conn, rec.id, actor, f"review_{kind}", {}, {},
+                              note=_audit_note(sweep_id, note), group_id=gid)
+        conn.execute(
+            update(IT).where(I.sweep_id == sweep_id, I.pos == pos).values(
+                decision=kind, importance_after=after, note=note, decided_at=utcnow(),
+                decided_by=actor, event_id=ev,
+            )
         )
-
-    return store.guarded(run)
+        if state.done + 1 == state.total:
+            conn.execute(update(ST).where(S.id == sweep_id).values(finished_at=utcnow()))
+    kinds = Changed.SWEEPS | Changed.HISTORY
+    if kind == "revalue":
+        kinds |= Changed.MEMORIES
+    return SweepStep(sweep_id, pos, kind, Changes((rec.id,), (ev,) if ev else (), gid, kinds))
 
 
 def undo_decision(
     store: MemoryStore, sweep_id: str, pos: int | None = None, *, actor: str = "operator"
-) -> Changes:
+) -> SweepStep:
     """Undo the latest decision (or item ``pos``): importance restored, item undecided."""
     actor = str(tx.Actor(actor))
-
-    def run() -> Changes:
-        with store.write() as conn:
-            state = _load(conn, sweep_id)
-            decided = [it for it in state.items if it.decided]
-            if pos is not None:
-                decided = [it for it in decided if it.pos == pos]
-            if not decided:
-                raise SweepError("Nothing to undo in this sweep.")
-            item = max(decided, key=lambda it: (it.decided_at or datetime.min, it.pos))
-            events: tuple[int, ...] = ()
-            if item.event_id is not None:
-                events = (store.undo_in(conn, item.event_id, actor, None),)
-            conn.execute(
-                update(IT).where(I.sweep_id == sweep_id, I.pos == item.pos).values(
-                    decision=None, importance_after=None, note=None, decided_at=None,
-                    decided_by=None, event_id=None,
-                )
+    state = get_sweep(store, sweep_id)
+    decided = [it for it in state.items if it.decided]
+    if pos is not None:
+        decided = [it for it in decided if it.pos == pos]
+    if not decided:
+        raise SweepError("Nothing to undo in this sweep.")
+    item = max(decided, key=lambda it: (it.decided_at or datetime.min, it.pos))
+    if item.event_id is not None:
+        group = store.event(item.event_id).group_id
+        if group is not None:
+            return SweepStep(sweep_id, item.pos, item.decision or "",
+                             store.undo_group(group, actor=actor))
+    # Decisions recorded before every decision had its own audit group.
+    with store.write() as conn:
+        events: tuple[int, ...] = ()
+        if item.event_id is not None:
+            events = (store.undo_in(conn, item.event_id, actor, None),)
+        conn.execute(
+            update(IT).where(I.sweep_id == sweep_id, I.pos == item.pos).values(
+                decision=None, importance_after=None, note=None, decided_at=None,
+                decided_by=None, event_id=None,
             )
-            conn.execute(update(ST).where(S.id == sweep_id).values(finished_at=None))
-        return Changes(
-            (item.memory_id,), events, memories=item.decision == "revalue",
-            extra={"sweep_id": sweep_id, "pos": item.pos, "undone": item.decision},
         )
-
-    return store.guarded(run)
+        conn.execute(update(ST).where(S.id == sweep_id).values(finished_at=None))
+    kinds = Changed.SWEEPS | (Changed.HISTORY if events else Changed.NOTHING)
+    if item.decision == "revalue":
+        kinds |= Changed.MEMORIES
+    return SweepStep(sweep_id, item.pos, item.decision or "",
+                     Changes((item.memory_id,), events, None, kinds))
 
 
 # -- context and report ---------------------------------------------------------------
