@@ -58,12 +58,12 @@ class Launcher:
         from PySide6.QtWidgets import QFileDialog
 
         from memdesk.core.errors import MemdeskError
-        from memdesk.core.store.memory_store import MemoryStore
-        from memdesk.ui.main_window import OPEN_BUSY_TIMEOUT_S, MainWindow
+        from memdesk.ui.main_window import MainWindow
+        from memdesk.ui.opener import open_store
 
         while True:
             try:
-                store = MemoryStore.open(target, busy_timeout=OPEN_BUSY_TIMEOUT_S)
+                store = open_store(target)
                 break
             except MemdeskError as exc:
                 self.last_error = str(exc)
@@ -115,6 +115,13 @@ class Launcher:
         return bool(target) and self.open(target)
 
 
+def startup_store() -> str | None:
+    """The store chosen in Settings ("Store opened at start"), else None: the default."""
+    from memdesk.ui.settings import Settings
+
+    return Settings().store_path or None
+
+
 def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) -> int:
     from PySide6.QtWidgets import QApplication
 
@@ -125,7 +132,7 @@ def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) ->
     launcher = Launcher(demo_size)
     if demo and db is None:
         launcher.open_demo()
-    elif not launcher.open(db):
+    elif not launcher.open(db if db is not None else startup_store()):
         return launcher.exit_code
     code = app.exec()
     return launcher.exit_code or code

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QObject, QPoint, QPointF, Qt, Signal
+from PySide6.QtCore import QPoint, QPointF, Qt
 
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import SnapshotSeries
@@ -19,23 +19,6 @@ from memdesk.core.store.records import Changed
 pytestmark = pytest.mark.gui
 
 SHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
-
-
-class FakeWindow(QObject):
-    """Stands in for MainWindow: broadcasts ``changed`` to the views it knows."""
-
-    changed = Signal(object)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.views: list = []
-        self.seen: list = []
-        self.changed.connect(self._fan_out)
-
-    def _fan_out(self, changes) -> None:  # type: ignore[no-untyped-def]
-        self.seen.append(changes)
-        for v in self.views:
-            v.refresh(changes)
 
 
 def synthetic_series(n: int, sources=("context", "search", "database")) -> SnapshotSeries:  # type: ignore[no-untyped-def]
@@ -53,10 +36,10 @@ def synthetic_series(n: int, sources=("context", "search", "database")) -> Snaps
     )
 
 
-def test_plot_has_one_series_per_source_and_all_points(qtbot, demo_store) -> None:  # type: ignore[no-untyped-def]
+def test_plot_has_one_series_per_source_and_all_points(qtbot, demo_store, desk_for) -> None:  # type: ignore[no-untyped-def]
     from memdesk.ui.snapshots_view import SnapshotsView
 
-    view = SnapshotsView(demo_store, None)
+    view = SnapshotsView(desk_for(demo_store))
     qtbot.addWidget(view)
     view.resize(1100, 800)
     view.show()
@@ -144,12 +127,11 @@ def select(view, diff_id: int, qtbot) -> None:  # type: ignore[no-untyped-def]
     assert view.current().id == diff_id
 
 
-def test_queue_actions_change_the_store_and_undo(qtbot, demo_store) -> None:  # type: ignore[no-untyped-def]
+def test_queue_actions_change_the_store_and_undo(qtbot, demo_store, desk_for) -> None:  # type: ignore[no-untyped-def]
     from memdesk.ui.drift_view import DriftView
 
-    window = FakeWindow()
-    view = DriftView(demo_store, window)
-    window.views.append(view)
+    window = desk_for(demo_store)
+    view = DriftView(window)
     qtbot.addWidget(view)
     view.show()
     qtbot.waitSignal(view.queueLoaded, timeout=10_000).wait()
@@ -202,10 +184,10 @@ def test_queue_actions_change_the_store_and_undo(qtbot, demo_store) -> None:  # 
     assert dm.stored_diff(other.id).review == "pending"
 
 
-def test_sources_panel_edits_are_saved_validated_and_undoable(qtbot, demo_store) -> None:  # type: ignore[no-untyped-def]
+def test_sources_panel_edits_are_saved_validated_and_undoable(qtbot, demo_store, desk_for) -> None:  # type: ignore[no-untyped-def]
     from memdesk.ui.drift_view import DriftView
 
-    view = DriftView(demo_store, None)
+    view = DriftView(desk_for(demo_store))
     qtbot.addWidget(view)
     qtbot.waitSignal(view.queueLoaded, timeout=10_000).wait()
     panel = view.sources
@@ -222,20 +204,22 @@ def test_sources_panel_edits_are_saved_validated_and_undoable(qtbot, demo_store)
     assert model.setData(enabled, Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
     assert dm.config().source("model_prior").enabled is False
     assert model.data(model.index(3, 6)) == "off"
-    panel.undo_last()
+    view.desk.undo_stack.undo()  # Edit → Undo: the newest edit first
     assert dm.config().source("model_prior").enabled is True
-    panel.undo_last()
+    view.desk.undo_stack.undo()
     assert dm.config().source("context").weight == 0.30
+    view.desk.undo_stack.redo()
+    assert dm.config().source("context").weight == 0.9
 
 
 @pytest.mark.skipif(not os.environ.get("MEMDESK_SCREENSHOTS"),
                     reason="set MEMDESK_SCREENSHOTS=1 to refresh docs/screenshots")
-def test_write_screenshots(qtbot, demo_store) -> None:  # type: ignore[no-untyped-def]
+def test_write_screenshots(qtbot, demo_store, desk_for) -> None:  # type: ignore[no-untyped-def]
     from memdesk.ui.drift_view import DriftView
     from memdesk.ui.snapshots_view import SnapshotsView
 
     SHOTS.mkdir(parents=True, exist_ok=True)
-    view = SnapshotsView(demo_store, None)
+    view = SnapshotsView(desk_for(demo_store))
     qtbot.addWidget(view)
     view.resize(1280, 860)
     view.show()
@@ -255,7 +239,7 @@ def test_write_screenshots(qtbot, demo_store) -> None:  # type: ignore[no-untype
     qtbot.wait(200)
     view.diff_view.resize(1280, 620)
     view.diff_view.grab().save(str(SHOTS / "diff.png"))
-    drift = DriftView(demo_store, None)
+    drift = DriftView(desk_for(demo_store))
     qtbot.addWidget(drift)
     drift.resize(1280, 860)
     drift.show()

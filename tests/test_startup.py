@@ -40,3 +40,26 @@ def test_window_builds_only_the_first_view(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-c", CODE, str(db)], capture_output=True, text=True,
                        timeout=120, env=env)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
+
+
+def test_window_never_writes_the_real_profile(tmp_path: Path) -> None:
+    """A window opened without explicit settings writes only to $MEMDESK_CONFIG_DIR
+    (the test profile), never Qt's "Unknown Organization/PySideApp" fallback."""
+    from memdesk.core.store.memory_store import MemoryStore
+
+    db = tmp_path / "s.db"
+    MemoryStore.open(db).close()
+    home = tmp_path / "home"
+    home.mkdir()
+    # The store counts as a real one (not in the temp folder), so it is remembered as
+    # recent: the settings file must be written, and only where the profile says.
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(home),
+           "TMPDIR": str(home.parent / "elsewhere")}
+    (home.parent / "elsewhere").mkdir()
+    env.pop("XDG_CONFIG_HOME", None)  # Qt would fall back to $HOME/.config
+    r = subprocess.run([sys.executable, "-c", CODE, str(db)], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    written = [p.relative_to(home) for p in home.rglob("*") if p.is_file()]
+    assert written == [], written
+    assert (Path(os.environ["MEMDESK_CONFIG_DIR"]) / "memdesk.ini").exists()

@@ -35,9 +35,11 @@ class InfluenceBars(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.influence: dict[str, float] = {}
+        self.has_diff = False  # nothing chosen yet: say nothing rather than "no influence"
         self.setMinimumHeight(24)
 
-    def set_influence(self, influence: dict[str, float]) -> None:
+    def set_influence(self, influence: dict[str, float], *, has_diff: bool = True) -> None:
+        self.has_diff = has_diff
         self.influence = dict(sorted(influence.items(), key=lambda kv: -kv[1]))
         self.setMinimumHeight(max(24, 22 * len(self.influence) + 4))
         self.updateGeometry()
@@ -51,8 +53,11 @@ class InfluenceBars(QWidget):
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         fm = p.fontMetrics()
         if not self.influence:
+            message = ("nothing changed: no influence to attribute" if self.has_diff
+                       else "–")
             p.drawText(self.rect(), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                       "nothing changed: no influence to attribute")
+                       message)
+            p.end()
             return
         label_w = max(fm.horizontalAdvance(s) for s in self.influence) + 8
         value_w = fm.horizontalAdvance("100%") + 8
@@ -72,11 +77,10 @@ class InfluenceBars(QWidget):
 
 
 class DiffView(QWidget):
-    """Shows one diff.  Works standalone (``DiffView(store, None)``)."""
+    """Shows one diff it is given; reads nothing itself."""
 
-    def __init__(self, store: object = None, window: object = None) -> None:
-        super().__init__()
-        self.store = store
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
         self.diff: DeltaDiff | None = None
         self.title = plain_label("Select a snapshot or a queued change to see its diff.")
         self.title.setWordWrap(True)
@@ -138,9 +142,11 @@ class DiffView(QWidget):
         side = QWidget()
         side_l = QVBoxLayout(side)
         side_l.setContentsMargins(0, 0, 0, 0)
-        side_l.addWidget(change)
+        # Verdict first: in a short pane, Health and Decision must be above the fold;
+        # the change's details (influence bars grow with the sources) come after.
         side_l.addWidget(health)
         side_l.addWidget(gov)
+        side_l.addWidget(change)
         side_l.addStretch(1)
 
         # Labels do not word-wrap (QFormLayout does not honour heightForWidth, so wrapped
@@ -165,7 +171,7 @@ class DiffView(QWidget):
         self.diff = None
         self.title.setText(message)
         self.model.set_rows([])
-        self.bars.set_influence({})
+        self.bars.set_influence({}, has_diff=False)
 
     def show_diff(self, d: DeltaDiff, record: DiffRecord | None = None,
                   title: str | None = None) -> None:
@@ -221,5 +227,3 @@ class DiffView(QWidget):
             note = f" — {record.review_note}" if record.review_note else ""
             self.review.setText(f"{record.review}{note}")
 
-    def refresh(self, changes: object = None) -> None:
-        """Nothing cached beyond the shown diff; owners re-show after changes."""
