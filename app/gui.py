@@ -123,6 +123,12 @@ def startup_store() -> str | None:
 
 
 def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) -> int:
+    from .display import platform_problem
+
+    problem = platform_problem()
+    if problem is not None:  # Qt would abort with a misleading message instead
+        print(problem, file=sys.stderr)
+        return 2
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)
