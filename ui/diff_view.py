@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -123,8 +124,10 @@ class DiffView(QWidget):
                            ("drift", "Drift"), ("contradiction", "Contradiction"),
                            ("confidence", "Confidence")):
             form.addRow(label, self.fig[key])
-        form.addRow(self.formula)
-        form.addRow("Warnings", self.warnings)
+        risk = QGroupBox("Risk")
+        rform = QFormLayout(risk)
+        rform.addRow(self.formula)
+        rform.addRow("Warnings", self.warnings)
 
         change = QGroupBox("Change")
         cform = QFormLayout(change)
@@ -133,19 +136,25 @@ class DiffView(QWidget):
         cform.addRow("Primary cause", self.fig["cause"])
         cform.addRow("Source influence", self.bars)
 
+        # A box layout (not a form) so these long, wrapping labels get their height.
         gov = QGroupBox("Decision")
-        gform = QFormLayout(gov)
-        gform.addRow("Recommended", self.decision)
-        gform.addRow("Search bias", self.bias)
-        gform.addRow("Review", self.review)
+        glay = QVBoxLayout(gov)
+        for label in (self.decision, self.bias, self.review):
+            label.setWordWrap(True)
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            glay.addWidget(label)
+        glay.addStretch(1)
 
         side = QWidget()
         side_l = QVBoxLayout(side)
         side_l.setContentsMargins(0, 0, 0, 0)
-        # Verdict first: in a short pane, Health and Decision must be above the fold;
-        # the change's details (influence bars grow with the sources) come after.
-        side_l.addWidget(health)
-        side_l.addWidget(gov)
+        # Verdict first, side by side: in a short (240 px) pane Health and Decision are
+        # above the fold; the risk formula and the change's details come after.
+        verdict = QHBoxLayout()
+        verdict.addWidget(health, 1)
+        verdict.addWidget(gov, 1)
+        side_l.addLayout(verdict)
+        side_l.addWidget(risk)
         side_l.addWidget(change)
         side_l.addStretch(1)
 
@@ -199,7 +208,7 @@ class DiffView(QWidget):
         self.formula.setText(formula_text(h).replace(" (healthy", "\n(healthy"))
         self.warnings.setText("\n".join(h.warnings) or "none")
         dec = d.decision
-        text = f"{dec.action.value} — {dec.reason}"
+        text = f"Recommended: {dec.action.value} — {dec.reason}"
         if dec.source_to_review:
             text += f"\nreview source: {dec.source_to_review}"
         if dec.recommended_weight_adjustments:
@@ -218,12 +227,12 @@ class DiffView(QWidget):
             parts.append("suppress " + ", ".join(b.suppressed_sources))
         if b.query_expansions:
             parts.append("expand: " + ", ".join(b.query_expansions))
-        self.bias.setText("\n".join(parts) + f"\n{b.reason}")
+        self.bias.setText("Search bias: " + "; ".join(parts) + f". {b.reason}")
         if record is None:
-            self.review.setText("not stored (computed on demand)")
+            self.review.setText("Review: not stored (computed on demand)")
         elif record.review == "none":
-            self.review.setText("healthy: not queued")
+            self.review.setText("Review: healthy, not queued")
         else:
             note = f" — {record.review_note}" if record.review_note else ""
-            self.review.setText(f"{record.review}{note}")
+            self.review.setText(f"Review: {record.review}{note}")
 

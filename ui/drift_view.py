@@ -13,6 +13,7 @@ from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QHeaderView,
     QHBoxLayout,
     QLineEdit,
     QPushButton,
@@ -71,9 +72,13 @@ class DriftView(DeskView):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        for col, w in enumerate((120, 230, 80, 55, 90, 95, 90)):
-            self.table.horizontalHeader().resizeSection(col, w)
+        header = self.table.horizontalHeader()
+        # Every column as wide as its header and values (never clipped); the goal
+        # takes the rest and elides.
+        for col in range(self.model.columnCount()):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        for col in (1, 7):  # goal and note: stored text of any length
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
         self.accept_button = QPushButton("Accept")

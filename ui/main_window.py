@@ -253,7 +253,8 @@ class MainWindow(QMainWindow):
         self._fill_recent()
         self.refresh_counts()
         if store.report and store.report.message:
-            self.statusBar().showMessage(store.report.message, 15000)
+            # In the store label, not a temporary message painted over it.
+            self.store_label.setText(f"{path} · {store.report.message}")
         self.store_changed.emit(store)
 
     def _build_view(self, spec: ViewSpec, placeholder: QWidget) -> QWidget:
