@@ -26,7 +26,6 @@ from PySide6.QtWidgets import (
     QFrame,
     QGridLayout,
     QHeaderView,
-    QLabel,
     QLineEdit,
     QScrollArea,
     QSizePolicy,
@@ -45,21 +44,13 @@ from memdesk.core.store.records import Changed, Changes
 from .actions import Desk, Op
 from .contradiction_models import ContradictionQueueModel
 from .ops import LatestTask
-from .text import elide, plain_label
+from .text import elide, fluid, plain_label
 from .view import DeskView
 
 KEYS = ("Enter accept suggestion · 1–9 keep that card · B keep all (not a contradiction) · "
         "E edit then keep · M merge · U undo · ↑↓ / J K move · R rescan")
 MAX_CARDS = 9
 CARD_COLUMNS = 3
-
-
-def _fluid(label: QLabel) -> QLabel:
-    """A wrapping label whose text never sets the layout's minimum width."""
-    label.setWordWrap(True)
-    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-    label.setMinimumWidth(0)
-    return label
 _DIGITS = {getattr(Qt.Key, f"Key_{d}"): d for d in range(1, 10)}
 
 
@@ -92,12 +83,12 @@ class Card(QFrame):
         bf = QFont(self.badges.font())
         bf.setBold(True)
         self.badges.setFont(bf)
-        self.value = _fluid(plain_label(elide(m.value or "", 300)))
+        self.value = fluid(plain_label(elide(m.value or "", 300)))
         vf = QFont(self.value.font())
         vf.setPointSizeF(vf.pointSizeF() * 1.5)
         vf.setBold(True)
         self.value.setFont(vf)
-        self.text = _fluid(plain_label(elide(m.text, 600)))
+        self.text = fluid(plain_label(elide(m.text, 600)))
         form = QFormLayout()
         same = len(card.same_value)
         for label, val in (
@@ -108,7 +99,7 @@ class Card(QFrame):
             ("Type", m.type),
             ("Same value", f"{same} memor{'y' if same == 1 else 'ies'}"),
         ):
-            form.addRow(label, _fluid(plain_label(elide(val, 200))))
+            form.addRow(label, fluid(plain_label(elide(val, 200))))
         lay = QVBoxLayout(self)
         lay.addWidget(self.badges)
         lay.addWidget(self.value)
@@ -208,8 +199,8 @@ class ContradictionsView(DeskView):
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.editor = Editor()
-        self.status = _fluid(plain_label(""))
-        keys = _fluid(plain_label(KEYS))
+        self.status = fluid(plain_label(""))
+        keys = fluid(plain_label(KEYS))
 
         left = QWidget()
         ll = QVBoxLayout(left)
@@ -313,7 +304,7 @@ class ContradictionsView(DeskView):
         for c in range(CARD_COLUMNS):
             self.cards_grid.setColumnStretch(c, 1 if c < cols else 0)
         if len(d.cards) > MAX_CARDS:
-            self.cards_grid.addWidget(_fluid(plain_label(
+            self.cards_grid.addWidget(fluid(plain_label(
                 f"+{len(d.cards) - MAX_CARDS} more values: merge (M) or use the CLI")),
                 (len(shown) + cols - 1) // cols, 0, 1, cols)
 

@@ -37,7 +37,6 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QPushButton,
     QScrollArea,
-    QSizePolicy,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -48,20 +47,11 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
 
-from .text import elide, plain_label, tooltip_text
+from .text import display_lines, elide, fluid, plain_label, tooltip_text
 
 IdRole = Qt.ItemDataRole.UserRole
 TEXT_PREVIEW_CHARS = 4000  # what the form shows of a longer text
 VIEW_LINE_CHARS = 1000  # the "show all" viewer's longest display line
-
-
-def display_lines(text: str, width: int = VIEW_LINE_CHARS) -> str:
-    """``text`` with a display line break after every ``width`` characters of a longer
-    line, so a huge unbroken line becomes many short blocks (laid out lazily)."""
-    out = []
-    for line in text.split("\n"):
-        out.extend(line[i:i + width] for i in range(0, max(1, len(line)), width))
-    return "\n".join(out)
 
 
 class TextViewer(QDialog):
@@ -75,7 +65,7 @@ class TextViewer(QDialog):
         self.original = text
         self.view = QPlainTextEdit()
         self.view.setReadOnly(True)
-        self.view.setPlainText(display_lines(text))
+        self.view.setPlainText(display_lines(text, VIEW_LINE_CHARS))
         note = plain_label(f"{len(text):,} characters. Lines longer than "
                            f"{VIEW_LINE_CHARS:,} characters are broken for display only.")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
@@ -86,14 +76,6 @@ class TextViewer(QDialog):
         lay.addWidget(note)
         lay.addWidget(self.view, 1)
         lay.addWidget(buttons)
-
-
-def fluid(label: QLabel) -> QLabel:
-    """A wrapping label whose text never sets the layout's minimum width."""
-    label.setWordWrap(True)
-    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-    label.setMinimumWidth(0)
-    return label
 
 
 def _when(v: Any) -> str:

@@ -13,8 +13,8 @@ from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
-    QHeaderView,
     QHBoxLayout,
+    QHeaderView,
     QLineEdit,
     QPushButton,
     QSplitter,

@@ -45,7 +45,7 @@ from memdesk.core.taxonomy import MemoryType
 from .actions import Desk, Op
 from .ops import LatestTask
 from .sweep_models import HistogramModel, NeighbourModel, SweepListModel
-from .text import plain_label
+from .text import display_lines, fluid, plain_label
 from .view import DeskView
 
 ANY = "(any)"
@@ -168,7 +168,7 @@ class SweepReviewPage(QWidget):
                            ("type", "Type · layer"), ("topic", "Topic"), ("user", "User"),
                            ("session", "Source session"), ("created", "Created"),
                            ("status", "Status")):
-            self.fields[key] = plain_label("")
+            self.fields[key] = fluid(plain_label(""))  # long ids wrap, never widen
             ctx.addRow(label, self.fields[key])
         ctx_box = QGroupBox("Context")
         ctx_box.setLayout(ctx)
@@ -236,7 +236,8 @@ class SweepReviewPage(QWidget):
         shown = rec.text if len(rec.text) <= MAX_SHOWN_CHARS else (
             rec.text[:MAX_SHOWN_CHARS] + f"\n… ({len(rec.text) - MAX_SHOWN_CHARS:,} more "
             "characters)")
-        self.text.setPlainText(shown)
+        # Short display lines: Qt lays out only the visible ones (no 20,000-char line).
+        self.text.setPlainText(display_lines(shown, 200))
         sampled = ctx.item.importance_before
         changed = "" if rec.importance == sampled else f" (was {sampled:.2f} when sampled)"
         f = self.fields
