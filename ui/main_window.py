@@ -43,6 +43,7 @@ from memdesk.core.store.records import Changed, Changes
 
 from .actions import Desk
 from .filters import builtin_filters, filter_from_dict, filter_to_dict
+from .lazy_views import LazyViews, shutdown
 from .opener import OPEN_BUSY_TIMEOUT_S, is_temporary, open_store, store_path
 from .ops import LatestTask
 from .settings import Settings, SettingsDialog
@@ -67,7 +68,7 @@ class MainWindow(QMainWindow):
         self.desk = Desk(store, self.settings, self)
         self.demo_path: Path | None = None  # set by the app; default: the user data dir
         self.resize(1440, 860)
-        self.views = LazyViews(self)
+        self.views = LazyViews(self._build_view)
         self._view_actions: list[QAction] = []
         self._builder = None
 
@@ -277,9 +278,9 @@ class MainWindow(QMainWindow):
 
     def set_store(self, store: MemoryStore) -> None:
         old, old_views = self.store, self.views.slots()
-        self.views = LazyViews(self)
+        self.views = LazyViews(self._build_view)
         for w in old_views:
-            _shutdown(w)
+            shutdown(w)
             self.stack.removeWidget(w)
             w.setParent(None)  # type: ignore[call-overload]
             w.deleteLater()
@@ -490,7 +491,7 @@ class MainWindow(QMainWindow):
         """Let background work finish (before closing, and in tests)."""
         self.desk.wait_idle(msecs)
         for view in self.views.values():
-            _shutdown(view, msecs)
+            shutdown(view, msecs)
         self._counts.wait(msecs)
         self._ollama.wait(msecs)
 
@@ -498,55 +499,3 @@ class MainWindow(QMainWindow):
         self.settings.sync()
         self.wait_idle()  # results must not arrive after their receivers are deleted
         super().closeEvent(event)
-
-
-class LazyViews:
-    """The window's views by key, each built on first use.
-
-    Building every view at start-up costs about a second (the snapshots view alone
-    pulls in pyqtgraph and numpy); only the first view shown is built then.  Until a
-    view is built, its stack slot holds an empty placeholder; ``values()`` yields only
-    built views (an unbuilt view has nothing to refresh and reads fresh data when built).
-    """
-
-    def __init__(self, window: MainWindow) -> None:
-        self._window = window
-        self._specs: dict[str, ViewSpec] = {}
-        self._placeholders: dict[str, QWidget] = {}
-        self._built: dict[str, QWidget] = {}
-
-    def add(self, spec: ViewSpec, placeholder: QWidget) -> None:
-        key = spec.key
-        self._specs[key] = spec
-        self._placeholders[key] = placeholder
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._specs
-
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return iter(self._specs)
-
-    def __getitem__(self, key: str) -> QWidget:
-        if key not in self._specs:
-            raise KeyError(key)
-        if key not in self._built:
-            self._built[key] = self._window._build_view(self._specs[key], self._placeholders[key])
-        return self._built[key]
-
-    def get(self, key: str, default: QWidget | None = None) -> QWidget | None:
-        return self[key] if key in self._specs else default
-
-    def is_built(self, key: str) -> bool:
-        return key in self._built
-
-    def values(self) -> list[QWidget]:
-        return list(self._built.values())
-
-    def slots(self) -> list[QWidget]:
-        """What the stack holds now for every view (the view, or its placeholder)."""
-        return [self._built.get(k) or self._placeholders[k] for k in self._specs]
-
-
-def _shutdown(view: QWidget, msecs: int = 5000) -> None:
-    if isinstance(view, View):
-        view.wait_idle(msecs)
