@@ -208,3 +208,15 @@ def test_sources_panel_edits_are_saved_validated_and_undoable(qtbot, demo_store,
     assert dm.config().source("context").weight == 0.30
     view.desk.undo_stack.redo()
     assert dm.config().source("context").weight == 0.9
+
+
+def test_time_axis_labels_follow_the_span() -> None:
+    from memdesk.ui.delta_plot import tick_labels
+
+    t0 = datetime(2026, 11, 23, 9, 0)
+    minutes = tick_labels([t0 + timedelta(minutes=5 * i) for i in range(6)])
+    assert minutes == ["09:00", "09:05", "09:10", "09:15", "09:20", "09:25"]
+    days = tick_labels([t0 + timedelta(days=i, hours=h) for i in range(3) for h in (0, 1)])
+    assert len(set(filter(None, days))) == len([d for d in days if d])  # no repeats
+    months = tick_labels([t0 + timedelta(days=30 * i) for i in range(4)])
+    assert months[0] == "Nov 23" and "" not in months
