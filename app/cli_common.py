@@ -1,6 +1,6 @@
 """What every CLI command module shares: exit codes, the --db option, opening the
-store, and small formatting helpers.  Kept apart from cli.py so feature modules import
-it without importing the parser that imports them."""
+store, resolving id prefixes, and small formatting helpers.  Kept apart from cli.py so
+feature modules import it without importing the parser that imports them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,21 @@ import argparse
 import sys
 from datetime import datetime
 
-EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_NOTFOUND = 1, 2, 3, 4
+EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_NOTFOUND, EXIT_CONFLICT = 1, 2, 3, 4, 5
+EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a Unix tool whose reader left
+
+# The one description of the exit codes: `memdesk --help` prints it; the README copies it.
+EXIT_CODES_HELP = """\
+exit codes:
+  0    ok
+  1    any other error memdesk reports (a message, never a traceback)
+  2    bad input: unknown option, invalid value, ambiguous id prefix; nothing changed
+  3    the store cannot be opened: missing, locked, corrupt, or a newer schema
+  4    not found: no such memory, event, sweep, item, group or snapshot
+  5    refused by the store's current state: already undone, changed again since,
+       already decided, nothing to sweep; nothing changed
+  141  the reader of the output went away (e.g. `memdesk list | head`)
+"""
 
 
 def common_options() -> argparse.ArgumentParser:
@@ -39,6 +53,14 @@ def open_store(args: argparse.Namespace, *, create: bool = True):  # type: ignor
     if store.report and store.report.message:
         err(store.report.message)
     return store
+
+
+def memory_id(store, ref: str) -> str:  # type: ignore[no-untyped-def]
+    """A memory's full id from its id or a unique prefix (exit 2 if ambiguous, 4 if none)."""
+    from memdesk.core.store.prefixes import memory_id as resolve
+
+    with store.read() as conn:
+        return resolve(conn, ref)
 
 
 def fmt_dt(v: datetime | None) -> str:

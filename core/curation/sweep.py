@@ -412,7 +412,7 @@ def decide(
             state = _load(conn, sweep_id)
             item = next((it for it in state.items if it.pos == pos), None)
             if item is None:
-                raise NotFoundError(f"Sweep {sweep_id[:8]} has no item {pos}")
+                raise NotFoundError(f"Sweep {sweep_id[:8]} has no item {pos + 1}")
             if item.decided:
                 raise SweepError(
                     f"Item {pos + 1} of this sweep is already decided ({item.decision}); "

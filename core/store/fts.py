@@ -3,11 +3,17 @@
 Users type FTS syntax by accident (quotes, ``*``, ``AND``, parentheses).  We never pass
 their text to MATCH as syntax: words are extracted and each is quoted, so every
 query is valid and means "all these words", the last one as a prefix (as-you-type).
+
+A query with no word characters at all (``🧠💾``, ``<>``, ``->``) has nothing the word
+index knows, so it is matched literally instead: memories whose text contains it.
+That is a scan (no index helps with arbitrary substrings), acceptable for these rare
+queries; an empty or blank query is no text filter.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from sqlalchemy import ColumnElement, func, literal, select, text
 from sqlalchemy.sql import Select
@@ -18,6 +24,19 @@ MAX_TERMS = 32
 
 def terms(query: str) -> list[str]:
     return _WORD.findall(query or "")[:MAX_TERMS]
+
+
+def literal_text(query: str) -> str | None:
+    """The text a word-less query is matched literally with, or None.
+
+    None when the query has words (the index handles it) or nothing visible.  Control
+    characters are dropped: SQLite compares text as C strings, so a NUL would cut the
+    pattern short and match everything.
+    """
+    if terms(query):
+        return None
+    kept = "".join(ch for ch in (query or "") if unicodedata.category(ch) != "Cc").strip()
+    return kept or None
 
 
 def fts5_expression(query: str, prefix_last: bool = True) -> str | None:
@@ -54,6 +73,9 @@ def match_clause(
 ):
     """A WHERE clause restricting memories to those matching ``query``, or None.
 
+    None only for a blank query (no text filter); a query without words is matched
+    literally (see the module docstring).
+
     ``scan``: for a query matching a large share of the store.  By default SQLite
     looks up every match by rowid and sorts them all before the first row comes out
     (300 ms for 336k matches at 1M rows); with ``seq + 0`` the rowid lookup is
@@ -63,7 +85,8 @@ def match_clause(
     """
     words = terms(query)
     if not words:
-        return None
+        lit = literal_text(query)
+        return None if lit is None else text_col.contains(lit, autoescape=True)
     if dialect == "sqlite":
         expr = fts5_expression(query)
         sub: Select = select(text("rowid")).select_from(text("memories_fts")).where(
