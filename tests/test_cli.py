@@ -188,3 +188,14 @@ def test_output_to_a_closed_pipe_ends_quietly(demo_template: Path) -> None:
         err = proc.stderr.read().decode()
         assert proc.wait(timeout=120) == 141
     assert "Traceback" not in err and "BrokenPipe" not in err and err == ""
+
+
+def test_readme_lists_every_exit_code_of_the_help() -> None:
+    from memdesk.app.cli_common import EXIT_CODES_HELP
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    table = {line.split("|")[1].strip() for line in readme.splitlines()
+             if line.startswith("| ") and line.split("|")[1].strip().isdigit()}
+    codes = {line.split()[0] for line in EXIT_CODES_HELP.splitlines()[1:]
+             if line.split() and line.split()[0].isdigit()}
+    assert codes == table == {"0", "1", "2", "3", "4", "5", "141"}
