@@ -53,6 +53,25 @@ def fts5_expression(query: str, prefix_last: bool = True) -> str | None:
 BROAD_MATCHES = 20_000
 
 
+def sync_triggers(conn) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+    """(name, CREATE statement) of the SQLite triggers that keep ``memories_fts`` in
+    step with ``memories``, read from the store itself.
+
+    A bulk load drops them, inserts, re-runs these statements and calls
+    ``rebuild_index``: the triggers come back exactly as this store's migrations
+    created them, whatever revision that was, with no second copy of their DDL.
+    """
+    return [(r[0], r[1]) for r in conn.exec_driver_sql(
+        "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' "
+        "AND tbl_name = 'memories' AND sql LIKE '%memories_fts%' ORDER BY name"
+    )]
+
+
+def rebuild_index(conn) -> None:  # type: ignore[no-untyped-def]
+    """Rebuild the whole SQLite full-text index from the ``memories`` table."""
+    conn.exec_driver_sql("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
+
+
 def is_broad(conn, query: str, cap: int | None = None) -> bool:  # type: ignore[no-untyped-def]
     """Whether ``query`` matches at least ``cap`` memories (SQLite; counting stops at cap)."""
     cap = BROAD_MATCHES if cap is None else cap
