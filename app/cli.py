@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -31,7 +30,6 @@ from .cli_common import (
     EXIT_CONFLICT,
     EXIT_ERROR,
     EXIT_NOTFOUND,
-    EXIT_PIPE,
     EXIT_STORE,
     EXIT_USAGE,
     common_options,
@@ -39,6 +37,7 @@ from .cli_common import (
     fmt_dt,
     memory_id,
     open_store,
+    output_closed,
     parse_range,
     short,
 )
@@ -249,13 +248,8 @@ def run(args: argparse.Namespace) -> int:
         code = handler(args)
         sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
         return code
-    except BrokenPipeError:
-        # The reader went away (`memdesk list | head`): stop quietly, like other Unix
-        # tools.  Point stdout at devnull so the final flush at exit cannot raise again.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-        return EXIT_PIPE
+    except BrokenPipeError:  # before any broader handler: not an error of the command
+        return output_closed()
     except AmbiguousIdError as exc:
         err(str(exc))
         return EXIT_USAGE

@@ -5,6 +5,7 @@ feature modules import it without importing the parser that imports them."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import datetime
 
@@ -33,6 +34,16 @@ def common_options() -> argparse.ArgumentParser:
         help="store to use: a file path or a SQLAlchemy URL (default: the user data dir)",
     )
     return p
+
+
+def output_closed() -> int:
+    """The reader of stdout went away (`memdesk list | head`): stop quietly, like other
+    Unix tools, with EXIT_PIPE.  stdout is pointed at devnull so the interpreter's final
+    flush cannot raise (and print a traceback) again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_PIPE
 
 
 def parse_range(text: str) -> tuple[float, float]:

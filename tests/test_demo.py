@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timedelta
 
+import pytest
+
 from memdesk.core import demo
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
@@ -94,14 +96,22 @@ JOB = {
 }
 
 
-def test_contradiction_queue_is_real_and_workable(tmp_path) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture(scope="module")
+def default_demo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The demo exactly as `memdesk demo` writes it by default (5,000 rows), unshared."""
+    store = MemoryStore.open(tmp_path_factory.mktemp("default") / "d.db")
+    demo.generate(store, seed=7, end=END)
+    yield store
+    store.close()
+
+
+def test_contradiction_queue_is_real_and_workable(default_demo: MemoryStore) -> None:
     """At the default size the queue holds a few dozen groups at most, each a handful of
     values of one question (tabs or spaces; Acme or Globex), never a bag of tools for
     different jobs (the old demo's 31-member "preferred_tool" group)."""
     from memdesk.core.curation.contradictions import find_contradictions, load_group
 
-    store = MemoryStore.open(tmp_path / "d.db")
-    demo.generate(store, seed=7, end=END)  # the default 5,000 rows
+    store = default_demo
     groups = find_contradictions(store)
     assert 8 <= len(groups) <= 40
     for g in groups:
@@ -114,13 +124,12 @@ def test_contradiction_queue_is_real_and_workable(tmp_path) -> None:  # type: ig
     assert "preferred_tool" not in {g.attribute for g in groups}
     # every group can be worked: it has a suggestion to accept or overrule
     assert all(load_group(store, g.key).suggestion is not None for g in groups)
-    store.close()
 
 
-def test_links_connect_a_correction_to_what_it_corrects(demo_store: MemoryStore) -> None:
+def test_links_connect_a_correction_to_what_it_corrects(default_demo: MemoryStore) -> None:
     """Every superseded demo memory is replaced by a newer correction of the same
     question with another answer (no link between unrelated memories)."""
-    rows = {r.id: r for r in demo_store.page(limit=None)}
+    rows = {r.id: r for r in default_demo.page(limit=None)}
     linked = [r for r in rows.values() if r.superseded_by]
     assert len(linked) > 10
     for old in linked:
