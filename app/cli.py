@@ -116,8 +116,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, type=Path, metavar="PATH",
                    help="the store file to create")
     p.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
-    p.add_argument("--size", type=int, default=5000)
-    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--size", type=int, default=5000, help="number of memories (default 5000)")
+    p.add_argument("--seed", type=int, default=7,
+                   help="random seed: the same seed writes the same store (default 7)")
     p.add_argument("--force", action="store_true", help="replace an existing file")
 
     # Feature modules add their own subcommands (each: register(subparsers, common)).
