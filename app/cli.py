@@ -34,6 +34,7 @@ from .cli_common import (
     EXIT_USAGE,
     common_options,
     err,
+    event_number,
     fmt_dt,
     memory_id,
     open_store,
@@ -104,7 +105,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Undo one audited action. An event already undone, or whose fields were "
                     "changed again since, is refused with exit code 5 (nothing changes).",
     )
-    p.add_argument("event_id", type=int, help="the event number (`add` and `show` print it)")
+    p.add_argument("event_id", type=event_number,
+                   help="the event number (`add` and `show` print it; '#12' or '12')")
 
     # The demo writes a new file, so it names it with --out; it takes no --db (which
     # everywhere else names an existing store) so there is one way to say which file.

@@ -46,6 +46,18 @@ def output_closed() -> int:
     return EXIT_PIPE
 
 
+def event_number(text: str) -> int:
+    """An audit event's number as `show` prints it (``#12``) or bare (``12``)."""
+    try:
+        n = int(text.strip().removeprefix("#"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an event number like 12, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"event numbers start at 1, got {text!r}")
+    return n
+
+
 def parse_range(text: str) -> tuple[float, float]:
     try:
         lo, hi = (float(x) for x in text.split(":", 1))

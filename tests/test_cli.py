@@ -133,6 +133,10 @@ def test_undoing_an_undone_event_exits_5_and_changes_nothing(tmp_path: Path, cap
     assert main(["list", "--db", db, "--count"]) == 0  # the memory stays removed
     assert capsys.readouterr().out.strip() == "0"
     assert main(["undo", "--db", db, "999"]) == 4
+    assert main(["undo", "--db", db, f"#{event}"]) == 5  # as `show` prints it
+    capsys.readouterr()
+    r = cli("undo", "--db", db, "twelve")
+    assert r.returncode == 2 and "expected an event number" in r.stderr
     r = cli("--help")
     assert "5    refused by the store's current state: already undone" in r.stdout
 
