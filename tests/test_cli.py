@@ -203,3 +203,24 @@ def test_readme_lists_every_exit_code_of_the_help() -> None:
     codes = {line.split()[0] for line in EXIT_CODES_HELP.splitlines()[1:]
              if line.split() and line.split()[0].isdigit()}
     assert codes == table == {"0", "1", "2", "3", "4", "5", "141"}
+
+
+def test_help_and_readme_never_cite_internal_design_documents() -> None:
+    """Users do not know the design documents ("seed 003"); help says what a thing is."""
+    import argparse
+    import re
+
+    from memdesk.app.cli import build_parser
+
+    def helps(parser: argparse.ArgumentParser):  # type: ignore[no-untyped-def]
+        yield parser.format_help()
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for sub in action.choices.values():
+                    yield from helps(sub)
+
+    texts = list(helps(build_parser()))
+    assert len(texts) > 20  # every subcommand and action was visited
+    texts.append((Path(__file__).resolve().parent.parent / "README.md").read_text("utf-8"))
+    cited = [m.group(0) for t in texts for m in re.finditer(r"seeds?\s+0\d\d", t, re.I)]
+    assert cited == []
