@@ -191,10 +191,10 @@ class DemoGenerator:
         fact = _Fact(rng.choice(options))
         r = rng.random()
         if r < CHANGE_RATE and (about is None or self.room >= 1):
-            fact.new = rng.choice([o for o in options if o != fact.old])
-            fact.changed_at = self.end - timedelta(days=rng.uniform(*CHANGE_DAYS))
+            new = fact.new = rng.choice([o for o in options if o != fact.old])
+            when = fact.changed_at = self.end - timedelta(days=rng.uniform(*CHANGE_DAYS))
             if about is not None:  # a preference changes by the user correcting the agent
-                row = self._correction(key, fact, about)
+                row = self._correction(key, fact.old, new, when, about)
                 if rng.random() < LINKED_CORRECTIONS:
                     fact.correction_id = row.id
                 self.extra.append(row)
@@ -204,15 +204,14 @@ class DemoGenerator:
         self.facts[key] = fact
         return fact
 
-    def _correction(self, key: tuple[str, str, str], fact: _Fact, about: str) -> _Row:
+    def _correction(self, key: tuple[str, str, str], old: str, new: str, when: datetime,
+                    about: str) -> _Row:
         user, entity, attribute = key
-        when = fact.changed_at
-        assert when is not None and fact.new is not None
         return _Row(
-            self._id(), user, f"No, I use {fact.new} not {fact.old} for {about}.",
+            self._id(), user, f"No, I use {new} not {old} for {about}.",
             "correction", "tech", round(self.rng.uniform(0.6, 0.95), 2),
             round(self.rng.uniform(0.85, 0.98), 2), self._session(user, when), when,
-            entity=entity, attribute=attribute, value=fact.new,
+            entity=entity, attribute=attribute, value=new,
             layer=self.rng.choice(LAYER_FOR["correction"]),
         )
 
@@ -224,12 +223,11 @@ class DemoGenerator:
         fact = self.facts.get(key)
         if fact is None:
             fact = self._plan(key, options, about)
-            return fact.old, fact
-        if fact.stray is not None:
+        elif fact.stray is not None:  # never the first mention: that one sets the answer
             value, fact.stray = fact.stray, None
             return value, fact
-        if fact.changed_at is not None and when >= fact.changed_at:
-            return fact.new or fact.old, fact
+        if fact.new is not None and fact.changed_at is not None and when >= fact.changed_at:
+            return fact.new, fact
         return fact.old, fact
 
     def _id(self) -> str:
