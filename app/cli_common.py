@@ -1,6 +1,10 @@
 """What every CLI command module shares: exit codes, the --db option, opening the
 store, resolving id prefixes, and small formatting helpers.  Kept apart from cli.py so
-feature modules import it without importing the parser that imports them."""
+feature modules import it without importing the parser that imports them.
+
+A command that takes an id accepts a unique prefix of it: ``memory_id`` here for
+memories, ``memdesk.core.store.prefixes.resolve_id(conn, column, ref, what)`` for any
+other id column (an ambiguous prefix is exit 2, an unknown one exit 4, through run())."""
 
 from __future__ import annotations
 
