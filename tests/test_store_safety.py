@@ -386,3 +386,62 @@ def test_damaged_store_refused_before_any_write(store_path: Path) -> None:
         ro.add(user_id="u", text="nope", type="note")
     ro.close()
     assert sha(store_path) == before
+
+
+# -- backups: --to, rotation, automatic policy -----------------------------------------
+def test_backup_to_a_path_and_refusals(store_path: Path, tmp_path: Path) -> None:
+    s = MemoryStore.open(store_path)
+    s.add(user_id="u", text="kept", type="note")
+    s.close()
+    dest = tmp_path / "copy.db"
+    r = cli("db", "backup", "--db", str(store_path), "--to", str(dest))
+    assert r.returncode == 0 and dest.exists()
+    assert cli("list", "--db", str(dest), "--count").stdout.strip() == "1"
+    before = sha(dest)
+    r = cli("db", "backup", "--db", str(store_path), "--to", str(dest))
+    assert r.returncode == 3 and "exists" in r.stderr and sha(dest) == before
+    r = cli("db", "restore", str(tmp_path / "nope.db"), "--db", str(store_path))
+    assert r.returncode == 4
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"x" * 4096)
+    r = cli("db", "restore", str(garbage), "--db", str(store_path))
+    assert r.returncode == 3
+    assert cli("list", "--db", str(store_path), "--count").stdout.strip() == "1"
+
+
+def test_rotation_keeps_recent_then_daily_weekly_monthly_within_budget(tmp_path: Path) -> None:
+    from datetime import datetime, timedelta
+
+    from memdesk.core.store.backup import BackupInfo, thin
+
+    now = datetime(2026, 11, 23, 12, 0)
+    hourly = [BackupInfo(tmp_path / f"{h}.db", now - timedelta(hours=h), "auto", 10)
+              for h in range(0, 24 * 400, 6)]  # every 6 h for 400 days
+    drop = thin(hourly, now, budget=10**9)
+    kept = sorted(set(hourly) - set(drop), key=lambda b: b.when, reverse=True)
+    assert kept[:8] == hourly[:8]  # the 8 newest
+    days = {b.when.date() for b in kept}
+    assert len(days) >= 7 and len(kept) <= 8 + 7 + 4 + 12
+    assert min(b.when for b in kept) < now - timedelta(days=300)  # monthly reach back
+    small = thin(hourly, now, budget=35)  # 3.5 backups' worth: only the newest survive
+    assert set(hourly) - set(small) == set(hourly[:3])
+
+
+def test_automatic_backup_policy(store_path: Path, tmp_path: Path, monkeypatch) -> None:
+    from datetime import timedelta
+
+    from memdesk.core.ids import utcnow
+    from memdesk.core.store.backup import AutoBackup, list_backups
+
+    monkeypatch.setenv("MEMDESK_BACKUP_DIR", str(tmp_path / "backups"))
+    s = MemoryStore.open(store_path)
+    auto = AutoBackup(store_path)
+    assert auto.due() and auto.maybe("open") is not None  # first open: always
+    assert not auto.due(utcnow() + timedelta(hours=2))  # nothing changed since
+    assert auto.before_risky("bulk") is None  # the backup of this state exists
+    s.add(user_id="u", text="a change", type="note")
+    assert not auto.due()  # changed, but 30 minutes have not passed
+    assert auto.due(utcnow() + timedelta(minutes=31))
+    assert auto.before_risky("bulk") is not None  # before a risky operation: at once
+    s.close()
+    assert [b.reason for b in list_backups(store_path)] == ["bulk", "open"]
