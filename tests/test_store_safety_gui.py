@@ -178,3 +178,11 @@ def test_undecodable_row_gives_a_readable_message_in_the_browser(qtbot, store) -
     qtbot.addWidget(view)
     qtbot.waitUntil(lambda: bool(view.last_error), timeout=10_000)
     assert "cannot read" in view.last_error and "Query failed" not in view.last_error
+
+
+def test_settings_show_the_backups_folder(qtbot, tmp_path, _backups) -> None:
+    from memdesk.ui.settings import SettingsDialog
+
+    dlg = SettingsDialog(Settings(QSettings(str(tmp_path / "s.ini"), QSettings.Format.IniFormat)))
+    qtbot.addWidget(dlg)
+    assert dlg.backups.text() == str(_backups)
