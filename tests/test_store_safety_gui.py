@@ -55,16 +55,17 @@ def window(qtbot, demo_store: MemoryStore, tmp_path: Path):
     assert not leaked, f"leaked top-level widgets: {leaked}"
 
 
-def _view(qtbot, store: MemoryStore) -> BrowserView:
-    view = BrowserView(store)
+def _view(qtbot, store: MemoryStore, desk_for) -> BrowserView:
+    view = BrowserView(desk_for(store))
     qtbot.addWidget(view)
     qtbot.waitUntil(lambda: not view.model.loading and view.model.total is not None,
                     timeout=10_000)
     return view
 
 
-def test_stale_edit_shows_both_versions_and_keeps_theirs(qtbot, demo_store, monkeypatch):
-    view = _view(qtbot, demo_store)
+def test_stale_edit_shows_both_versions_and_keeps_theirs(qtbot, demo_store, monkeypatch,
+                                                         desk_for):
+    view = _view(qtbot, demo_store, desk_for)
     view.table.selectRow(2)
     seen = view.detail.record
     other = MemoryStore.open(demo_store.engine.url.database)  # an agent, meanwhile
@@ -166,7 +167,8 @@ def test_older_store_is_upgraded_only_after_asking(qtbot, window, tmp_path, monk
     assert [b.reason for b in list_backups(old)] == ["pre-0001"]
 
 
-def test_undecodable_row_gives_a_readable_message_in_the_browser(qtbot, store) -> None:
+def test_undecodable_row_gives_a_readable_message_in_the_browser(qtbot, store,
+                                                                 desk_for) -> None:
     import sqlite3
 
     store.add(user_id="u", text="fine", type="note")
@@ -174,10 +176,10 @@ def test_undecodable_row_gives_a_readable_message_in_the_browser(qtbot, store) -
     conn.execute("UPDATE memories SET text = CAST(X'66ff6f' AS TEXT)")
     conn.commit()
     conn.close()
-    view = BrowserView(store)
+    view = BrowserView(desk_for(store))
     qtbot.addWidget(view)
-    qtbot.waitUntil(lambda: bool(view.last_error), timeout=10_000)
-    assert "cannot read" in view.last_error and "Query failed" not in view.last_error
+    qtbot.waitUntil(lambda: "cannot read" in view.summary.text(), timeout=10_000)
+    assert "Query failed" not in view.summary.text()
 
 
 def test_settings_show_the_backups_folder(qtbot, tmp_path, _backups) -> None:
