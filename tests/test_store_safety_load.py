@@ -144,7 +144,11 @@ def _reader(path: Path, seconds: float) -> None:
         store.count()
 
 
-WAL_BOUND_UNDER_LOAD = 64 * 1024 * 1024
+# Under this flat-out load (4 writers committing back to back) the WAL restarts
+# whenever a truncating checkpoint gets through: its median stays small, its peaks
+# depend on how loaded the machine is.  Without the checkpoints it grows ~10 MB/s.
+WAL_MEDIAN_BOUND = 32 * 1024 * 1024
+WAL_PEAK_BOUND = 128 * 1024 * 1024
 
 
 def test_wal_stays_bounded_under_five_processes_and_shrinks_when_idle(
@@ -155,18 +159,21 @@ def test_wal_stays_bounded_under_five_processes_and_shrinks_when_idle(
     pids = [fork(lambda i=i: _steady_writer(store_path, seconds, f"w{i}")) for i in range(4)]
     pids.append(fork(lambda: _reader(store_path, seconds)))
     gui = MemoryStore.open(store_path)  # like the GUI: an engine open all along
-    peak = 0
+    samples = []
     try:
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            peak = max(peak, wal_bytes(store_path))
+            samples.append(wal_bytes(store_path))
             gui.count()
             time.sleep(0.1)
     finally:
         codes = reap(pids)
     assert codes == [0] * 5
     assert gui.count() > 0
-    assert peak < WAL_BOUND_UNDER_LOAD, f"WAL reached {peak / 1e6:.1f} MB"
+    samples.sort()
+    median, peak = samples[len(samples) // 2], samples[-1]
+    assert median < WAL_MEDIAN_BOUND, f"WAL median {median / 1e6:.1f} MB"
+    assert peak < WAL_PEAK_BOUND, f"WAL reached {peak / 1e6:.1f} MB"
     IdleCheckpointer(store_path).tick()  # the GUI's idle timer
     assert wal_bytes(store_path) == 0
     gui.close()
