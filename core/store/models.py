@@ -59,6 +59,9 @@ class Memory(Base):
     valid_until: Mapped[datetime | None] = mapped_column(DateTime)
     layer: Mapped[str | None] = mapped_column(String(32))
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # Set when the poisoning guard holds an agent's write for operator review (migration
+    # 0011, core/guard/); NULL for every other row, so it costs nothing to filter on.
+    quarantined_at: Mapped[datetime | None] = mapped_column(DateTime)
 
     __table_args__ = (
         Index("ix_memories_user_valid", "user_id", "valid_until"),
@@ -73,6 +76,13 @@ class Memory(Base):
             "superseded_by",
             sqlite_where=sa_text("superseded_by IS NOT NULL"),
             postgresql_where=sa_text("superseded_by IS NOT NULL"),
+        ),
+        # The review inbox lists the few quarantined rows; partial for the same reason.
+        Index(
+            "ix_memories_quarantined",
+            "quarantined_at",
+            sqlite_where=sa_text("quarantined_at IS NOT NULL"),
+            postgresql_where=sa_text("quarantined_at IS NOT NULL"),
         ),
     )
 
