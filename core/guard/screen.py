@@ -127,6 +127,7 @@ def screen(candidate: Candidate, turn_text: str | None = None,
         if rule.sources and source not in rule.sources:
             continue
         evidence: str | None = None
+        where = ""
         if rule.predicate is not None:
             if conn is not None:
                 evidence = PREDICATES[rule.predicate](conn, candidate)
@@ -134,11 +135,11 @@ def screen(candidate: Candidate, turn_text: str | None = None,
             if rule.scope in (Scope.UNIT, Scope.BOTH):
                 evidence = match_rule(rule, unit_text, source)
             if evidence is None and turn_text and rule.scope in (Scope.TURN, Scope.BOTH):
-                found = match_rule(rule, turn_text, source)
-                if found is not None:
-                    evidence = f"{found} (in the turn it was extracted from)"
+                evidence = match_rule(rule, turn_text, source)
+                where = " (in the turn it was extracted from)" if evidence else ""
         if evidence is not None:
-            out.append(Finding(rule.id, rule.reason.format(evidence=evidence), evidence))
+            out.append(Finding(rule.id, rule.reason.format(evidence=evidence) + where,
+                               evidence))
     return out
 
 
