@@ -288,9 +288,10 @@ def build_server(rt: Runtime) -> MCPServer:
             r = rt.retriever.retrieve(query, user_id, k, channels or None, include_preferences)
             keep = ("id", "text", "type", "layer", "score", "importance", "created_at")
             return {"retrieval_id": r.retrieval_id,
-                    "results": [{f: h.to_json()[f] for f in keep} for h in r.results],
+                    "results": [{f: j[f] for f in keep}
+                                for j in (h.to_json() for h in r.results)],
                     "preferences": [p.to_json() for p in r.preferences],
-                    "notes": r.notes}
+                    "notes": r.notes, "duration_ms": round(r.duration_ms, 2)}
 
         return await _call(run)
 
