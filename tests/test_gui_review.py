@@ -4,15 +4,13 @@ its effects checked in the store; plain-text display of agent text; qtmodelteste
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QUndoStack
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from memdesk.core.guard import review
 from memdesk.core.guard.origin import AgentOrigin, enqueue_from_agent
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
-from memdesk.core.store.records import Changes
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
@@ -20,18 +18,6 @@ from memdesk.ui.review_view import HeldModel, ReviewView
 from memdesk.ui.views import VIEWS
 
 pytestmark = pytest.mark.gui
-
-
-class FakeWindow(QObject):
-    """Stands in for MainWindow: an undo stack, and ``changed`` wired to the view."""
-
-    changed = Signal(object)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.undo_stack = QUndoStack(self)
-        self.seen: list[Changes] = []
-        self.changed.connect(self.seen.append)
 
 
 def held_store(store: MemoryStore) -> list[str]:
@@ -52,10 +38,8 @@ def key(qtbot, k: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.No
 
 
 @pytest.fixture
-def view(qtbot, store: MemoryStore):
-    win = FakeWindow()
-    v = ReviewView(store, win)
-    win.changed.connect(v.refresh)
+def view(qtbot, store: MemoryStore, desk_for):
+    v = ReviewView(desk_for(store))
     qtbot.addWidget(v)
     v.resize(1100, 700)
     v.show()
@@ -74,7 +58,7 @@ def test_review_is_registered_as_a_view() -> None:
 
 def test_approve_reject_undo_by_keyboard(qtbot, store: MemoryStore, view: ReviewView) -> None:
     ids = held_store(store)
-    view.reload()
+    view.reload(None)
     loaded(qtbot, view, len(ids))
     assert len(ids) >= 3
     view.table.setFocus()
@@ -101,11 +85,12 @@ def test_approve_reject_undo_by_keyboard(qtbot, store: MemoryStore, view: Review
     loaded(qtbot, view, len(ids))
     actions = [e.action for e in store.events(first.memory.id)]
     assert actions.count("approve") == 1 and "undo" in actions
+    assert view.desk.undo_stack.undoText() == ""  # both undone: nothing left to undo
 
 
 def test_edit_by_keyboard_keeps_it_held(qtbot, store: MemoryStore, view: ReviewView) -> None:
     held_store(store)
-    view.reload()
+    view.reload(None)
     loaded(qtbot, view, review.held_count(store))
     view.table.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is view.table)
@@ -130,7 +115,7 @@ def test_edit_by_keyboard_keeps_it_held(qtbot, store: MemoryStore, view: ReviewV
 
 def test_agent_text_is_shown_as_plain_text(qtbot, store: MemoryStore, view: ReviewView) -> None:
     held_store(store)
-    view.reload()
+    view.reload(None)
     loaded(qtbot, view, review.held_count(store))
     assert view.card.origin.textFormat() == Qt.TextFormat.PlainText
     assert "<b>evil</b> agent" in view.card.origin.text()
@@ -141,7 +126,7 @@ def test_agent_text_is_shown_as_plain_text(qtbot, store: MemoryStore, view: Revi
 
 
 def test_empty_inbox_says_so(qtbot, view: ReviewView) -> None:
-    view.reload()
+    view.reload(None)
     qtbot.waitUntil(lambda: "Nothing" in view.title.text(), timeout=5000)
     view.table.setFocus()
     key(qtbot, Qt.Key.Key_A)  # nothing selected: nothing happens, nothing breaks

@@ -2,9 +2,9 @@
 
 Keys (like the sweep): A approve, R reject, E edit the text (Ctrl+Return saves, Esc
 cancels), U undo the last action, J / K or the arrow keys move.  Every action is one
-core call (``memdesk.core.guard.review``) wrapped in an undoable ``CoreCommand`` on the
-window's undo stack, so Edit → Undo and U undo the same thing.  Each item shows every
-reason it is held and where it came from; all agent text is shown as plain text.
+core call (``memdesk.core.guard.review``) run as an ``Op`` through the desk's pipeline,
+so it lands on the one undo stack: Edit → Undo and U undo the same thing.  Each item
+shows every reason it is held and where it came from; agent text is plain text.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QModelIndex, Qt
-from PySide6.QtGui import QKeyEvent, QShowEvent, QUndoStack
+from PySide6.QtGui import QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
@@ -27,13 +27,13 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.guard import review
-from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed, Changes
 
+from .actions import Desk, Op
 from .ops import LatestTask
 from .table_model import RowsTableModel
 from .text import elide, plain_label, tooltip_text
-from .undo import CoreCommand
+from .view import DeskView
 
 KEYS = "A approve · R reject · E edit · U undo · J/K next/previous"
 MAX_SHOWN_CHARS = 20_000
@@ -145,16 +145,13 @@ class ReviewCard(QWidget):
         return False
 
 
-class ReviewView(QWidget):
-    """The inbox.  Private state: the loaded items and the undo stack it pushes to."""
+class ReviewView(DeskView):
+    """The inbox.  Private state: the loaded items and which row to select after a load."""
 
-    def __init__(self, store: MemoryStore, window: Any = None) -> None:
-        super().__init__()
-        self.store = store
-        self.window_ = window
-        stack = getattr(window, "undo_stack", None)
-        self.undo_stack: QUndoStack = stack if stack is not None else QUndoStack(self)
-        self._stale = True
+    refresh_on = Changed.MEMORIES  # approving, rejecting and editing change memory rows
+
+    def __init__(self, desk: Desk) -> None:
+        super().__init__(desk)
         self._want_row = 0
         self._load = LatestTask(self)
         self._load.finished.connect(self._loaded)
@@ -182,16 +179,14 @@ class ReviewView(QWidget):
         top.addWidget(self.title, 1)
         lay.addLayout(top)
         lay.addWidget(split, 1)
+        self.reload(Changes.everything())
 
     # -- loading ----------------------------------------------------------------------
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
-        if self._stale:
-            self.reload()
         self.table.setFocus()
 
-    def reload(self) -> None:
-        self._stale = False
+    def reload(self, changes: Changes | None = None) -> None:
         store = self.store
         self._load.start(lambda st: review.inbox(store))
 
@@ -204,36 +199,18 @@ class ReviewView(QWidget):
         else:
             self.card.show_item(None)
 
-    def refresh(self, changes: Changes | None = None) -> None:
-        if self.isVisible():
-            self.reload()
-        else:
-            self._stale = True
-
-    def wait_loaded(self, msecs: int = 5000) -> bool:
-        """For tests: block until the current load has been delivered."""
-        return self._load.wait(msecs)
+    def wait_idle(self, msecs: int = 5000) -> None:
+        self._load.wait(msecs)
 
     # -- actions ----------------------------------------------------------------------
     def current_item(self) -> review.HeldItem | None:
         return self.model.row_at(self.table.currentIndex().row())
 
     def _run(self, label: str, fn: Callable[[], Changes], status: str) -> None:
+        """One action through the desk (which broadcasts, so this view reloads)."""
         self._want_row = max(self.table.currentIndex().row(), 0)
-        cmd = CoreCommand(self.store, label, fn, self._broadcast, self._failed)
-        self.undo_stack.push(cmd)
-        if cmd.error is None:
+        if self.run(Op(label, fn, on_error=self.card.status.setText)):
             self.card.status.setText(status)
-
-    def _broadcast(self, changes: Changes) -> None:
-        signal = getattr(self.window_, "changed", None)
-        if signal is not None:
-            signal.emit(changes)  # the window calls every view's refresh(), ours included
-        else:
-            self.reload()
-
-    def _failed(self, message: str) -> None:
-        self.card.status.setText(message)
 
     def approve(self) -> None:
         item = self.current_item()
@@ -264,8 +241,10 @@ class ReviewView(QWidget):
         self.table.setFocus()
 
     def undo(self) -> None:
-        if self.undo_stack.canUndo():
-            self.undo_stack.undo()
+        """U: the same as Edit → Undo (the desk's one stack)."""
+        stack = self.desk.undo_stack
+        if stack.canUndo():
+            stack.undo()
             self.card.status.setText("Undone.")
 
     def move(self, step: int) -> None:
