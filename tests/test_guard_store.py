@@ -160,3 +160,16 @@ def test_operator_memories_have_no_agent_origin(store: MemoryStore) -> None:
     rec = store.add(user_id="alice", text="User likes tea", type="preference", actor="operator")
     with store.read() as conn:
         assert origin_of_memory(conn, rec.id) is None
+
+
+def test_held_state_survives_an_insert_and_is_not_editable(store: MemoryStore) -> None:
+    from datetime import datetime
+
+    rec = store.add(user_id="alice", text="Imported held memory", type="note",
+                    quarantined_at=datetime(2026, 1, 2, 3, 4))
+    assert rec.status is Status.QUARANTINED  # an import cannot launder it into the store
+    with pytest.raises(ValidationError, match="quarantined_at"):
+        store.update(rec.id, quarantined_at=None)
+    assert store.get(rec.id).status is Status.QUARANTINED
+    review.approve(store, [rec.id])
+    assert store.get(rec.id).status is Status.ACTIVE
