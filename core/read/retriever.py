@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -81,16 +82,19 @@ def check_k(k: object) -> int:
     return k
 
 
-_recorders: dict[int, Recorder] = {}
+# Keyed by the store object (the recorder refers to its engine, never to the store),
+# so a closed and dropped store takes its recorder with it.
+_recorders: weakref.WeakKeyDictionary[MemoryStore, Recorder] = weakref.WeakKeyDictionary()
 _recorders_lock = threading.Lock()
 
 
 def recorder_for(store: MemoryStore, cfg: ReadConfig) -> Recorder:
-    """One background recorder per engine, shared by every Retriever on it."""
+    """One background recorder per store, shared by every Retriever on it."""
     with _recorders_lock:
-        rec = _recorders.get(id(store.engine))
+        rec = _recorders.get(store)
         if rec is None:
-            rec = _recorders[id(store.engine)] = Recorder(store.engine, cfg.retention_days)
+            rec = _recorders[store] = Recorder(store.engine, cfg.retention_days)
+        rec.retention_days = cfg.retention_days
         return rec
 
 
@@ -216,7 +220,7 @@ class Retriever:
 
         result.duration_ms = (time.perf_counter() - t0) * 1000
         if cfg.record:
-            self.recorder.submit(record_jobs(result, cfg.retention_days, cursor_job),
+            self.recorder.submit(record_jobs(result, cursor_job),
                                  self.clock)
         elif cursor_job is not None:
             self.recorder.submit(cursor_job, self.clock)
