@@ -219,9 +219,12 @@ def graph_channel(conn: Connection, user_id: str, query: str, cfg: ReadConfig) -
     if not grams or cfg.graph_candidates <= 0:
         return out
     cols = (M.seq, M.entity, M.attribute, M.value, M.importance, M.created_at)
+    # An attribute matches in words: "test framework" finds ``test_framework``.
+    attribute = func.replace(_node(M.attribute), "_", " ")
     direct = conn.execute(
         select(*cols).where(scope(user_id, cfg),
-                            or_(_node(M.entity).in_(grams), _node(M.value).in_(grams)))
+                            or_(_node(M.entity).in_(grams), _node(M.value).in_(grams),
+                                attribute.in_(grams)))
         .order_by(M.importance.desc(), M.created_at.desc(), M.seq.desc())
         .limit(cfg.graph_candidates)
     ).all()

@@ -68,14 +68,31 @@ def stored_cursor(conn: Connection, user_id: str) -> Cursor | None:
     return row[0], int(row[1])
 
 
+def _same(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
 def rotate(
-    prefs: list[Preference], cursor: Cursor | None, exclude: set[int], limit: int
+    prefs: list[Preference], cursor: Cursor | None, exclude: set[int], limit: int,
+    exclude_texts: set[str] | None = None,
 ) -> tuple[list[Preference], Cursor | None]:
-    """(what to inject, newest first; the new cursor, or None when no rotation is needed)."""
+    """(what to inject, newest first; the new cursor, or None when no rotation is needed).
+
+    Skipped: preferences among the results (``exclude``) and repeats of a text already
+    shown (two memories saying the same sentence tell the agent nothing more).
+    """
     if limit <= 0 or not prefs:
         return [], cursor
+    shown = {_same(t) for t in (exclude_texts or ())}
+
+    def fresh(p: Preference) -> bool:
+        if p.seq in exclude or _same(p.text) in shown:
+            return False
+        shown.add(_same(p.text))
+        return True
+
     if len(prefs) <= limit:
-        return [p for p in prefs if p.seq not in exclude], cursor
+        return [p for p in prefs if fresh(p)], cursor
     start = 0
     if cursor is not None:
         # First preference strictly after the cursor in newest-first order.
@@ -85,7 +102,7 @@ def rotate(
     for step in range(len(prefs)):
         p = prefs[(start + step) % len(prefs)]
         last = p
-        if p.seq not in exclude:
+        if fresh(p):
             chosen.append(p)
             if len(chosen) >= limit:
                 break
