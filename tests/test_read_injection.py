@@ -147,3 +147,16 @@ def test_recording_can_be_turned_off(store: MemoryStore) -> None:
     r.flush()
     with store.read() as conn:
         assert conn.execute(select(Retrieval.__table__.c.id)).first() is None
+
+
+def test_dry_run_changes_nothing(store: MemoryStore) -> None:
+    ids = put(store, [{"text": "The kayak club meets on Tuesdays.", "days_ago": 3}] + prefs(8),
+              embed=False)
+    r = retriever(store, preference_limit=5)
+    a = r.retrieve("kayak", "u", dry_run=True)
+    b = r.retrieve("kayak", "u", dry_run=True)
+    r.flush()
+    assert [p.id for p in a.preferences] == [p.id for p in b.preferences]
+    assert store.get(ids[0]).access_count == 0
+    with store.read() as conn:
+        assert conn.execute(select(Retrieval.__table__.c.id)).first() is None

@@ -68,6 +68,23 @@ def describe_event(ev: EventRecord) -> str:
     return "; ".join(parts)
 
 
+def recall_text(store: MemoryStore, memory_id: str) -> str:
+    """How often and when agents recalled this memory (the read path's records)."""
+    from sqlalchemy.exc import DatabaseError
+
+    from memdesk.core.read.recorder import recall_summary
+
+    try:
+        with store.read() as conn:
+            s = recall_summary(conn, memory_id, recent=0)
+    except DatabaseError:  # a store without the retrievals table (older placeholder schema)
+        return "—"
+    if not s.count:
+        return "never (no retrieval returned or injected it)"
+    return (f"{s.count:,}× ({s.as_result:,} as a result, {s.as_preference:,} injected); "
+            f"first {_when(s.first)}, last {_when(s.last)}")
+
+
 class DetailPane(QWidget):
     """Shows and edits one memory."""
 
@@ -137,7 +154,8 @@ class DetailPane(QWidget):
                            ("source_session", "Session"), ("created_at", "Created"),
                            ("last_accessed", "Last accessed"), ("access_count", "Accesses"),
                            ("decay_score", "Decay score"), ("valid_until", "Valid until"),
-                           ("deleted_at", "Deleted"), ("embedding", "Embedding")):
+                           ("deleted_at", "Deleted"), ("embedding", "Embedding"),
+                           ("recalled", "Recalled")):
             lab = plain_label("—")
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.facts[key] = lab
@@ -252,6 +270,7 @@ class DetailPane(QWidget):
             "valid_until": _when(rec.valid_until), "deleted_at": _when(rec.deleted_at),
             "embedding": f"{len(rec.embedding) // 4} dims" if rec.embedding else "none",
         }
+        vals["recalled"] = recall_text(self.store, rec.id)
         for k, v in vals.items():
             self.facts[k].setText(v)
 

@@ -166,7 +166,15 @@ class Retriever:
         k: int = 10,
         channels: str | tuple[str, ...] | list[str] | None = None,
         inject: bool = True,
+        *,
+        dry_run: bool = False,
     ) -> RetrievalResult:
+        """Rank ``user_id``'s memories for ``query``.
+
+        ``dry_run``: what the agent would get now, without recording it, reinforcing
+        what was returned or moving the rotation cursor (the inspector uses this, so
+        looking does not change what agents will see).
+        """
         t0 = time.perf_counter()
         cfg = self.config
         query = check_query(query)
@@ -236,6 +244,9 @@ class Retriever:
             dropped=dropped, per_channel=per_channel, notes=notes,
         )
         cursor_job = None
+        if dry_run:
+            result.duration_ms = (time.perf_counter() - t0) * 1000
+            return result
         if new_cursor is not None and new_cursor != cursor:
             with self._lock:
                 self._cursors[user_id] = new_cursor
