@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from memdesk.core import taxonomy as tx
+from memdesk.core.embeddings import DIM
 from memdesk.core.errors import MemdeskError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.read import channels as ch
@@ -26,6 +27,7 @@ from memdesk.core.read import fusion, injection
 from memdesk.core.read import terms as qt
 from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
 from memdesk.core.read.recorder import Recorder, record_jobs
+from memdesk.core.read.snapshot import SnapshotCache
 
 if TYPE_CHECKING:
     from memdesk.core.embeddings import Embedder
@@ -121,6 +123,19 @@ def _one_thread_for_queries() -> None:
     torch.set_num_threads(int(os.environ.get("MEMDESK_TORCH_THREADS", "1")))
 
 
+_snapshots: weakref.WeakKeyDictionary[MemoryStore, SnapshotCache] = (
+    weakref.WeakKeyDictionary())
+
+
+def snapshots_for(store: MemoryStore) -> SnapshotCache:
+    """One snapshot cache per store, shared by every Retriever on it."""
+    with _recorders_lock:
+        cache = _snapshots.get(store)
+        if cache is None:
+            cache = _snapshots[store] = SnapshotCache()
+        return cache
+
+
 class Retriever:
     """Retrieves from one store with one configuration.  Thread-safe; cheap to build."""
 
@@ -137,6 +152,7 @@ class Retriever:
         self._embedder = embedder
         self.clock = clock
         self.recorder = recorder_for(store, self.config)
+        self.snapshots = snapshots_for(store)
         self._cursors: dict[str, injection.Cursor] = {}
         self._lock = threading.Lock()
 
@@ -189,18 +205,20 @@ class Retriever:
         qvec = (self._query_vector(query, isolated == ("vector",), notes)
                 if "vector" in active else None)
         with self.store.read() as conn:
-            kw = ch.keyword_channel(conn, user_id, query, cfg, now) if "fts" in active \
+            snap = self.snapshots.get(conn, user_id, DIM)
+            ok = ch.eligible(snap, cfg)
+            kw = ch.keyword_channel(conn, snap, query, cfg, now, ok) if "fts" in active \
                 else ch.KeywordHits()
-            vec = ch.vector_channel(conn, user_id, qvec, cfg) if qvec is not None \
+            vec = ch.vector_channel(snap, qvec, cfg, ok) if qvec is not None \
                 else ch.VectorHits()
-            gr = ch.graph_channel(conn, user_id, query, cfg) if "graph" in active \
+            gr = ch.graph_channel(snap, query, cfg, ok) if "graph" in active \
                 else ch.GraphHits()
-            pool_a = ch.recent_pool(conn, user_id, cfg, now, cfg.pool_recent)
-            pool_c = ch.random_older_pool(conn, user_id, cfg, now)
+            pool_a = ch.recent_pool(snap, cfg, now, cfg.pool_recent, ok)
+            pool_c = ch.random_older_pool(snap, cfg, now, ok)
             seqs = list(dict.fromkeys([*kw.ranked, *vec.ranked, *gr.ranked, *pool_a, *pool_c]))
             rows = ch.load_candidates(conn, seqs)
             do_inject = inject and isolated is None and cfg.preference_limit > 0
-            prefs = injection.active_preferences(conn, user_id, cfg) if do_inject else []
+            prefs = injection.active_preferences(snap, cfg, ok) if do_inject else []
             cursor = None
             if do_inject and len(prefs) > cfg.preference_limit:
                 with self._lock:
