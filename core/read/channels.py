@@ -4,11 +4,12 @@ Every channel searches one user's active belief state with ``confidence >=`` the
 threshold (seed 003), from that user's :class:`~memdesk.core.read.snapshot.UserSnapshot`.
 Channels return memories best first:
 
-- **fts**: keyword matches — the FTS5 index finds the rows holding any of the query's
-  content words (or an inflection of them), the user's rows among them are weighted by
-  the rarity of the words they share with the query, and they are drawn from two pools
-  so recent matches cannot crowd out older ones: recent (last 7 days) and older, each
-  with its own budget (seed 002's flooding bug);
+- **fts**: keyword matches — the user's rows holding a word that starts with one of
+  the query's content-word stems (found in the snapshot's word postings, see
+  snapshot.py for why not the store-wide FTS5 index), weighted by the rarity of the
+  words they share with the query, drawn from two pools so recent matches cannot crowd
+  out older ones: recent (last 7 days) and older, each with its own budget (seed 002's
+  flooding bug);
 - **vector**: exact cosine similarity between the query's embedding and the user's
   stored vectors (numpy; docs/retrieval.md says why not an ANN index);
 - **graph**: query phrases matched against entity/attribute/value triples, then one
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, and_, select, text
+from sqlalchemy import Connection, and_, select
 
 from memdesk.core.read import terms as qt
 from memdesk.core.read.config import ReadConfig
@@ -43,9 +44,6 @@ CANDIDATE_COLUMNS = (
     "seq", "id", "text", "type", "layer", "importance", "confidence", "created_at",
     "last_accessed", "access_count", "entity", "attribute", "value", "user_id",
 )
-# Inflections searched for each stem: exact FTS5 terms, because a prefix query makes
-# FTS5 merge the doclists of every term it expands to (seconds at 1M rows).
-_VARIANTS = ("", "s", "es", "ed", "ing", "er", "ers", "ion", "ions")
 
 
 def scope(user_id: str, cfg: ReadConfig):  # type: ignore[no-untyped-def]
@@ -70,38 +68,22 @@ class KeywordHits:
     older_matches: int = 0
 
 
-def fts_expression(stems: list[str]) -> str | None:
-    words = dict.fromkeys(s + v for s in stems for v in _VARIANTS)
-    if not words:
-        return None
-    return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-
-
-def keyword_rows(conn: Connection, snap: UserSnapshot, stems: list[str],
-                 ok: np.ndarray) -> list[int]:
-    """Snapshot rows (eligible ones) that contain any stem."""
+def keyword_rows(snap: UserSnapshot, stems: list[str], ok: np.ndarray) -> dict[int, set[str]]:
+    """Eligible snapshot rows holding a word that starts with a stem (and which stems)."""
     if not stems:
-        return []
-    if conn.dialect.name == "sqlite":
-        expr = fts_expression(stems)
-        rowids = conn.execute(text("SELECT rowid FROM memories_fts WHERE memories_fts MATCH :q"),
-                              {"q": expr}).scalars()
-        row_of = snap.row_of
-        rows = [i for i in (row_of.get(r) for r in rowids) if i is not None and ok[i]]
-        return sorted(rows)
-    # PostgreSQL (tsvector comes with its FTS index) and others: match in Python.
-    return [i for i in range(len(snap)) if ok[i] and qt.matched(stems, snap.texts[i])]
+        return {}
+    return {i: hit for i, hit in snap.rows_with(stems).items() if ok[i]}
 
 
-def keyword_channel(conn: Connection, snap: UserSnapshot, query: str, cfg: ReadConfig,
-                    now: datetime, ok: np.ndarray) -> KeywordHits:
+def keyword_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, now: datetime,
+                    ok: np.ndarray) -> KeywordHits:
     stems = qt.keywords(query)
-    rows = keyword_rows(conn, snap, stems, ok)
+    rows = keyword_rows(snap, stems, ok)
     out = KeywordHits()
     if not rows:
         return out
     n = max(int(ok.sum()), len(rows))
-    found = [(i, qt.matched(stems, snap.texts[i])) for i in rows]
+    found = sorted(rows.items())
     df = {s: 0 for s in stems}
     for _i, hit in found:
         for s in hit:
@@ -112,8 +94,6 @@ def keyword_channel(conn: Connection, snap: UserSnapshot, query: str, cfg: ReadC
     recent, older = [], []
     for i, hit in found:
         share = sum(weight[s] for s in hit) / total
-        if share <= 0:
-            continue  # an inflection the stem does not start (rare)
         seq = int(snap.seqs[i])
         out.share[seq] = share
         (recent if snap.created_ts[i] >= cutoff else older).append((share, i))

@@ -207,7 +207,7 @@ class Retriever:
         with self.store.read() as conn:
             snap = self.snapshots.get(conn, user_id, DIM)
             ok = ch.eligible(snap, cfg)
-            kw = ch.keyword_channel(conn, snap, query, cfg, now, ok) if "fts" in active \
+            kw = ch.keyword_channel(snap, query, cfg, now, ok) if "fts" in active \
                 else ch.KeywordHits()
             vec = ch.vector_channel(snap, qvec, cfg, ok) if qvec is not None \
                 else ch.VectorHits()

@@ -11,6 +11,10 @@ Validity is checked on every call with two index lookups: the newest audit event
 — appends one) and the newest memory ``seq`` (bulk inserts).  Unaudited raw SQL is
 seen after ``ttl`` seconds at the latest.  ``access_count``/``last_accessed`` are not
 cached: the retriever reads them fresh for its candidates.
+
+The snapshot also holds the user's word postings (word → rows), which the keyword
+channel searches: FTS5's index is store-wide, and a common word's doclist (258,000
+rows for one query at 1M) costs seconds to walk for the 2,000 rows of one user.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, select
 
+from memdesk.core.read.terms import words
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
 
@@ -56,6 +61,17 @@ class UserSnapshot:
     vec_rows: np.ndarray  # row indexes that have a vector
     vectors: np.ndarray  # (len(vec_rows), dim) float32
     dim_mismatch: int  # rows whose vector has another size (another model)
+    postings: dict[str, list[int]]  # lower-cased word -> rows containing it
+
+    def rows_with(self, stems: list[str]) -> dict[int, set[str]]:
+        """Rows containing a word that starts with a stem, and which stems each holds."""
+        out: dict[int, set[str]] = {}
+        for stem in stems:
+            for word, rows in self.postings.items():
+                if word.startswith(stem):
+                    for i in rows:
+                        out.setdefault(i, set()).add(stem)
+        return out
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -90,6 +106,10 @@ def build(conn: Connection, user_id: str, version: tuple[Any, ...], dim: int) ->
     vectors = (np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim)
                if blobs else np.zeros((0, dim), dtype=np.float32))
     seqs = np.array([r.seq for r in rows], dtype=np.int64)
+    postings: dict[str, list[int]] = {}
+    for i, r in enumerate(rows):
+        for word in set(words(r.text)):
+            postings.setdefault(word, []).append(i)
     return UserSnapshot(
         version=version, built=time.monotonic(), seqs=seqs,
         row_of={int(s): i for i, s in enumerate(seqs)},
@@ -103,6 +123,7 @@ def build(conn: Connection, user_id: str, version: tuple[Any, ...], dim: int) ->
         values=[_norm(r.value) for r in rows],
         raw_triples=[(r.entity, r.attribute, r.value) for r in rows],
         vec_rows=np.array(vec_rows, dtype=np.int64), vectors=vectors, dim_mismatch=mismatch,
+        postings=postings,
     )
 
 
