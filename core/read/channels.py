@@ -145,8 +145,16 @@ class VectorHits:
     """The vector channel's answer: its top seqs, and the cosine of every scored row."""
 
     ranked: list[int] = field(default_factory=list)
-    cosine: dict[int, float] = field(default_factory=dict)
     without_vector: int = 0
+    by_row: Any = None  # cosine per snapshot row (NaN: no vector or not eligible)
+    row_of: dict[int, int] = field(default_factory=dict)
+
+    def cosine(self, seq: int) -> float | None:
+        """The cosine of ``seq`` (None when it was not scored)."""
+        if self.by_row is None or seq not in self.row_of:
+            return None
+        v = float(self.by_row[self.row_of[seq]])
+        return None if v != v else v
 
 
 def vector_channel(snap: UserSnapshot, qvec: np.ndarray, cfg: ReadConfig,
@@ -167,7 +175,9 @@ def vector_channel(snap: UserSnapshot, qvec: np.ndarray, cfg: ReadConfig,
         top = np.argpartition(-sims, n - 1)[:n] if n < len(rows) else np.arange(len(rows))
         top = top[np.argsort(-sims[top], kind="stable")]
         out.ranked = [int(snap.seqs[rows[i]]) for i in top]
-    out.cosine = dict(zip(snap.seqs[rows].tolist(), sims.tolist(), strict=True))
+    out.by_row = np.full(len(snap), np.nan, dtype=np.float32)
+    out.by_row[rows] = sims
+    out.row_of = snap.row_of
     return out
 
 

@@ -294,7 +294,7 @@ class Retriever:
             hits[s] = fusion.Hit(
                 seq=s, id=r.id, text=r.text, type=r.type, layer=r.layer, user_id=r.user_id,
                 created_at=r.created_at, importance=r.importance, confidence=r.confidence,
-                cosine=vec.cosine.get(s), keyword_share=kw.share.get(s),
+                cosine=vec.cosine(s), keyword_share=kw.share.get(s),
                 graph_via=gr.via.get(s),
             )
         for name, ranked in (("fts", kw.ranked), ("vector", vec.ranked), ("graph", gr.ranked)):
