@@ -32,9 +32,9 @@ def run(qtbot, view: RetrievalView) -> None:  # type: ignore[no-untyped-def]
         view.run()
 
 
-def test_inspector_shows_channels_fused_removed_and_preferences(qtbot, filled) -> None:  # type: ignore[no-untyped-def]
+def test_inspector_shows_channels_fused_removed_and_preferences(qtbot, filled, desk_for) -> None:  # type: ignore[no-untyped-def]
     store, ids = filled
-    view = RetrievalView(store)
+    view = RetrievalView(desk_for(store))
     qtbot.addWidget(view)
     view.wait_idle()
     view.prompt.setText("kayak club")
@@ -55,9 +55,9 @@ def test_inspector_shows_channels_fused_removed_and_preferences(qtbot, filled) -
     assert store.get(ids[0]).access_count == 0
 
 
-def test_inspector_isolates_channels_and_skips_injection(qtbot, filled) -> None:  # type: ignore[no-untyped-def]
+def test_inspector_isolates_channels_and_skips_injection(qtbot, filled, desk_for) -> None:  # type: ignore[no-untyped-def]
     store, _ids = filled
-    view = RetrievalView(store)
+    view = RetrievalView(desk_for(store))
     qtbot.addWidget(view)
     view.prompt.setText("kayak club")
     view.user.setCurrentText("alice")
@@ -69,9 +69,9 @@ def test_inspector_isolates_channels_and_skips_injection(qtbot, filled) -> None:
     assert "injection skipped" in view.status.text()
 
 
-def test_inspector_reports_bad_input_without_a_traceback(qtbot, filled) -> None:  # type: ignore[no-untyped-def]
+def test_inspector_reports_bad_input_without_a_traceback(qtbot, filled, desk_for) -> None:  # type: ignore[no-untyped-def]
     store, _ids = filled
-    view = RetrievalView(store)
+    view = RetrievalView(desk_for(store))
     qtbot.addWidget(view)
     view.prompt.setText("   ")
     view.user.setCurrentText("alice")
@@ -80,9 +80,9 @@ def test_inspector_reports_bad_input_without_a_traceback(qtbot, filled) -> None:
     assert view.status.text() == "query: is empty"
 
 
-def test_activating_a_row_asks_to_open_the_memory(qtbot, filled) -> None:  # type: ignore[no-untyped-def]
+def test_activating_a_row_asks_to_open_the_memory(qtbot, filled, desk_for) -> None:  # type: ignore[no-untyped-def]
     store, _ids = filled
-    view = RetrievalView(store)
+    view = RetrievalView(desk_for(store))
     qtbot.addWidget(view)
     view.prompt.setText("kayak club")
     view.user.setCurrentText("alice")

@@ -31,13 +31,14 @@ from PySide6.QtWidgets import (
     QTableView,
     QTabWidget,
     QVBoxLayout,
-    QWidget,
 )
 
-from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changed, Changes
 
+from .actions import Desk
 from .ops import LatestTask
 from .text import elide, plain_label, tooltip_text
+from .view import DeskView
 
 IdRole = Qt.ItemDataRole.UserRole
 CHANNEL_TITLES = (("fts", "Full text"), ("vector", "Vector"), ("graph", "Entity graph"))
@@ -73,16 +74,20 @@ def _table(model: QStandardItemModel) -> QTableView:
     return view
 
 
-class RetrievalView(QWidget):
-    """The inspector.  ``open_memory(id)`` asks the window to show a memory."""
+class RetrievalView(DeskView):
+    """The inspector.  ``open_memory(id)`` asks the window to show a memory.
+
+    When memories change it refreshes its user list and re-runs the last prompt.
+    """
 
     open_memory = Signal(str)
+    refresh_on = Changed.MEMORIES
 
-    def __init__(self, store: MemoryStore, window: object = None) -> None:
-        super().__init__()
-        self.store = store
-        self.window_ = window
+    def __init__(self, desk: Desk) -> None:
+        super().__init__(desk)
+        store = self.store
         self.result: Any = None
+        self._last: tuple[Any, ...] | None = None
         self._task = LatestTask(self)
         self._task.finished.connect(self._show)
         self._task.failed.connect(self._failed)
@@ -163,6 +168,12 @@ class RetrievalView(QWidget):
         self.open_memory.connect(self._open_in_browser)
         self._users.start(lambda state: store.distinct("user_id"))
 
+    def reload(self, changes: Changes) -> None:
+        store = self.store
+        self._users.start(lambda state: store.distinct("user_id"))
+        if self._last is not None:
+            self._start(*self._last)
+
     def _openable(self, view: QTableView) -> QTableView:
         view.activated.connect(self._activated)
         view.doubleClicked.connect(self._activated)
@@ -185,6 +196,11 @@ class RetrievalView(QWidget):
         if channels == ():
             self.status.setText("Switch on at least one channel.")
             return
+        self._last = (query, user, k, channels, inject)
+        self._start(*self._last)
+
+    def _start(self, query: str, user: str, k: int, channels: tuple[str, ...] | None,
+               inject: bool) -> None:
         self.status.setText("Retrieving… (the first run loads the embedding model)")
         store = self.store
 
@@ -245,6 +261,9 @@ class RetrievalView(QWidget):
         for p in res.preferences:
             self.prefs.appendRow([_item(p.created_at.strftime("%Y-%m-%d %H:%M"), p.id),
                                   _item(p.type, p.id), _item(elide(p.text, 200), p.id, p.text)])
+        for view in (*self.channel_views.values(), self.fused_view, self.dropped_view,
+                     self.prefs_view):
+            view.resizeColumnsToContents()
 
     def _activated(self, index: Any) -> None:
         mid = index.data(IdRole)
@@ -252,10 +271,10 @@ class RetrievalView(QWidget):
             self.open_memory.emit(mid)
 
     def _open_in_browser(self, memory_id: str) -> None:
-        win = self.window_
-        if win is None or not hasattr(win, "show_view"):
+        win = self.window()  # the main window when the view sits in it
+        if not hasattr(win, "show_view"):
             return
         win.show_view("browse")
-        browser = win.views.get("browse")  # type: ignore[attr-defined]
+        browser = win.views.get("browse")
         if browser is not None:
             browser.open_memory(memory_id)
