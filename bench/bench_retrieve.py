@@ -47,7 +47,7 @@ def synthetic(n: int, seed: int = 1):  # type: ignore[no-untyped-def]
     return x
 
 
-def bench_vectors(sizes: list[int], repeat: int) -> None:
+def bench_vectors(sizes: list[int], repeat: int, hnsw_max: int) -> None:
     import numpy as np
 
     print(f"# vector top-10, {DIM} dims, synthetic normalised vectors, {repeat} queries each")
@@ -85,6 +85,8 @@ def bench_vectors(sizes: list[int], repeat: int) -> None:
         except ImportError:
             print("faiss-cpu not installed")
         try:
+            if n > hnsw_max:
+                raise ImportError(f"skipped above {hnsw_max:,} rows (--hnsw-max)")
             import hnswlib
 
             t0 = time.perf_counter()
@@ -105,7 +107,7 @@ def bench_vectors(sizes: list[int], repeat: int) -> None:
                   f"build {build:.1f} s")
             del h
         except ImportError:
-            print("hnswlib not installed")
+            print(f"n={n:>9,}  hnswlib: not measured here")
         try:
             import pysqlite3
             import sqlite_vec
@@ -227,10 +229,13 @@ def main() -> int:
     ap.add_argument("part", choices=["vectors", "retrieve", "maintain", "all"])
     ap.add_argument("--sizes", default="100000,1000000")
     ap.add_argument("--repeat", type=int, default=200)
+    ap.add_argument("--hnsw-max", type=int, default=1_000_000,
+                    help="skip hnswlib above this size (its 1M build takes minutes)")
     args = ap.parse_args()
     os.environ.setdefault("MEMDESK_TORCH_THREADS", "1")
     if args.part in ("vectors", "all"):
-        bench_vectors([int(s) for s in args.sizes.split(",")], min(args.repeat, 50))
+        bench_vectors([int(s) for s in args.sizes.split(",")], min(args.repeat, 50),
+                      args.hnsw_max)
     if args.part in ("retrieve", "all"):
         bench_retrieve(args.repeat)
     if args.part in ("maintain", "all"):
