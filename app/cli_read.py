@@ -43,7 +43,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
 
     p = sub.add_parser("eval", help="evaluations of the read path")
     esub = p.add_subparsers(dest="eval_command", metavar="SUITE", required=True)
-    q = esub.add_parser("dispositional", help="seed 000's 21 fixtures, with the ablation")
+    q = esub.add_parser("dispositional",
+                        help="21 dispositional-memory fixtures, with the injection ablation")
     q.add_argument("--fixtures", type=Path, default=FIXTURES, metavar="DIR")
     q.add_argument("--trials", type=int, default=3)
     q.add_argument("--no-ablation", action="store_true")
