@@ -150,7 +150,7 @@ def test_recording_can_be_turned_off(store: MemoryStore) -> None:
 
 
 def test_dry_run_changes_nothing(store: MemoryStore) -> None:
-    ids = put(store, [{"text": "The kayak club meets on Tuesdays.", "days_ago": 3}] + prefs(8),
+    ids = put(store, [{"text": "The kayak club meets on Tuesdays.", "days_ago": 3}, *prefs(8)],
               embed=False)
     r = retriever(store, preference_limit=5)
     a = r.retrieve("kayak", "u", dry_run=True)
