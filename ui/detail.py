@@ -106,14 +106,10 @@ def describe_event(ev: EventRecord) -> str:
 
 def recall_text(store: MemoryStore, memory_id: str) -> str:
     """How often and when agents recalled this memory (the read path's records)."""
-    from sqlalchemy.exc import DatabaseError
+    from memdesk.core.read.recorder import recall_of
 
-    from memdesk.core.read.recorder import recall_summary
-
-    try:
-        with store.read() as conn:
-            s = recall_summary(conn, memory_id, recent=0)
-    except DatabaseError:  # a store without the retrievals table (older placeholder schema)
+    s = recall_of(store, memory_id)
+    if s is None:
         return "—"
     if not s.count:
         return "never (no retrieval returned or injected it)"

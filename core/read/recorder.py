@@ -205,6 +205,18 @@ def recall_summary(conn: Connection, memory_id: str, recent: int = 20) -> Recall
     )
 
 
+def recall_of(store: Any, memory_id: str) -> RecallSummary | None:
+    """``recall_summary`` for one memory of ``store``; None when this store keeps no
+    retrieval records (a store stamped while revision 0010 was an empty placeholder)."""
+    from sqlalchemy.exc import DatabaseError
+
+    try:
+        with store.read() as conn:
+            return recall_summary(conn, memory_id, recent=0)
+    except DatabaseError:
+        return None
+
+
 def retrieval_record(conn: Connection, retrieval_id: str) -> dict[str, Any] | None:
     """A stored retrieval with its items, as JSON-safe data."""
     row = conn.execute(select(Retrieval.__table__).where(R.id == retrieval_id)).first()
