@@ -109,7 +109,7 @@ def cmd_maintain(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rep.to_json(), indent=1))
         return 0
-    print(f"decayed {rep.decayed:,} active memories; linked {len(rep.links):,} corrections "
+    print(f"updated {rep.decayed:,} decay scores; linked {len(rep.links):,} corrections "
           f"in {rep.seconds:.1f}s")
     if rep.group_id:
         print(f"the links are one audited group, {rep.group_id} (each link: memdesk undo EVENT)")

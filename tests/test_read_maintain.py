@@ -42,6 +42,8 @@ def test_decay_is_boosted_by_retrieval(store: MemoryStore) -> None:
     custom = ReadConfig(half_lives={"note": 40.0})
     maintain(store, custom, now=NOW, link=False)
     assert store.get(ids[1]).decay_score == pytest.approx(0.5)
+    again = maintain(store, custom, now=NOW, link=False)
+    assert again.decayed == 0  # nothing moved: no row rewritten
 
 
 def test_decay_leaves_inactive_rows_alone(store: MemoryStore) -> None:
