@@ -127,6 +127,7 @@ VIEW_CLASSES = {
     "snapshots": ("memdesk.ui.snapshots_view", "SnapshotsView"),
     "drift": ("memdesk.ui.drift_view", "DriftView"),
     "review": ("memdesk.ui.review_view", "ReviewView"),
+    "retrieval": ("memdesk.ui.retrieval_view", "RetrievalView"),
 }
 
 

@@ -187,3 +187,22 @@ def test_nan_and_out_of_range_config_refused() -> None:
         ReadConfig(confidence_threshold=float("nan")).checked()
     with pytest.raises(ValidationError):
         ReadConfig(half_lives={"note": 0.0}).checked()
+
+
+def test_snapshot_sees_every_audited_change(store: MemoryStore) -> None:
+    """The per-user snapshot is reused only while the store is unchanged."""
+    ids = put(store, [{"text": "The kayak club meets on Tuesdays.", "days_ago": 3}])
+    r = retriever(store)
+    assert texts(r.retrieve("kayak club", "u", channels="fts")) == [
+        "The kayak club meets on Tuesdays."]
+    builds = r.snapshots.builds
+    r.retrieve("kayak club", "u", channels="fts")
+    assert r.snapshots.builds == builds  # unchanged store: reused
+    new = put(store, [{"text": "The kayak club moved to Wednesdays.", "days_ago": 0}])
+    assert "The kayak club moved to Wednesdays." in texts(
+        r.retrieve("kayak club", "u", channels="fts"))
+    store.supersede(ids[0], new[0])
+    assert texts(r.retrieve("kayak club", "u", channels="fts")) == [
+        "The kayak club moved to Wednesdays."]
+    store.update(new[0], confidence=0.1)
+    assert r.retrieve("kayak club", "u", channels="fts").results == []

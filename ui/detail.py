@@ -104,6 +104,19 @@ def describe_event(ev: EventRecord) -> str:
     return "; ".join(parts)
 
 
+def recall_text(store: MemoryStore, memory_id: str) -> str:
+    """How often and when agents recalled this memory (the read path's records)."""
+    from memdesk.core.read.recorder import recall_of
+
+    s = recall_of(store, memory_id)
+    if s is None:
+        return "—"
+    if not s.count:
+        return "never (no retrieval returned or injected it)"
+    return (f"{s.count:,}× ({s.as_result:,} as a result, {s.as_preference:,} injected); "
+            f"first {_when(s.first)}, last {_when(s.last)}")
+
+
 class DetailPane(QWidget):
     """Shows and edits one memory."""
 
@@ -184,7 +197,8 @@ class DetailPane(QWidget):
                            ("source_session", "Session"), ("created_at", "Created"),
                            ("last_accessed", "Last accessed"), ("access_count", "Accesses"),
                            ("decay_score", "Decay score"), ("valid_until", "Valid until"),
-                           ("deleted_at", "Deleted"), ("embedding", "Embedding")):
+                           ("deleted_at", "Deleted"), ("embedding", "Embedding"),
+                           ("recalled", "Recalled")):
             lab = fluid(plain_label("—"))
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.facts[key] = lab
@@ -309,6 +323,7 @@ class DetailPane(QWidget):
             "valid_until": _when(rec.valid_until), "deleted_at": _when(rec.deleted_at),
             "embedding": f"{len(rec.embedding) // 4} dims" if rec.embedding else "none",
         }
+        vals["recalled"] = recall_text(self.store, rec.id)
         for k, v in vals.items():
             self.facts[k].setText(elide(v, 300))
 

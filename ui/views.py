@@ -45,4 +45,6 @@ VIEWS: list[ViewSpec] = [
     ViewSpec("snapshots", "Snapshots", "Ctrl+5", lazy("snapshots_view", "SnapshotsView")),
     ViewSpec("drift", "Drift review", "Ctrl+4", lazy("drift_view", "DriftView")),
     ViewSpec("review", "Review inbox", "Ctrl+6", lazy("review_view", "ReviewView")),
+    ViewSpec("retrieval", "Retrieval inspector", "Ctrl+7",
+             lazy("retrieval_view", "RetrievalView")),
 ]

@@ -1,13 +1,17 @@
 """The three retrieval channels and seed 002's candidate pools, each on its own.
 
-Every query is scoped to one user's active belief state with ``confidence >=``
-the threshold (seed 003).  Channels return memories best first:
+Every channel searches one user's active belief state with ``confidence >=`` the
+threshold (seed 003), from that user's :class:`~memdesk.core.read.snapshot.UserSnapshot`.
+Channels return memories best first:
 
-- **fts**: keyword matches (content words ORed, weighted by rarity among the user's
-  memories), drawn from two pools so recent matches cannot crowd out older ones —
-  recent (last 7 days) and older, each with its own budget (seed 002's flooding bug);
-- **vector**: cosine similarity between the query's embedding and stored ones,
-  exact (numpy over the user's vectors; docs/retrieval.md says why not an ANN index);
+- **fts**: keyword matches — the user's rows holding a word that starts with one of
+  the query's content-word stems (found in the snapshot's word postings, see
+  snapshot.py for why not the store-wide FTS5 index), weighted by the rarity of the
+  words they share with the query, drawn from two pools so recent matches cannot crowd
+  out older ones: recent (last 7 days) and older, each with its own budget (seed 002's
+  flooding bug);
+- **vector**: exact cosine similarity between the query's embedding and the user's
+  stored vectors (numpy; docs/retrieval.md says why not an ANN index);
 - **graph**: query phrases matched against entity/attribute/value triples, then one
   hop to memories that share the other end of a matched triple.
 
@@ -17,26 +21,16 @@ ranked, so they are scored too; the relevance floor decides whether they stay.
 
 from __future__ import annotations
 
+import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import (
-    Connection,
-    DateTime,
-    Float,
-    Integer,
-    Text,
-    and_,
-    func,
-    literal,
-    or_,
-    select,
-    text,
-)
+from sqlalchemy import Connection, and_, select
 
 from memdesk.core.read import terms as qt
 from memdesk.core.read.config import ReadConfig
+from memdesk.core.read.snapshot import UserSnapshot
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import active_belief_state
 
@@ -53,9 +47,14 @@ CANDIDATE_COLUMNS = (
 
 
 def scope(user_id: str, cfg: ReadConfig):  # type: ignore[no-untyped-def]
-    """The rows any channel may return: the user's active, confident memories."""
+    """SQL for the rows any channel may return: the user's active, confident memories."""
     return and_(M.user_id == user_id, active_belief_state(),
                 M.confidence >= cfg.confidence_threshold)
+
+
+def eligible(snap: UserSnapshot, cfg: ReadConfig) -> np.ndarray:
+    """Boolean mask over the snapshot's rows: confidence at or above the threshold."""
+    return snap.confidence >= cfg.confidence_threshold
 
 
 @dataclass
@@ -69,100 +68,76 @@ class KeywordHits:
     older_matches: int = 0
 
 
-def _match_sql(dialect: str, stems: list[str]):  # type: ignore[no-untyped-def]
-    if dialect == "sqlite":
-        return None
-    if dialect == "postgresql":
-        tsq = " | ".join(s + ":*" for s in stems)
-        return func.to_tsvector(literal("simple"), M.text).op("@@")(
-            func.to_tsquery(literal("simple"), tsq))
-    return or_(*(func.lower(M.text).contains(s) for s in stems))
-
-
-def keyword_rows(conn: Connection, user_id: str, stems: list[str], cfg: ReadConfig) -> list[Any]:
-    """(seq, text, created_at, importance) of the user's rows matching any stem."""
+def keyword_rows(snap: UserSnapshot, stems: list[str], ok: np.ndarray) -> dict[int, set[str]]:
+    """Eligible snapshot rows holding a word that starts with a stem (and which stems)."""
     if not stems:
-        return []
-    if conn.dialect.name == "sqlite":
-        # The user's rows drive and each probes the FTS index by rowid: cost follows the
-        # user's row count, not how common a word is across the whole store.
-        sql = text(
-            "SELECT m.seq, m.text, m.created_at, m.importance FROM memories AS m "
-            "CROSS JOIN memories_fts AS f "
-            "WHERE m.user_id = :u AND m.valid_until IS NULL AND m.superseded_by IS NULL "
-            "AND m.deleted_at IS NULL AND m.quarantined_at IS NULL AND m.confidence >= :t "
-            "AND f.rowid = m.seq AND f.memories_fts MATCH :q"
-        ).columns(seq=Integer(), text=Text(), created_at=DateTime(), importance=Float())
-        return conn.execute(sql, {"u": user_id, "t": cfg.confidence_threshold,
-                                  "q": qt.fts_or_expression(stems)}).all()
-    stmt = select(M.seq, M.text, M.created_at, M.importance).where(
-        scope(user_id, cfg), _match_sql(conn.dialect.name, stems))
-    return conn.execute(stmt).all()
+        return {}
+    return {i: hit for i, hit in snap.rows_with(stems).items() if ok[i]}
 
 
-def user_size(conn: Connection, user_id: str, cfg: ReadConfig) -> int:
-    stmt = select(func.count()).select_from(Memory.__table__).where(scope(user_id, cfg))
-    return int(conn.execute(stmt).scalar_one())
-
-
-def keyword_channel(
-    conn: Connection, user_id: str, query: str, cfg: ReadConfig, now: datetime
-) -> KeywordHits:
+def keyword_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, now: datetime,
+                    ok: np.ndarray) -> KeywordHits:
     stems = qt.keywords(query)
-    rows = keyword_rows(conn, user_id, stems, cfg)
+    rows = keyword_rows(snap, stems, ok)
     out = KeywordHits()
     if not rows:
         return out
-    n = max(user_size(conn, user_id, cfg), len(rows))
-    found = [(r, qt.matched(stems, r.text)) for r in rows]
+    n = max(int(ok.sum()), len(rows))
+    found = sorted(rows.items())
     df = {s: 0 for s in stems}
-    for _r, hit in found:
+    for _i, hit in found:
         for s in hit:
             df[s] += 1
     weight = {s: qt.idf(n, d) for s, d in df.items() if d}
     total = sum(weight.values()) or 1.0
-    cutoff = now - timedelta(days=cfg.recent_days)
+    cutoff = (now - timedelta(days=cfg.recent_days)).timestamp()
     recent, older = [], []
-    for r, hit in found:
+    for i, hit in found:
         share = sum(weight[s] for s in hit) / total
-        if share <= 0:
-            continue  # matched by FTS but not by a whole-word prefix (e.g. inside a token)
-        out.share[r.seq] = share
-        (recent if r.created_at >= cutoff else older).append((share, r))
+        seq = int(snap.seqs[i])
+        out.share[seq] = share
+        (recent if snap.created_ts[i] >= cutoff else older).append((share, i))
     out.recent_matches, out.older_matches = len(recent), len(older)
+    imp, ts, seqs = snap.importance, snap.created_ts, snap.seqs
     # Pool A's matches: best first, then newest.  Pool B: older matches, best first and
     # then by importance (seed 002 orders by importance only; with equal relevance that
     # is what happens, and the relevance key keeps a specific older match reachable).
-    recent.sort(key=lambda x: (-x[0], -x[1].created_at.timestamp(), -x[1].seq))
-    older.sort(key=lambda x: (-x[0], -x[1].importance, -x[1].seq))
-    chosen = [(s, r, "A") for s, r in recent[: cfg.pool_recent]]
-    chosen += [(s, r, "B") for s, r in older[: cfg.pool_keyword_older]]
-    chosen.sort(key=lambda x: (-x[0], -x[1].importance, -x[1].seq))
-    for _s, r, pool in chosen:
-        out.ranked.append(r.seq)
-        out.pool[r.seq] = pool
+    recent.sort(key=lambda x: (-x[0], -ts[x[1]], -seqs[x[1]]))
+    older.sort(key=lambda x: (-x[0], -imp[x[1]], -seqs[x[1]]))
+    chosen = [(s, i, "A") for s, i in recent[: cfg.pool_recent]]
+    chosen += [(s, i, "B") for s, i in older[: cfg.pool_keyword_older]]
+    chosen.sort(key=lambda x: (-x[0], -imp[x[1]], -seqs[x[1]]))
+    for _s, i, pool in chosen:
+        seq = int(seqs[i])
+        out.ranked.append(seq)
+        out.pool[seq] = pool
     return out
 
 
-def recent_pool(conn: Connection, user_id: str, cfg: ReadConfig, now: datetime,
-                limit: int) -> list[int]:
+def recent_pool(snap: UserSnapshot, cfg: ReadConfig, now: datetime, limit: int,
+                ok: np.ndarray) -> list[int]:
     """Pool A: the newest memories of the last ``recent_days`` (seed 002)."""
-    if limit <= 0:
+    import numpy as np
+
+    if limit <= 0 or not len(snap):
         return []
-    cutoff = now - timedelta(days=cfg.recent_days)
-    stmt = (select(M.seq).where(scope(user_id, cfg), M.created_at >= cutoff)
-            .order_by(M.created_at.desc(), M.seq.desc()).limit(limit))
-    return list(conn.execute(stmt).scalars())
+    cutoff = (now - timedelta(days=cfg.recent_days)).timestamp()
+    rows = np.nonzero(ok & (snap.created_ts >= cutoff))[0]
+    order = sorted(rows.tolist(), key=lambda i: (-snap.created_ts[i], -snap.seqs[i]))
+    return [int(snap.seqs[i]) for i in order[:limit]]
 
 
-def random_older_pool(conn: Connection, user_id: str, cfg: ReadConfig, now: datetime) -> list[int]:
+def random_older_pool(snap: UserSnapshot, cfg: ReadConfig, now: datetime,
+                      ok: np.ndarray) -> list[int]:
     """Pool C: a random sample of memories older than ``recent_days`` (seed 002)."""
-    if cfg.pool_random_older <= 0:
+    import numpy as np
+
+    if cfg.pool_random_older <= 0 or not len(snap):
         return []
-    cutoff = now - timedelta(days=cfg.recent_days)
-    stmt = (select(M.seq).where(scope(user_id, cfg), M.created_at < cutoff)
-            .order_by(func.random()).limit(cfg.pool_random_older))
-    return list(conn.execute(stmt).scalars())
+    cutoff = (now - timedelta(days=cfg.recent_days)).timestamp()
+    rows = np.nonzero(ok & (snap.created_ts < cutoff))[0].tolist()
+    pick = random.sample(rows, min(cfg.pool_random_older, len(rows)))
+    return [int(snap.seqs[i]) for i in pick]
 
 
 @dataclass
@@ -170,34 +145,39 @@ class VectorHits:
     """The vector channel's answer: its top seqs, and the cosine of every scored row."""
 
     ranked: list[int] = field(default_factory=list)
-    cosine: dict[int, float] = field(default_factory=dict)
     without_vector: int = 0
+    by_row: Any = None  # cosine per snapshot row (NaN: no vector or not eligible)
+    row_of: dict[int, int] = field(default_factory=dict)
+
+    def cosine(self, seq: int) -> float | None:
+        """The cosine of ``seq`` (None when it was not scored)."""
+        if self.by_row is None or seq not in self.row_of:
+            return None
+        v = float(self.by_row[self.row_of[seq]])
+        return None if v != v else v
 
 
-def vector_channel(conn: Connection, user_id: str, qvec: np.ndarray, cfg: ReadConfig) -> VectorHits:
+def vector_channel(snap: UserSnapshot, qvec: np.ndarray, cfg: ReadConfig,
+                   ok: np.ndarray) -> VectorHits:
     import numpy as np
 
-    from memdesk.core.embeddings import matrix
-
-    rows = conn.execute(select(M.seq, M.embedding).where(scope(user_id, cfg))).all()
     out = VectorHits()
-    seqs, blobs = [], []
-    dim_bytes = len(qvec) * 4
-    for seq, blob in rows:
-        if blob is None or len(blob) != dim_bytes:
-            out.without_vector += 1
-            continue
-        seqs.append(seq)
-        blobs.append(blob)
-    if not seqs:
+    out.without_vector = int(ok.sum()) - int(ok[snap.vec_rows].sum()) if len(snap) else 0
+    if not len(snap.vec_rows):
         return out
-    sims = matrix(blobs) @ np.asarray(qvec, dtype=np.float32)
-    n = min(cfg.vector_candidates, len(seqs))
+    keep = ok[snap.vec_rows]
+    rows = snap.vec_rows[keep]
+    if not len(rows):
+        return out
+    sims = snap.vectors[keep] @ np.asarray(qvec, dtype=np.float32)
+    n = min(cfg.vector_candidates, len(rows))
     if n > 0:
-        top = np.argpartition(-sims, n - 1)[:n] if n < len(seqs) else np.arange(len(seqs))
+        top = np.argpartition(-sims, n - 1)[:n] if n < len(rows) else np.arange(len(rows))
         top = top[np.argsort(-sims[top], kind="stable")]
-        out.ranked = [seqs[i] for i in top]
-    out.cosine = dict(zip(seqs, sims.tolist(), strict=True))
+        out.ranked = [int(snap.seqs[rows[i]]) for i in top]
+    out.by_row = np.full(len(snap), np.nan, dtype=np.float32)
+    out.by_row[rows] = sims
+    out.row_of = snap.row_of
     return out
 
 
@@ -209,48 +189,45 @@ class GraphHits:
     via: dict[int, str] = field(default_factory=dict)
 
 
-def _node(col):  # type: ignore[no-untyped-def]
-    return func.lower(func.trim(col))
-
-
-def graph_channel(conn: Connection, user_id: str, query: str, cfg: ReadConfig) -> GraphHits:
-    grams = [g for g in qt.entity_grams(query) if g not in HUB_NODES]
+def graph_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, ok: np.ndarray) -> GraphHits:
+    grams = {g for g in qt.entity_grams(query) if g not in HUB_NODES}
     out = GraphHits()
     if not grams or cfg.graph_candidates <= 0:
         return out
-    cols = (M.seq, M.entity, M.attribute, M.value, M.importance, M.created_at)
-    direct = conn.execute(
-        select(*cols).where(scope(user_id, cfg),
-                            or_(_node(M.entity).in_(grams), _node(M.value).in_(grams)))
-        .order_by(M.importance.desc(), M.created_at.desc(), M.seq.desc())
-        .limit(cfg.graph_candidates)
-    ).all()
+
+    def best_first(rows: list[int]) -> list[int]:
+        return sorted(rows, key=lambda i: (-snap.importance[i], -snap.created_ts[i],
+                                           -snap.seqs[i]))
+
+    ents, attrs, vals = snap.entities, snap.attributes, snap.values
+    # An attribute matches in words: "test framework" finds ``test_framework``.
+    direct = best_first([
+        i for i in range(len(snap)) if ok[i] and (
+            ents[i] in grams or vals[i] in grams or attrs[i].replace("_", " ") in grams)
+    ])[: cfg.graph_candidates]
     nodes: set[str] = set()
-    gset = set(grams)
-    for r in direct:
-        e, v = (r.entity or "").strip().lower(), (r.value or "").strip().lower()
-        out.ranked.append(r.seq)
-        out.via[r.seq] = f"{r.entity} · {r.attribute} · {r.value}"
-        nodes.update(x for x in (e, v) if x and x not in gset and x not in HUB_NODES)
+    for i in direct:
+        out.ranked.append(int(snap.seqs[i]))
+        out.via[int(snap.seqs[i])] = " · ".join(x or "" for x in snap.raw_triples[i])
+        nodes.update(x for x in (ents[i], vals[i]) if x and x not in grams and x not in HUB_NODES)
     room = cfg.graph_candidates - len(out.ranked)
     if nodes and room > 0:
-        hop = conn.execute(
-            select(*cols).where(scope(user_id, cfg),
-                                or_(_node(M.entity).in_(nodes), _node(M.value).in_(nodes)),
-                                M.seq.not_in(out.ranked))
-            .order_by(M.importance.desc(), M.created_at.desc(), M.seq.desc()).limit(room)
-        ).all()
-        for r in hop:
-            out.ranked.append(r.seq)
-            out.via[r.seq] = f"one hop: {r.entity} · {r.attribute} · {r.value}"
+        taken = set(direct)
+        hop = best_first([i for i in range(len(snap)) if ok[i] and i not in taken and (
+            ents[i] in nodes or vals[i] in nodes)])[:room]
+        for i in hop:
+            out.ranked.append(int(snap.seqs[i]))
+            out.via[int(snap.seqs[i])] = "one hop: " + " · ".join(
+                x or "" for x in snap.raw_triples[i])
     return out
 
 
 def load_candidates(conn: Connection, seqs: list[int]) -> dict[int, Any]:
-    """Row data for the candidate set, by seq."""
+    """Row data for the candidate set, by seq (fresh: access counts change per call)."""
     out: dict[int, Any] = {}
     cols = [M[c] for c in CANDIDATE_COLUMNS]
     for i in range(0, len(seqs), 500):
-        for r in conn.execute(select(*cols).where(M.seq.in_(seqs[i : i + 500]))):
+        for r in conn.execute(select(*cols).where(M.seq.in_(seqs[i : i + 500]),
+                                                  active_belief_state())):
             out[r.seq] = r
     return out

@@ -17,14 +17,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, or_, select
+from sqlalchemy import Connection, select
 
-from memdesk.core.read.channels import scope
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.models import PreferenceCursor
-from memdesk.core.store.models import Memory
+from memdesk.core.read.snapshot import UserSnapshot
 
-M = Memory.__table__.c
 C = PreferenceCursor.__table__.c
 
 Cursor = tuple[datetime, int]
@@ -46,19 +44,14 @@ class Preference:
                 "created_at": self.created_at.isoformat()}
 
 
-def active_preferences(conn: Connection, user_id: str, cfg: ReadConfig) -> list[Preference]:
-    """The user's active, confident preferences, newest first."""
-    kinds = []
-    if cfg.inject_types:
-        kinds.append(M.type.in_(cfg.inject_types))
-    if cfg.inject_layers:
-        kinds.append(M.layer.in_(cfg.inject_layers))
-    if not kinds:
-        return []
-    stmt = (select(M.seq, M.id, M.text, M.type, M.layer, M.created_at)
-            .where(scope(user_id, cfg), or_(*kinds))
-            .order_by(M.created_at.desc(), M.seq.desc()))
-    return [Preference(*r) for r in conn.execute(stmt)]
+def active_preferences(snap: UserSnapshot, cfg: ReadConfig, ok: Any) -> list[Preference]:
+    """The user's active, confident preferences (and procedural memories), newest first."""
+    types, layers = set(cfg.inject_types), set(cfg.inject_layers)
+    rows = [i for i in range(len(snap))
+            if ok[i] and (snap.types[i] in types or snap.layers[i] in layers)]
+    rows.sort(key=lambda i: (snap.created[i], int(snap.seqs[i])), reverse=True)
+    return [Preference(int(snap.seqs[i]), snap.ids[i], snap.texts[i], snap.types[i],
+                       snap.layers[i], snap.created[i]) for i in rows]
 
 
 def stored_cursor(conn: Connection, user_id: str) -> Cursor | None:
@@ -68,14 +61,31 @@ def stored_cursor(conn: Connection, user_id: str) -> Cursor | None:
     return row[0], int(row[1])
 
 
+def _same(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
 def rotate(
-    prefs: list[Preference], cursor: Cursor | None, exclude: set[int], limit: int
+    prefs: list[Preference], cursor: Cursor | None, exclude: set[int], limit: int,
+    exclude_texts: set[str] | None = None,
 ) -> tuple[list[Preference], Cursor | None]:
-    """(what to inject, newest first; the new cursor, or None when no rotation is needed)."""
+    """(what to inject, newest first; the new cursor, or None when no rotation is needed).
+
+    Skipped: preferences among the results (``exclude``) and repeats of a text already
+    shown (two memories saying the same sentence tell the agent nothing more).
+    """
     if limit <= 0 or not prefs:
         return [], cursor
+    shown = {_same(t) for t in (exclude_texts or ())}
+
+    def fresh(p: Preference) -> bool:
+        if p.seq in exclude or _same(p.text) in shown:
+            return False
+        shown.add(_same(p.text))
+        return True
+
     if len(prefs) <= limit:
-        return [p for p in prefs if p.seq not in exclude], cursor
+        return [p for p in prefs if fresh(p)], cursor
     start = 0
     if cursor is not None:
         # First preference strictly after the cursor in newest-first order.
@@ -85,7 +95,7 @@ def rotate(
     for step in range(len(prefs)):
         p = prefs[(start + step) % len(prefs)]
         last = p
-        if p.seq not in exclude:
+        if fresh(p):
             chosen.append(p)
             if len(chosen) >= limit:
                 break

@@ -16,6 +16,7 @@ import json
 import logging
 import queue
 import threading
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -35,13 +36,13 @@ M = Memory.__table__.c
 R = Retrieval.__table__.c
 RI = RetrievalItem.__table__.c
 PRUNE_EVERY = 200
+IDLE_EXIT_S = 5.0  # the writer thread ends after this long without work
 MAX_DROPPED_KEPT = 50
 
 Job = Callable[[Connection], None]
 
 
-def record_jobs(result: RetrievalResult, retention_days: float | None,
-                cursor_job: Job | None) -> Job:
+def record_jobs(result: RetrievalResult, cursor_job: Job | None) -> Job:
     """One job that writes a retrieval's record, reinforcement and cursor."""
     now = result.at
 
@@ -87,12 +88,21 @@ def prune(conn: Connection, now: datetime, retention_days: float | None) -> int:
     return int(conn.execute(delete(Retrieval.__table__).where(R.at < cutoff)).rowcount or 0)
 
 
+_live: weakref.WeakSet[Recorder] = weakref.WeakSet()
+
+
+@atexit.register
+def _flush_all() -> None:
+    for rec in list(_live):
+        rec.flush()
+
+
 class Recorder:
-    """A background writer for one engine (one thread, started on first use)."""
+    """A background writer for one engine: a thread started on demand, ended when idle."""
 
     def __init__(self, engine: Engine, retention_days: float | None = 90.0) -> None:
         self._writer = writer(engine)
-        self._queue: queue.Queue[Job | None] = queue.Queue()
+        self._queue: queue.Queue[Job] = queue.Queue()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self.retention_days = retention_days
@@ -101,23 +111,30 @@ class Recorder:
         self._clock: Callable[[], datetime] | None = None
 
     def submit(self, job: Job, clock: Callable[[], datetime]) -> None:
-        self._clock = clock
         with self._lock:
-            if self._thread is None or not self._thread.is_alive():
+            self._clock = clock
+            self._queue.put(job)
+            if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="memdesk-recorder",
                                                 daemon=True)
                 self._thread.start()
-                atexit.register(self.flush)
-        self._queue.put(job)
+                _live.add(self)
 
     def flush(self) -> None:
         """Block until every submitted record is written."""
-        if self._thread is not None and self._thread.is_alive():
-            self._queue.join()
+        self._queue.join()
 
     def _run(self) -> None:
         while True:
-            jobs = [self._queue.get()]
+            try:
+                first = self._queue.get(timeout=IDLE_EXIT_S)
+            except queue.Empty:
+                with self._lock:  # submit() holds it while queueing: no job is stranded
+                    if self._queue.empty():
+                        self._thread = None
+                        return
+                continue
+            jobs: list[Job] = [first]
             while True:  # batch what queued up meanwhile into one transaction
                 try:
                     jobs.append(self._queue.get_nowait())
@@ -126,8 +143,7 @@ class Recorder:
             try:
                 with self._writer.begin() as conn:
                     for job in jobs:
-                        if job is not None:
-                            job(conn)
+                        job(conn)
                     self._since_prune += len(jobs)
                     if self._since_prune >= PRUNE_EVERY and self._clock is not None:
                         prune(conn, self._clock(), self.retention_days)
@@ -187,6 +203,18 @@ def recall_summary(conn: Connection, memory_id: str, recent: int = 20) -> Recall
         first=min(firsts) if firsts else None, last=max(lasts) if lasts else None,
         recent=tuple(RecallEvent(*e) for e in events),
     )
+
+
+def recall_of(store: Any, memory_id: str) -> RecallSummary | None:
+    """``recall_summary`` for one memory of ``store``; None when this store keeps no
+    retrieval records (a store stamped while revision 0010 was an empty placeholder)."""
+    from sqlalchemy.exc import DatabaseError
+
+    try:
+        with store.read() as conn:
+            return recall_summary(conn, memory_id, recent=0)
+    except DatabaseError:
+        return None
 
 
 def retrieval_record(conn: Connection, retrieval_id: str) -> dict[str, Any] | None:

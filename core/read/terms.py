@@ -67,6 +67,11 @@ def fts_or_expression(stems: list[str]) -> str | None:
     return " OR ".join('"' + s.replace('"', '""') + '"*' for s in stems)
 
 
+def words(text: str) -> list[str]:
+    """The lower-cased words of ``text``, as the keyword channel indexes them."""
+    return _WORD.findall(normalise(text))
+
+
 def matched(stems: list[str], text: str) -> set[str]:
     """Which stems occur in ``text`` as a word prefix (the Python twin of the FTS match)."""
     words = _WORD.findall(normalise(text))

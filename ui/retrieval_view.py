@@ -1,0 +1,280 @@
+"""Retrieval inspector: what an agent would recall for a prompt, and why.
+
+The operator types a prompt, picks a user and the channels; the retrieval runs off the
+GUI thread as a dry run (nothing is recorded, reinforced or rotated, so looking does
+not change what agents see).  Shown side by side: each channel's own ranking (rank and
+its score: keyword share, cosine, or the triple it matched), the fused top-k with
+every score term, what the relevance floor and the two-per-week rule removed and why,
+and the injected preferences.  Double-click or Enter on any row opens the memory in
+the browser.  All memory text is shown as plain text; tooltips are escaped.
+
+Private state: ``result`` (the last RetrievalResult shown, None before the first run).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+)
+
+from memdesk.core.store.records import Changed, Changes
+
+from .actions import Desk
+from .ops import LatestTask
+from .text import elide, plain_label, tooltip_text
+from .view import DeskView
+
+IdRole = Qt.ItemDataRole.UserRole
+CHANNEL_TITLES = (("fts", "Full text"), ("vector", "Vector"), ("graph", "Entity graph"))
+
+
+def _item(text: str, memory_id: str | None = None, tip: str | None = None,
+          number: bool = False) -> QStandardItem:
+    it = QStandardItem(text)
+    it.setEditable(False)
+    if memory_id:
+        it.setData(memory_id, IdRole)
+    if tip:
+        it.setToolTip(tooltip_text(tip))
+    if number:
+        it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+    return it
+
+
+def _rank(h: Any, channel: str) -> str:
+    r = h.ranks.get(channel)
+    return "" if r is None else f"#{r}"
+
+
+def _table(model: QStandardItemModel) -> QTableView:
+    view = QTableView()
+    view.setModel(model)
+    view.verticalHeader().hide()
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    view.setWordWrap(False)
+    return view
+
+
+class RetrievalView(DeskView):
+    """The inspector.  ``open_memory(id)`` asks the window to show a memory.
+
+    When memories change it refreshes its user list and re-runs the last prompt.
+    """
+
+    open_memory = Signal(str)
+    refresh_on = Changed.MEMORIES
+
+    def __init__(self, desk: Desk) -> None:
+        super().__init__(desk)
+        store = self.store
+        self.result: Any = None
+        self._last: tuple[Any, ...] | None = None
+        self._task = LatestTask(self)
+        self._task.finished.connect(self._show)
+        self._task.failed.connect(self._failed)
+        self._users = LatestTask(self)
+        self._users.finished.connect(self._fill_users)
+
+        self.prompt = QLineEdit()
+        self.prompt.setPlaceholderText("A prompt, as an agent would send it")
+        self.prompt.returnPressed.connect(self.run)
+        self.user = QComboBox()
+        self.user.setEditable(True)
+        self.user.setMinimumWidth(140)
+        self.user.lineEdit().setPlaceholderText("user")
+        self.channel_boxes = {c: QCheckBox(t) for c, t in CHANNEL_TITLES}
+        for box in self.channel_boxes.values():
+            box.setChecked(True)
+        self.inject = QCheckBox("Inject preferences")
+        self.inject.setChecked(True)
+        self.inject.setToolTip("Skipped whenever a channel is switched off (channel isolation)")
+        self.k = QSpinBox()
+        self.k.setRange(1, 100)
+        self.k.setValue(10)
+        self.k.setPrefix("k = ")
+        self.run_button = QPushButton("Retrieve")
+        self.run_button.clicked.connect(self.run)
+        self.status = plain_label("Type a prompt and press Enter.")
+        self.status.setWordWrap(True)
+
+        top = QHBoxLayout()
+        top.addWidget(self.prompt, 3)
+        top.addWidget(self.user, 1)
+        top.addWidget(self.k)
+        top.addWidget(self.run_button)
+        opts = QHBoxLayout()
+        for box in self.channel_boxes.values():
+            opts.addWidget(box)
+        opts.addWidget(self.inject)
+        opts.addStretch(1)
+
+        self.channel_models: dict[str, QStandardItemModel] = {}
+        self.channel_views: dict[str, QTableView] = {}
+        per_channel = QSplitter(Qt.Orientation.Horizontal)
+        for c, title in CHANNEL_TITLES:
+            m = QStandardItemModel(0, 3, self)
+            m.setHorizontalHeaderLabels(["Rank", {"fts": "Keyword share", "vector": "Cosine",
+                                                  "graph": "Matched"}[c], "Text"])
+            v = self._openable(_table(m))
+            box = QGroupBox(title)
+            QVBoxLayout(box).addWidget(v)
+            per_channel.addWidget(box)
+            self.channel_models[c], self.channel_views[c] = m, v
+
+        self.fused = QStandardItemModel(0, 10, self)
+        self.fused.setHorizontalHeaderLabels(["#", "Score", "Relevance", "Full text", "Vector",
+                                              "Graph", "Importance", "Recency", "Week", "Text"])
+        self.dropped = QStandardItemModel(0, 6, self)
+        self.dropped.setHorizontalHeaderLabels(["Removed by", "Why", "Full text", "Vector",
+                                                "Graph", "Text"])
+        self.prefs = QStandardItemModel(0, 3, self)
+        self.prefs.setHorizontalHeaderLabels(["Created", "Type", "Text"])
+        self.tabs = QTabWidget()
+        self.fused_view = self._openable(_table(self.fused))
+        self.dropped_view = self._openable(_table(self.dropped))
+        self.prefs_view = self._openable(_table(self.prefs))
+        self.tabs.addTab(self.fused_view, "Fused results")
+        self.tabs.addTab(self.dropped_view, "Removed")
+        self.tabs.addTab(self.prefs_view, "Injected preferences")
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(per_channel)
+        split.addWidget(self.tabs)
+        split.setStretchFactor(1, 2)
+        outer = QVBoxLayout(self)
+        outer.addLayout(top)
+        outer.addLayout(opts)
+        outer.addWidget(self.status)
+        outer.addWidget(split, 1)
+        self.open_memory.connect(self._open_in_browser)
+        self._users.start(lambda state: store.distinct("user_id"))
+
+    def reload(self, changes: Changes) -> None:
+        store = self.store
+        self._users.start(lambda state: store.distinct("user_id"))
+        if self._last is not None:
+            self._start(*self._last)
+
+    def _openable(self, view: QTableView) -> QTableView:
+        view.activated.connect(self._activated)
+        view.doubleClicked.connect(self._activated)
+        return view
+
+    def _fill_users(self, users: list[str]) -> None:
+        typed = self.user.currentText()
+        self.user.clear()
+        self.user.addItems(users)
+        self.user.setCurrentText(typed or (users[0] if users else ""))
+
+    # -- running ------------------------------------------------------------------
+    def channels(self) -> tuple[str, ...] | None:
+        on = tuple(c for c, box in self.channel_boxes.items() if box.isChecked())
+        return None if len(on) == len(self.channel_boxes) else on
+
+    def run(self) -> None:
+        query, user = self.prompt.text(), self.user.currentText().strip()
+        channels, inject, k = self.channels(), self.inject.isChecked(), self.k.value()
+        if channels == ():
+            self.status.setText("Switch on at least one channel.")
+            return
+        self._last = (query, user, k, channels, inject)
+        self._start(*self._last)
+
+    def _start(self, query: str, user: str, k: int, channels: tuple[str, ...] | None,
+               inject: bool) -> None:
+        self.status.setText("Retrieving… (the first run loads the embedding model)")
+        store = self.store
+
+        def work(state):  # type: ignore[no-untyped-def]
+            from memdesk.core.read.retriever import Retriever
+
+            return Retriever(store).retrieve(query, user, k, channels, inject, dry_run=True)
+
+        self._task.start(work)
+
+    def wait_idle(self, msecs: int = 5000) -> None:
+        self._task.wait(msecs)
+        self._users.wait(msecs)
+
+    def _failed(self, exc: object, tb: str) -> None:
+        from memdesk.core.errors import MemdeskError
+
+        if isinstance(exc, MemdeskError):
+            self.status.setText(str(exc))
+        else:
+            self.status.setText(f"The retrieval failed: {type(exc).__name__}: {exc}")
+
+    # -- showing -------------------------------------------------------------------
+    def _show(self, res: Any) -> None:
+        self.result = res
+        floor = sum(d.reason == "floor" for d in res.dropped)
+        div = sum(d.reason == "diversity" for d in res.dropped)
+        parts = [f"{len(res.results)} results, {len(res.preferences)} preferences injected"
+                 if res.injected else f"{len(res.results)} results (injection skipped)",
+                 f"{floor} below the relevance floor, {div} held back by the two-per-week rule",
+                 f"channels: {', '.join(res.channels)}", f"{res.duration_ms:.0f} ms"]
+        self.status.setText(" · ".join(parts) + "".join(f"\nnote: {n}" for n in res.notes))
+        for c, m in self.channel_models.items():
+            m.setRowCount(0)
+            for h in res.per_channel.get(c, []):
+                score = {"fts": h.keyword_share, "vector": h.cosine}.get(c)
+                shown = h.graph_via if c == "graph" else ("" if score is None else f"{score:.3f}")
+                m.appendRow([_item(_rank(h, c), h.id, number=True), _item(shown or "", h.id),
+                             _item(elide(h.text, 160), h.id, h.text)])
+        self.fused.setRowCount(0)
+        for i, h in enumerate(res.results, 1):
+            self.fused.appendRow([
+                _item(str(i), h.id, number=True), _item(f"{h.score:.3f}", h.id, number=True),
+                _item(f"{h.relevance:.3f}", h.id, number=True), _item(_rank(h, "fts"), h.id),
+                _item(_rank(h, "vector"), h.id), _item(_rank(h, "graph"), h.id),
+                _item(f"{h.importance:.2f}", h.id, number=True),
+                _item(f"{h.recency:.2f}", h.id, number=True), _item(h.week, h.id),
+                _item(elide(h.text, 200), h.id, h.text)])
+        self.dropped.setRowCount(0)
+        for d in res.dropped:
+            h = d.hit
+            self.dropped.appendRow([
+                _item("relevance floor" if d.reason == "floor" else "two per week", h.id),
+                _item(d.detail, h.id, d.detail), _item(_rank(h, "fts"), h.id),
+                _item(_rank(h, "vector"), h.id), _item(_rank(h, "graph"), h.id),
+                _item(elide(h.text, 200), h.id, h.text)])
+        self.prefs.setRowCount(0)
+        for p in res.preferences:
+            self.prefs.appendRow([_item(p.created_at.strftime("%Y-%m-%d %H:%M"), p.id),
+                                  _item(p.type, p.id), _item(elide(p.text, 200), p.id, p.text)])
+        for view in (*self.channel_views.values(), self.fused_view, self.dropped_view,
+                     self.prefs_view):
+            view.resizeColumnsToContents()
+
+    def _activated(self, index: Any) -> None:
+        mid = index.data(IdRole)
+        if mid:
+            self.open_memory.emit(mid)
+
+    def _open_in_browser(self, memory_id: str) -> None:
+        win = self.window()  # the main window when the view sits in it
+        if not hasattr(win, "show_view"):
+            return
+        win.show_view("browse")
+        browser = win.views.get("browse")
+        if browser is not None:
+            browser.open_memory(memory_id)
