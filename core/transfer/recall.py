@@ -1,0 +1,148 @@
+"""Import from a Recall SQLite file: seed 003's ``memories`` table, column for column.
+
+The file is opened read-only through SQLite's URI ``mode=ro`` and is never modified
+(tests check its sha256).  SQLite stores whatever a writer gave it, whatever the
+declared column type, so every value is checked here: text is decoded as UTF-8 by us
+(a bad byte costs that row, not the import), and a vector that is not
+``DIM`` finite float32 values is dropped from its row (counted) rather than losing
+the memory.  A memdesk store is a superset of Recall's table and can be imported the
+same way (its ``layer`` and ``deleted_at`` come along).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from memdesk.core.embeddings import DIM
+from memdesk.core.errors import ValidationError
+from memdesk.core.transfer.importer import Candidate, Source, TransferError
+from memdesk.core.transfer.jsonl import FIELDS
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+REQUIRED = ("id", "user_id", "text", "type", "created_at")
+TEXT_COLUMNS = frozenset({
+    "id", "user_id", "text", "type", "topic", "source_session", "superseded_by", "entity",
+    "attribute", "value", "layer", "created_at", "last_accessed", "valid_until", "deleted_at",
+})
+# Recall columns with a DEFAULT: NULL there means "never set", so the default applies.
+DEFAULTED = frozenset({"importance", "confidence", "access_count"})
+
+
+def is_sqlite(path: Path) -> bool:
+    try:
+        with path.open("rb") as f:
+            return f.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
+
+
+def open_readonly(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write to ``path`` (SQLite's own guarantee, not ours)."""
+    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    conn.text_factory = bytes  # decode ourselves: one bad row must not stop the import
+    return conn
+
+
+class RecallSource(Source):
+    """Rows of a Recall ``memories`` table in insertion (rowid) order; progress in rows."""
+
+    unit = "row"
+    kind = "Recall"
+
+    def __init__(self, path: Path, *, label: str = "") -> None:
+        super().__init__()
+        self.path = Path(path)
+        self.label = label or str(path)
+        if not is_sqlite(self.path):
+            raise TransferError(f"{self.label} is not a SQLite database.")
+        try:
+            self.conn = open_readonly(self.path)
+            cols = [r[1].decode() if isinstance(r[1], bytes) else r[1]
+                    for r in self.conn.execute("PRAGMA table_info(memories)")]
+            if not cols:
+                raise TransferError(f"{self.label} has no memories table: not a Recall store.")
+            missing = [c for c in REQUIRED if c not in cols]
+            if missing:
+                raise TransferError(
+                    f"{self.label}: its memories table lacks {', '.join(missing)}; "
+                    "not a Recall store."
+                )
+            self.columns = [c for c in cols if c in FIELDS]
+            self.extra = [c for c in cols if c not in FIELDS and c != "seq"]
+            self.total = int(self.conn.execute("SELECT count(*) FROM memories").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise TransferError(f"Cannot read {self.label}: {exc}.") from None
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __iter__(self) -> Iterator[Candidate]:
+        names = self.columns + self.extra
+        quoted = ", ".join('"' + c.replace('"', '""') + '"' for c in names)
+        sql = f"SELECT {quoted} FROM memories ORDER BY rowid"
+        try:
+            for n, raw in enumerate(self.conn.execute(sql), start=1):
+                row = dict(zip(names, raw, strict=True))
+                for c in self.extra:
+                    if row.pop(c) is not None:
+                        self.dropped[c] += 1
+                try:
+                    values = self.map_row(row)
+                except ValidationError as exc:
+                    yield Candidate(n, None, self._where(row) + str(exc), n)
+                    continue
+                yield Candidate(n, values, None, n)
+        except sqlite3.DatabaseError as exc:
+            raise TransferError(f"Cannot read {self.label}: {exc}.") from None
+
+    @staticmethod
+    def _where(row: dict[str, Any]) -> str:
+        rid = row.get("id")
+        if isinstance(rid, bytes):
+            try:
+                return f"(id {rid.decode('utf-8')[:64]}) "
+            except UnicodeDecodeError:
+                return ""
+        return f"(id {rid}) " if rid is not None else ""
+
+    def map_row(self, row: dict[str, Any]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for name, v in row.items():
+            if v is None:
+                if name not in DEFAULTED:
+                    out[name] = None
+                continue
+            if name == "embedding":
+                vec = self._vector(v)
+                if vec is not None:
+                    out[name] = vec
+                continue
+            if name in TEXT_COLUMNS:
+                if isinstance(v, bytes):
+                    try:
+                        v = v.decode("utf-8")
+                    except UnicodeDecodeError as exc:
+                        raise ValidationError(
+                            name, f"is not valid UTF-8 (byte {exc.start + 1})"
+                        ) from None
+                elif isinstance(v, int | float) and name in ("id", "user_id", "superseded_by"):
+                    v = str(v)  # an integer key is still an id
+            elif isinstance(v, bytes):
+                raise ValidationError(name, "holds binary data, expected a number")
+            out[name] = v
+        return out
+
+    def _vector(self, v: Any) -> bytes | None:
+        import numpy as np
+
+        if not isinstance(v, bytes) or len(v) != DIM * 4:
+            size = f"{len(v)} bytes" if isinstance(v, bytes) else type(v).__name__
+            self.dropped[f"embedding (not {DIM} float32 values: {size})"] += 1
+            return None
+        if not np.isfinite(np.frombuffer(v, dtype="<f4")).all():
+            self.dropped["embedding (NaN or infinite values)"] += 1
+            return None
+        return v
