@@ -241,7 +241,8 @@ def _print_report(report: Any, as_json: bool, out: IO[str]) -> None:
         data = {
             "imported": report.imported, "updated": report.updated,
             "unchanged": report.unchanged, "skipped": report.skipped,
-            "bad": [{report.unit: b.number, "reason": b.reason} for b in report.bad],
+            "bad": [{report.unit: b.number, "id": b.ref, "reason": b.reason}
+                    for b in report.bad],
             "dropped_fields": dict(sorted(report.dropped.items())),
             "cancelled": report.cancelled, "stopped_at": report.stopped_at,
             "error": report.error, "group": report.group_id,
@@ -249,7 +250,7 @@ def _print_report(report: Any, as_json: bool, out: IO[str]) -> None:
         print(json.dumps(data, ensure_ascii=False, indent=1), file=out)
         return
     for b in report.bad:
-        err(f"{report.unit} {b.number}: {b.reason}")
+        err(f"{report.unit} {b}")
     for name, n in sorted(report.dropped.items()):
         err(f"not carried over: {name} ({n:,} {report.unit}s)")
     print(report.summary(), file=out)

@@ -62,12 +62,20 @@ class Candidate:
     values: dict[str, Any] | None
     error: str | None = None
     position: int = 0
+    ref: str | None = None  # the item's id when the source could read it
 
 
 @dataclass(frozen=True)
 class BadItem:
+    """One item that was not written: where it is, its id if known, and why."""
+
     number: int
     reason: str
+    ref: str | None = None
+
+    def __str__(self) -> str:
+        ref = f" (id {self.ref[:64]})" if self.ref else ""
+        return f"{self.number}{ref}: {self.reason}"
 
 
 @dataclass
@@ -197,14 +205,17 @@ class Importer:
                     break
                 last = cand.number
                 if cand.error is not None:
-                    rep.bad.append(BadItem(cand.number, cand.error))
+                    rep.bad.append(BadItem(cand.number, cand.error, cand.ref))
                 else:
+                    values = cand.values or {}
                     try:
-                        row, given = prepare(cand.values or {})
+                        row, given = prepare(values)
                         batch.append((cand.number, row, given))
                         seen_good = True
                     except ValidationError as exc:
-                        rep.bad.append(BadItem(cand.number, str(exc)))
+                        ref = values.get("id")
+                        rep.bad.append(BadItem(cand.number, str(exc),
+                                               ref if isinstance(ref, str) else None))
                 if not seen_good and len(rep.bad) >= GIVE_UP_AFTER:
                     first = rep.bad[0]
                     raise TransferError(
@@ -225,7 +236,7 @@ class Importer:
                 for rows in self._waiting.values():
                     rep.bad.extend(BadItem(number, (
                         f"superseded_by: no memory with id {row['superseded_by']!r} in the "
-                        "store or in the input")) for number, row, _ in rows)
+                        "store or in the input"), row["id"]) for number, row, _ in rows)
                 self._waiting.clear()
                 rep.stopped_at = None
                 if progress:
@@ -342,7 +353,7 @@ class Importer:
                 self.store.apply_in(conn, rid, changes, actor=ACTOR, action="import",
                                     group_id=self.group, note=self.note)
         except ValidationError as exc:
-            self.report.bad.append(BadItem(number, str(exc)))
+            self.report.bad.append(BadItem(number, str(exc), rid))
             return
         if embedding != current.embedding:
             # Vectors are derived data and never in the audit log (as for adds).

@@ -23,10 +23,6 @@ from memdesk.core.transfer.jsonl import FIELDS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 REQUIRED = ("id", "user_id", "text", "type", "created_at")
-TEXT_COLUMNS = frozenset({
-    "id", "user_id", "text", "type", "topic", "source_session", "superseded_by", "entity",
-    "attribute", "value", "layer", "created_at", "last_accessed", "valid_until", "deleted_at",
-})
 # Recall columns with a DEFAULT: NULL there means "never set", so the default applies.
 DEFAULTED = frozenset({"importance", "confidence", "access_count"})
 
@@ -39,10 +35,23 @@ def is_sqlite(path: Path) -> bool:
         return False
 
 
+class BadText(bytes):
+    """A TEXT value that is not UTF-8 (SQLite stores whatever it is given)."""
+
+
+def _text(raw: bytes) -> str | BadText:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return BadText(raw)
+
+
 def open_readonly(path: Path) -> sqlite3.Connection:
     """A connection that cannot write to ``path`` (SQLite's own guarantee, not ours)."""
     conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-    conn.text_factory = bytes  # decode ourselves: one bad row must not stop the import
+    # The default decoder raises on the first bad byte and ends the whole read; this
+    # one marks the value so only that row is reported.
+    conn.text_factory = _text
     return conn
 
 
@@ -60,8 +69,7 @@ class RecallSource(Source):
             raise TransferError(f"{self.label} is not a SQLite database.")
         try:
             self.conn = open_readonly(self.path)
-            cols = [r[1].decode() if isinstance(r[1], bytes) else r[1]
-                    for r in self.conn.execute("PRAGMA table_info(memories)")]
+            cols = [str(r[1]) for r in self.conn.execute("PRAGMA table_info(memories)")]
             if not cols:
                 raise TransferError(f"{self.label} has no memories table: not a Recall store.")
             missing = [c for c in REQUIRED if c not in cols]
@@ -92,21 +100,16 @@ class RecallSource(Source):
                 try:
                     values = self.map_row(row)
                 except ValidationError as exc:
-                    yield Candidate(n, None, self._where(row) + str(exc), n)
+                    yield Candidate(n, None, str(exc), n, ref=self._ref(row))
                     continue
                 yield Candidate(n, values, None, n)
         except sqlite3.DatabaseError as exc:
             raise TransferError(f"Cannot read {self.label}: {exc}.") from None
 
     @staticmethod
-    def _where(row: dict[str, Any]) -> str:
+    def _ref(row: dict[str, Any]) -> str | None:
         rid = row.get("id")
-        if isinstance(rid, bytes):
-            try:
-                return f"(id {rid.decode('utf-8')[:64]}) "
-            except UnicodeDecodeError:
-                return ""
-        return f"(id {rid}) " if rid is not None else ""
+        return str(rid) if isinstance(rid, str | int) else None
 
     def map_row(self, row: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -120,18 +123,17 @@ class RecallSource(Source):
                 if vec is not None:
                     out[name] = vec
                 continue
-            if name in TEXT_COLUMNS:
-                if isinstance(v, bytes):
-                    try:
-                        v = v.decode("utf-8")
-                    except UnicodeDecodeError as exc:
-                        raise ValidationError(
-                            name, f"is not valid UTF-8 (byte {exc.start + 1})"
-                        ) from None
-                elif isinstance(v, int | float) and name in ("id", "user_id", "superseded_by"):
-                    v = str(v)  # an integer key is still an id
-            elif isinstance(v, bytes):
-                raise ValidationError(name, "holds binary data, expected a number")
+            if isinstance(v, BadText):
+                try:
+                    v.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise ValidationError(
+                        name, f"is not valid UTF-8 text (bad byte at {exc.start + 1})"
+                    ) from None
+            if isinstance(v, bytes):
+                raise ValidationError(name, "holds binary data")
+            if name in ("id", "user_id", "superseded_by") and isinstance(v, int):
+                v = str(v)  # an integer key is still an id
             out[name] = v
         return out
 
