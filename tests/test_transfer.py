@@ -139,12 +139,14 @@ def test_bad_lines_are_reported_by_number_and_not_written(store: MemoryStore) ->
         json.dumps({**good, "id": "b18", "embedding": base64.b64encode(
             np.array([np.nan] * 4, "<f4").tobytes()).decode()}),            # 18
         json.dumps({**good, "id": "g19", "text": "𝔘𝔫𝔦𝔠𝔬𝔡𝔢 \u202e odd"}),      # 19 fine
+        json.dumps({**good, "id": "b20", "layer": "working"}),              # 20 never stored
     ]
     data = "\n".join(lines).encode() + b"\n\xff\xfebad bytes\n" + b"{" * 100_000 + b"\n"
     rep = import_bytes(store, data)
     assert rep.imported == 2
     by_line = {b.number: b.reason for b in rep.bad}
-    assert sorted(by_line) == [2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 20, 21]
+    assert sorted(by_line) == [2, 3, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 20, 21,
+                               22]
     assert "importance" in by_line[2] and "[0, 1]" in by_line[2]
     assert "not JSON" in by_line[3]
     assert "must be a number, got a string" in by_line[5]
@@ -161,9 +163,11 @@ def test_bad_lines_are_reported_by_number_and_not_written(store: MemoryStore) ->
     assert "itself" in by_line[16]
     assert "access_count" in by_line[17]
     assert "NaN" in by_line[18]
-    assert "UTF-8" in by_line[20]
-    assert "JSON" in by_line[21]  # absurd nesting: a reason, not a RecursionError
+    assert "working memory" in by_line[20]
+    assert "UTF-8" in by_line[21]
+    assert "JSON" in by_line[22]  # absurd nesting: a reason, not a RecursionError
     assert sorted(records(store)) == ["g1", "g19"]
+    assert store.get("g1").layer == "semantic"  # an empty layer is routed from the type
 
 
 def test_over_long_line_is_skipped_not_read(store: MemoryStore, monkeypatch) -> None:

@@ -53,6 +53,8 @@ def test_mem0_get_all_mapping(store: MemoryStore) -> None:
     assert one.created_at == datetime(2024, 7, 20, 8, 2, 3, 123456)  # -07:00 -> UTC
     two = store.get("00000000-0000-4000-8000-000000000002")
     assert (two.user_id, two.type, two.confidence) == ("travel-bot", "preference", 0.8)
+    # no layer in Mem0: routed from the type like every insert (seed 001)
+    assert (one.layer, two.layer) == ("semantic", "procedural")
     three = store.get("00000000-0000-4000-8000-000000000003")
     assert three.topic == "work" and three.valid_until == datetime(2025, 1, 1)
     four = store.get("00000000-0000-4000-8000-000000000004")

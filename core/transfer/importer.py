@@ -32,6 +32,7 @@ from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.records import RECORD_COLUMNS, encode_values
 from memdesk.core.taxonomy import Actor
+from memdesk.core.write.router import route_values
 
 MT = Memory.__table__
 ET = MemoryEvent.__table__
@@ -160,7 +161,9 @@ def prepare(values: dict[str, Any]) -> tuple[dict[str, Any], frozenset[str]]:
     for k, v in values.items():
         if isinstance(v, str):
             check_text_value(k, v)
-    row = validate_fields(values, creating=True)
+    # route_values: every insert gets a layer from its type (and "working" is refused),
+    # exactly as MemoryStore.add_many does.
+    row = route_values(validate_fields(values, creating=True))
     if row.get("superseded_by") is not None and row["superseded_by"] == row["id"]:
         raise ValidationError("superseded_by", "a memory cannot supersede itself")
     if row.get("embedding") is not None:
