@@ -17,6 +17,7 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.transfer.importer import GIVE_UP_AFTER, Importer, TransferError
 from memdesk.core.transfer.jsonl import FIELDS, JsonlSource, export_jsonl
+from memdesk.core.write.embed import check_space_in, recorded_space
 
 
 def export_bytes(store: MemoryStore, **kw) -> bytes:
@@ -42,6 +43,8 @@ def records(store: MemoryStore) -> dict[str, dict]:
 @pytest.fixture
 def rich(store: MemoryStore) -> MemoryStore:
     """A store exercising every field and every status, with forward and backward links."""
+    with store.write() as conn:  # vectors are all-MiniLM-L6-v2's (what backfill records)
+        check_space_in(conn)
     odd = "Ünïcödé ✓ 🧠 עברית e\u0301 line\u2028sep\nnewline \"quoted\" \\ back\ttab"
     a = store.add(user_id="alice", text="User prefers unittest", type="preference",
                   topic="tech", importance=0.1 + 0.2, confidence=5e-324, source_session="s1",
@@ -86,13 +89,16 @@ def test_every_line_has_every_field_in_order(rich: MemoryStore) -> None:
     lines = export_bytes(rich, with_embeddings=True).decode("utf-8").split("\n")
     assert lines[-1] == ""  # newline-terminated
     objs = [json.loads(x) for x in lines[:-1]]
-    assert all(list(o) == list(FIELDS) for o in objs)
+    at = FIELDS.index("embedding") + 1
+    assert all(list(o) == [*FIELDS[:at], "embedding_model", *FIELDS[at:]] for o in objs)
     without = [json.loads(x) for x in export_bytes(rich).decode().splitlines()]  # str!
     assert all("embedding" not in o for o in without)
     by_text = {o["text"]: o for o in objs}
     pref = by_text["User prefers unittest"]
     assert pref["created_at"] == "2025-01-02T03:04:05.678901Z"
     assert base64.b64decode(pref["embedding"]) == vec(1)
+    assert pref["embedding_model"] == "all-MiniLM-L6-v2"
+    assert by_text["v1"]["embedding"] is None and by_text["v1"]["embedding_model"] is None
     assert pref["importance"] == 0.1 + 0.2 and pref["confidence"] == 5e-324
     # U+2028 and friends are escaped, so even str.splitlines() sees one memory per line
     assert "\u2028" not in "".join(lines) and any("line\u2028sep" in o["text"] for o in objs)
@@ -114,6 +120,30 @@ def test_export_filters_and_dangling_links(rich: MemoryStore) -> None:
     assert [json.loads(x)["text"] for x in deleted.splitlines()] == ["Deleted one"]
     # by default an export is a full copy: deleted rows too
     assert len(export_bytes(rich).splitlines()) == rich.counts()["total"]
+
+
+def test_vectors_only_from_the_stores_model(rich: MemoryStore, tmp_path: Path) -> None:
+    objs = [json.loads(x) for x in export_bytes(rich, with_embeddings=True).splitlines()]
+    with_vec = [dict(o, superseded_by=None) for o in objs if o["embedding"]]
+    assert len(with_vec) == 2
+    # into an empty store: the store takes the file's model as its own
+    fresh = MemoryStore.open(tmp_path / "fresh.db")
+    rep = import_bytes(fresh, b"".join(json.dumps(o).encode() + b"\n" for o in with_vec))
+    assert rep.imported == 2 and not rep.dropped
+    with fresh.read() as conn:
+        assert recorded_space(conn).model == "all-MiniLM-L6-v2"
+    fresh.close()
+    # a vector of another model, or of no recorded model, is left out; the memory is not
+    other = dict(with_vec[0], id="o1", embedding_model="other-model")
+    unknown = dict(with_vec[1], id="o2")
+    del unknown["embedding_model"]
+    rep = import_bytes(rich, b"".join(json.dumps(o).encode() + b"\n" for o in (other, unknown)))
+    assert rep.imported == 2 and not rep.bad
+    assert rich.get("o1").embedding is None and rich.get("o2").embedding is None
+    assert sorted(rep.dropped) == [
+        "embedding (its model is not recorded; `memdesk embed` can fill vectors)",
+        "embedding (made by other-model, 384 dims; this store's vectors come from "
+        "another model)"]
 
 
 def test_bad_lines_are_reported_by_number_and_not_written(store: MemoryStore) -> None:

@@ -17,7 +17,7 @@ from memdesk.core.store.migrations.versions.m0001_recall_schema import RECALL_SC
 from memdesk.core.transfer.formats import Format, open_source, sniff
 from memdesk.core.transfer.importer import Importer, TransferError
 from memdesk.core.transfer.mem0 import Mem0Source
-from memdesk.core.transfer.recall import RecallSource
+from memdesk.core.transfer.recall import NO_VECTORS, RecallSource
 
 NOW = datetime(2026, 11, 23, 12, 0)
 
@@ -150,12 +150,12 @@ def test_recall_file_is_imported_read_only(store: MemoryStore, tmp_path: Path) -
     m1, m2 = store.get("m1"), store.get("m2")
     assert m1.superseded_by == "m2" and m1.valid_until == datetime(2025, 2, 1)
     assert m1.created_at == datetime(2025, 1, 2, 3, 4, 5, 1) and m1.access_count == 3
-    assert len(m1.embedding) == 384 * 4 and m1.decay_score == 0.5
+    assert m1.embedding is None and m1.decay_score == 0.5  # Recall's model is unknown
     assert m2.created_at == datetime(2025, 2, 1) and m2.last_accessed == datetime(2025, 3, 1, 10)
-    m4 = store.get("m4")  # NULL scores take Recall's own defaults; a broken vector is dropped
+    m4 = store.get("m4")  # NULL scores take Recall's own defaults
     assert (m4.importance, m4.confidence, m4.access_count, m4.embedding) == (0.5, 0.8, 0, None)
     assert store.get("8").text == "integer id"
-    assert rep.dropped == {"embedding (not 384 float32 values: 12 bytes)": 1}
+    assert rep.dropped == {NO_VECTORS: 2}
 
 
 def test_recall_source_refuses_other_files(tmp_path: Path) -> None:

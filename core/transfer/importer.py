@@ -39,6 +39,8 @@ ET = MemoryEvent.__table__
 M = MT.c
 COLUMNS = tuple(c for c in RECORD_COLUMNS if c != "seq")
 ACTOR = Actor.IMPORT.value
+MODEL_KEY = "embedding_model"
+NO_MODEL = "embedding (its model is not recorded; `memdesk embed` can fill vectors)"
 OnExisting = Literal["skip", "update"]
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
@@ -157,7 +159,13 @@ Row = tuple[int, dict[str, Any], frozenset[str]]  # (number, validated values, g
 
 
 def prepare(values: dict[str, Any]) -> tuple[dict[str, Any], frozenset[str]]:
-    """The store's validation plus what only an import can get wrong."""
+    """The store's validation plus what only an import can get wrong.
+
+    The vector's model (``embedding_model``, not a memory field) rides along in the row
+    under MODEL_KEY until the batch's vector check takes it out.
+    """
+    values = dict(values)
+    model = values.pop(MODEL_KEY, None)
     for k, v in values.items():
         if isinstance(v, str):
             check_text_value(k, v)
@@ -168,6 +176,7 @@ def prepare(values: dict[str, Any]) -> tuple[dict[str, Any], frozenset[str]]:
         raise ValidationError("superseded_by", "a memory cannot supersede itself")
     if row.get("embedding") is not None:
         check_vector(row["embedding"])
+        row[MODEL_KEY] = model
     return row, frozenset(values)
 
 
@@ -190,6 +199,7 @@ class Importer:
         self.report = ImportReport()
         self._waiting: dict[str, list[Row]] = {}  # replacement id -> rows that name it
         self._pending: list[dict[str, Any]] = []
+        self._spaces: dict[tuple[str, int], str | None] = {}  # (model, dim) -> refusal
 
     # -- driving ------------------------------------------------------------------
     def run(
@@ -258,10 +268,10 @@ class Importer:
 
         def run() -> None:
             with self.store.write() as conn:
+                work: list[Row] = self._vet_vectors(conn, batch)
                 wanted = {r["id"] for _, r, _ in batch}
                 wanted |= {r["superseded_by"] for _, r, _ in batch if r.get("superseded_by")}
                 present = self._existing(conn, wanted)
-                work: list[Row] = list(batch)
                 work.reverse()
                 while work:
                     self._consider(conn, work.pop(), present, work)
@@ -280,6 +290,37 @@ class Importer:
             self._pending.clear()
             raise
         rep.stopped_at = through
+
+    def _vet_vectors(self, conn: Connection, batch: list[Row]) -> list[Row]:
+        """Keep a vector only if it comes from the model whose vectors this store holds
+        (memdesk.core.write.embed: vectors of two models are not comparable).  A refused
+        vector is dropped from its row, counted, and the memory imported without it."""
+        from memdesk.core.write.embed import EmbeddingSpaceMismatch, check_space_in
+
+        out: list[Row] = []
+        for number, row, given in batch:
+            model = row.pop(MODEL_KEY, None)
+            vec = row.get("embedding")
+            if vec is not None:
+                key = (model or "", len(vec) // 4)
+                if not model:
+                    refusal: str | None = NO_MODEL
+                elif key in self._spaces:
+                    refusal = self._spaces[key]
+                else:
+                    try:
+                        check_space_in(conn, model, key[1])
+                        refusal = None
+                    except EmbeddingSpaceMismatch:
+                        refusal = (f"embedding (made by {model}, {key[1]} dims; this store's "
+                                   "vectors come from another model)")
+                    self._spaces[key] = refusal
+                if refusal:
+                    self.report.dropped[refusal] += 1
+                    row["embedding"] = None
+                    given = given - {"embedding"}
+            out.append((number, row, given))
+        return out
 
     @staticmethod
     def _existing(conn: Connection, ids: Iterable[str]) -> set[str]:

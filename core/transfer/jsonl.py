@@ -41,6 +41,7 @@ STRING_FIELDS = frozenset({
     "entity", "attribute", "value", "layer",
 })
 NUMBER_FIELDS = frozenset({"importance", "confidence", "decay_score"})
+MODEL_KEY = "embedding_model"  # not a memory field: where a line's vector came from
 INT64_MAX = 2**63 - 1
 # A line longer than this is refused unread (the largest valid memory is ~0.5 MB of
 # text plus a few KB of embedding); it keeps one runaway line from eating the memory.
@@ -62,16 +63,24 @@ def format_time(value: datetime) -> str:
 _LINE_BREAKERS = {0x85: "\\u0085", 0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
-def encode_row(row: dict[str, Any], *, with_embedding: bool) -> bytes:
-    """One memory as one line of UTF-8 JSON (with the trailing newline)."""
+def encode_row(row: dict[str, Any], *, with_embedding: bool,
+               model: str | None = None) -> bytes:
+    """One memory as one line of UTF-8 JSON (with the trailing newline).
+
+    With the embedding comes ``embedding_model``, the model the store recorded for its
+    vectors (null when it recorded none): vectors of different models are not
+    comparable, so an importer must know where a vector came from.
+    """
     out: dict[str, Any] = {}
     for name in FIELDS:
         v = row[name]
         if name == "embedding":
             if not with_embedding:
                 continue
-            v = base64.b64encode(bytes(v)).decode("ascii") if v is not None else None
-        elif isinstance(v, datetime):
+            out[name] = base64.b64encode(bytes(v)).decode("ascii") if v is not None else None
+            out[MODEL_KEY] = model if v is not None else None
+            continue
+        if isinstance(v, datetime):
             v = format_time(v)
         out[name] = v
     # allow_nan=False: the store never holds NaN, and a file that claims to be JSON
@@ -124,15 +133,16 @@ def decode_fields(data: dict[str, Any]) -> dict[str, Any]:
     The store's own validation (ranges, types, lengths) runs afterwards; this layer
     catches what JSON allows but the format does not: numbers given as strings,
     unknown keys, times that are not text, embeddings that are not float32 base64.
+    ``embedding_model`` is passed through for the importer's vector check.
     """
-    unknown = sorted(set(data) - set(FIELDS))
+    unknown = sorted(set(data) - set(FIELDS) - {MODEL_KEY})
     if unknown:
         raise ValidationError(unknown[0], "is not a memory field")
     out: dict[str, Any] = {}
     for name, v in data.items():
         if v is None:
             out[name] = None
-        elif name in STRING_FIELDS:
+        elif name in STRING_FIELDS or name == MODEL_KEY:
             if not isinstance(v, str):
                 raise ValidationError(name, f"must be a string, got {_json_kind(v)}")
             check_text_value(name, v)
@@ -283,6 +293,12 @@ def export_jsonl(
     cols = [M[c] for c in RECORD_COLUMNS]
     written = dangling = 0
     with store.read() as conn:
+        model = None
+        if with_embeddings:
+            from memdesk.core.write.embed import recorded_space
+
+            space = recorded_space(conn)
+            model = space.model if space else None
         total = int(conn.execute(
             select(func.count()).select_from(Memory.__table__).where(*clauses)
         ).scalar_one())
@@ -299,7 +315,7 @@ def export_jsonl(
             stack = [row]
             while stack:
                 r = stack.pop()
-                out.write(encode_row(r, with_embedding=with_embeddings))
+                out.write(encode_row(r, with_embedding=with_embeddings, model=model))
                 written += 1
                 if r["id"] in inside:
                     emitted.add(r["id"])

@@ -3,10 +3,10 @@
 The file is opened read-only through SQLite's URI ``mode=ro`` and is never modified
 (tests check its sha256).  SQLite stores whatever a writer gave it, whatever the
 declared column type, so every value is checked here: text is decoded as UTF-8 by us
-(a bad byte costs that row, not the import), and a vector that is not
-``DIM`` finite float32 values is dropped from its row (counted) rather than losing
-the memory.  A memdesk store is a superset of Recall's table and can be imported the
-same way (its ``layer`` and ``deleted_at`` come along).
+(a bad byte costs that row, not the import).  Vectors are not imported: Recall does not
+record which model made them (counted; ``memdesk embed`` computes ours).  A memdesk
+store is a superset of Recall's table and can be imported the same way (its ``layer``
+and ``deleted_at`` come along; for its vectors use an export with embeddings).
 """
 
 from __future__ import annotations
@@ -16,13 +16,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from memdesk.core.embeddings import DIM
 from memdesk.core.errors import ValidationError
 from memdesk.core.transfer.importer import Candidate, Source, TransferError
 from memdesk.core.transfer.jsonl import FIELDS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
 REQUIRED = ("id", "user_id", "text", "type", "created_at")
+NO_VECTORS = "embedding (Recall does not record its model; `memdesk embed` computes vectors)"
 # Recall columns with a DEFAULT: NULL there means "never set", so the default applies.
 DEFAULTED = frozenset({"importance", "confidence", "access_count"})
 
@@ -119,9 +119,10 @@ class RecallSource(Source):
                     out[name] = None
                 continue
             if name == "embedding":
-                vec = self._vector(v)
-                if vec is not None:
-                    out[name] = vec
+                # Recall does not record which model made its vectors, and vectors of
+                # two models are not comparable (memdesk.core.write.embed): leave them,
+                # say so, and let `memdesk embed` compute ours.
+                self.dropped[NO_VECTORS] += 1
                 continue
             if isinstance(v, BadText):
                 try:
@@ -136,15 +137,3 @@ class RecallSource(Source):
                 v = str(v)  # an integer key is still an id
             out[name] = v
         return out
-
-    def _vector(self, v: Any) -> bytes | None:
-        import numpy as np
-
-        if not isinstance(v, bytes) or len(v) != DIM * 4:
-            size = f"{len(v)} bytes" if isinstance(v, bytes) else type(v).__name__
-            self.dropped[f"embedding (not {DIM} float32 values: {size})"] += 1
-            return None
-        if not np.isfinite(np.frombuffer(v, dtype="<f4")).all():
-            self.dropped["embedding (NaN or infinite values)"] += 1
-            return None
-        return v
