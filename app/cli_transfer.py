@@ -15,7 +15,6 @@ import json
 import os
 import signal
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -122,9 +121,9 @@ def _is_main_thread() -> bool:
 
 # -- export --------------------------------------------------------------------------
 def cmd_export(args: argparse.Namespace) -> int:
-    from memdesk.core.store.db import sqlite_path
     from memdesk.core.store.query import MemoryFilter, Status
-    from memdesk.core.transfer.jsonl import export_jsonl
+    from memdesk.core.transfer.importer import TransferError
+    from memdesk.core.transfer.jsonl import export_jsonl, export_to_file
 
     store = open_store(args, create=False)
     flt = MemoryFilter(
@@ -140,15 +139,13 @@ def cmd_export(args: argparse.Namespace) -> int:
                                   progress=progress, cancelled=cancelled)
             sys.stdout.buffer.flush()
         else:
-            out = Path(args.out).expanduser()
-            store_file = sqlite_path(store.url)
-            if store_file is not None and out.resolve() in {
-                Path(str(store_file) + s).resolve() for s in ("", "-wal", "-shm")
-            }:
-                err(f"{out} is the store itself; choose another file")
-                return EXIT_USAGE
-            report = _export_to_file(store, out, flt, args.with_embeddings, progress, cancelled)
-            if report is None:
+            try:
+                report = export_to_file(store, Path(args.out), flt,
+                                        with_embeddings=args.with_embeddings,
+                                        progress=progress, cancelled=cancelled)
+            except TransferError as exc:
+                _end_progress()
+                err(str(exc))
                 return EXIT_USAGE
     _end_progress()
     if report.cancelled:
@@ -161,43 +158,6 @@ def cmd_export(args: argparse.Namespace) -> int:
             "not in this export; importing them into another store reports them as bad "
             "unless that memory is there")
     return 0
-
-
-def _export_to_file(store: Any, out: Path, flt: Any, with_embeddings: bool,
-                    progress: Any, cancelled: Callable[[], bool]) -> Any:
-    """Write next to ``out`` and rename when complete: a failed or cancelled export
-    never leaves a half file, nor clobbers the previous one."""
-    from memdesk.core.transfer.jsonl import export_jsonl
-
-    if out.is_dir():
-        err(f"{out} is a folder; give a file name")
-        return None
-    if not out.parent.exists():
-        err(f"the folder {out.parent} does not exist")
-        return None
-    fd, tmp = tempfile.mkstemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            report = export_jsonl(store, f, flt, with_embeddings=with_embeddings,
-                                  progress=progress, cancelled=cancelled)
-            f.flush()
-            os.fsync(f.fileno())
-        if report.cancelled:
-            os.unlink(tmp)
-        else:
-            os.chmod(tmp, 0o644 & ~_umask())
-            os.replace(tmp, out)
-        return report
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 # -- import --------------------------------------------------------------------------

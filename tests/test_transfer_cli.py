@@ -91,17 +91,18 @@ def test_refusals_are_messages_not_tracebacks(db: str, tmp_path: Path, args, mes
     assert b"Traceback" not in r.stderr
 
 
-def test_export_failure_keeps_previous_file(db: str, tmp_path: Path, monkeypatch) -> None:
+def test_export_failure_keeps_previous_file(db: str, tmp_path: Path, monkeypatch,
+                                           capsys) -> None:
     out = tmp_path / "keep.jsonl"
     out.write_text("previous export\n")
     import memdesk.core.transfer.jsonl as J
 
     def boom(*_a, **_k):
-        raise OSError("disk full")
+        raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(J, "export_jsonl", boom)
-    with pytest.raises(OSError):
-        main(["export", "--db", db, "--out", str(out)])
+    assert main(["export", "--db", db, "--out", str(out)]) == 2
+    assert "No space left on device" in capsys.readouterr().err
     assert out.read_text() == "previous export\n"
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
 

@@ -43,6 +43,7 @@ from .filters import builtin_filters, filter_from_dict, filter_to_dict
 from .ops import LatestTask
 from .settings import Settings, SettingsDialog
 from .text import error_box, plain_label, tooltip_text
+from .transfer import add_to_file_menu
 from .views import VIEWS
 
 KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
@@ -153,6 +154,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file.addMenu("Recent stores")
         file.addSeparator()
         self.settings_action = self._action(file, "Settings…", "Ctrl+,", self.edit_settings)
+        self.transfers = add_to_file_menu(self, file, before=self.settings_action)
         file.addSeparator()
         self.quit_action = self._action(file, "Quit", "Ctrl+Q", self.close)
 

@@ -17,11 +17,15 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import json
 import math
+import os
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import IO, Any
 
 from sqlalchemy import func, select
@@ -30,7 +34,13 @@ from memdesk.core.errors import ValidationError
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import DATETIME_FIELDS, RECORD_COLUMNS
-from memdesk.core.transfer.importer import Candidate, Source, check_text_value, check_vector
+from memdesk.core.transfer.importer import (
+    Candidate,
+    Source,
+    TransferError,
+    check_text_value,
+    check_vector,
+)
 
 M = Memory.__table__.c
 
@@ -343,3 +353,55 @@ def export_jsonl(
     if progress:
         progress(written, total)
     return ExportReport(written, dangling)
+
+
+def export_to_file(
+    store: Any,
+    path: Path,
+    flt: MemoryFilter | None = None,
+    *,
+    with_embeddings: bool = False,
+    progress: Progress | None = None,
+    cancelled: Cancelled | None = None,
+) -> ExportReport:
+    """Export to ``path`` through a temporary file next to it, renamed when complete: a
+    failed or cancelled export never leaves half a file nor replaces the previous one.
+    Refuses the store's own file (an easy slip in a save dialog)."""
+    from memdesk.core.store.db import sqlite_path
+
+    path = Path(path).expanduser()
+    store_file = sqlite_path(store.url)
+    if store_file is not None and path.resolve() in {
+        Path(str(store_file) + s).resolve() for s in ("", "-wal", "-shm")
+    }:
+        raise TransferError(f"{path} is the store itself; choose another file.")
+    if path.is_dir():
+        raise TransferError(f"{path} is a folder; give a file name.")
+    if not path.parent.exists():
+        raise TransferError(f"The folder {path.parent} does not exist.")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".partial", dir=path.parent)
+    except OSError as exc:
+        raise TransferError(f"Cannot write in {path.parent}: {exc.strerror}.") from None
+    try:
+        with os.fdopen(fd, "wb") as f:
+            report = export_jsonl(store, f, flt, with_embeddings=with_embeddings,
+                                  progress=progress, cancelled=cancelled)
+            f.flush()
+            os.fsync(f.fileno())
+        if report.cancelled:
+            os.unlink(tmp)
+        else:
+            mask = os.umask(0)
+            os.umask(mask)
+            os.chmod(tmp, 0o666 & ~mask)  # as a plain open() would have created it
+            os.replace(tmp, path)
+        return report
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise TransferError(f"Cannot write {path}: {exc.strerror or exc}.") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
