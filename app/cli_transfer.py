@@ -173,10 +173,11 @@ def cmd_import(args: argparse.Namespace) -> int:
     if not args.file:
         err("give a file to import (or - for standard input)")
         return EXIT_USAGE
-    store = open_store(args)
     label = "standard input" if args.file == "-" else args.file
     try:
         with open_source(args.file, args.fmt, default_user=args.default_user) as source:
+            # Opened after the input: an unreadable file must not leave a new empty store.
+            store = open_store(args)
             unit = "bytes" if source.unit == "line" and source.total else f"{source.unit}s"
             progress = _progress("importing", unit)
             importer = Importer(store, on_existing=args.on_existing,

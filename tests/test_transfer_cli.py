@@ -83,6 +83,7 @@ def test_json_report_and_undo(db: str, tmp_path: Path, capsys) -> None:
     (("import", "{tmp}/photo.png"), b"does not look like memories"),
     (("import",), b"give a file"),
     (("import", "x", "--undo", "g"), b"not both"),
+    (("import", "{db}"), b"the store being imported into"),
 ])
 def test_refusals_are_messages_not_tracebacks(db: str, tmp_path: Path, args, message) -> None:
     (tmp_path / "photo.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00\xff\n" * 200)
@@ -120,6 +121,9 @@ def test_mem0_and_recall_are_recognised(db: str, tmp_path: Path) -> None:
     assert r.returncode == 0 and b"imported 3" in r.stdout
     r = cli("import", db, "--db", copy, "--from", "mem0")
     assert r.returncode == 2 and b"not a Mem0 export" in r.stderr
+    # a bad input does not leave a new empty store behind
+    r = cli("import", str(tmp_path / "missing.json"), "--db", str(tmp_path / "new.db"))
+    assert r.returncode == 2 and not (tmp_path / "new.db").exists()
 
 
 def test_progress_only_on_a_terminal(monkeypatch, capsys) -> None:

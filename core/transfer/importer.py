@@ -213,6 +213,7 @@ class Importer:
     ) -> ImportReport:
         rep = self.report
         rep.unit = source.unit
+        self._check_not_itself(source)
         batch: list[Row] = []
         seen_good = False
         last = 0
@@ -265,6 +266,15 @@ class Importer:
         rep.bad.sort(key=lambda b: b.number)
         rep.group_id = self.group if rep.changed else None
         return rep
+
+    def _check_not_itself(self, source: Source) -> None:
+        from pathlib import Path
+
+        from memdesk.core.store.db import sqlite_path
+
+        src, own = getattr(source, "path", None), sqlite_path(self.store.url)
+        if src is not None and own is not None and Path(src).resolve() == own.resolve():
+            raise TransferError(f"{src} is the store being imported into; nothing to do.")
 
     # -- one batch, one transaction ---------------------------------------------
     def _flush(self, batch: list[Row], through: int | None) -> None:
