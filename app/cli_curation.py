@@ -209,10 +209,10 @@ def cmd_sweep_decide(args: argparse.Namespace) -> int:
         ch = sweep.decide(store, state.id, pos, "revalue", importance=args.importance,
                           note=args.note)
     if args.json:
-        _print_json({"item": pos + 1, "memory_id": ch.memory_ids[0],
-                     "decision": ch.extra["decision"], "events": list(ch.event_ids)})
+        _print_json({"item": pos + 1, "memory_id": ch.changes.memory_ids[0],
+                     "decision": ch.decision, "events": list(ch.changes.event_ids)})
     else:
-        print(f"item {pos + 1}: {ch.extra['decision']} ({ch.memory_ids[0]})")
+        print(f"item {pos + 1}: {ch.decision} ({ch.changes.memory_ids[0]})")
     return 0
 
 
@@ -221,7 +221,7 @@ def cmd_sweep_undo(args: argparse.Namespace) -> int:
 
     store = open_store(args, create=False)
     ch = sweep.undo_decision(store, args.sweep_id)
-    print(f"undone: item {ch.extra['pos'] + 1} ({ch.extra['undone']})")
+    print(f"undone: item {ch.pos + 1} ({ch.decision})")
     return 0
 
 

@@ -48,11 +48,11 @@ def _run(db: str | None, tmp: Path) -> int:
         print(f"store: {store.url}")
     total = store.counts()["total"]
 
-    from PySide6.QtCore import QSettings, QTimer
+    from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
-    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp))
+    # The window's settings file goes to the temporary folder (ui/settings.py).
+    os.environ["MEMDESK_CONFIG_DIR"] = str(tmp)
     app = QApplication.instance() or QApplication([sys.argv[0], "-platform",
                                                    os.environ["QT_QPA_PLATFORM"]])
     app.setApplicationName("memdesk-smoke")

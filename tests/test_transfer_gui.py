@@ -1,11 +1,12 @@
-"""File → Import… / Export…: off the GUI thread, with progress and cancel, the import on
-the undo stack as one step."""
+"""File → Import… / Export…: background ops through the desk's pipeline, with a progress
+dialog and Cancel, the import on the undo stack as one step."""
 
 from __future__ import annotations
 
 import io
 import json
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -13,10 +14,12 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.transfer import formats
+from memdesk.core.transfer.importer import Candidate, Source
 from memdesk.core.transfer.jsonl import export_jsonl
 from memdesk.ui.main_window import MainWindow
 from memdesk.ui.settings import Settings
-from memdesk.ui.transfer import ImportOptions, TransferRunner
+from memdesk.ui.transfer import ImportOptions
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("isolated_settings")]
 
@@ -29,7 +32,7 @@ def window(qtbot, store: MemoryStore, tmp_path: Path):
     qtbot.addWidget(w)
     w.show()
     yield w
-    w.transfers.runner.wait()
+    w.desk.wait_idle()
     w.close()
 
 
@@ -75,10 +78,11 @@ def test_import_failure_is_a_dialog(qtbot, window: MainWindow, tmp_path: Path,
                                     monkeypatch) -> None:
     shown: list[QMessageBox] = []
     monkeypatch.setattr(QMessageBox, "open", lambda self: shown.append(self))
-    with qtbot.waitSignal(window.transfers.runner.failed, timeout=30_000):
+    with qtbot.waitSignal(window.transfers.failed, timeout=30_000):
         window.transfers.start_import(str(tmp_path / "missing.jsonl"))
-    assert shown and "There is no file" in shown[0].text()
-    assert window.store.count() == 0
+    assert shown and "There is no file" in shown[0].text()  # the desk's error channel
+    assert window.store.count() == 0 and not window.transfers.busy
+    assert window.undo_stack.count() == 0
 
 
 def test_export_writes_the_same_bytes_as_the_core(qtbot, window: MainWindow,
@@ -98,27 +102,50 @@ def test_export_writes_the_same_bytes_as_the_core(qtbot, window: MainWindow,
 def test_export_onto_the_store_is_refused(qtbot, window: MainWindow, monkeypatch) -> None:
     shown: list[QMessageBox] = []
     monkeypatch.setattr(QMessageBox, "open", lambda self: shown.append(self))
-    with qtbot.waitSignal(window.transfers.runner.failed, timeout=30_000):
+    with qtbot.waitSignal(window.transfers.failed, timeout=30_000):
         window.transfers.start_export(str(window.store.engine.url.database))
     assert shown and "the store itself" in shown[0].text()
 
 
-def test_cancel_still_delivers_the_result(qtbot, window: MainWindow) -> None:
-    """Cancel asks the work to stop; what it did (a partial import) must still arrive."""
-    runner = TransferRunner(window)
-    started = threading.Event()
+class GatedSource(Source):
+    """Yields one memory, then waits for the test before yielding the next."""
 
-    def work(state, cancel: threading.Event) -> str:
-        started.set()
-        assert cancel.wait(20), "cancel never arrived"
-        return "stopped cleanly"
+    unit, kind, label = "line", "test", "gated"
 
-    with qtbot.waitSignal(runner.finished, timeout=30_000) as sig:
-        runner.start("Importing", work)
-        assert started.wait(20)
-        runner.dialog.findChild(QPushButton).click()  # the dialog's Cancel button
-    assert sig.args == ["stopped cleanly"]
-    assert runner.dialog is None  # closed
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting, self.gate = threading.Event(), threading.Event()
+
+    def __iter__(self):
+        for n in (1, 2, 3):
+            if n == 2:
+                self.waiting.set()
+                assert self.gate.wait(20), "the test never opened the gate"
+            yield Candidate(n, {"id": f"g{n}", "user_id": "u", "text": f"t{n}",
+                                "type": "fact"}, None, n)
+
+
+def test_cancel_keeps_what_was_imported_and_undoable(qtbot, window: MainWindow,
+                                                     monkeypatch) -> None:
+    source = GatedSource()
+
+    @contextmanager
+    def fake_open(*_a, **_k):
+        yield source
+
+    monkeypatch.setattr(formats, "open_source", fake_open)
+    with qtbot.waitSignal(window.transfers.imported, timeout=30_000) as sig:
+        window.transfers.start_import("gated.jsonl")
+        assert source.waiting.wait(20)
+        window.transfers.progress.findChild(QPushButton).click()  # the dialog's Cancel
+        source.gate.set()
+    report = sig.args[0]
+    assert report.cancelled and report.imported == 1 and report.stopped_at == 1
+    assert window.store.count() == 1 and not window.transfers.busy
+    assert window.transfers.report_dialog.windowTitle() == "Import cancelled"
+    window.undo_stack.undo()  # what a cancelled import wrote is still one undo step
+    assert window.store.count() == 0
+    window.transfers.report_dialog.close()
 
 
 def test_import_options_dialog(qtbot) -> None:

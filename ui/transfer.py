@@ -1,24 +1,24 @@
 """File → Import… and File → Export…: the GUI face of memdesk.core.transfer.
 
-The work runs off the GUI thread (``ops.Task``) with a progress dialog whose Cancel
-stops it cleanly: an export then writes nothing, an import keeps the batches already
-written (they are one audited group) and says how far it got.  A finished import is
-put on the window's undo stack as one step (Edit → Undo takes the whole import back,
-through the core's group undo) and broadcast like any other change.
+Both run as background ``Op``s through the desk's one action pipeline (docs/
+architecture.md): the work runs on the desk's writer thread, a finished import is one
+Edit → Undo step (the core's group undo) and is broadcast to the views, a failure
+reaches the operator through the desk's one error channel.  On top of that a progress
+dialog follows the op's progress and offers Cancel, which stops the work cleanly: an
+export then writes nothing, an import keeps the batches already written (one audited,
+undoable group) and says how far it got.
 
-Private state: ``TransferRunner`` keeps the running task and its cancel flag; the
-dialogs hold only their widgets.
+Private state: ``Transfers`` keeps the running op's cancel flag and progress dialog.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QObject, Qt, Signal
-from PySide6.QtGui import QAction, QKeySequence, QUndoCommand
+from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -34,10 +34,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memdesk.core.errors import MemdeskError
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed, Changes
 
-from .ops import Task, TaskState
+from .actions import Op
+from .ops import TaskState
 from .text import error_box, plain_label
 
 IMPORT_FILTERS = ("Memories (*.jsonl *.json *.db *.sqlite *.sqlite3);;"
@@ -45,37 +45,6 @@ IMPORT_FILTERS = ("Memories (*.jsonl *.json *.db *.sqlite *.sqlite3);;"
                   "Recall SQLite (*.db *.sqlite *.sqlite3);;All files (*)")
 FORMATS = (("Recognise from the content", "auto"), ("memdesk JSON Lines", "jsonl"),
            ("Mem0 get_all export", "mem0"), ("Recall SQLite file", "recall"))
-
-
-class ImportedCommand(QUndoCommand):
-    """An import on the undo stack.  It has run already, so its first redo (the push)
-    does nothing; undo and redo replay the core's group undo of the last step."""
-
-    def __init__(self, window: Any, label: str, applied: Changes) -> None:
-        super().__init__(label.replace("&", "&&"))
-        self.window = window
-        self.applied = applied
-        self._pushed = False
-
-    def _revert(self) -> None:
-        from .undo import undo_changes
-
-        try:
-            self.applied = undo_changes(self.window.store, self.applied)
-        except MemdeskError as exc:
-            self.setObsolete(True)
-            error_box(self.window, self.text(), str(exc)).exec()
-            return
-        self.window.changed.emit(self.applied)
-
-    def redo(self) -> None:
-        if not self._pushed:
-            self._pushed = True
-            return
-        self._revert()
-
-    def undo(self) -> None:
-        self._revert()
 
 
 class ImportOptions(QDialog):
@@ -164,89 +133,43 @@ def report_details(report: Any) -> str:
     return "\n".join(lines) or "Every item was imported."
 
 
-class TransferRunner(QObject):
-    """Runs one import or export at a time behind a progress dialog with Cancel."""
+class TransferProgress(QProgressDialog):
+    """Follows the desk's progress for one transfer; Cancel sets the transfer's flag.
 
-    finished = Signal(object)  # the core report
-    failed = Signal(str)
+    The flag is the transfer's own, not the task's: a cancelled import still returns
+    its report (what it wrote is real and undoable), which a cancelled task would drop.
+    """
 
-    def __init__(self, window: Any) -> None:
-        super().__init__(window)
-        self.window = window
-        self.task: Task | None = None
-        self.dialog: QProgressDialog | None = None
-        # Our own flag, not the task's: a cancelled import still returns its report
-        # (what it wrote is real and undoable), which a cancelled Task would swallow.
-        self.cancel_flag = threading.Event()
+    def __init__(self, title: str, cancel: threading.Event, parent: QWidget) -> None:
+        super().__init__(title, "Cancel", 0, 0, parent)
+        self.setWindowTitle(title)
+        self.setWindowModality(Qt.WindowModality.WindowModal)
+        self.setMinimumDuration(300)  # a small file should not flash a dialog
+        self.setAutoClose(False)
+        self.setAutoReset(False)
+        self.canceled.connect(cancel.set)
+        self.canceled.connect(lambda: self.setLabelText(f"{title}: stopping…"))
 
-    @property
-    def busy(self) -> bool:
-        return self.task is not None and self.task.running
-
-    def start(self, title: str, work: Callable[[TaskState, threading.Event], Any]) -> Task:
-        self.cancel_flag = threading.Event()
-        flag = self.cancel_flag
-        dlg = QProgressDialog(title, "Cancel", 0, 0, self.window)
-        dlg.setWindowTitle(title)
-        dlg.setWindowModality(Qt.WindowModality.WindowModal)
-        dlg.setMinimumDuration(300)  # a small file should not flash a dialog
-        dlg.setAutoClose(False)
-        dlg.setAutoReset(False)
-        dlg.canceled.connect(flag.set)
-        dlg.canceled.connect(lambda: dlg.setLabelText(f"{title}: stopping…"))
-        self.dialog = dlg
-        task = Task(lambda state: work(state, flag), self)
-        task.progress.connect(self._progress)
-        task.finished.connect(self._done)
-        task.failed.connect(self._failed)
-        self.task = task
-        return task.start()
-
-    def _progress(self, done: int, total: int) -> None:
-        if self.dialog is None:
-            return
+    def follow(self, done: int, total: int) -> None:
         if total > 0:
             # QProgressDialog takes ints; byte counts of big files exceed 2**31
-            self.dialog.setMaximum(1000)
-            self.dialog.setValue(min(1000, done * 1000 // total))
-
-    def _close(self) -> None:
-        if self.dialog is not None:
-            self.dialog.canceled.disconnect()
-            self.dialog.close()
-            self.dialog.deleteLater()
-            self.dialog = None
-        if self.task is not None:
-            self.task.deleteLater()
-            self.task = None
-
-    def _done(self, result: object) -> None:
-        self._close()
-        self.finished.emit(result)
-
-    def _failed(self, exc: object, tb: str) -> None:
-        self._close()
-        if isinstance(exc, MemdeskError):
-            self.failed.emit(str(exc))
-        else:  # a bug: keep the traceback for the report, keep the window alive
-            self.failed.emit(f"Unexpected error: {type(exc).__name__}: {exc}\n\n{tb}")
-
-    def wait(self, msecs: int = 10_000) -> None:
-        from PySide6.QtCore import QThreadPool
-
-        QThreadPool.globalInstance().waitForDone(msecs)
+            self.setMaximum(1000)
+            self.setValue(min(1000, done * 1000 // total))
 
 
 class Transfers(QObject):
-    """The two File-menu actions and what they start.  One per window."""
+    """The two File-menu actions and what they start.  One per window; one transfer at
+    a time."""
 
-    imported = Signal(object)  # ImportReport, after the window has been told
+    imported = Signal(object)  # ImportReport, after the desk has broadcast it
     exported = Signal(object)  # ExportReport
+    failed = Signal(str)  # the message (the desk has shown it)
 
     def __init__(self, window: Any) -> None:
         super().__init__(window)
         self.window = window
-        self.runner = TransferRunner(window)
+        self.progress: TransferProgress | None = None
+        self.cancel = threading.Event()
         self.report_dialog: ImportReportDialog | None = None
         self.import_action = QAction("Import memories…", window)
         self.import_action.setShortcut(QKeySequence("Ctrl+Shift+I"))
@@ -254,6 +177,28 @@ class Transfers(QObject):
         self.export_action = QAction("Export memories…", window)
         self.export_action.setShortcut(QKeySequence("Ctrl+Shift+E"))
         self.export_action.triggered.connect(lambda _=False: self.ask_export())
+
+    @property
+    def busy(self) -> bool:
+        return self.progress is not None
+
+    def _start(self, op: Op[Any], cancel: threading.Event) -> bool:
+        desk = self.window.desk
+        self.cancel = cancel
+        self.progress = TransferProgress(op.name, cancel, self.window)
+        desk.progress.connect(self.progress.follow)
+        return desk.run(op)
+
+    def _finish(self) -> None:
+        if self.progress is not None:
+            self.window.desk.progress.disconnect(self.progress.follow)
+            self.progress.close()
+            self.progress.deleteLater()
+            self.progress = None
+
+    def _on_error(self, message: str) -> None:
+        self._finish()
+        self.failed.emit(message)
 
     # -- import ------------------------------------------------------------------------
     def ask_import(self) -> None:
@@ -266,13 +211,14 @@ class Transfers(QObject):
             self.start_import(path, **dlg.values())
 
     def start_import(self, path: str, *, fmt: str = "auto", on_existing: str = "skip",
-                     default_user: str | None = None) -> Task | None:
-        if self.runner.busy:
-            return None
+                     default_user: str | None = None) -> bool:
+        if self.busy:
+            return False
         store = self.window.store
         label = f"Import from {Path(path).name}"
+        cancel = threading.Event()
 
-        def work(state: TaskState, cancel: threading.Event) -> Any:
+        def work(state: TaskState) -> Any:
             from memdesk.core.transfer.formats import open_source
             from memdesk.core.transfer.importer import Importer
 
@@ -281,22 +227,17 @@ class Transfers(QObject):
                                     note=f"import from {path} ({source.kind})", keep_ids=True)
                 return importer.run(source, progress=state.progress, cancelled=cancel.is_set)
 
-        self.runner.finished.connect(self._import_done)
-        self.runner.failed.connect(self._failed)
-        self._label = label
-        return self.runner.start(label, work)
+        def done(report: Any) -> None:
+            self._finish()
+            self.report_dialog = ImportReportDialog(report, label, self.window)
+            self.report_dialog.open()
+            if report.error:  # the store went away mid-import: what got in is listed
+                error_box(self.window, label, report.error).open()
+            self.imported.emit(report)
 
-    def _import_done(self, report: Any) -> None:
-        self._disconnect()
-        if report.changed:
-            self.window.undo_stack.push(ImportedCommand(self.window, self._label,
-                                                        report.changes))
-            self.window.changed.emit(report.changes)
-        self.report_dialog = ImportReportDialog(report, self._label, self.window)
-        self.report_dialog.open()
-        if report.error:
-            error_box(self.window, self._label, report.error).open()
-        self.imported.emit(report)
+        op = Op(label, work, done=done, background=True, on_error=self._on_error,
+                changes=lambda report: report.changes)
+        return self._start(op, cancel)
 
     # -- export ------------------------------------------------------------------------
     def ask_export(self) -> None:
@@ -312,42 +253,33 @@ class Transfers(QObject):
                               flt=flt if opts.filtered.isChecked() else None)
 
     def start_export(self, path: str, *, with_embeddings: bool = False,
-                     flt: Any = None) -> Task | None:
-        if self.runner.busy:
-            return None
+                     flt: Any = None) -> bool:
+        if self.busy:
+            return False
         store = self.window.store
+        cancel = threading.Event()
 
-        def work(state: TaskState, cancel: threading.Event) -> Any:
+        def work(state: TaskState) -> Any:
             from memdesk.core.transfer.jsonl import export_to_file
 
             return export_to_file(store, Path(path), flt, with_embeddings=with_embeddings,
                                   progress=state.progress, cancelled=cancel.is_set)
 
-        self.runner.finished.connect(self._export_done)
-        self.runner.failed.connect(self._failed)
-        self._label = f"Export to {Path(path).name}"
-        self._path = path
-        return self.runner.start(self._label, work)
+        def done(report: Any) -> None:
+            self._finish()
+            if report.cancelled:
+                message = "Export cancelled; no file was written."
+            else:
+                message = f"Exported {report.written:,} memories to {path}"
+                if report.dangling:
+                    message += (f" ({report.dangling:,} name a replacement that is not in "
+                                "this export)")
+            self.window.statusBar().showMessage(message, 10_000)
+            self.exported.emit(report)
 
-    def _export_done(self, report: Any) -> None:
-        self._disconnect()
-        if report.cancelled:
-            message = "Export cancelled; no file was written."
-        else:
-            message = f"Exported {report.written:,} memories to {self._path}"
-            if report.dangling:
-                message += (f" ({report.dangling:,} name a replacement that is not in "
-                            "this export)")
-        self.window.statusBar().showMessage(message, 10_000)
-        self.exported.emit(report)
-
-    def _failed(self, message: str) -> None:
-        self._disconnect()
-        error_box(self.window, self._label, message).open()
-
-    def _disconnect(self) -> None:
-        for signal in (self.runner.finished, self.runner.failed):
-            signal.disconnect()
+        return self._start(Op(f"Export to {Path(path).name}", work, done=done,
+                              background=True, undoable=False, on_error=self._on_error,
+                              changes=lambda _report: Changes(kinds=Changed.NOTHING)), cancel)
 
 
 def browser_filter(window: Any) -> Any:
