@@ -194,7 +194,7 @@ def cmd_import(args: argparse.Namespace) -> int:
         return EXIT_STORE
     if report.cancelled:
         return EXIT_CANCELLED
-    return EXIT_USAGE if report.bad else 0
+    return EXIT_USAGE if report.bad_count else 0
 
 
 def _print_report(report: Any, as_json: bool, out: IO[str]) -> None:
@@ -204,6 +204,7 @@ def _print_report(report: Any, as_json: bool, out: IO[str]) -> None:
             "unchanged": report.unchanged, "skipped": report.skipped,
             "bad": [{report.unit: b.number, "id": b.ref, "reason": b.reason}
                     for b in report.bad],
+            "bad_count": report.bad_count,
             "dropped_fields": dict(sorted(report.dropped.items())),
             "cancelled": report.cancelled, "stopped_at": report.stopped_at,
             "error": report.error, "group": report.group_id,
@@ -212,6 +213,8 @@ def _print_report(report: Any, as_json: bool, out: IO[str]) -> None:
         return
     for b in report.bad:
         err(f"{report.unit} {b}")
+    if report.unlisted_bad:
+        err(f"... and {report.unlisted_bad:,} more bad {report.unit}s (not listed)")
     for name, n in sorted(report.dropped.items()):
         err(f"not carried over: {name} ({n:,} {report.unit}s)")
     print(report.summary(), file=out)

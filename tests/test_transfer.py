@@ -200,6 +200,21 @@ def test_bad_lines_are_reported_by_number_and_not_written(store: MemoryStore) ->
     assert store.get("g1").layer == "semantic"  # an empty layer is routed from the type
 
 
+def test_many_bad_lines_are_counted_and_reasons_stay_short(store: MemoryStore,
+                                                           monkeypatch) -> None:
+    import memdesk.core.transfer.importer as imp
+
+    monkeypatch.setattr(imp, "MAX_LISTED_BAD", 10)
+    good = json.dumps({"id": "ok", "user_id": "u", "text": "fine", "type": "fact"})
+    huge_type = json.dumps({"user_id": "u", "text": "t", "type": "x" * 1_000_000})
+    data = "\n".join([good] + [huge_type] * 500).encode()
+    rep = import_bytes(store, data)
+    assert rep.imported == 1 and rep.bad_count == 500 and len(rep.bad) == 10
+    assert rep.unlisted_bad == 490 and "bad 500" in rep.summary()
+    assert all(len(b.reason) <= imp.MAX_REASON_CHARS for b in rep.bad)
+    assert rep.bad[0].reason.startswith("type: unknown type 'xxx")
+
+
 def test_over_long_line_is_skipped_not_read(store: MemoryStore, monkeypatch) -> None:
     import memdesk.core.transfer.jsonl as J
 

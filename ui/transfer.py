@@ -125,6 +125,8 @@ class ImportReportDialog(QDialog):
 
 def report_details(report: Any) -> str:
     lines = [f"{report.unit} {b}" for b in report.bad]
+    if report.unlisted_bad:
+        lines.append(f"… and {report.unlisted_bad:,} more bad {report.unit}s (not listed)")
     lines += [f"not carried over: {name} ({n:,} {report.unit}s)"
               for name, n in sorted(report.dropped.items())]
     if report.group_id:

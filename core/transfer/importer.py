@@ -44,6 +44,11 @@ NO_MODEL = "embedding (its model is not recorded; `memdesk embed` can fill vecto
 OnExisting = Literal["skip", "update"]
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
+# Bad items kept with their reasons (the rest are counted): a file with millions of bad
+# lines must not hold millions of messages in memory.
+MAX_LISTED_BAD = 10_000
+# A reason echoes the offending value; a value can be megabytes long.
+MAX_REASON_CHARS = 300
 # When this many items in a row are bad and none was good, the input is not what it
 # claims to be (a wrong file, a wrong format): stop instead of listing every line.
 GIVE_UP_AFTER = 50
@@ -76,8 +81,14 @@ class BadItem:
     reason: str
     ref: str | None = None
 
+    def __post_init__(self) -> None:
+        if len(self.reason) > MAX_REASON_CHARS:
+            object.__setattr__(self, "reason", self.reason[:MAX_REASON_CHARS - 1] + "…")
+        if self.ref is not None and len(self.ref) > 64:
+            object.__setattr__(self, "ref", self.ref[:63] + "…")
+
     def __str__(self) -> str:
-        ref = f" (id {self.ref[:64]})" if self.ref else ""
+        ref = f" (id {self.ref})" if self.ref else ""
         return f"{self.number}{ref}: {self.reason}"
 
 
@@ -91,13 +102,23 @@ class ImportReport:
     updated: int = 0
     unchanged: int = 0
     skipped: int = 0
-    bad: list[BadItem] = field(default_factory=list)
+    bad: list[BadItem] = field(default_factory=list)  # the first MAX_LISTED_BAD
+    bad_count: int = 0  # all of them
     dropped: Counter[str] = field(default_factory=Counter)
     cancelled: bool = False
     stopped_at: int | None = None
     error: str | None = None
     group_id: str | None = None
     memory_ids: list[str] = field(default_factory=list)
+
+    def add_bad(self, item: BadItem) -> None:
+        self.bad_count += 1
+        if len(self.bad) < MAX_LISTED_BAD:
+            self.bad.append(item)
+
+    @property
+    def unlisted_bad(self) -> int:
+        return self.bad_count - len(self.bad)
 
     @property
     def changed(self) -> bool:
@@ -113,7 +134,7 @@ class ImportReport:
         if self.unchanged:
             parts.append(f"unchanged {self.unchanged:,}")
         parts += [f"skipped {self.skipped:,} (already in the store)" if self.skipped
-                  else "skipped 0", f"bad {len(self.bad):,}"]
+                  else "skipped 0", f"bad {self.bad_count:,}"]
         text = ", ".join(parts)
         if self.cancelled:
             text = f"cancelled after {self.unit} {self.stopped_at or 0:,}: " + text
@@ -224,7 +245,7 @@ class Importer:
                     break
                 last = cand.number
                 if cand.error is not None:
-                    rep.bad.append(BadItem(cand.number, cand.error, cand.ref))
+                    rep.add_bad(BadItem(cand.number, cand.error, cand.ref))
                 else:
                     values = cand.values or {}
                     try:
@@ -233,9 +254,9 @@ class Importer:
                         seen_good = True
                     except ValidationError as exc:
                         ref = values.get("id")
-                        rep.bad.append(BadItem(cand.number, str(exc),
+                        rep.add_bad(BadItem(cand.number, str(exc),
                                                ref if isinstance(ref, str) else None))
-                if not seen_good and len(rep.bad) >= GIVE_UP_AFTER:
+                if not seen_good and rep.bad_count >= GIVE_UP_AFTER:
                     first = rep.bad[0]
                     raise TransferError(
                         f"{source.label or 'the input'} does not look like memories in this "
@@ -253,9 +274,10 @@ class Importer:
             rep.stopped_at = last
             if not rep.cancelled:
                 for rows in self._waiting.values():
-                    rep.bad.extend(BadItem(number, (
-                        f"superseded_by: no memory with id {row['superseded_by']!r} in the "
-                        "store or in the input"), row["id"]) for number, row, _ in rows)
+                    for number, row, _ in rows:
+                        rep.add_bad(BadItem(number, (
+                            f"superseded_by: no memory with id {row['superseded_by']!r} in "
+                            "the store or in the input"), row["id"]))
                 self._waiting.clear()
                 rep.stopped_at = None
                 if progress:
@@ -294,13 +316,14 @@ class Importer:
 
         rep = self.report
         saved = (rep.imported, rep.updated, rep.unchanged, rep.skipped, len(rep.bad),
-                 len(rep.memory_ids))
+                 len(rep.memory_ids), rep.bad_count)
         try:
             self.store.guarded(run)
         except BaseException:
             # The transaction rolled back: so do this batch's counts.
             rep.imported, rep.updated, rep.unchanged, rep.skipped = saved[:4]
             del rep.bad[saved[4]:]
+            rep.bad_count = saved[6]
             del rep.memory_ids[saved[5]:]
             self._pending.clear()
             raise
@@ -412,7 +435,7 @@ class Importer:
                 self.store.apply_in(conn, rid, changes, actor=ACTOR, action="import",
                                     group_id=self.group, note=self.note)
         except ValidationError as exc:
-            self.report.bad.append(BadItem(number, str(exc), rid))
+            self.report.add_bad(BadItem(number, str(exc), rid))
             return
         if embedding != current.embedding:
             # Vectors are derived data and never in the audit log (as for adds).
