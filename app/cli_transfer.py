@@ -2,9 +2,10 @@
 imports from Mem0 and Recall (core/transfer; docs/import-export.md).
 
 Progress goes to stderr when it is a terminal; Ctrl-C during an import stops it after
-the current batch and still prints what was written.  ``import`` exits 0 when every
-item was imported, updated or skipped, and 2 when some were bad (they are listed on
-stderr by number, with the reason; the good ones are imported regardless).
+the current batch and still prints what was written (exit 130).  Bad items are listed
+on stderr by number with the reason and the good ones are imported regardless: exit 0
+when the import wrote something or had nothing bad, 2 when items were bad and nothing
+changed (as everywhere in the CLI), 3 when the store stopped it.
 """
 
 from __future__ import annotations
@@ -194,7 +195,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         return EXIT_STORE
     if report.cancelled:
         return EXIT_CANCELLED
-    return EXIT_USAGE if report.bad_count else 0
+    # 2 means "bad input, nothing changed" everywhere in the CLI; an import that wrote
+    # its good items succeeded (the bad ones are listed; --json gives bad_count).
+    return EXIT_USAGE if report.bad_count and not report.changed else 0
 
 
 def _print_report(report: Any, as_json: bool, out: IO[str]) -> None:

@@ -175,10 +175,10 @@ def test_edit_undo_redo_round_trip(qtbot, make_view, demo_store: MemoryStore) ->
     assert rec is not None and rec.id == view.model.row_at(3).id
     view.detail.text.setPlainText("Edited in the pane")
     view.detail.importance.setValue(0.9)
-    view.detail.entity.setText("user")
+    view.detail.entity.setText("team")  # an entity no demo memory has, so it always changes
     view.detail.request_apply()
     after = demo_store.get(rec.id)
-    assert (after.text, after.importance, after.entity) == ("Edited in the pane", 0.9, "user")
+    assert (after.text, after.importance, after.entity) == ("Edited in the pane", 0.9, "team")
     ev = demo_store.events(rec.id, limit=1)[0]
     assert ev.action == "edit" and ev.actor == "operator"
     assert ev.before == {"text": rec.text, "importance": rec.importance, "entity": rec.entity}
