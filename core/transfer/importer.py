@@ -30,7 +30,13 @@ from memdesk.core.errors import MemdeskError, StoreOpenError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.store.models import Memory, MemoryEvent
-from memdesk.core.store.records import RECORD_COLUMNS, Changes, encode_values
+from memdesk.core.store.records import (
+    MEMORY_EDIT,
+    RECORD_COLUMNS,
+    Changed,
+    Changes,
+    encode_values,
+)
 from memdesk.core.taxonomy import Actor
 from memdesk.core.write.router import route_values
 
@@ -127,7 +133,8 @@ class ImportReport:
     @property
     def changes(self) -> Changes:
         """What views must refresh for, and the group an Edit → Undo takes back."""
-        return Changes(tuple(self.memory_ids), (), self.group_id)
+        kinds = MEMORY_EDIT if self.changed else Changed.NOTHING
+        return Changes(tuple(self.memory_ids), (), self.group_id, kinds)
 
     def summary(self) -> str:
         parts = [f"imported {self.imported:,}", f"updated {self.updated:,}"]
