@@ -20,7 +20,7 @@ EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a Unix tool whose rea
 EXIT_CODES_HELP = """\
 exit codes:
   0    ok
-  1    any other error memdesk reports (a message, never a traceback)
+  1    any other error memdesk reports (a message on stderr)
   2    bad input: unknown option, invalid value, ambiguous id prefix, a diff of
        two goals; nothing changed
   3    the store cannot be opened: missing, locked, corrupt, or a newer schema
