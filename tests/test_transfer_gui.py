@@ -14,12 +14,13 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QMessageBox, QPushButton
 
 from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import Status
 from memdesk.core.transfer import formats
 from memdesk.core.transfer.importer import Candidate, Source
 from memdesk.core.transfer.jsonl import export_jsonl
 from memdesk.ui.main_window import MainWindow
 from memdesk.ui.settings import Settings
-from memdesk.ui.transfer import ImportOptions
+from memdesk.ui.transfer import ImportOptions, browser_filter
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("isolated_settings")]
 
@@ -97,6 +98,19 @@ def test_export_writes_the_same_bytes_as_the_core(qtbot, window: MainWindow,
     export_jsonl(window.store, expected)
     assert out.read_bytes() == expected.getvalue()
     assert "Exported 40 memories" in window.statusBar().currentMessage()
+
+
+def test_export_of_what_the_browser_shows(qtbot, window: MainWindow, tmp_path: Path) -> None:
+    ids = window.store.add_many([{"user_id": u, "text": f"t {u}", "type": "note"}
+                                 for u in ("ann", "ann", "bob")])
+    window.store.soft_delete(ids[1])
+    window.show_view("browse")
+    flt = browser_filter(window)
+    assert flt is not None and Status.DELETED not in flt.statuses  # the browser hides them
+    out = tmp_path / "shown.jsonl"
+    with qtbot.waitSignal(window.transfers.exported, timeout=30_000):
+        window.transfers.start_export(str(out), flt=flt.with_(user_ids=("ann",)))
+    assert [json.loads(x)["id"] for x in out.read_bytes().splitlines()] == [ids[0]]
 
 
 def test_export_onto_the_store_is_refused(qtbot, window: MainWindow, monkeypatch) -> None:

@@ -285,14 +285,23 @@ class Transfers(QObject):
 
 
 def browser_filter(window: Any) -> Any:
-    """The browser's current filter when its view is open (None otherwise)."""
+    """The filter of what the browser shows, when its view is open (None otherwise).
+
+    A filter without statuses means "all but deleted" in the browser but "everything"
+    to an export (a copy), so the statuses are spelt out here.
+    """
+    from memdesk.core.store.query import Status
+
     views = getattr(window, "views", None)
     try:
         if views is None or not views.is_built("browse"):
             return None
-        return views["browse"].filters.current()
+        flt = views["browse"].filters.current()
     except (AttributeError, KeyError):
         return None
+    if not flt.statuses:
+        flt = flt.with_(statuses=tuple(s for s in Status if s is not Status.DELETED))
+    return flt
 
 
 def add_to_file_menu(window: Any, menu: QMenu, before: QAction | None = None) -> Transfers:
