@@ -76,8 +76,9 @@ def _progress(verb: str, unit: str) -> Callable[[int, int], None] | None:
         return None
 
     def show(done: int, total: int) -> None:
-        if total and unit == "bytes":
-            text = f"{verb}: {100 * done // max(total, 1)}%"
+        if unit == "bytes":
+            text = (f"{verb}: {100 * done // total}%" if total
+                    else f"{verb}: {done / 1e6:,.1f} MB read")
         elif total:
             text = f"{verb}: {done:,} / {total:,} {unit}"
         else:
@@ -179,7 +180,9 @@ def cmd_import(args: argparse.Namespace) -> int:
         with open_source(args.file, args.fmt, default_user=args.default_user) as source:
             # Opened after the input: an unreadable file must not leave a new empty store.
             store = open_store(args)
-            unit = "bytes" if source.unit == "line" and source.total else f"{source.unit}s"
+            # JSON Lines report progress in bytes read (a pipe has no total); the others
+            # in items or rows.
+            unit = "bytes" if source.unit == "line" else f"{source.unit}s"
             progress = _progress("importing", unit)
             importer = Importer(store, on_existing=args.on_existing,
                                 note=f"import from {label} ({source.kind})")

@@ -137,8 +137,9 @@ def test_progress_only_on_a_terminal(monkeypatch, capsys) -> None:
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
     show = cli_transfer._progress("importing", "bytes")
     show(50, 200)
-    show(3, 0)
     assert "importing: 25%" in capsys.readouterr().err
+    show(2_500_000, 0)  # a pipe: no total
+    assert "importing: 2.5 MB read" in capsys.readouterr().err
     cli_transfer._progress("exporting", "memories")(10, 20)
     assert "exporting: 10 / 20 memories" in capsys.readouterr().err
 
