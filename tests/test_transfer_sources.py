@@ -158,6 +158,23 @@ def test_recall_file_is_imported_read_only(store: MemoryStore, tmp_path: Path) -
     assert rep.dropped == {NO_VECTORS: 2}
 
 
+def test_wal_mode_recall_file_leaves_nothing_behind(store: MemoryStore, tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    path = folder / "recall.db"
+    make_recall(path)
+    conn = sqlite3.connect(path)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.close()  # a clean close checkpoints and removes -wal and -shm
+    before, digest = sorted(p.name for p in folder.iterdir()), sha256(path)
+    source = RecallSource(path)
+    rep = Importer(store).run(source)
+    source.close()
+    assert rep.imported == 4
+    assert sorted(p.name for p in folder.iterdir()) == before == ["recall.db"]
+    assert sha256(path) == digest
+
+
 def test_recall_source_refuses_other_files(tmp_path: Path) -> None:
     other = tmp_path / "other.db"
     conn = sqlite3.connect(other)

@@ -46,9 +46,26 @@ def _text(raw: bytes) -> str | BadText:
         return BadText(raw)
 
 
+def _wal_mode(path: Path) -> bool:
+    """Header bytes 18-19 are 2 for a database in WAL mode."""
+    with path.open("rb") as f:
+        head = f.read(20)
+    return len(head) == 20 and head[18] == 2 and head[19] == 2
+
+
 def open_readonly(path: Path) -> sqlite3.Connection:
-    """A connection that cannot write to ``path`` (SQLite's own guarantee, not ours)."""
-    conn = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+    """A connection that cannot write to ``path`` (SQLite's own guarantee, not ours).
+
+    A WAL-mode file needs a -shm (and -wal) file beside it even to be read, which a
+    read-only connection then leaves behind.  When no -wal file exists, nothing was
+    left uncheckpointed, so ``immutable=1`` reads the file alone and creates nothing;
+    otherwise (its writer may be running) the WAL must be read too.
+    """
+    uri = path.resolve().as_uri() + "?mode=ro"
+    wal = Path(str(path) + "-wal")
+    if _wal_mode(path) and not (wal.exists() and wal.stat().st_size > 0):
+        uri += "&immutable=1"
+    conn = sqlite3.connect(uri, uri=True)
     # The default decoder raises on the first bad byte and ends the whole read; this
     # one marks the value so only that row is reported.
     conn.text_factory = _text
