@@ -68,6 +68,9 @@ def test_import_reports_and_undoes_as_one_step(qtbot, window: MainWindow,
     # the window was told, and Edit → Undo takes the whole import back
     assert changed and set(changed[-1].memory_ids) == {f"m{i}" for i in range(1, 31)} - {"m7"}
     assert window.undo_stack.undoText() == "Import from in.jsonl"
+    # the browser shows the new memories (its refresh alone only patches loaded rows)
+    model = window.views["browse"].model
+    qtbot.waitUntil(lambda: model.rowCount() == 29, timeout=10_000)
     window.undo_stack.undo()
     assert window.store.count() == 0 and window.store.counts()["deleted"] == 29
     window.undo_stack.redo()
