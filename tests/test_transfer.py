@@ -16,7 +16,12 @@ import pytest
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import Changed
-from memdesk.core.transfer.importer import GIVE_UP_AFTER, Importer, TransferError
+from memdesk.core.transfer.importer import (
+    GIVE_UP_AFTER,
+    STORE_LOCAL,
+    Importer,
+    TransferError,
+)
 from memdesk.core.transfer.jsonl import FIELDS, JsonlSource, export_jsonl
 from memdesk.core.write.embed import check_space_in, recorded_space
 
@@ -38,7 +43,8 @@ def vec(seed: int) -> bytes:
 
 def records(store: MemoryStore) -> dict[str, dict]:
     rows = store.page(MemoryFilter(statuses=tuple(Status)), limit=None, order_by="seq")
-    return {r.id: {k: v for k, v in asdict(r).items() if k != "seq"} for r in rows}
+    # seq and version are one store's bookkeeping (row number, edit counter)
+    return {r.id: {k: v for k, v in asdict(r).items() if k not in STORE_LOCAL} for r in rows}
 
 
 @pytest.fixture

@@ -43,7 +43,10 @@ from memdesk.core.write.router import route_values
 MT = Memory.__table__
 ET = MemoryEvent.__table__
 M = MT.c
-COLUMNS = tuple(c for c in RECORD_COLUMNS if c != "seq")
+# Bookkeeping of one store, not part of a memory: the row number (FTS rowid) and the
+# optimistic-concurrency version.  Never exported; the store sets them on insert.
+STORE_LOCAL = frozenset({"seq", "version"})
+COLUMNS = tuple(c for c in RECORD_COLUMNS if c not in STORE_LOCAL)
 ACTOR = Actor.IMPORT.value
 MODEL_KEY = "embedding_model"
 NO_MODEL = "embedding (its model is not recorded; `memdesk embed` can fill vectors)"

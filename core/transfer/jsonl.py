@@ -1,10 +1,11 @@
 """memdesk's own exchange format: JSON Lines, one memory per line, every field.
 
-A line is a JSON object whose keys are the store's fields in schema order (``seq``, the
-store-local row number, is not part of a memory's identity and is left out).  Times
-are ISO-8601 UTC with microseconds and a ``Z``; ``embedding``, present only when asked
-for, is the little-endian float32 blob in base64.  Numbers are written with Python's
-shortest round-tripping ``repr``, so export -> import -> export is byte-identical.
+A line is a JSON object whose keys are the store's fields in schema order (``seq`` and
+``version``, one store's row number and edit counter, are not part of a memory and are
+left out).  Times are ISO-8601 UTC with microseconds and a ``Z``; ``embedding``,
+present only when asked for, is the little-endian float32 blob in base64.  Numbers are
+written with Python's shortest round-tripping ``repr``, so export -> import -> export
+is byte-identical.
 
 Lines are ordered by ``seq`` except that a memory is written after the memory that
 superseded it, so an importer reading top to bottom always finds a supersede link's
@@ -35,6 +36,7 @@ from memdesk.core.store.models import Memory
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import DATETIME_FIELDS, RECORD_COLUMNS
 from memdesk.core.transfer.importer import (
+    STORE_LOCAL,
     Candidate,
     Source,
     TransferError,
@@ -45,7 +47,7 @@ from memdesk.core.transfer.importer import (
 M = Memory.__table__.c
 
 # Every field of a memory, in schema order; a new column is exported automatically.
-FIELDS: tuple[str, ...] = tuple(c for c in RECORD_COLUMNS if c != "seq")
+FIELDS: tuple[str, ...] = tuple(c for c in RECORD_COLUMNS if c not in STORE_LOCAL)
 STRING_FIELDS = frozenset({
     "id", "user_id", "text", "type", "topic", "source_session", "superseded_by",
     "entity", "attribute", "value", "layer",

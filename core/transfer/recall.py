@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.core.errors import ValidationError
-from memdesk.core.transfer.importer import Candidate, Source, TransferError
+from memdesk.core.transfer.importer import STORE_LOCAL, Candidate, Source, TransferError
 from memdesk.core.transfer.jsonl import FIELDS
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -96,7 +96,7 @@ class RecallSource(Source):
                     "not a Recall store."
                 )
             self.columns = [c for c in cols if c in FIELDS]
-            self.extra = [c for c in cols if c not in FIELDS and c != "seq"]
+            self.extra = [c for c in cols if c not in FIELDS and c not in STORE_LOCAL]
             self.total = int(self.conn.execute("SELECT count(*) FROM memories").fetchone()[0])
         except sqlite3.DatabaseError as exc:
             raise TransferError(f"Cannot read {self.label}: {exc}.") from None
