@@ -29,6 +29,7 @@ exit codes:
   5    refused by the store's current state: already undone, changed again since,
        an edit based on an older version, already decided, nothing to sweep;
        nothing changed
+  130  interrupted (Ctrl-C): an import stops after its current batch and reports
   141  the reader of the output went away (e.g. `memdesk list | head`)
 """
 

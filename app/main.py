@@ -5,13 +5,67 @@ Qt is imported only when the GUI starts, so CLI calls from agents stay fast.
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 
-def main(argv: list[str] | None = None) -> int:
-    from .cli import build_parser, run
+def version_text() -> str:
+    """``memdesk --version``: the version, and what a bug report needs besides it."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
 
-    args = build_parser().parse_args(sys.argv[1:] if argv is None else argv)
+    from memdesk.core.embeddings import unavailable_reason
+    from memdesk.core.store.db import sqlite_info
+
+    try:
+        ours = version("memdesk")
+    except PackageNotFoundError:  # running from a source tree without installing
+        ours = "unknown"
+    vectors = unavailable_reason() or "vectors are on (all-MiniLM-L6-v2)"
+    if getattr(sys, "frozen", False) and unavailable_reason():
+        # pip advice is no use inside the packaged app, which never bundles torch
+        vectors = ("vectors are off: this packaged build does not include torch; install "
+                   "memdesk with pip and its embeddings extra to have them")
+    return (f"memdesk {ours}\n"
+            f"Python {platform.python_version()}, SQLite {sqlite_info().library_version}\n"
+            f"{vectors}")
+
+
+class _VersionAction(argparse.Action):
+    """argparse's own version action re-wraps text into one paragraph; this prints it."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS,
+                         help="print the version (and whether vectors are on) and exit")
+
+    def __call__(self, parser, namespace, values, option_string=None):  # type: ignore[no-untyped-def]
+        print(version_text())
+        parser.exit()
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    from .cli import build_parser
+
+    parser = build_parser()
+    parser.add_argument("--version", action=_VersionAction)
+    # Hidden: the packaged app's self-check (packaging/README.md), not an operator feature.
+    parser.add_argument("--smoke-test", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if getattr(args, "db", None) == "":
+        # The desktop launcher runs `memdesk --db=%f`; without a file %f expands to
+        # nothing, which means "the default store", not a store named "".
+        args.db = None
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    from .cli import run
+
+    args = parse(sys.argv[1:] if argv is None else argv)
+    if getattr(args, "smoke_test", False):
+        from .smoke import run_smoke
+
+        return run_smoke(db=args.db)
     if getattr(args, "command", None) is None:
         from .gui import run_gui
 

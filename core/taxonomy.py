@@ -47,6 +47,9 @@ class Actor(StrEnum):
     OPERATOR = "operator"
     AGENT = "agent"
     WORKER = "worker"
+    # Imports (memdesk import, File > Import): an operator action, but kept apart in the
+    # audit log so "what did that import bring in" is one filter.
+    IMPORT = "import"
 
 
 # Per-type half-lives in days (seed 000); types it does not name get the fact default.

@@ -48,6 +48,7 @@ from .opener import OPEN_BUSY_TIMEOUT_S, is_temporary, open_store, store_path
 from .ops import LatestTask
 from .settings import Settings, SettingsDialog
 from .text import error_box, plain_label, tooltip_text
+from .transfer import add_to_file_menu
 from .view import View
 from .views import VIEWS, ViewSpec
 
@@ -157,6 +158,7 @@ class MainWindow(QMainWindow):
         self.recent_menu = file.addMenu("Recent stores")
         file.addSeparator()
         self.settings_action = self._action(file, "Settings…", "Ctrl+,", self.edit_settings)
+        self.transfers = add_to_file_menu(self, file, before=self.settings_action)
         file.addSeparator()
         self.quit_action = self._action(file, "Quit", "Ctrl+Q", self.close)
 
