@@ -148,3 +148,21 @@ def test_page_offset_follows_sql_order(store: MemoryStore) -> None:
         assert got == want[13:33]
         assert [r.id for r in store.page(order_by=key, descending=False, limit=None)] == want
     assert store.page(limit=0) == []
+
+
+def test_add_many_keeps_fields_that_only_later_rows_carry(tmp_path):
+    """Rows of different shapes in one call: none of their fields may be dropped."""
+    from memdesk.core.store.memory_store import MemoryStore
+
+    store = MemoryStore.open(tmp_path / "shapes.db")
+    ids = store.add_many([
+        {"user_id": "u", "text": "plain note", "type": "note"},
+        {"user_id": "u", "text": "User works at Acme", "type": "fact",
+         "entity": "user", "attribute": "works_at", "value": "Acme", "topic": "work"},
+        {"user_id": "u", "text": "second plain note", "type": "note", "importance": 0.9},
+    ])
+    first, second, third = (store.get(i) for i in ids)
+    assert (first.entity, first.topic) == (None, None)
+    assert (second.entity, second.attribute, second.value, second.topic) == (
+        "user", "works_at", "Acme", "work")
+    assert third.importance == 0.9 and third.entity is None

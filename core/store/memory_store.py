@@ -299,8 +299,15 @@ class MemoryStore:
         if not rows:
             return []
 
+        # An executemany binds every row with the first row's keys, so a key that only
+        # later rows carry (an entity, a topic) would be dropped silently: insert each
+        # shape of row as its own batch, in the callers' order within a shape.
+        shapes: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for r in rows:
+            shapes.setdefault(tuple(sorted(r)), []).append(r)
         with self.write() as conn:
-            conn.execute(insert(MT), rows)
+            for batch in shapes.values():
+                conn.execute(insert(MT), batch)
             if audit:
                 now = utcnow()
                 conn.execute(insert(ET), [
