@@ -29,7 +29,6 @@ from sqlalchemy import (
     Text,
     and_,
     func,
-    literal,
     or_,
     select,
     text,
@@ -37,6 +36,7 @@ from sqlalchemy import (
 
 from memdesk.core.read import terms as qt
 from memdesk.core.read.config import ReadConfig
+from memdesk.core.store.fts import pg_match, tsquery_text
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import active_belief_state
 
@@ -73,9 +73,8 @@ def _match_sql(dialect: str, stems: list[str]):  # type: ignore[no-untyped-def]
     if dialect == "sqlite":
         return None
     if dialect == "postgresql":
-        tsq = " | ".join(s + ":*" for s in stems)
-        return func.to_tsvector(literal("simple"), M.text).op("@@")(
-            func.to_tsquery(literal("simple"), tsq))
+        # Any stem as a prefix; the quoting of fts.tsquery_text keeps each stem an operand.
+        return pg_match(M.text, tsquery_text(" ".join(stems), joiner=" | ", prefix_all=True))
     return or_(*(func.lower(M.text).contains(s) for s in stems))
 
 
