@@ -118,3 +118,21 @@ def pg_shared_store(pg_server, pg_template):
     yield s
     s.close()
     pg_server.drop_database(url)
+
+
+def test_bare_postgresql_url_uses_psycopg(pg_server, pg_template) -> None:
+    url = pg_server.new_database(template=pg_template)
+    try:
+        s = MemoryStore.open(url.replace("postgresql+psycopg://", "postgresql://"))
+        assert s.engine.dialect.driver == "psycopg"
+        assert s.count() == 0
+        s.close()
+    finally:
+        pg_server.drop_database(url)
+
+
+def test_open_errors_never_show_the_password(pg_server) -> None:
+    url = f"postgresql+psycopg://postgres:s3cret-pw@127.0.0.1:{pg_server.port}/no_such_db"
+    with pytest.raises(StoreOpenError) as err:
+        MemoryStore.open(url)
+    assert "no_such_db" in str(err.value) and "s3cret-pw" not in str(err.value)

@@ -19,7 +19,14 @@ from memdesk.core.errors import (
     StoreLockedError,
     StoreOpenError,
 )
-from memdesk.core.store.db import default_store_path, make_engine, sqlite_path, to_url, writer
+from memdesk.core.store.db import (
+    default_store_path,
+    display_url,
+    make_engine,
+    sqlite_path,
+    to_url,
+    writer,
+)
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 LEGACY_REVISION = "0001"  # a Recall store without alembic_version
@@ -90,6 +97,7 @@ class OpenReport:
 
 def translate(exc: BaseException, url: str) -> StoreOpenError:
     """Turn driver errors into the store's own errors with a readable message."""
+    url = display_url(url)  # never echo a server password
     text = str(getattr(exc, "orig", exc)).lower()
     if "locked" in text or "busy" in text:
         return StoreLockedError(
@@ -176,6 +184,7 @@ def open_engine(
 ) -> tuple[Engine, OpenReport]:
     """Open (and create or migrate as allowed) the store at ``db``."""
     url = to_url(db)
+    shown = display_url(url)
     path = _check_path(url, create)
     existed = path is not None and path.exists() and path.stat().st_size > 0
     engine = make_engine(url, **({} if busy_timeout is None else {"busy_timeout": busy_timeout}))
@@ -183,22 +192,22 @@ def open_engine(
         state = schema_state(engine)
         if state.revision is not None and state.revision not in known_revisions():
             raise SchemaTooNewError(
-                f"The store {url} has schema revision {state.revision}, which this memdesk "
+                f"The store {shown} has schema revision {state.revision}, which this memdesk "
                 f"does not know (newest known: {state.head}). Update memdesk to open it."
             )
-        report = OpenReport(url, created=False, upgraded_from=None, upgraded_to=None, backup=None)
+        report = OpenReport(shown, created=False, upgraded_from=None, upgraded_to=None, backup=None)
         if state.revision is None:
             upgrade(engine, state)
-            report = OpenReport(url, True, None, None, None)
+            report = OpenReport(shown, True, None, None, None)
         elif state.needs_upgrade:
             if not allow_upgrade:
                 raise SchemaOutdatedError(
-                    f"The store {url} has schema {state.revision}; this memdesk needs "
+                    f"The store {shown} has schema {state.revision}; this memdesk needs "
                     f"{state.head}. Run `memdesk db upgrade`."
                 )
             backup = _backup(path, state.revision) if (path is not None and existed) else None
             upgrade(engine, state)
-            report = OpenReport(url, False, state.revision, state.head, backup)
+            report = OpenReport(shown, False, state.revision, state.head, backup)
         return engine, report
     except (OperationalError, DatabaseError) as exc:
         engine.dispose()
