@@ -4,10 +4,10 @@
     .venv/bin/python bench/bench_backends.py --size 100000 --pg-url postgresql+psycopg://…
 
 Without ``--pg-url`` a throwaway PostgreSQL server is started from the Debian binaries
-(tests/pg.py) and stopped at the end.  Per backend: demo load time, audited single-row
-writes per second (one transaction each, as ``memdesk add`` does), and median / p95 of
-the browser's first page (sorted by created_at), a text-filter page, an as-you-type
-prefix page and a filtered count.
+(tests/pg.py, with fsync and synchronous commit on) and stopped at the end.  Per
+backend: demo load time, audited single-row writes per second (one transaction each,
+as ``memdesk add`` does), and median / p95 of the browser's first page (sorted by
+created_at), a text-filter page, an as-you-type prefix page and a filtered count.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def main() -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, for tests.pg
     from tests.pg import start_server
 
-    server = start_server()
+    server = start_server(durable=True)  # fsync and synchronous commit on, as deployed
     try:
         run("postgresql", server.new_database(prefix="bench"), args.size, args.writes,
             args.repeat)

@@ -63,6 +63,9 @@ class PgServer:
     root: Path
     port: int
     user: str | None  # OS user the server runs as (None: the current user)
+    # Tests trade durability for speed (no fsync, asynchronous commit); a benchmark
+    # of write throughput must not.
+    durable: bool = False
     _names: itertools.count = field(default_factory=lambda: itertools.count(1))
 
     @property
@@ -84,12 +87,14 @@ class PgServer:
             os.chown(self.root, pw.pw_uid, pw.pw_gid)
         # The server user must be able to reach its data folder through every parent.
         init = self._run("initdb", "-D", str(self.data), "-U", "postgres", "-A", "trust",
-                         "-E", "UTF8", "--locale=C", "--no-sync", check=False)
+                         "-E", "UTF8", "--locale=C", *(() if self.durable else ("--no-sync",)),
+                         check=False)
         if init.returncode:
             raise PgUnavailable(f"initdb failed: {init.stderr.strip() or init.stdout.strip()}")
         opts = (f"-c listen_addresses=127.0.0.1 -p {self.port} -c unix_socket_directories='' "
-                "-c fsync=off -c synchronous_commit=off -c full_page_writes=off "
-                "-c max_connections=200 -c shared_buffers=64MB")
+                "-c max_connections=200 -c shared_buffers=128MB")
+        if not self.durable:
+            opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
         started = self._run("pg_ctl", "-D", str(self.data), "-o", opts, "-l",
                             str(self.root / "server.log"), "-w", "-t", "60", "start",
                             check=False)
@@ -122,7 +127,7 @@ class PgServer:
         self.admin(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
-def start_server() -> PgServer:
+def start_server(*, durable: bool = False) -> PgServer:
     """Start a server or raise PgUnavailable with the reason."""
     bin_dir = find_bin()
     if bin_dir is None:
@@ -143,7 +148,7 @@ def start_server() -> PgServer:
     # /tmp, not pytest's tmp dir: the server user must be able to traverse every parent.
     root = Path(tempfile.mkdtemp(prefix="memdesk-pg-"))
     os.chmod(root, 0o700)
-    server = PgServer(bin_dir, root, _free_port(), user)
+    server = PgServer(bin_dir, root, _free_port(), user, durable=durable)
     try:
         server.start()
     except BaseException:
