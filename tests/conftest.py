@@ -21,7 +21,7 @@ DEMO_END = datetime(2026, 11, 1)
 # see tests/pg.py.
 BOTH_BACKENDS = frozenset({
     "test_store", "test_fts", "test_undo", "test_contradictions", "test_sweep",
-    "test_delta_store", "test_postgres",
+    "test_delta_store", "test_postgres", "test_read_retriever",
 })
 
 
@@ -81,11 +81,23 @@ def store_path(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> 
     return tmp_path / "store.db"
 
 
+def close_store(s: MemoryStore) -> None:
+    """Close ``s`` after its retrieval recorder (a background writer) has written
+    everything: a record written after close() would open a connection nobody closes
+    (PostgreSQL's driver warns about it, and warnings are errors here)."""
+    import memdesk.core.read.retriever as retriever
+
+    rec = retriever._recorders.get(id(s.engine))
+    if rec is not None:
+        rec.flush()
+    s.close()
+
+
 @pytest.fixture
 def store(store_path: Path | str):
     s = MemoryStore.open(store_path)
     yield s
-    s.close()
+    close_store(s)
 
 
 @pytest.fixture(autouse=True)
@@ -137,7 +149,7 @@ def demo_store(tmp_path: Path, backend: str, request: pytest.FixtureRequest):
         url = server.new_database(template=request.getfixturevalue("pg_demo_template"))
         s = MemoryStore.open(url)
         yield s
-        s.close()
+        close_store(s)
         server.drop_database(url)
         return
     import shutil
