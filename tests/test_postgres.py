@@ -136,3 +136,24 @@ def test_open_errors_never_show_the_password(pg_server) -> None:
     with pytest.raises(StoreOpenError) as err:
         MemoryStore.open(url)
     assert "no_such_db" in str(err.value) and "s3cret-pw" not in str(err.value)
+
+
+def test_job_claim_skips_a_job_another_worker_has_locked(store: MemoryStore) -> None:
+    """Workers never wait on each other's job: on PostgreSQL the claim is
+    ``SELECT … FOR UPDATE SKIP LOCKED`` (on SQLite one writer at a time does the same)."""
+    from memdesk.core.write.jobs import JobQueue
+    from memdesk.core.write.units import Turn
+
+    q = JobQueue(store)
+    first = q.enqueue(Turn(text="I moved to Berlin.", user_id="u"))
+    second = q.enqueue(Turn(text="I like tea.", user_id="u"))
+    if store.dialect != "postgresql":
+        assert q.claim("w1").id == first and q.claim("w2").id == second
+        return
+    with store.engine.connect() as other:  # worker 1 is inside its claim of the oldest job
+        tx = other.begin()
+        other.execute(text("SELECT id FROM jobs WHERE id = :i FOR UPDATE"), {"i": first})
+        got = q.claim("w2")  # returns at once with the next job instead of blocking
+        assert got is not None and got.id == second
+        tx.rollback()
+    assert q.claim("w1").id == first
