@@ -420,6 +420,9 @@ def generate(
         if store.dialect == "sqlite":
             # Corrections may arrive after the row they supersede; check FKs at commit.
             conn.exec_driver_sql("PRAGMA defer_foreign_keys = ON")
+        elif store.dialect == "postgresql":
+            # The same, with the FK that migration 0002 makes DEFERRABLE on PostgreSQL.
+            conn.exec_driver_sql("SET CONSTRAINTS ALL DEFERRED")
         indexes: list[tuple[str, str]] = []
         triggers: list[tuple[str, str]] = []
         if bulk:

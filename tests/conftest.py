@@ -19,16 +19,88 @@ from memdesk.core.store.memory_store import MemoryStore
 DEMO_END = datetime(2026, 11, 1)
 
 
+# Test modules whose store fixtures run on both backends (the `backend` parameter);
+# every other module runs on SQLite only.  PostgreSQL needs the server binaries:
+# see tests/pg.py.
+BOTH_BACKENDS = frozenset({
+    "test_store", "test_fts", "test_undo", "test_contradictions", "test_sweep",
+    "test_delta_store", "test_postgres", "test_read_retriever",
+})
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    module = metafunc.module.__name__.rsplit(".", 1)[-1]
+    if "backend" in metafunc.fixturenames and module in BOTH_BACKENDS:
+        metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+
+
 @pytest.fixture
-def store_path(tmp_path: Path) -> Path:
+def backend(request: pytest.FixtureRequest) -> str:
+    """"sqlite" (every module) or "postgresql" (the modules in BOTH_BACKENDS, twice)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """The session's throwaway PostgreSQL server, started on first use.
+
+    Without the binaries the PostgreSQL tests skip, saying why; under CI (CI=true) they
+    fail instead, so a CI run can never pass with the PostgreSQL half silently missing.
+    """
+    from tests import pg
+
+    try:
+        server = pg.start_server()
+    except pg.PgUnavailable as exc:
+        if pg.IN_CI:
+            pytest.fail(f"PostgreSQL test server could not start in CI: {exc}", pytrace=False)
+        pytest.skip(f"PostgreSQL tests skipped: {exc}")
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_server) -> str:
+    """A database migrated to head once; each test's database is copied from it."""
+    url = pg_server.new_database(prefix="tpl")
+    MemoryStore.open(url).close()
+    return url.rsplit("/", 1)[1]
+
+
+@pytest.fixture
+def pg_url(backend: str, request: pytest.FixtureRequest):
+    """A fresh, migrated PostgreSQL database for this test (dropped afterwards)."""
+    server = request.getfixturevalue("pg_server")
+    url = server.new_database(template=request.getfixturevalue("pg_template"))
+    yield url
+    server.drop_database(url)
+
+
+@pytest.fixture
+def store_path(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> Path | str:
+    """Where ``store`` lives: a file, or on PostgreSQL the URL of this test's database."""
+    if backend == "postgresql":
+        return request.getfixturevalue("pg_url")
     return tmp_path / "store.db"
 
 
+def close_store(s: MemoryStore) -> None:
+    """Close ``s`` after its retrieval recorder (a background writer) has written
+    everything: a record written after close() would open a connection nobody closes
+    (PostgreSQL's driver warns about it, and warnings are errors here)."""
+    import memdesk.core.read.retriever as retriever
+
+    rec = retriever._recorders.get(id(s.engine))
+    if rec is not None:
+        rec.flush()
+    s.close()
+
+
 @pytest.fixture
-def store(store_path: Path):
+def store(store_path: Path | str):
     s = MemoryStore.open(store_path)
     yield s
-    s.close()
+    close_store(s)
 
 
 @pytest.fixture(autouse=True)
@@ -63,12 +135,30 @@ def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+@pytest.fixture(scope="session")
+def pg_demo_template(pg_server) -> str:
+    """demo_template's twin on PostgreSQL: the same 3,000 rows in a template database."""
+    url = pg_server.new_database(prefix="demo")
+    s = MemoryStore.open(url)
+    demo.generate(s, 3000, seed=11, end=DEMO_END)
+    s.close()
+    return url.rsplit("/", 1)[1]
+
+
 @pytest.fixture
-def demo_store(demo_template: Path, tmp_path: Path):
+def demo_store(tmp_path: Path, backend: str, request: pytest.FixtureRequest):
+    if backend == "postgresql":
+        server = request.getfixturevalue("pg_server")
+        url = server.new_database(template=request.getfixturevalue("pg_demo_template"))
+        s = MemoryStore.open(url)
+        yield s
+        close_store(s)
+        server.drop_database(url)
+        return
     import shutil
 
     dst = tmp_path / "demo.db"
-    shutil.copy(demo_template, dst)
+    shutil.copy(request.getfixturevalue("demo_template"), dst)
     s = MemoryStore.open(dst)
     yield s
     s.close()

@@ -15,7 +15,9 @@ def sql_order(store: MemoryStore, flt: MemoryFilter | None = None, order_by: str
     the browser and the store must reproduce."""
     m = Memory.__table__.c
     key = status_expression() if order_by == "status" else SORTABLE[order_by]
-    order = [key.desc(), m.seq.desc()] if desc else [key.asc(), m.seq.asc()]
+    # NULLs first ascending (SQLite's default) on every backend: the store's promise.
+    order = ([key.desc().nulls_last(), m.seq.desc()] if desc
+             else [key.asc().nulls_first(), m.seq.asc()])
     stmt = select(m.id).where(*(flt or MemoryFilter()).clauses(store.dialect)).order_by(*order)
     if limit is not None:
         stmt = stmt.limit(limit)

@@ -26,7 +26,7 @@ from urllib.parse import quote
 
 import platformdirs
 from sqlalchemy import Engine, create_engine, event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 
 BUSY_TIMEOUT_S = 10.0
 WRITE_OPTION = "memdesk_write"
@@ -107,6 +107,8 @@ def make_engine(
     switch): for stores not yet identified, damaged ones, and ones needing an upgrade.
     """
     u = make_url(url)
+    if u.get_backend_name() == "postgresql":
+        return _postgres_engine(u)
     if not u.get_backend_name().startswith("sqlite"):
         return create_engine(u, pool_pre_ping=True)
 
@@ -142,6 +144,35 @@ def make_engine(
             conn.exec_driver_sql("BEGIN")
 
     return engine
+
+
+def display_url(url: str) -> str:
+    """``url`` as messages show it: a password in a server URL is masked."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:  # not a URL at all: nothing to hide
+        return url
+
+
+def _postgres_engine(u: URL) -> Engine:
+    """PostgreSQL through psycopg 3 (the ``postgres`` extra).
+
+    A bare ``postgresql://`` URL means psycopg here, not SQLAlchemy's default psycopg2,
+    which memdesk does not install.  No BEGIN IMMEDIATE equivalent is needed: row locks
+    and ``SELECT … FOR UPDATE`` serialise writers, and the job queue's claim skips
+    locked rows.
+    """
+    from memdesk.core.errors import StoreOpenError
+
+    if u.drivername == "postgresql":
+        u = u.set(drivername="postgresql+psycopg")
+    try:
+        return create_engine(u, pool_pre_ping=True)
+    except ImportError as exc:
+        raise StoreOpenError(
+            "Opening a PostgreSQL store needs the psycopg driver: "
+            "pip install 'memdesk[postgres]'."
+        ) from exc
 
 
 def _bound_wal(engine: Engine, path: Path, busy_timeout: float) -> None:

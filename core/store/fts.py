@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from sqlalchemy import ColumnElement, func, literal, select, text
+from sqlalchemy import ColumnElement, false, func, literal_column, select, text
 from sqlalchemy.sql import Select
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -48,6 +48,54 @@ def fts5_expression(query: str, prefix_last: bool = True) -> str | None:
     if prefix_last:
         quoted[-1] += "*"
     return " ".join(quoted)
+
+
+# PostgreSQL: the text search configuration of the GIN index that migration 0002 creates
+# on ``to_tsvector('simple', text)``.  ``simple`` lower-cases and does no stemming or
+# stop words, like SQLite's unicode61 (which also folds diacritics; simple does not).
+# Spelled as a constant in the SQL, never a bound parameter, so the planner can match
+# the query's expression against the index's.
+PG_TS_CONFIG = "simple"
+
+
+def pg_tsvector(text_col: ColumnElement) -> ColumnElement:
+    """The indexed expression ``to_tsvector('simple', text)``."""
+    return func.to_tsvector(literal_column(f"'{PG_TS_CONFIG}'::regconfig"), text_col)
+
+
+def tsquery_text(
+    query: str, prefix_last: bool = True, joiner: str = " & ", *, prefix_all: bool = False
+) -> str | None:
+    """A valid ``to_tsquery`` input for ``query``: every whitespace-separated chunk as
+    a quoted operand, so nothing the user types is read as tsquery syntax.
+
+    Inside quotes PostgreSQL runs the chunk through the same parser as the index, so
+    ``3.11``, ``alice@example.com`` or ``backend-work`` match as the index stores them;
+    a chunk with no lexeme (``&&``, ``"``) is dropped by PostgreSQL.  None when the query
+    has no words (the caller matches it literally, as on SQLite).
+    """
+    if not terms(query):
+        return None
+    chunks = [
+        "".join(ch for ch in c if unicodedata.category(ch) != "Cc")  # no NUL in PG text
+        for c in (query or "").split()
+    ]
+    chunks = [c for c in chunks if _WORD.search(c)][:MAX_TERMS]
+    if not chunks:
+        return None
+    quoted = ["'" + c.replace("\\", "\\\\").replace("'", "''") + "'" for c in chunks]
+    if prefix_all:
+        quoted = [q + ":*" for q in quoted]
+    elif prefix_last:
+        quoted[-1] += ":*"
+    return joiner.join(quoted)
+
+
+def pg_match(text_col: ColumnElement, tsq: str) -> ColumnElement:
+    """``to_tsvector('simple', text) @@ to_tsquery('simple', :q)``: served by the GIN index."""
+    return pg_tsvector(text_col).op("@@")(
+        func.to_tsquery(literal_column(f"'{PG_TS_CONFIG}'::regconfig"), tsq)
+    )
 
 
 BROAD_MATCHES = 20_000
@@ -119,10 +167,8 @@ def match_clause(
         )
         return (seq_col + 0).in_(sub) if scan else seq_col.in_(sub)
     if dialect == "postgresql":
-        tsq = " & ".join(w + (":*" if i == len(words) - 1 else "") for i, w in enumerate(words))
-        return func.to_tsvector(literal("simple"), text_col).op("@@")(
-            func.to_tsquery(literal("simple"), tsq)
-        )
+        tsq = tsquery_text(query)
+        return pg_match(text_col, tsq) if tsq is not None else false()
     # Other databases: a plain case-insensitive substring match on every word.
     clause = None
     for w in words:

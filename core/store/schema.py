@@ -22,6 +22,7 @@ from memdesk.core.store.check import OPEN_CHECK_BUDGET_S, CheckReport, open_chec
 from memdesk.core.store.db import (
     connect_raw,
     default_store_path,
+    display_url,
     make_engine,
     sqlite_path,
     to_url,
@@ -38,6 +39,7 @@ REVISIONS = (
     "0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011",
 )
 HEAD = REVISIONS[-1]
+MIGRATION_LOCK_KEY = 0x6D656D6465736B  # "memdesk": PostgreSQL advisory lock for upgrades
 
 
 def _config():  # type: ignore[no-untyped-def]
@@ -104,7 +106,7 @@ def translate(exc: BaseException, url: str) -> StoreOpenError:
     """Turn driver errors into the store's own errors with a readable message."""
     from memdesk.core.store.faults import translate_driver_error
 
-    return translate_driver_error(exc, url)
+    return translate_driver_error(exc, display_url(url))  # never echo a password
 
 
 def schema_state(engine: Engine) -> SchemaState:
@@ -142,6 +144,10 @@ def upgrade(
 
     cfg = _config()
     with writer(engine).begin() as conn:
+        if conn.dialect.name == "postgresql":
+            # PostgreSQL's twin of BEGIN IMMEDIATE here: one migrator at a time per
+            # database (released at commit); the others then find the head.
+            conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": MIGRATION_LOCK_KEY})
         found = _locked_revision(conn)
         if found == HEAD:
             return HEAD, None
@@ -239,6 +245,7 @@ def open_engine(
     ``check_budget``: seconds for the open check (None: unbounded; 0: skip it).
     """
     url = to_url(db)
+    shown = display_url(url)
     path = _check_path(url, create)
     timeout = {} if busy_timeout is None else {"busy_timeout": busy_timeout}
     health: CheckReport | None = None
@@ -257,22 +264,22 @@ def open_engine(
         state = schema_state(engine)
         if state.revision is not None and state.revision not in known_revisions():
             raise SchemaTooNewError(
-                f"The store {url} has schema revision {state.revision}, which this memdesk "
+                f"The store {shown} has schema revision {state.revision}, which this memdesk "
                 f"does not know (newest known: {state.head}). Update memdesk to open it."
             )
-        report = OpenReport(url, False, None, None, None, False, health)
+        report = OpenReport(shown, False, None, None, None, False, health)
         if state.revision is None:
             upgrade(engine, state)
-            report = OpenReport(url, True, None, None, None, False, health)
+            report = OpenReport(shown, True, None, None, None, False, health)
         elif state.needs_upgrade:
             if not allow_upgrade:
                 raise SchemaOutdatedError(
-                    f"The store {url} has schema {state.revision}; this memdesk needs "
+                    f"The store {shown} has schema {state.revision}; this memdesk needs "
                     f"{state.head}. Run `memdesk db upgrade`."
                 )
             found, backup = upgrade(engine, state, path)
             if found != HEAD:  # another process may have upgraded it while we waited
-                report = OpenReport(url, False, found, HEAD, backup, False, health)
+                report = OpenReport(shown, False, found, HEAD, backup, False, health)
         return engine, report
     except (OperationalError, DatabaseError) as exc:
         engine.dispose()

@@ -59,7 +59,12 @@ def upgrade() -> None:
         sa.Column(
             "superseded_by",
             sa.String(64),
-            sa.ForeignKey("memories.id", ondelete="SET NULL", name="fk_memories_superseded_by"),
+            # PostgreSQL: deferrable, so a copy or bulk load whose rows point at rows
+            # inserted after them can check at commit (SET CONSTRAINTS ALL DEFERRED),
+            # as SQLite's defer_foreign_keys does.
+            sa.ForeignKey("memories.id", ondelete="SET NULL", name="fk_memories_superseded_by",
+                          deferrable=True if dialect == "postgresql" else None,
+                          initially="IMMEDIATE" if dialect == "postgresql" else None),
         ),
         sa.Column("embedding", sa.LargeBinary),
         sa.Column("entity", sa.String(200)),
