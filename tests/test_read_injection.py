@@ -160,3 +160,35 @@ def test_dry_run_changes_nothing(store: MemoryStore) -> None:
     assert store.get(ids[0]).access_count == 0
     with store.read() as conn:
         assert conn.execute(select(Retrieval.__table__.c.id)).first() is None
+
+
+def test_closing_the_store_writes_pending_records_first(store_path, monkeypatch) -> None:
+    """close() lets the background recorder finish: no retrieval is lost at shutdown."""
+    import time
+
+    from memdesk.core.read.recorder import Recorder
+
+    submit = Recorder.submit
+
+    def slow_submit(self, job, clock):  # type: ignore[no-untyped-def]
+        # A slow disk: the record is still queued when the caller closes the store.
+        def slow_job(conn):  # type: ignore[no-untyped-def]
+            time.sleep(0.5)
+            job(conn)
+
+        submit(self, slow_job, clock)
+
+    monkeypatch.setattr(Recorder, "submit", slow_submit)
+    s = MemoryStore.open(store_path)
+    ids = put(s, [{"text": "The kayak club meets on Tuesdays.", "days_ago": 3}])
+    res = retriever(s).retrieve("kayak club", "u")
+    s.close()  # no flush() by the caller
+    s = MemoryStore.open(store_path)
+    try:
+        with s.read() as conn:
+            rec = retrieval_record(conn, res.retrieval_id)
+            summary = recall_summary(conn, ids[0])
+        assert rec is not None and rec["query"] == "kayak club"
+        assert summary.count == 1
+    finally:
+        s.close()

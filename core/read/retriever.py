@@ -96,6 +96,7 @@ def recorder_for(store: MemoryStore, cfg: ReadConfig) -> Recorder:
         rec = _recorders.get(store)
         if rec is None:
             rec = _recorders[store] = Recorder(store.engine, cfg.retention_days)
+            store.on_close(rec.flush)
         rec.retention_days = cfg.retention_days
         return rec
 

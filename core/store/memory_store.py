@@ -10,7 +10,7 @@ sweep, contradiction and delta-memory actions alike) is ``memdesk.core.undo``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -57,6 +57,9 @@ class MemoryStore:
         self.report = report
         self._writer = writer(engine)
         self.dialect = engine.dialect.name
+        # Services that keep background work on this store (the retrieval recorder)
+        # register here, so close() lets them finish before the engine goes away.
+        self._close_hooks: list[Callable[[], None]] = []
 
     # -- opening --------------------------------------------------------------
     @classmethod
@@ -81,7 +84,16 @@ class MemoryStore:
     def url(self) -> str:
         return self.engine.url.render_as_string(hide_password=True)
 
+    def on_close(self, hook: Callable[[], None]) -> None:
+        """Run ``hook`` when the store is closed, before its connections are dropped."""
+        self._close_hooks.append(hook)
+
     def close(self) -> None:
+        # Hooks first: a background writer flushing after dispose() would open a
+        # connection that nobody closes.
+        hooks, self._close_hooks = self._close_hooks, []
+        for hook in hooks:
+            hook()
         self.engine.dispose()
 
     def checkpoint(self) -> None:
