@@ -393,6 +393,7 @@ class MemoryStore:
         note: str | None = None, group_id: str | None = None,
     ) -> int:
         """Insert one validated memory and audit it as "add"; returns the event id."""
+        self._check_new_ids(conn, [values["id"]])
         self._check_ref(conn, values.get("superseded_by"), values["id"])
         conn.execute(insert(MT).values(**values))
         logged = {k: v for k, v in values.items() if k != "embedding"}
@@ -409,6 +410,7 @@ class MemoryStore:
 
         def run() -> list[str]:
             with self.write() as conn:
+                self._check_new_ids(conn, [r["id"] for r in rows])
                 conn.execute(insert(MT), rows)
                 if audit:
                     now = utcnow()
@@ -431,6 +433,19 @@ class MemoryStore:
             return [r["id"] for r in rows]
 
         return self.guarded(run)
+
+    def _check_new_ids(self, conn: Connection, ids: list[str]) -> None:
+        # A taken id would otherwise surface as the driver's IntegrityError, which
+        # guarded() reports as a store that cannot be opened.
+        seen: set[str] = set()
+        for i in ids:
+            if i in seen:
+                raise ValidationError("id", f"{i!r} is given twice")
+            seen.add(i)
+        for k in range(0, len(ids), 500):
+            taken = conn.execute(select(M.id).where(M.id.in_(ids[k : k + 500]))).first()
+            if taken is not None:
+                raise ValidationError("id", f"a memory with id {taken[0]!r} exists already")
 
     def _check_ref(self, conn: Connection, target: str | None, own_id: str) -> None:
         if target is None:
