@@ -99,9 +99,9 @@ def test_conflicting_later_change_exits_1_and_changes_nothing(edited, capsys) ->
 
 
 def test_undo_of_the_add_hides_the_memory(edited, capsys) -> None:
-    db, mid, add, edit = edited
-    # The add is undone only while the row is as the add left it... it was edited, but
-    # undoing an add checks deleted_at alone (it hides, never hard-deletes).
+    db, mid, add, _edit = edited
+    # Undoing an add checks only that the row is not deleted (later edits do not block
+    # it) and hides the row: nothing is hard-deleted.
     assert main(["undo", "--db", db, str(add)]) == 0
     capsys.readouterr()
     assert main(["list", "--db", db, "--count"]) == 0
@@ -119,7 +119,7 @@ def test_undo_on_a_missing_store_exits_3_and_creates_nothing(tmp_path: Path, cap
 
 
 def test_undo_as_a_real_process(edited) -> None:
-    db, mid, _add, edit = edited
+    db, _mid, _add, edit = edited
     r = cli("undo", "--db", db, str(edit))
     assert r.returncode == 0 and r.stdout.startswith(f"undone: event {edit} ")
     r = cli("undo", "--db", db, str(edit))
