@@ -59,7 +59,7 @@ def test_bulk_update_refuses_non_editable_fields(store: MemoryStore, two, field,
     before = _snapshot(store)
     with pytest.raises(ValidationError) as info:
         store.bulk_update([r.id for r in two], topic="x", **{field: value})
-    assert info.value.field == field
+    assert info.value.field == field and "cannot be edited" in str(info.value)
     assert _snapshot(store) == before
 
 
@@ -106,10 +106,29 @@ def test_bulk_update_is_all_or_nothing(store: MemoryStore, two) -> None:
 def test_bulk_update_reports_only_rows_that_changed(store: MemoryStore, two) -> None:
     a, b = two
     store.update(a.id, topic="x")
-    ch = store.bulk_update([a.id, b.id], topic="x")
+    ch = store.bulk_update([a.id, b.id], topic="x", note="tidy")
     assert len(ch.event_ids) == 1
-    assert store.event(ch.event_ids[0]).memory_id == b.id
+    ev = store.event(ch.event_ids[0])
+    assert (ev.memory_id, ev.action, ev.actor, ev.note, ev.group_id) == (
+        b.id, "bulk_edit", "operator", "tidy", ch.group_id)
     assert ch.memory_ids == (a.id, b.id)
+    ch = store.bulk_update([a.id], topic="y", actor="agent", action="retag")
+    ev = store.event(ch.event_ids[0])
+    assert (ev.action, ev.actor, ev.before, ev.after) == ("retag", "agent", {"topic": "x"},
+                                                         {"topic": "y"})
+
+
+def test_update_records_actor_note_action_and_group(store: MemoryStore, two) -> None:
+    a, _ = two
+    ch = store.update(a.id, importance=0.7, actor="agent", note="why", group_id="g",
+                      action="revalue")
+    assert ch.memory_ids == (a.id,) and ch.group_id == "g"
+    ev = store.event(ch.event_ids[0])
+    assert (ev.actor, ev.note, ev.group_id, ev.action) == ("agent", "why", "g", "revalue")
+    assert (ev.before, ev.after) == ({"importance": 0.5}, {"importance": 0.7})
+    with pytest.raises(ValueError):
+        store.update(a.id, importance=0.1, actor="stranger")  # actors are a closed set
+    assert store.get(a.id).importance == 0.7  # and the refused edit was rolled back
 
 
 # -- field ranges at their edges ---------------------------------------------------------
