@@ -128,10 +128,26 @@ def demo_lifecycle(demo_template: Path) -> Lifecycle:
 _DEMO_LIFECYCLE: dict[Path, Lifecycle] = {}
 
 
+# Mutation runs (tools/mutate.py) start a fresh pytest session per mutant; building the
+# demo store in each would dominate the run.  There the store is built once, by the first
+# (unmutated) session, into this folder.  Demo generation itself stays tested by
+# test_demo.py, which generates its own stores.
+_CACHE = os.environ.get("MEMDESK_TEST_FIXTURE_CACHE")
+
+
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 3,000-row demo store built once per session; tests copy it."""
+    import json
+    import shutil
+
     path = tmp_path_factory.mktemp("demo") / "demo.db"
+    cached = Path(_CACHE) / "demo.db" if _CACHE else None
+    if cached is not None and cached.exists():
+        shutil.copy(cached, path)
+        ids = json.loads(cached.with_suffix(".json").read_text())
+        _DEMO_LIFECYCLE[path] = Lifecycle(**ids)
+        return path
     s = MemoryStore.open(path)
     demo.generate(s, 3000, seed=11, end=DEMO_END)
     # Two of the demo's own users, so the rows join real groups and real filters.
@@ -140,6 +156,10 @@ def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                                - timedelta(days=30))
     s.checkpoint()
     s.close()
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, cached)
+        cached.with_suffix(".json").write_text(json.dumps(vars(_DEMO_LIFECYCLE[path])))
     return path
 
 

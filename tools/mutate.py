@@ -179,7 +179,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.clean and STAGE.exists():
         shutil.rmtree(STAGE)
     stage()
-    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    # The shared demo store is built once by unmutated code (see tests/conftest.py); a
+    # fresh cache per wrapper run, so it always matches the current tests and core.
+    cache = STAGE / "fixture-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", MEMDESK_TEST_FIXTURE_CACHE=str(cache))
+    subprocess.check_call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "tests/test_demo.py::test_shape_of_a_demo_store"], cwd=ROOT, env=env)
     names: list[str] = []
     if modules or args.retest_survivors:
         # mutmut re-runs every mutant named on its command line, cached or not, so name
