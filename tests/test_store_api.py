@@ -216,3 +216,93 @@ def test_filters_each_restrict(store: MemoryStore) -> None:
     assert ids(ids=(b, "nope")) == {b}
     assert ids(ids=()) == set()  # an empty id list matches nothing
     assert ids() == {a, b}
+
+
+def test_active_ties_keep_insertion_order(store: MemoryStore) -> None:
+    ids = [store.add(user_id="u", text=f"t{i}", type="note", importance=0.5).id
+           for i in range(4)]
+    assert [r.id for r in store.active()] == ids
+
+
+def test_distinct_refusal_names_the_column(store: MemoryStore) -> None:
+    with pytest.raises(ValidationError, match="no distinct listing for 'embedding'"):
+        store.distinct("embedding")
+
+
+def test_events_default_to_the_newest_500(store: MemoryStore) -> None:
+    store.add_many([dict(user_id="u", text=f"m{i}", type="note") for i in range(501)])
+    events = store.events()
+    assert len(events) == 500
+    assert len(store.events(limit=1000)) == 501
+    assert events[-1].id == store.events(limit=1000)[-2].id  # the oldest one is left out
+
+
+def _raw(store_path, sql: str, *args) -> None:  # type: ignore[no-untyped-def]
+    import sqlite3
+
+    raw = sqlite3.connect(store_path)  # another tool; SQLite leaves foreign keys off
+    raw.execute(sql, args)
+    raw.commit()
+    raw.close()
+
+
+def test_chain_ends_in_a_cycle_written_by_another_tool(store: MemoryStore, store_path) -> None:
+    a, b, c = notes(store, 3)
+    store.supersede(a, b)
+    store.supersede(b, c)
+    _raw(store_path, "UPDATE memories SET superseded_by = ? WHERE id = ?", b, c)  # c → b
+    older, newer = store.chain(a)
+    assert [r.id for r in newer] == [b, c] and older == []
+
+
+def test_linking_into_an_existing_cycle_is_refused(store: MemoryStore, store_path) -> None:
+    a, b, c = notes(store, 3)
+    store.supersede(b, c)
+    _raw(store_path, "UPDATE memories SET superseded_by = ? WHERE id = ?", b, c)  # c → b
+    with pytest.raises(ValidationError, match="cycle") as info:
+        store.update(a, superseded_by=b)
+    assert info.value.field == "superseded_by"
+    assert store.get(a).superseded_by is None
+
+
+def test_a_cycle_through_the_api_is_refused_naming_the_field(store: MemoryStore) -> None:
+    a, b, c = notes(store, 3)
+    store.supersede(a, b)
+    store.supersede(b, c)
+    with pytest.raises(ValidationError, match="this would make a supersede cycle") as info:
+        store.supersede(c, a)
+    assert info.value.field == "superseded_by"
+
+
+def test_chain_stops_walking_older_memories_after_a_thousand(store: MemoryStore) -> None:
+    [top] = notes(store, 1)
+    level1 = store.add_many([dict(user_id="u", text=f"old {i}", type="note",
+                                  superseded_by=top, created_at=T0 + timedelta(hours=i))
+                             for i in range(1000)])
+    store.add(user_id="u", text="older still", type="note", superseded_by=level1[0])
+    older, _ = store.chain(top)
+    assert len(older) == 1000 and {r.id for r in older} == set(level1)
+    older, _ = store.chain(level1[0])  # a small chain still reaches every level
+    assert [r.text for r in older] == ["older still"]
+
+
+def test_soft_delete_records_who_why_and_group(store: MemoryStore) -> None:
+    [a] = notes(store, 1)
+    ch = store.soft_delete(a, actor="agent", note="duplicate", group_id="g7")
+    ev = store.event(ch.event_ids[0])
+    assert (ev.action, ev.actor, ev.note, ev.group_id) == ("delete", "agent", "duplicate", "g7")
+    assert ch.group_id == "g7" and store.get(a).status is Status.DELETED
+    ch = store.bulk_delete([notes(store, 1)[0]], actor="agent")
+    assert {e.actor for e in store.group_events(ch.group_id)} == {"agent"}
+
+
+def test_undo_group_undoes_newest_first(store: MemoryStore) -> None:
+    """Two changes to one memory in one group: undone in reverse, or the first conflicts."""
+    [a] = notes(store, 1)
+    original = store.get(a)
+    store.update(a, importance=0.7, group_id="g")
+    store.update(a, importance=0.9, group_id="g")
+    ch = store.undo_group("g")
+    assert store.get(a) == original
+    undone = [store.event(i) for i in ch.event_ids]
+    assert [e.before for e in undone] == [{"importance": 0.9}, {"importance": 0.7}]
