@@ -343,3 +343,12 @@ def test_dampening_never_takes_a_weight_below_zero(store, weight: float, after: 
     assert got is not None and math.isclose(got.weight, after, abs_tol=1e-12)
     assert got.weight >= 0.0
     assert dm.stored_diff(diff_id).review == "dampened"
+
+
+def test_formula_text_shows_every_figure() -> None:
+    from memdesk.core.delta.health import formula_text
+
+    h = Health(0.5, 0.25, 0.1, 0.0, 0.9, 0.27, HealthStatus.HEALTHY)
+    assert formula_text(h) == (
+        "risk = 0.35·0.500 + 0.30·0.250 + 0.20·0.100 + 0.15·0.000 = 0.270 → healthy "
+        "(healthy < 0.35 ≤ suspicious < 0.7 ≤ dangerous)")
