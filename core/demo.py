@@ -73,8 +73,10 @@ LAYER_FOR = {
     "decision": ("episodic", "semantic"),
     "correction": ("semantic", "procedural"),
     "error": ("episodic",),
-    "note": ("episodic", "working"),
-    "reasoning": ("semantic", "working", "episodic"),
+    # Working memory is never stored (core/write/router.py); the repeated entries keep
+    # the tuples' lengths, so the seeded RNG draws, and every other demo row, unchanged.
+    "note": ("episodic", "episodic"),
+    "reasoning": ("semantic", "episodic", "episodic"),
 }
 
 BULK_ROWS = 50_000  # from this size on, load with triggers and indexes dropped

@@ -204,6 +204,8 @@ def test_filters_each_restrict(store: MemoryStore) -> None:
 
     assert ids(types=("fact",)) == {a}
     assert ids(layers=("semantic",)) == {a}
+    assert ids(layers=("semantic",)) == {a}  # b was routed to episodic on insert
+    store.update(b, layer="")  # no layer (as in stores written before the router)
     assert ids(layers=("",)) == {b}  # "" picks rows with no layer
     assert ids(layers=("semantic", "")) == {a, b}
     assert ids(topics=("t2",)) == {b}

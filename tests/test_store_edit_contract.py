@@ -81,11 +81,19 @@ def test_every_editable_field_can_be_edited_and_is_audited(store: MemoryStore, t
     got = store.get(a.id)
     for k, v in new.items():
         assert getattr(got, k) == v, k
-    # What cannot be edited did not move.
-    assert (got.id, got.created_at, got.embedding, got.seq) == (
-        a.id, a.created_at, a.embedding, a.seq)
+    # What cannot be edited did not move; the vector went stale with the new text.
+    assert (got.id, got.created_at, got.seq) == (a.id, a.created_at, a.seq)
+    assert got.embedding is None
     [ev] = [store.event(i) for i in ch.event_ids]
     assert set(ev.after) == set(new) and ev.before["text"] == "User likes tea."
+
+
+def test_edits_keep_the_embedding_unless_the_text_changes(store: MemoryStore, two) -> None:
+    a, _ = two
+    store.update(a.id, importance=0.9, topic="food", text=a.text)  # same text: no change
+    assert store.get(a.id).embedding == b"\x01" * 16
+    store.update(a.id, text="User likes green tea.")
+    assert store.get(a.id).embedding is None
 
 
 def test_update_of_unknown_memory(store: MemoryStore) -> None:
@@ -167,8 +175,10 @@ def test_values_just_beyond_the_edge_are_refused(store: MemoryStore, field, valu
 
 
 def test_blank_optional_text_is_stored_as_null(store: MemoryStore) -> None:
-    rec = store.add(user_id="u", text="t", type="note", topic="   ", entity="", layer="")
-    assert (rec.topic, rec.entity, rec.layer) == (None, None, None)
+    rec = store.add(user_id="u", text="t", type="note", topic="   ", entity="", value=" ")
+    assert (rec.topic, rec.entity, rec.value) == (None, None, None)
+    # A blank layer is no layer: the router picks the type's (a note is episodic).
+    assert store.add(user_id="u", text="t", type="note", layer="").layer == "episodic"
 
 
 def test_defaults_on_add(store: MemoryStore) -> None:

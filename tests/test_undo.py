@@ -23,10 +23,11 @@ def test_add_is_audited_with_actor(store: MemoryStore, rec) -> None:
 
 def test_edit_and_undo_restore_exact_state(store: MemoryStore, rec) -> None:
     ch = store.update(rec.id, text="User prefers coffee.", value="coffee", importance=0.8,
-                      layer="procedural", note="operator fix")
+                      layer="semantic", note="operator fix")
     ev = store.event(ch.event_ids[0])
+    # the router put the preference in the procedural layer when it was added
     assert ev.before == {"text": "User prefers tea.", "value": "tea", "importance": 0.4,
-                         "layer": None}
+                         "layer": "procedural"}
     assert ev.actor == "operator" and ev.note == "operator fix"
     store.undo(ev.id)
     assert store.get(rec.id) == rec

@@ -37,6 +37,7 @@ from memdesk.core.store.records import (
     encode_values,
 )
 from memdesk.core.store.schema import OpenReport, open_engine, translate
+from memdesk.core.write.router import route_values  # every insert gets a layer (issue 8)
 
 MT = Memory.__table__
 ET = MemoryEvent.__table__
@@ -393,6 +394,7 @@ class MemoryStore:
         note: str | None = None, group_id: str | None = None,
     ) -> int:
         """Insert one validated memory and audit it as "add"; returns the event id."""
+        values = route_values(values)
         self._check_new_ids(conn, [values["id"]])
         self._check_ref(conn, values.get("superseded_by"), values["id"])
         conn.execute(insert(MT).values(**values))
@@ -404,7 +406,7 @@ class MemoryStore:
         self, items: Iterable[dict[str, Any]], *, actor: str = "agent", audit: bool = True
     ) -> list[str]:
         """Validated bulk insert in one transaction; all or nothing."""
-        rows = [validate_fields(dict(it), creating=True) for it in items]
+        rows = [route_values(validate_fields(dict(it), creating=True)) for it in items]
         if not rows:
             return []
 
@@ -482,7 +484,10 @@ class MemoryStore:
         if not after and undoes is None:
             return None
         if after:
-            conn.execute(update(MT).where(M.id == memory_id).values(**after))
+            # A vector is derived from the text: a new text makes it stale (not audited;
+            # the next `memdesk embed` recomputes it, see core/write/embed.py).
+            stale = {"embedding": None} if "text" in after else {}
+            conn.execute(update(MT).where(M.id == memory_id).values(**after, **stale))
         return self.log_in(
             conn, memory_id, actor, action, before, after,
             group_id=group_id, note=note, undoes=undoes,

@@ -1,0 +1,274 @@
+"""The asynchronous store queue (seed 003's ``store_memory``): one row per turn in ``jobs``.
+
+Life of a job: ``pending`` → ``running`` (claimed by one worker, with a lease) → ``done``
+(with the ids of the memories it created) or ``failed`` (with the error).  A failed job
+can be retried (back to ``pending``).
+
+Claiming happens in one write transaction (BEGIN IMMEDIATE on SQLite, ``FOR UPDATE SKIP
+LOCKED`` on PostgreSQL), so two workers never take the same job.  Finishing is
+conditional on still holding the lease and happens in the same transaction as the
+memory inserts, so a job is done exactly once: a worker that was killed, or whose lease
+ran out and was taken over, writes nothing.  A ``running`` job is taken over when its
+lease has expired, or at once when its owner was a process on this machine that no
+longer exists; after ``MAX_ATTEMPTS`` takeovers it is failed instead (a turn that kills
+every worker must not be retried forever).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import Connection, func, insert, or_, select, update
+
+from memdesk.core.errors import NotFoundError, ValidationError
+from memdesk.core.ids import new_id, utcnow
+from memdesk.core.write.models import Job
+from memdesk.core.write.units import Turn
+
+JT = Job.__table__
+J = JT.c
+DEFAULT_LEASE_S = 300.0
+MAX_ATTEMPTS = 3
+LOG_LIMIT = 50  # entries kept per job
+
+
+class JobStatus(StrEnum):
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class LeaseLost(Exception):
+    """The job is no longer ours (taken over after the lease ran out); write nothing."""
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    id: str
+    status: str
+    user_id: str
+    session_id: str | None
+    topic: str | None
+    text: str
+    created_at: datetime
+    updated_at: datetime
+    attempts: int
+    lease_owner: str | None
+    lease_until: datetime | None
+    finished_at: datetime | None
+    extractor: str | None
+    model: str | None
+    memory_ids: tuple[str, ...]
+    error: str | None
+    log: tuple[dict[str, str], ...]
+
+    @property
+    def turn(self) -> Turn:
+        return Turn(self.text, self.user_id, self.session_id, self.topic)
+
+    def to_json(self) -> dict[str, Any]:
+        out = {k: getattr(self, k) for k in self.__dataclass_fields__}
+        for k, v in out.items():
+            if isinstance(v, datetime):
+                out[k] = v.isoformat()
+        out["memory_ids"] = list(self.memory_ids)
+        out["log"] = list(self.log)
+        return out
+
+
+def _record(row: Any) -> JobRecord:
+    m = dict(row._mapping)
+    m["memory_ids"] = tuple(json.loads(m["memory_ids"])) if m["memory_ids"] else ()
+    m["log"] = tuple(json.loads(m["log"])) if m["log"] else ()
+    return JobRecord(**m)
+
+
+def worker_identity() -> str:
+    """``host:pid:token``: unique per worker, and says which process to check for life."""
+    return f"{socket.gethostname()}:{os.getpid()}:{new_id()[:8]}"
+
+
+def _owner_is_gone(owner: str | None) -> bool:
+    """True only when ``owner`` was a process on this host that no longer exists."""
+    if not owner or sys.platform == "win32":  # os.kill(pid, 0) would terminate on Windows
+        return False
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit():
+        return False
+    pid = int(pid_text)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # exists, not ours to signal
+        return False
+    return False
+
+
+def _append_log(current: str | None, *messages: str) -> str:
+    entries = json.loads(current) if current else []
+    now = utcnow().isoformat(timespec="seconds")
+    entries.extend({"at": now, "msg": m} for m in messages)
+    return json.dumps(entries[-LOG_LIMIT:], ensure_ascii=False)
+
+
+class JobQueue:
+    """The ``jobs`` table's service.  Cheap; construct one per store."""
+
+    def __init__(self, store) -> None:  # type: ignore[no-untyped-def]
+        self.store = store
+
+    # -- agents -----------------------------------------------------------------
+    def enqueue(self, turn: Turn) -> str:
+        """Persist ``turn`` as a pending job and return its id at once."""
+        job_id = new_id()
+        now = utcnow()
+
+        def run() -> str:
+            with self.store.write() as conn:
+                conn.execute(insert(JT).values(
+                    id=job_id, status=JobStatus.PENDING.value, user_id=turn.user_id,
+                    session_id=turn.session_id, topic=turn.topic, text=turn.text,
+                    created_at=now, updated_at=now, attempts=0,
+                ))
+            return job_id
+
+        return self.store.guarded(run)
+
+    # -- reading ----------------------------------------------------------------
+    def get(self, job_id: str, conn: Connection | None = None) -> JobRecord:
+        if conn is None:
+            with self.store.read() as c:
+                return self.get(job_id, c)
+        row = conn.execute(select(JT).where(J.id == job_id)).first()
+        if row is None:
+            raise NotFoundError(f"No job with id {job_id!r}")
+        return _record(row)
+
+    def list(self, statuses: tuple[str, ...] = (), limit: int = 500) -> list[JobRecord]:
+        for s in statuses:
+            JobStatus(s)
+        stmt = select(JT).order_by(J.created_at.desc(), J.id).limit(limit)
+        if statuses:
+            stmt = stmt.where(J.status.in_(statuses))
+        with self.store.read() as conn:
+            return [_record(r) for r in conn.execute(stmt)]
+
+    def counts(self) -> dict[str, int]:
+        out = {s.value: 0 for s in JobStatus}
+        with self.store.read() as conn:
+            for status, n in conn.execute(select(J.status, func.count()).group_by(J.status)):
+                out[status] = int(n)
+        return out
+
+    # -- workers ----------------------------------------------------------------
+    def claim(self, owner: str, lease_s: float = DEFAULT_LEASE_S) -> JobRecord | None:
+        """Take the oldest pending (or abandoned) job, or None when there is none."""
+        def run() -> JobRecord | None:
+            with self.store.write() as conn:
+                return self._claim_in(conn, owner, lease_s)
+
+        return self.store.guarded(run)
+
+    def _claim_in(self, conn: Connection, owner: str, lease_s: float) -> JobRecord | None:
+        now = utcnow()
+        # Abandoned: lease expired, or its owner process on this host is gone.
+        running = conn.execute(
+            select(J.id, J.lease_owner, J.lease_until).where(J.status == JobStatus.RUNNING)
+        ).all()
+        abandoned = [r.id for r in running
+                     if (r.lease_until is not None and r.lease_until < now)
+                     or _owner_is_gone(r.lease_owner)]
+        stmt = (
+            select(JT)
+            .where(or_(J.status == JobStatus.PENDING, J.id.in_(abandoned)))
+            .order_by(J.created_at, J.id)
+            .limit(1)
+            .with_for_update(skip_locked=True)
+        )
+        while (row := conn.execute(stmt).first()) is not None:
+            job = _record(row)
+            messages = []
+            if job.status == JobStatus.RUNNING:
+                messages.append(f"taken over from {job.lease_owner}: its worker stopped "
+                                "or its lease ran out; nothing it did was kept")
+                if job.attempts >= MAX_ATTEMPTS:
+                    error = (f"a worker stopped while processing this job {job.attempts} "
+                             "times; retry it once the cause is fixed")
+                    conn.execute(update(JT).where(J.id == job.id).values(
+                        status=JobStatus.FAILED, error=error, lease_owner=None,
+                        lease_until=None, updated_at=now, finished_at=now,
+                        log=_append_log(row.log, *messages, error)))
+                    continue
+            conn.execute(update(JT).where(J.id == job.id).values(
+                status=JobStatus.RUNNING, lease_owner=owner,
+                lease_until=now + timedelta(seconds=lease_s), attempts=J.attempts + 1,
+                updated_at=now, error=None,
+                log=_append_log(row.log, *messages, f"claimed by {owner}")))
+            return self.get(job.id, conn)
+        return None
+
+    def complete_in(self, conn: Connection, job_id: str, owner: str, memory_ids: list[str],
+                    extractor: str | None, model: str | None, notes: list[str]) -> None:
+        """Mark the job done inside the transaction that inserted its memories."""
+        current = conn.execute(select(J.log).where(
+            J.id == job_id, J.status == JobStatus.RUNNING, J.lease_owner == owner)).first()
+        if current is None:
+            raise LeaseLost(job_id)
+        now = utcnow()
+        done = f"done: {len(memory_ids)} memories"
+        conn.execute(update(JT).where(J.id == job_id).values(
+            status=JobStatus.DONE, memory_ids=json.dumps(memory_ids), extractor=extractor,
+            model=model, lease_owner=None, lease_until=None, updated_at=now, finished_at=now,
+            error=None, log=_append_log(current.log, *notes, done)))
+
+    def fail(self, job_id: str, owner: str, error: str, notes: list[str] = ()) -> bool:  # type: ignore[assignment]
+        """Mark the job failed (if still ours); returns whether it was."""
+        def run() -> bool:
+            with self.store.write() as conn:
+                current = conn.execute(select(J.log).where(
+                    J.id == job_id, J.status == JobStatus.RUNNING,
+                    J.lease_owner == owner)).first()
+                if current is None:
+                    return False
+                now = utcnow()
+                conn.execute(update(JT).where(J.id == job_id).values(
+                    status=JobStatus.FAILED, error=error, lease_owner=None, lease_until=None,
+                    updated_at=now, finished_at=now,
+                    log=_append_log(current.log, *notes, f"failed: {error}")))
+                return True
+
+        return self.store.guarded(run)
+
+    def retry(self, job_id: str) -> JobRecord:
+        """Put a failed job back in the queue."""
+        def run() -> JobRecord:
+            with self.store.write() as conn:
+                job = self.get(job_id, conn)
+                if job.status != JobStatus.FAILED:
+                    raise ValidationError(
+                        "status", f"job {job_id} is {job.status}; only failed jobs are retried")
+                conn.execute(update(JT).where(J.id == job_id).values(
+                    status=JobStatus.PENDING, error=None, finished_at=None, attempts=0,
+                    updated_at=utcnow(), log=_append_log(
+                        conn.execute(select(J.log).where(J.id == job_id)).scalar(),
+                        f"retry requested (last error: {job.error})")))
+                return self.get(job_id, conn)
+
+        return self.store.guarded(run)
+
+
+def store_memory(store, turn: Turn) -> str:  # type: ignore[no-untyped-def]
+    """Seed 003's MCP contract: enqueue ``turn`` and return the job id immediately."""
+    return JobQueue(store).enqueue(turn)

@@ -1,0 +1,74 @@
+"""ORM tables of the write path (issue 8), on the shared ``Base``; migration 0008 creates them.
+
+- ``jobs``: the asynchronous store queue (seed 003's ``store_memory``).  A job is claimed
+  with a lease (``lease_owner``/``lease_until``) in one write transaction, so several
+  workers never take the same job, and a job whose worker died is taken again once.
+- ``memory_provenance``: which extractor and model produced a memory, and from which
+  job.  A side table rather than columns on ``memories``: most rows (operator adds,
+  imports, Recall stores) have no extraction behind them, and the memory record that
+  every view reads stays as it is.
+- ``embedding_space``: the one embedding model (name and dimension) whose vectors the
+  store holds, so vectors of different models are never mixed.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import Mapped, mapped_column
+
+from memdesk.core.store.models import Base
+
+
+class Job(Base):
+    """One conversation turn waiting for (or done with) extraction → routing → insert."""
+
+    __tablename__ = "jobs"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), nullable=False)
+    user_id: Mapped[str] = mapped_column(String(200), nullable=False)
+    session_id: Mapped[str | None] = mapped_column(String(200))
+    topic: Mapped[str | None] = mapped_column(String(200))
+    text: Mapped[str] = mapped_column(Text, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)
+    lease_owner: Mapped[str | None] = mapped_column(String(200))
+    lease_until: Mapped[datetime | None] = mapped_column(DateTime)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime)
+    extractor: Mapped[str | None] = mapped_column(String(64))
+    model: Mapped[str | None] = mapped_column(String(200))
+    memory_ids: Mapped[str | None] = mapped_column(Text)  # JSON list
+    error: Mapped[str | None] = mapped_column(Text)
+    log: Mapped[str | None] = mapped_column(Text)  # JSON list of {"at", "msg"}
+
+    __table_args__ = (Index("ix_jobs_status_created", "status", "created_at"),)
+
+
+class MemoryProvenance(Base):
+    """How an extracted memory came to be: extractor, model and job."""
+
+    __tablename__ = "memory_provenance"
+
+    memory_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True
+    )
+    extractor: Mapped[str] = mapped_column(String(64), nullable=False)
+    model: Mapped[str | None] = mapped_column(String(200))
+    job_id: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+
+    __table_args__ = (Index("ix_memory_provenance_job", "job_id"),)
+
+
+class EmbeddingSpace(Base):
+    """The store's embedding model; one row (id 1) once the first vector is written."""
+
+    __tablename__ = "embedding_space"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    model: Mapped[str] = mapped_column(String(200), nullable=False)
+    dim: Mapped[int] = mapped_column(Integer, nullable=False)
+    recorded_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
