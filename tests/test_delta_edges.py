@@ -352,3 +352,21 @@ def test_formula_text_shows_every_figure() -> None:
     assert formula_text(h) == (
         "risk = 0.35·0.500 + 0.30·0.250 + 0.20·0.100 + 0.15·0.000 = 0.270 → healthy "
         "(healthy < 0.35 ≤ suspicious < 0.7 ≤ dangerous)")
+
+
+def test_every_field_of_a_candidate_delta() -> None:
+    cfg = DeltaConfig((SourceConfig("a", "t", 0.5), SourceConfig("b", "t", 2.0)),
+                      normalize_weights=False)
+    before = build_memory_set("g", None, [c("a", "kept", 0.4), c("b", "gone", 0.1)], cfg)
+    after = build_memory_set("g", None, [c("a", "kept", 0.8), c("a", "new", 0.3)], cfg)
+    got = {d.text: (d.before_score, d.after_score, d.delta, d.change_type, d.before_weight,
+                    d.after_weight, d.before_original, d.after_original)
+           for d in diff(before, after).candidate_deltas}
+    assert got == {
+        "kept": (pytest.approx(0.2), pytest.approx(0.4), pytest.approx(0.2),
+                 ChangeType.STRENGTHENED, 0.5, 0.5, 0.4, 0.8),
+        "new": (0.0, pytest.approx(0.15), pytest.approx(0.15), ChangeType.ADDED, None, 0.5,
+                None, 0.3),
+        "gone": (pytest.approx(0.2), 0.0, pytest.approx(-0.2), ChangeType.REMOVED, 2.0, None,
+                 0.1, None),
+    }

@@ -181,3 +181,24 @@ def test_demo_contradictions_are_computed_from_active_rows_only(
     users = demo_store.distinct("user_id")
     assert (users[0], "user", "employer") not in found
     assert (users[1], "user", "employer") not in found
+
+
+def test_superseded_without_an_expiry_is_still_not_active(store: MemoryStore) -> None:
+    """supersede() also sets valid_until; an edit of superseded_by alone does not, and the
+    row must leave the active state all the same (seed 003: both fields are checked)."""
+    old = store.add(user_id="u", text="old", type="fact").id
+    new = store.add(user_id="u", text="new", type="fact").id
+    store.update(old, superseded_by=new)
+    rec = store.get(old)
+    assert rec.valid_until is None and rec.status is Status.SUPERSEDED
+    assert [r.id for r in store.active()] == [new]
+    assert {r.id for r in store.page(MemoryFilter(statuses=(Status.ACTIVE,)), limit=None)} == {
+        new}
+    assert [r.id for r in store.page(MemoryFilter(statuses=(Status.SUPERSEDED,)))] == [old]
+
+
+def test_filter_with_replaces_only_what_is_given() -> None:
+    base = MemoryFilter(user_ids=("u",), statuses=(Status.ACTIVE,))
+    f = base.with_(text="kayak", user_ids=("v",))
+    assert (f.text, f.user_ids, f.statuses) == ("kayak", ("v",), (Status.ACTIVE,))
+    assert base.text == "" and base.user_ids == ("u",)
