@@ -24,6 +24,7 @@ from memdesk.core.delta.contracts import (
     Health,
     HealthStatus,
     SourceConfig,
+    text_key,
 )
 from memdesk.core.delta.decision import decide
 from memdesk.core.delta.diff import diff
@@ -163,13 +164,28 @@ def test_changed_top_candidate() -> None:
 
 def test_source_deltas_count_each_kind() -> None:
     d = diff(ms(c("a", "x", 0.5), c("a", "y", 0.5), c("b", "z", 0.5)),
-             ms(c("a", "x", 0.7), c("a", "w", 0.1), c("b", "z", 0.2)))
+             ms(c("a", "x", 0.7), c("a", "w", 0.1), c("a", "v", 0.1), c("b", "z", 0.2)))
     got = {s.source: (s.added, s.removed, s.strengthened, s.weakened,
+                      round(s.before_total, 6), round(s.after_total, 6),
                       round(s.weighted_score_delta, 6)) for s in d.source_deltas}
-    assert got == {"a": (1, 1, 1, 0, -0.2), "b": (0, 0, 0, 1, -0.3)}
+    # c is configured but offered nothing either time: not listed.
+    assert got == {"a": (2, 1, 1, 0, 1.0, 0.9, -0.1), "b": (0, 0, 0, 1, 0.5, 0.2, -0.3)}
     shares = {s.source: (round(s.before_share, 4), round(s.after_share, 4))
               for s in d.source_deltas}
-    assert shares == {"a": (0.6667, 0.8), "b": (0.3333, 0.2)}
+    assert shares == {"a": (0.6667, 0.8182), "b": (0.3333, 0.1818)}
+
+
+def test_source_deltas_across_a_config_change() -> None:
+    """A source configured only after the first snapshot: 0 before, its figures after."""
+    old = DeltaConfig((SourceConfig("a", "t", 1.0),), normalize_weights=False)
+    before = build_memory_set("g", None, [c("a", "x", 0.5)], old)
+    after = build_memory_set("g", None, [c("a", "x", 0.5), c("c", "new", 0.5)], ONE)
+    got = {s.source: (s.before_total, s.after_total, s.before_share, s.after_share, s.added)
+           for s in diff(before, after).source_deltas}
+    assert got == {"a": (0.5, 0.5, 1.0, 0.5, 0), "c": (0.0, 0.5, 0.0, 0.5, 1)}
+    back = {s.source: (s.before_total, s.after_total, s.before_share, s.after_share, s.removed)
+            for s in diff(after, before).source_deltas}
+    assert back == {"a": (0.5, 0.5, 0.5, 1.0, 0), "c": (0.5, 0.0, 0.5, 0.0, 1)}
 
 
 def test_attribution_shares_and_tie_break() -> None:
@@ -359,9 +375,12 @@ def test_every_field_of_a_candidate_delta() -> None:
                       normalize_weights=False)
     before = build_memory_set("g", None, [c("a", "kept", 0.4), c("b", "gone", 0.1)], cfg)
     after = build_memory_set("g", None, [c("a", "kept", 0.8), c("a", "new", 0.3)], cfg)
+    deltas = diff(before, after).candidate_deltas
+    assert {d.text: (d.key, d.source) for d in deltas} == {
+        "kept": (text_key("kept"), "a"), "new": (text_key("new"), "a"),
+        "gone": (text_key("gone"), "b")}
     got = {d.text: (d.before_score, d.after_score, d.delta, d.change_type, d.before_weight,
-                    d.after_weight, d.before_original, d.after_original)
-           for d in diff(before, after).candidate_deltas}
+                    d.after_weight, d.before_original, d.after_original) for d in deltas}
     assert got == {
         "kept": (pytest.approx(0.2), pytest.approx(0.4), pytest.approx(0.2),
                  ChangeType.STRENGTHENED, 0.5, 0.5, 0.4, 0.8),
