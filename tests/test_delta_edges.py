@@ -389,3 +389,53 @@ def test_every_field_of_a_candidate_delta() -> None:
         "gone": (pytest.approx(0.2), 0.0, pytest.approx(-0.2), ChangeType.REMOVED, 2.0, None,
                  0.1, None),
     }
+
+
+def test_decision_reasons_and_review_targets() -> None:
+    h = _health
+    assert decide("a", h(HealthStatus.HEALTHY), False).reason == "memory change appears stable"
+    rej = decide("a", h(HealthStatus.DANGEROUS), False)
+    assert rej.reason == "memory drift risk is too high"
+    assert rej.recommended_weight_adjustments == {}
+    inv = decide("a", h(HealthStatus.SUSPICIOUS), True)
+    assert inv.reason == "dominant memory source changed" and inv.recommended_followup_checks == ()
+    damp = decide("a", h(HealthStatus.SUSPICIOUS), False)
+    assert damp.reason == "memory shift is suspicious but not dangerous"
+    assert damp.source_to_review == "a"
+    assert decide("a", h(HealthStatus.HEALTHY), False).source_to_review is None
+
+
+def test_drift_divides_by_the_larger_aggregate_either_way() -> None:
+    assert drift_score(3.0, 1.0) == pytest.approx(2 / 3)
+    assert drift_score(1.0, 3.0) == pytest.approx(2 / 3)
+
+
+def test_contradiction_groups_by_entity_and_attribute() -> None:
+    other_entity = diff(ms(), ms(tri("a", "x", "Go"), tri("b", "y", "Rust", entity="bot")))
+    assert other_entity.health.contradiction_score == 0.0
+    other_attr = diff(ms(), ms(tri("a", "x", "Go"), tri("b", "y", "Rust", attribute="os")))
+    assert other_attr.health.contradiction_score == 0.0
+
+
+def test_contradiction_sums_members_and_groups() -> None:
+    # Go has two members (0.5 + 0.5) and beats Rust (0.75): the loser holds 0.75 of 1.75.
+    d = diff(ms(), ms(tri("a", "x", "Go", 0.5), tri("b", "y", "Go", 0.5),
+                      tri("c", "z", "Rust", 0.75)))
+    assert d.health.contradiction_score == pytest.approx(0.75 / 1.75)
+    # Two groups: one agreeing (skipped), then two contradicting; losers add up.
+    d = diff(ms(), ms(tri("a", "p", "x", 1.0, attribute="agree"),
+                      tri("b", "q", "x", 1.0, attribute="agree"),
+                      tri("a", "x", "Go", 1.0), tri("b", "y", "Rust", 0.5),
+                      tri("a", "u", "mac", 1.0, attribute="os"),
+                      tri("c", "v", "linux", 0.5, attribute="os")))
+    assert d.health.contradiction_score == pytest.approx(1.0 / 5.0)
+
+
+def test_emptied_set_and_single_candidate_health() -> None:
+    gone = diff(ms(c("a", "x", 0.5)), ms())
+    assert gone.health.dominance_score == 0.0  # no dominant source left
+    assert gone.health.volatility_score == 1.0  # one of one changed
+    one = diff(ms(c("a", "x", 0.5)), ms(c("a", "x", 0.6)))
+    assert one.health.volatility_score == 1.0
+    noise = diff(ms(c("a", "x", 0.5)), ms(c("a", "x", 0.5 + 1e-13)))
+    assert noise.health.drift_score == 0.0
