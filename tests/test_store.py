@@ -144,3 +144,16 @@ def test_huge_and_odd_unicode_text_round_trips(store: MemoryStore) -> None:
     assert got.text == odd and got.user_id == "u\u00e9"
     assert [r.id for r in store.page(MemoryFilter(text="width"))] == [rec.id]
     assert store.distinct("user_id") == ["u\u00e9"]
+
+
+def test_page_offset_follows_sql_order(store: MemoryStore) -> None:
+    from tests.oracle import sql_order
+
+    store.add_many([dict(user_id="u", text=f"m{i}", type="note", importance=(i % 7) / 7,
+                         topic=None if i % 3 else f"t{i % 4}") for i in range(40)])
+    for key in ("importance", "topic", "status"):
+        want = sql_order(store, order_by=key, desc=False)
+        got = [r.id for r in store.page(order_by=key, descending=False, offset=13, limit=20)]
+        assert got == want[13:33]
+        assert [r.id for r in store.page(order_by=key, descending=False, limit=None)] == want
+    assert store.page(limit=0) == []

@@ -15,6 +15,10 @@ from memdesk.core.store.query import MemoryFilter, Status
 T0 = datetime(2026, 4, 1)
 
 
+def _ids(store: MemoryStore, *args, **kw) -> list[str]:  # type: ignore[no-untyped-def]
+    return [r.id for r in store.page(*args, **kw)]
+
+
 def notes(store: MemoryStore, n: int, **kw) -> list[str]:  # type: ignore[no-untyped-def]
     return [store.add(user_id="u", text=f"note {i}", type="note",
                       created_at=T0 + timedelta(minutes=i), **kw).id for i in range(n)]
@@ -177,9 +181,9 @@ def test_page_limit_offset_and_none(store: MemoryStore) -> None:
     assert [r.id for r in store.page(limit=3)] == newest_first[:3]
     assert [r.id for r in store.page(offset=3, limit=3)] == newest_first[3:6]
     assert [r.id for r in store.page(limit=None)] == newest_first
-    assert store.page_ids(offset=5, limit=None) == newest_first[5:]
-    assert store.page_ids(descending=False, limit=2) == ids[:2]
-    assert store.page_ids(order_by="seq", descending=False, limit=None) == ids
+    assert _ids(store, offset=5, limit=None) == newest_first[5:]
+    assert _ids(store, descending=False, limit=2) == ids[:2]
+    assert _ids(store, order_by="seq", descending=False, limit=None) == ids
 
 
 def test_active_orders_by_importance_and_limits(store: MemoryStore) -> None:
@@ -200,7 +204,7 @@ def test_filters_each_restrict(store: MemoryStore) -> None:
                   created_at=T0 + timedelta(days=2), confidence=0.9).id
 
     def ids(**kw) -> set[str]:  # type: ignore[no-untyped-def]
-        return set(store.page_ids(MemoryFilter(**kw), limit=None))
+        return set(_ids(store, MemoryFilter(**kw), limit=None))
 
     assert ids(types=("fact",)) == {a}
     assert ids(layers=("semantic",)) == {a}
