@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 STAGE = ROOT / "build" / "mutation"
 # (checkout folder, staged folder)
 TREES = [("core", "memdesk/core"), ("ui", "memdesk/ui"), ("app", "memdesk/app"),
-         ("tests", "tests")]
+         ("tests", "tests"), ("docs", "docs")]
 SKIP_DIRS = {"__pycache__", ".pytest_cache", ".hypothesis"}
 EXCLUDED = ("store/migrations/",)  # schema migrations: tested by replaying them, not mutated
 
@@ -77,7 +77,7 @@ def stage() -> None:
     STAGE.mkdir(parents=True, exist_ok=True)
     for src, dst in TREES:
         _sync_tree(ROOT / src, STAGE / dst)
-    for name in ("pyproject.toml",):
+    for name in ("pyproject.toml", "README.md"):
         if not (STAGE / name).exists() or not filecmp.cmp(ROOT / name, STAGE / name, False):
             shutil.copy2(ROOT / name, STAGE / name)
 
