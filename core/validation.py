@@ -82,6 +82,9 @@ FIELD_RULES: dict[str, Rule] = {
     "last_accessed": _time,
     "valid_until": _time,
     "deleted_at": _time,
+    # Set on insert by an import (a held memory stays held); never through update():
+    # not in EDITABLE_FIELDS, only the review actions release it (core/guard/review.py).
+    "quarantined_at": _time,
     "access_count": tx.check_count,
     "superseded_by": _short(ID_CHARS),
     "embedding": _embedding,

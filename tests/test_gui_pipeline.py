@@ -126,6 +126,7 @@ VIEW_CLASSES = {
     "contradictions": ("memdesk.ui.contradictions_view", "ContradictionsView"),
     "snapshots": ("memdesk.ui.snapshots_view", "SnapshotsView"),
     "drift": ("memdesk.ui.drift_view", "DriftView"),
+    "review": ("memdesk.ui.review_view", "ReviewView"),
 }
 
 

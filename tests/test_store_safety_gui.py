@@ -67,7 +67,9 @@ def test_stale_edit_shows_both_versions_and_keeps_theirs(qtbot, demo_store, monk
                                                          desk_for):
     view = _view(qtbot, demo_store, desk_for)
     view.table.selectRow(2)
-    seen = view.detail.record
+    seen = demo_store.get(view.model.row_at(2).id)
+    view.detail.show_memory(seen.id)  # the pane shows (and will edit) exactly this version
+    assert view.detail.record == seen and view.detail.edited_fields() == {}
     other = MemoryStore.open(demo_store.engine.url.database)  # an agent, meanwhile
     other.update(seen.id, actor="agent", text="the agent's newer text")
     other.close()

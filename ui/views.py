@@ -44,4 +44,5 @@ VIEWS: list[ViewSpec] = [
     ViewSpec("overview", "Overview", "Ctrl+0", lazy("overview", "OverviewView")),
     ViewSpec("snapshots", "Snapshots", "Ctrl+5", lazy("snapshots_view", "SnapshotsView")),
     ViewSpec("drift", "Drift review", "Ctrl+4", lazy("drift_view", "DriftView")),
+    ViewSpec("review", "Review inbox", "Ctrl+6", lazy("review_view", "ReviewView")),
 ]

@@ -90,7 +90,7 @@ def keyword_rows(conn: Connection, user_id: str, stems: list[str], cfg: ReadConf
             "SELECT m.seq, m.text, m.created_at, m.importance FROM memories AS m "
             "CROSS JOIN memories_fts AS f "
             "WHERE m.user_id = :u AND m.valid_until IS NULL AND m.superseded_by IS NULL "
-            "AND m.deleted_at IS NULL AND m.confidence >= :t "
+            "AND m.deleted_at IS NULL AND m.quarantined_at IS NULL AND m.confidence >= :t "
             "AND f.rowid = m.seq AND f.memories_fts MATCH :q"
         ).columns(seq=Integer(), text=Text(), created_at=DateTime(), importance=Float())
         return conn.execute(sql, {"u": user_id, "t": cfg.confidence_threshold,

@@ -59,10 +59,12 @@ class BrowseRow:
     superseded_by: str | None
     valid_until: datetime | None
     deleted_at: datetime | None
+    quarantined_at: datetime | None = None
 
     @property
     def status(self) -> Status:
-        return status_of(self.deleted_at, self.superseded_by, self.valid_until)
+        return status_of(self.deleted_at, self.superseded_by, self.valid_until,
+                         self.quarantined_at)
 
 
 ROW_COLUMNS = tuple(f.name for f in fields(BrowseRow))

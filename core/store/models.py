@@ -59,6 +59,9 @@ class Memory(Base):
     valid_until: Mapped[datetime | None] = mapped_column(DateTime)
     layer: Mapped[str | None] = mapped_column(String(32))
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # Set when the poisoning guard holds an agent's write for operator review (migration
+    # 0011, core/guard/); NULL for every other row, so it costs nothing to filter on.
+    quarantined_at: Mapped[datetime | None] = mapped_column(DateTime)
     # Optimistic concurrency (migration 0009): +1 on every audited change; an edit
     # may name the version it was based on and is refused if the row moved on.
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1, server_default="1")
@@ -76,6 +79,13 @@ class Memory(Base):
             "superseded_by",
             sqlite_where=sa_text("superseded_by IS NOT NULL"),
             postgresql_where=sa_text("superseded_by IS NOT NULL"),
+        ),
+        # The review inbox lists the few quarantined rows; partial for the same reason.
+        Index(
+            "ix_memories_quarantined",
+            "quarantined_at",
+            sqlite_where=sa_text("quarantined_at IS NOT NULL"),
+            postgresql_where=sa_text("quarantined_at IS NOT NULL"),
         ),
     )
 

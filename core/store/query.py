@@ -19,12 +19,16 @@ class Status(StrEnum):
     SUPERSEDED = "superseded"
     EXPIRED = "expired"
     DELETED = "deleted"
+    QUARANTINED = "quarantined"  # an agent's write held for operator review (core/guard/)
 
 
-def status_of(deleted_at: object, superseded_by: object, valid_until: object) -> Status:
-    """A row's Status from its three lifecycle fields (the Python twin of status_expression)."""
+def status_of(deleted_at: object, superseded_by: object, valid_until: object,
+              quarantined_at: object = None) -> Status:
+    """A row's Status from its lifecycle fields (the Python twin of status_expression)."""
     if deleted_at is not None:
         return Status.DELETED
+    if quarantined_at is not None:
+        return Status.QUARANTINED
     if superseded_by is not None:
         return Status.SUPERSEDED
     if valid_until is not None:
@@ -33,13 +37,17 @@ def status_of(deleted_at: object, superseded_by: object, valid_until: object) ->
 
 
 def active_belief_state() -> ColumnElement[bool]:
-    """Seed 003: ``valid_until IS NULL AND superseded_by IS NULL`` (and not soft-deleted)."""
-    return and_(M.valid_until.is_(None), M.superseded_by.is_(None), M.deleted_at.is_(None))
+    """Seed 003: ``valid_until IS NULL AND superseded_by IS NULL`` (and not soft-deleted,
+    and not quarantined: an agent's write the guard holds is no belief until approved)."""
+    return and_(M.valid_until.is_(None), M.superseded_by.is_(None), M.deleted_at.is_(None),
+                M.quarantined_at.is_(None))
 
 
 def status_clause(status: Status) -> ColumnElement[bool]:
     if status is Status.ACTIVE:
         return active_belief_state()
+    if status is Status.QUARANTINED:
+        return and_(M.quarantined_at.is_not(None), M.deleted_at.is_(None))
     if status is Status.SUPERSEDED:
         return and_(M.superseded_by.is_not(None), M.deleted_at.is_(None))
     if status is Status.EXPIRED:
@@ -51,6 +59,7 @@ def status_expression() -> ColumnElement[str]:
     """SQL that computes a row's Status, for sorting by status."""
     return case(
         (M.deleted_at.is_not(None), literal(Status.DELETED.value)),
+        (M.quarantined_at.is_not(None), literal(Status.QUARANTINED.value)),
         (M.superseded_by.is_not(None), literal(Status.SUPERSEDED.value)),
         (M.valid_until.is_not(None), literal(Status.EXPIRED.value)),
         else_=literal(Status.ACTIVE.value),

