@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import os
 import tempfile
-from datetime import datetime
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -32,6 +33,66 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     module = metafunc.module.__name__.rsplit(".", 1)[-1]
     if "backend" in metafunc.fixturenames and module in BOTH_BACKENDS:
         metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
+
+
+@dataclass(frozen=True)
+class Lifecycle:
+    """Ids of the rows ``add_lifecycle_rows`` wrote, by what they are."""
+
+    active: str  # active, has a topic; value "Acme Corp" for (user, "employer")
+    active_no_topic: str  # active with topic NULL; same value spelt differently
+    superseded: str  # superseded by ``active``; value "Superseded Ltd"
+    expired: str  # valid_until in the past, not superseded; value "Expired Inc"
+    deleted: str  # soft-deleted; value "Deleted GmbH"
+    deleted_no_topic: str  # soft-deleted and topic NULL
+    expired_only_user: str  # another user's only conflicting value is expired
+    expired_only_user_active: str
+
+    @property
+    def inactive(self) -> tuple[str, ...]:
+        return (self.superseded, self.expired, self.deleted, self.deleted_no_topic,
+                self.expired_only_user)
+
+    @property
+    def all(self) -> tuple[str, ...]:
+        return (self.active, self.active_no_topic, self.expired_only_user_active, *self.inactive)
+
+
+LIFECYCLE_ROWS = 8  # rows add_lifecycle_rows writes
+LIFECYCLE_DELETED = 2
+LIFECYCLE_EXPIRED = 2  # expired and not superseded
+LIFECYCLE_SUPERSEDED = 1
+# The word every lifecycle row's text contains (and no demo row does).
+LIFECYCLE_WORD = "zephyrkite"
+
+
+def add_lifecycle_rows(s: MemoryStore, user: str, other_user: str, at: datetime) -> Lifecycle:
+    """Rows outside the active belief state (superseded, expired, soft-deleted) and rows
+    with a NULL topic, all about one word and one entity+attribute, so that every query
+    of the active state meets them and must leave them out.  Inactive rows carry values
+    that would make contradictions if they counted."""
+
+    def add(text: str, value: str, topic: str | None, who: str = user, days: int = 0) -> str:
+        return s.add(user_id=who, text=f"{text} {LIFECYCLE_WORD}", type="fact", topic=topic,
+                     entity="user", attribute="employer", value=value, layer="semantic",
+                     importance=0.45, confidence=0.8,
+                     created_at=at + timedelta(days=days)).id
+
+    active = add("User is employed by Acme Corp", "Acme Corp", "work", days=3)
+    active_nt = add("User still works for ACME corp", "  acme  corp", None, days=4)
+    superseded = add("User is employed by Superseded Ltd", "Superseded Ltd", "work", days=1)
+    s.supersede(superseded, active)
+    expired = add("User was employed by Expired Inc", "Expired Inc", "work", days=2)
+    s.update(expired, valid_until=at + timedelta(days=2, hours=1))
+    deleted = add("User is employed by Deleted GmbH", "Deleted GmbH", "work", days=5)
+    s.soft_delete(deleted)
+    deleted_nt = add("User is employed by Deleted Twice", "Deleted Twice", None, days=6)
+    s.soft_delete(deleted_nt)
+    other_active = add("Other user employed by Initech", "Initech", "work", other_user, 1)
+    other_expired = add("Other user was employed by Hooli", "Hooli", "work", other_user, 2)
+    s.update(other_expired, valid_until=at + timedelta(days=2, hours=1))
+    return Lifecycle(active, active_nt, superseded, expired, deleted, deleted_nt,
+                     other_expired, other_active)
 
 
 @pytest.fixture
@@ -91,8 +152,22 @@ def close_store(s: MemoryStore) -> None:
     s.close()
 
 
+@pytest.fixture(scope="session")
+def empty_store_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A freshly created store, migrated once per session: creating one runs every
+    migration (~0.15 s), copying it takes a millisecond.  Opening a new file is
+    tested where it matters (test_open_errors, test_migrations)."""
+    path = tmp_path_factory.mktemp("empty") / "empty.db"
+    MemoryStore.open(path).close()  # closing the last connection checkpoints the WAL
+    return path
+
+
 @pytest.fixture
-def store(store_path: Path | str):
+def store(store_path: Path | str, empty_store_template: Path):
+    import shutil
+
+    if isinstance(store_path, Path):  # PostgreSQL tests get a database made from a template
+        shutil.copy(empty_store_template, store_path)
     s = MemoryStore.open(store_path)
     yield s
     close_store(s)
@@ -119,14 +194,53 @@ def isolated_settings(tmp_path: Path):
     yield
 
 
+@pytest.fixture
+def lifecycle(store: MemoryStore) -> Lifecycle:
+    """The plain ``store`` holding only the lifecycle rows (users "alice" and "bob")."""
+    return add_lifecycle_rows(store, "alice", "bob", datetime(2026, 5, 1))
+
+
+@pytest.fixture(scope="session")
+def demo_lifecycle(demo_template: Path) -> Lifecycle:
+    """The ids of the lifecycle rows inside every demo store."""
+    return _DEMO_LIFECYCLE[demo_template]
+
+
+_DEMO_LIFECYCLE: dict[Path, Lifecycle] = {}
+
+
+# Mutation runs (tools/mutate.py) start a fresh pytest session per mutant; building the
+# demo store in each would dominate the run.  There the store is built once, by the first
+# (unmutated) session, into this folder.  Demo generation itself stays tested by
+# test_demo.py, which generates its own stores.
+_CACHE = os.environ.get("MEMDESK_TEST_FIXTURE_CACHE")
+
+
 @pytest.fixture(scope="session")
 def demo_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A 3,000-row demo store built once per session; tests copy it."""
+    import json
+    import shutil
+
     path = tmp_path_factory.mktemp("demo") / "demo.db"
+    cached = Path(_CACHE) / "demo.db" if _CACHE else None
+    if cached is not None and cached.exists():
+        shutil.copy(cached, path)
+        ids = json.loads(cached.with_suffix(".json").read_text())
+        _DEMO_LIFECYCLE[path] = Lifecycle(**ids)
+        return path
     s = MemoryStore.open(path)
     demo.generate(s, 3000, seed=11, end=DEMO_END)
+    # Two of the demo's own users, so the rows join real groups and real filters.
+    users = s.distinct("user_id")
+    _DEMO_LIFECYCLE[path] = add_lifecycle_rows(s, users[0], users[1], DEMO_END
+                                               - timedelta(days=30))
     s.checkpoint()
     s.close()
+    if cached is not None:
+        cached.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, cached)
+        cached.with_suffix(".json").write_text(json.dumps(vars(_DEMO_LIFECYCLE[path])))
     return path
 
 

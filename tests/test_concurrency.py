@@ -50,7 +50,16 @@ def test_writer_and_readers_in_other_processes(store_path: Path) -> None:
     assert [r for r in results if r[0] == "error"] == []
     store = MemoryStore.open(store_path)
     assert store.count() == 300
-    assert len(store.events()) == 500  # events() is capped at 500 by default
+    # Every add and every update audited: 300 memories × (add, edit), none lost.
+    events = store.events(limit=10_000)
+    assert len(events) == 600
+    per_memory: dict[str, list[str]] = {}
+    for e in reversed(events):
+        per_memory.setdefault(e.memory_id, []).append(e.action)
+    assert len(per_memory) == 300 and set(map(tuple, per_memory.values())) == {("add", "edit")}
+    assert {r.importance for r in store.page(limit=None)} == {0.6}
+    # events() without a limit returns the newest 500.
+    assert [e.id for e in store.events()] == [e.id for e in events[:500]]
     store.close()
 
 

@@ -211,5 +211,12 @@ def test_removed_and_weakened_classification() -> None:
     assert kinds == {"a": ChangeType.WEAKENED, "b": ChangeType.REMOVED}
     assert d.aggregate_score_delta < 0
     assert d.source_deltas[0].removed == 1 and d.source_deltas[0].weakened == 1
-    h = evaluate_health(a, b, d.candidate_deltas, False, 0.6)
-    assert h == d.health
+    # By hand (context weight 0.30, not normalised): before 0.27 + 0.27 = 0.54, after
+    # 0.15; both candidates changed; only context in the after set.
+    h = d.health
+    assert h.volatility_score == 1.0 and h.dominance_score == 1.0
+    assert h.drift_score == pytest.approx(0.39)
+    assert h.risk_score == pytest.approx(0.35 + 0.30 + 0.20 * 0.39)
+    assert h.status is HealthStatus.DANGEROUS and d.decision.action is Action.REJECT
+    # evaluate_health on its own agrees with diff() (the same inputs, the same health).
+    assert evaluate_health(a, b, d.candidate_deltas, False, 0.6) == h

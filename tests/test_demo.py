@@ -12,6 +12,7 @@ from memdesk.core import demo
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import Layer, MemoryType
+from tests.conftest import LIFECYCLE_DELETED, LIFECYCLE_ROWS
 
 END = datetime(2026, 11, 1)
 
@@ -25,7 +26,9 @@ def test_deterministic_for_a_seed() -> None:
 
 def test_shape_of_a_demo_store(demo_store: MemoryStore) -> None:
     s = demo_store
-    assert s.counts()["total"] == 3000
+    # The shared fixture adds its lifecycle rows (tests/conftest.py) to the 3,000.
+    assert s.counts()["total"] == 3000 + LIFECYCLE_ROWS
+    assert s.counts()["deleted"] == LIFECYCLE_DELETED
     rows = s.page(limit=None)
     assert {r.type for r in rows} == {t.value for t in MemoryType}
     # every stored layer; working memory is never stored (issue 8)

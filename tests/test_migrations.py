@@ -61,13 +61,19 @@ def test_recall_store_upgrades_without_loss(tmp_path: Path) -> None:
     again.close()
 
 
-def test_fresh_store_is_created_at_head(store: MemoryStore) -> None:
+def test_fresh_store_is_created_at_head(store_path: Path) -> None:
+    store = MemoryStore.open(store_path)  # a new file (the `store` fixture copies one)
     assert store.report is not None and store.report.created
+    assert store.report.message == f"Created a new store at {store.url}"
     with store.read() as conn:
         rev = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
         fk = conn.exec_driver_sql("PRAGMA foreign_keys").scalar()
         mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
+    store.close()
     assert rev == head_revision() and fk == 1 and mode == "wal"
+    again = MemoryStore.open(store_path)
+    assert again.report is not None and not again.report.created
+    again.close()
 
 
 def test_store_keeps_working_after_upgrade(tmp_path: Path) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from datetime import datetime
 
 import pytest
@@ -123,18 +122,29 @@ def test_page_sorts_in_sql_and_pages(store: MemoryStore) -> None:
 
 
 def test_status_sort_and_expired(store: MemoryStore) -> None:
+    # Active rows on both sides, so the sort (not insertion order) decides the position.
+    before = store.add(user_id="u", text="before", type="fact")
     a = store.add(user_id="u", text="a", type="fact")
+    after = store.add(user_id="u", text="after", type="fact")
     store.update(a.id, valid_until=datetime(2026, 1, 1))
     assert store.get(a.id).status is Status.EXPIRED
     assert store.count(MemoryFilter(statuses=(Status.EXPIRED,))) == 1
+    assert store.count(MemoryFilter(statuses=(Status.ACTIVE,))) == 2
+    # "expired" sorts after "active": first descending, last ascending.
     assert store.page(order_by="status")[0].id == a.id
+    asc = [r.id for r in store.page(order_by="status", descending=False)]
+    assert asc == [before.id, after.id, a.id]  # ties in insertion (seq) order
+    desc = [r.id for r in store.page(order_by="status", descending=True)]
+    assert desc == [a.id, after.id, before.id]
 
 
 def test_huge_and_odd_unicode_text_round_trips(store: MemoryStore) -> None:
     odd = "e\u0301 \U0001f9e0 \u202eRTL\u202c \u200b zero-width \ufeff BOM " + "ß" * 90_000
     rec = store.add(user_id="u\u00e9", text=odd, type="note")
-    assert store.get(rec.id).text == odd
-    assert not math.isnan(rec.importance)
+    got = store.get(rec.id)
+    assert got.text == odd and got.user_id == "u\u00e9"
+    assert [r.id for r in store.page(MemoryFilter(text="width"))] == [rec.id]
+    assert store.distinct("user_id") == ["u\u00e9"]
 
 
 def test_page_offset_follows_sql_order(store: MemoryStore) -> None:

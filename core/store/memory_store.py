@@ -297,6 +297,7 @@ class MemoryStore:
     ) -> int:
         """Insert one validated memory and audit it as "add"; returns the event id."""
         values = route_values(values)
+        self._check_new_ids(conn, [values["id"]])
         self._check_ref(conn, values.get("superseded_by"), values["id"])
         conn.execute(insert(MT).values(**values))
         logged = {k: v for k, v in values.items() if k != "embedding"}
@@ -318,6 +319,7 @@ class MemoryStore:
         for r in rows:
             shapes.setdefault(tuple(sorted(r)), []).append(r)
         with self.write() as conn:
+            self._check_new_ids(conn, [r["id"] for r in rows])
             for batch in shapes.values():
                 conn.execute(insert(MT), batch)
             if audit:
@@ -329,6 +331,19 @@ class MemoryStore:
                     for r in rows
                 ])
         return [r["id"] for r in rows]
+
+    def _check_new_ids(self, conn: Connection, ids: list[str]) -> None:
+        # A taken id would otherwise surface as the driver's IntegrityError, which
+        # guarded() reports as a store that cannot be opened.
+        seen: set[str] = set()
+        for i in ids:
+            if i in seen:
+                raise ValidationError("id", f"{i!r} is given twice")
+            seen.add(i)
+        for k in range(0, len(ids), 500):
+            taken = conn.execute(select(M.id).where(M.id.in_(ids[k : k + 500]))).first()
+            if taken is not None:
+                raise ValidationError("id", f"a memory with id {taken[0]!r} exists already")
 
     def _check_ref(self, conn: Connection, target: str | None, own_id: str) -> None:
         if target is None:

@@ -1,0 +1,210 @@
+"""Mutation testing of memdesk.core with mutmut, as one command.
+
+    .venv/bin/python tools/mutate.py                      # every module of core/
+    .venv/bin/python tools/mutate.py store/memory_store delta/health   # some modules
+    .venv/bin/python tools/mutate.py --report             # only print the table
+    .venv/bin/python tools/mutate.py --retest-survivors store/query
+
+Why a wrapper: mutmut names a mutant after its file's path (``core/store/query.py`` →
+``core.store.query.x_...``) and its trampolines compare that with the running function's
+``__module__`` (``memdesk.core.store.query``).  This project maps ``memdesk.core`` onto
+``core/`` (setuptools ``package-dir``), so run from the checkout every mutant would be
+reported "no tests".  The wrapper stages a tree in the import layout under
+``build/mutation/`` (``memdesk/core``, ``memdesk/ui``, ``memdesk/app``, ``tests``,
+``pyproject.toml``) and runs mutmut there.
+
+The cache: the staging tree and mutmut's ``mutants/`` directory persist.  Files are
+copied only when their bytes changed, keeping their modification times, so mutmut
+regenerates and re-tests only the functions whose code changed (it hashes each
+function), and collects coverage only for new tests.  A mutant that survived stays
+"survived" until it is retested: pass ``--retest-survivors`` after adding tests.
+``--clean`` throws the cache away.
+
+The mutmut settings (which tests run, what is not mutated) live in ``[tool.mutmut]`` of
+pyproject.toml; paths there are relative to the staging tree.
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+STAGE = ROOT / "build" / "mutation"
+# (checkout folder, staged folder)
+TREES = [("core", "memdesk/core"), ("ui", "memdesk/ui"), ("app", "memdesk/app"),
+         ("tests", "tests"), ("docs", "docs")]
+SKIP_DIRS = {"__pycache__", ".pytest_cache", ".hypothesis"}
+EXCLUDED = ("store/migrations/",)  # schema migrations: tested by replaying them, not mutated
+
+STATUS = {1: "killed", 3: "killed", 37: "killed", 0: "survived", 36: "timeout",
+          24: "timeout", -24: "timeout", 152: "timeout", 255: "timeout",
+          None: "not checked", 5: "no tests", 33: "no tests", 34: "skipped"}
+
+
+def _sync_tree(src: Path, dst: Path) -> int:
+    """Mirror ``src`` into ``dst``; copy only changed files (keeping mtimes). Returns copies."""
+    copied = 0
+    wanted: set[Path] = set()
+    for path in src.rglob("*"):
+        rel = path.relative_to(src)
+        if any(part in SKIP_DIRS for part in rel.parts) or path.suffix in (".pyc", ".db"):
+            continue
+        target = dst / rel
+        wanted.add(rel)
+        if path.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+        elif not target.exists() or not filecmp.cmp(path, target, shallow=False):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, target)
+            copied += 1
+    if dst.exists():
+        for path in sorted(dst.rglob("*"), reverse=True):
+            rel = path.relative_to(dst)
+            if rel not in wanted and not any(p in SKIP_DIRS for p in rel.parts):
+                shutil.rmtree(path) if path.is_dir() else path.unlink()
+    return copied
+
+
+def stage() -> None:
+    STAGE.mkdir(parents=True, exist_ok=True)
+    for src, dst in TREES:
+        _sync_tree(ROOT / src, STAGE / dst)
+    for name in ("pyproject.toml", "README.md"):
+        if not (STAGE / name).exists() or not filecmp.cmp(ROOT / name, STAGE / name, False):
+            shutil.copy2(ROOT / name, STAGE / name)
+
+
+def module_of(key: str) -> str:
+    """``memdesk.core.store.query.x_f__mutmut_3`` → ``store/query``."""
+    parts = key.split(".")
+    for i, p in enumerate(parts):
+        if p.startswith(("x_", "xǁ")):
+            return "/".join(parts[2:i])
+    return "/".join(parts[2:-1])
+
+
+def results() -> dict[str, Counter[str]]:
+    """Per-module counts of each status, read from mutmut's cache (mutants/*.meta)."""
+    out: dict[str, Counter[str]] = {}
+    base = STAGE / "mutants" / "memdesk" / "core"
+    for meta in sorted(base.rglob("*.py.meta")):
+        data = json.loads(meta.read_text())
+        for key, code in data.get("exit_code_by_key", {}).items():
+            out.setdefault(module_of(key), Counter())[STATUS.get(code, "suspicious")] += 1
+    return out
+
+
+def _keys(modules: list[str], want: set[int | None]) -> list[str]:
+    base = STAGE / "mutants" / "memdesk" / "core"
+    names = []
+    for meta in sorted(base.rglob("*.py.meta")):
+        data = json.loads(meta.read_text())
+        for key, code in data.get("exit_code_by_key", {}).items():
+            if code in want and (not modules or module_of(key) in modules):
+                names.append(key)
+    return names
+
+
+def survivors(modules: list[str]) -> list[str]:
+    return _keys(modules, {0, 5, 33})  # and "no tests": new tests may reach them
+
+
+def unchecked(modules: list[str]) -> list[str]:
+    # "no tests" too: tests added since may reach the function now.
+    return _keys(modules, {None, 5, 33})
+
+
+# Mutant generation only (mutmut 3.8's own steps, in its order): writes mutants/ and the
+# per-file .meta with per-function hashes, resetting results of changed functions.
+GENERATE = """
+import os
+from mutmut.__main__ import copy_also_copy_files, copy_src_dir, create_mutants
+from mutmut.mutation.trampoline import set_mutant_under_test
+set_mutant_under_test("mutant_generation")
+os.makedirs("mutants", exist_ok=True)
+copy_src_dir()
+copy_also_copy_files()
+create_mutants(1)
+"""
+
+
+def print_report(modules: list[str]) -> None:
+    res = results()
+    rows = [(m, c) for m, c in sorted(res.items()) if not modules or m in modules]
+    print(f"{'module':28} {'mutants':>7} {'killed':>7} {'survived':>8} {'timeout':>7} "
+          f"{'other':>6} {'score':>6}")
+    total: Counter[str] = Counter()
+    for mod, c in rows:
+        total.update(c)
+        _row(mod, c)
+    if len(rows) > 1:
+        _row("TOTAL", total)
+    print("score = killed / (killed + survived + timeout + other); "
+          "'other' = not checked, no tests, suspicious")
+
+
+def _row(name: str, c: Counter[str]) -> None:
+    n = sum(c.values())
+    other = n - c["killed"] - c["survived"] - c["timeout"]
+    score = f"{100 * c['killed'] / n:5.1f}%" if n else "  -  "
+    print(f"{name:28} {n:7} {c['killed']:7} {c['survived']:8} {c['timeout']:7} {other:6} "
+          f"{score:>6}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("modules", nargs="*",
+                    help="core modules to run, e.g. store/query delta/health (default: all)")
+    ap.add_argument("--max-children", type=int, default=1,
+                    help="parallel mutant runs (default 1: the machine is shared)")
+    ap.add_argument("--report", action="store_true", help="only print the table from the cache")
+    ap.add_argument("--retest-survivors", action="store_true",
+                    help="retest mutants that survived before (after adding tests)")
+    ap.add_argument("--clean", action="store_true", help="discard the cache first")
+    args = ap.parse_args(argv)
+    modules = [m.removeprefix("core/").removesuffix(".py") for m in args.modules]
+    for m in modules:
+        if not (ROOT / "core" / f"{m}.py").exists() or m.startswith(EXCLUDED):
+            ap.error(f"no mutated module core/{m}.py")
+    if args.report:
+        print_report(modules)
+        return 0
+    if args.clean and STAGE.exists():
+        shutil.rmtree(STAGE)
+    stage()
+    # The shared demo store is built once by unmutated code (see tests/conftest.py); a
+    # fresh cache per wrapper run, so it always matches the current tests and core.
+    cache = STAGE / "fixture-cache"
+    shutil.rmtree(cache, ignore_errors=True)
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen", MEMDESK_TEST_FIXTURE_CACHE=str(cache))
+    subprocess.check_call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                           "tests/test_demo.py::test_shape_of_a_demo_store"], cwd=ROOT, env=env)
+    names: list[str] = []
+    if modules or args.retest_survivors:
+        # mutmut re-runs every mutant named on its command line, cached or not, so name
+        # only the ones to test: generate (cheap, per-function hashes reset what changed)
+        # and pick the unchecked ones, or the survivors.
+        subprocess.check_call([sys.executable, "-c", GENERATE], cwd=STAGE, env=env)
+        names = survivors(modules) if args.retest_survivors else unchecked(modules)
+        if not names:
+            print("nothing to test: every selected mutant has a cached result")
+            print_report(modules)
+            return 0
+    mutmut = Path(sys.executable).parent / "mutmut"
+    rc = subprocess.call([str(mutmut), "run", "--max-children", str(args.max_children), *names],
+                         cwd=STAGE, env=env)
+    print()
+    print_report(modules)
+    return rc
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
