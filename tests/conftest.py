@@ -59,3 +59,13 @@ def demo_store(demo_template: Path, tmp_path: Path):
     s = MemoryStore.open(dst)
     yield s
     s.close()
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real all-MiniLM-L6-v2 model, loaded once per test session (a few seconds)."""
+    from memdesk.core.embeddings import default_embedder
+
+    e = default_embedder()
+    e.load()
+    return e

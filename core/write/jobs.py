@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, func, insert, or_, select, update
 
 from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
@@ -192,7 +192,8 @@ class JobQueue:
                      or _owner_is_gone(r.lease_owner)]
         stmt = (
             select(JT)
-            .where(or_(J.status == JobStatus.PENDING, J.id.in_(abandoned)))
+            .where(or_(J.status == JobStatus.PENDING,
+                       and_(J.status == JobStatus.RUNNING, J.id.in_(abandoned))))
             .order_by(J.created_at, J.id)
             .limit(1)
             .with_for_update(skip_locked=True)
