@@ -11,6 +11,9 @@ import argparse
 import json
 import signal
 import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from .cli_common import EXIT_STORE, EXIT_USAGE, err, fmt_dt, open_store, short
@@ -38,6 +41,20 @@ def _ollama_options(p: argparse.ArgumentParser) -> None:
                    help="seconds to wait for Ollama (default 60)")
     p.add_argument("--no-fallback", action="store_true",
                    help="fail instead of using the heuristic extractor when Ollama fails")
+
+
+@contextmanager
+def _signals(handler: Callable[[int, Any], None]) -> Iterator[None]:
+    """SIGINT/SIGTERM → ``handler`` (a clean stop) for the block; the old handlers after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -177,16 +194,14 @@ def cmd_worker(args: argparse.Namespace) -> int:
     def stop(_signum: int, _frame: object) -> None:
         worker.stop()  # finish the job in hand, then leave
 
-    signal.signal(signal.SIGTERM, stop)
-    signal.signal(signal.SIGINT, stop)
-    mode = "offline heuristic" if config.offline else f"{config.model} at {config.host}"
-    err(f"worker {worker.identity} ready ({mode}); Ctrl+C stops")
-
     def report(o: Any) -> None:
         detail = o.error or f"{len(o.memory_ids)} memories"
         print(f"{o.job_id} {o.status} {detail}", flush=True)
 
-    n = worker.run(drain=args.drain, on_outcome=report)
+    mode = "offline heuristic" if config.offline else f"{config.model} at {config.host}"
+    with _signals(stop):
+        err(f"worker {worker.identity} ready ({mode}); Ctrl+C stops")
+        n = worker.run(drain=args.drain, on_outcome=report)
     err(f"worker stopped after {n} job(s)")
     return 0
 
@@ -220,10 +235,9 @@ def cmd_embed(args: argparse.Namespace) -> int:
         nonlocal interrupted
         interrupted = True
 
-    signal.signal(signal.SIGINT, on_int)
-    signal.signal(signal.SIGTERM, on_int)
     try:
-        rep = backfill(store, batch=args.batch, progress=progress, cancelled=cancelled)
+        with _signals(on_int):
+            rep = backfill(store, batch=args.batch, progress=progress, cancelled=cancelled)
     except EmbeddingSpaceMismatch as exc:
         err(str(exc))
         return EXIT_STORE
