@@ -1,2 +1,8 @@
-"""The read path: hybrid retrieval (full-text, vector, entity graph), dispositional
-injection of preferences, decay and maintenance, and the retrieval evaluation."""
+"""The read path: hybrid retrieval with dispositional injection, decay and maintenance.
+
+``retriever`` orchestrates ``channels`` (full-text, vector, entity graph and seed
+002's candidate pools), ``fusion`` (RRF, score, relevance floor, week diversity),
+``injection`` (active preferences with fair rotation) and ``recorder`` (the
+``retrievals`` table, off the hot path).  ``decay`` and ``maintain`` keep scores and
+correction chains current; ``evaluation`` runs seed 000's dispositional fixtures.
+"""

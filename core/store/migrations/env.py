@@ -2,9 +2,11 @@
 
 from alembic import context
 
-import memdesk.core.curation.models  # registers the curation tables on Base
-import memdesk.core.delta.models  # registers the delta tables on Base
-import memdesk.core.write.models  # noqa: F401  (registers the write-path tables on Base)
+# Each feature's tables register on Base when their models module is imported.
+import memdesk.core.curation.models
+import memdesk.core.delta.models
+import memdesk.core.read.models
+import memdesk.core.write.models  # noqa: F401
 from memdesk.core.store.models import Base
 
 connection = context.config.attributes["connection"]

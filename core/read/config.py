@@ -1,0 +1,112 @@
+"""Every tunable of the read path in one frozen value, with the seeds' defaults.
+
+Seed 003 gives the confidence threshold (0.4), seed 002 the candidate pools
+(recent 7 days: 30, older keyword matches: 15, random older: 5), the 30-day recency
+curve and the two-per-week diversity rule, seed 000 the per-type half-lives and the
+preference limit (5).  The relevance floor is ours: it is what seed 000's G3 lacked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from memdesk.core.errors import ValidationError
+
+CHANNELS = ("fts", "vector", "graph")
+
+# Seed 000 names five half-lives; fact, procedure and reasoning are ours: facts and
+# procedures change about as slowly as decisions, reasoning ages like a note's context.
+HALF_LIFE_DAYS: dict[str, float] = {
+    "preference": 120.0,
+    "decision": 90.0,
+    "fact": 90.0,
+    "procedure": 90.0,
+    "correction": 60.0,
+    "error": 30.0,
+    "reasoning": 30.0,
+    "note": 14.0,
+}
+DEFAULT_HALF_LIFE = 30.0
+
+
+@dataclass(frozen=True)
+class ReadConfig:
+    """How the retriever, injection, decay and recording behave (all configurable)."""
+
+    confidence_threshold: float = 0.4
+    # Candidate pools (seed 002).
+    recent_days: float = 7.0
+    pool_recent: int = 30
+    pool_keyword_older: int = 15
+    pool_random_older: int = 5
+    vector_candidates: int = 50
+    graph_candidates: int = 30
+    # Fusion and score.
+    rrf_k: int = 60
+    weight_relevance: float = 0.6
+    weight_importance: float = 0.2
+    weight_recency: float = 0.1
+    weight_decay: float = 0.1
+    recency_days: float = 30.0  # recency = 1 / (1 + days / recency_days)
+    # Relevance floor: an item needs one real relation to the query to be kept.
+    floor_cosine: float = 0.30
+    floor_keyword_share: float = 0.25  # share of the query's keyword weight it matches
+    # Diversity (seed 002): at most this many results from one ISO week; 0 = off.
+    max_per_week: int = 2
+    # Dispositional injection (seed 000) with fair rotation.
+    preference_limit: int = 5
+    inject_types: tuple[str, ...] = ("preference",)
+    inject_layers: tuple[str, ...] = ("procedural",)
+    # Decay (seed 000): Ebbinghaus with per-type half-lives, retrieval-boosted.
+    half_lives: dict[str, float] = field(default_factory=lambda: dict(HALF_LIFE_DAYS))
+    default_half_life: float = DEFAULT_HALF_LIFE
+    reinforcement: float = 0.5  # half-life grows by (1 + r * ln(1 + access_count))
+    # Recording.
+    record: bool = True
+    retention_days: float | None = 90.0  # None keeps every retrieval record
+    # Optional reranker (Ollama); None = off.
+    rerank_model: str | None = None
+    rerank_host: str | None = None
+    rerank_timeout: float = 10.0
+    rerank_top: int = 20
+
+    def with_(self, **changes: object) -> ReadConfig:
+        return replace(self, **changes).checked()
+
+    def half_life(self, type_: str) -> float:
+        return self.half_lives.get(type_, self.default_half_life)
+
+    def checked(self) -> ReadConfig:
+        """Raise ValidationError for values that would make retrieval meaningless."""
+        if not 0.0 <= self.confidence_threshold <= 1.0:
+            raise ValidationError("confidence_threshold", "must be in [0, 1]")
+        for name in ("pool_recent", "pool_keyword_older", "pool_random_older",
+                     "vector_candidates", "graph_candidates", "preference_limit",
+                     "max_per_week"):
+            if getattr(self, name) < 0:
+                raise ValidationError(name, "must not be negative")
+        for name, v in self.half_lives.items():
+            if not v > 0:
+                raise ValidationError("half_lives", f"{name}: must be positive")
+        if self.recent_days < 0 or self.recency_days <= 0:
+            raise ValidationError("recency_days", "must be positive")
+        return self
+
+
+def parse_channels(spec: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...] | None:
+    """``"fts,vector"`` → ('fts', 'vector'); None or every channel → None (not isolated)."""
+    if spec is None:
+        return None
+    items = spec.split(",") if isinstance(spec, str) else list(spec)
+    out: list[str] = []
+    for raw in items:
+        name = raw.strip().lower()
+        if not name:
+            continue
+        if name not in CHANNELS:
+            raise ValidationError("channels", f"unknown channel {raw!r}; use {', '.join(CHANNELS)}")
+        if name not in out:
+            out.append(name)
+    if not out:
+        raise ValidationError("channels", f"name at least one of {', '.join(CHANNELS)}")
+    return None if set(out) == set(CHANNELS) else tuple(c for c in CHANNELS if c in out)

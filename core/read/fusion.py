@@ -1,0 +1,146 @@
+"""From channel rankings to the final top-k: RRF, the score, the floor, diversity.
+
+1. Reciprocal rank fusion: ``sum(1 / (k + rank))`` over the channels that ranked an
+   item, normalised so an item ranked first by every active channel has relevance 1.
+2. The relevance floor: an item is kept only with one real relation to the query —
+   enough of the query's keyword weight, a cosine above the floor, or an entity
+   match.  Candidates that are merely recent or important do not fill the top-k
+   (seed 000's G3: unrelated PostgreSQL and Redis entries survived a weak reranker).
+3. The score: relevance weighted with importance, recency ``1/(1 + days/30)``
+   (seed 002) and the per-type Ebbinghaus retention (seed 000).
+4. Diversity: at most ``max_per_week`` results from one ISO week, filled by score.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from memdesk.core.read import decay
+from memdesk.core.read.config import ReadConfig
+
+
+@dataclass
+class Hit:
+    """One scored memory, with everything needed to explain its place."""
+
+    seq: int
+    id: str
+    text: str
+    type: str
+    layer: str | None
+    user_id: str
+    created_at: datetime
+    importance: float
+    confidence: float
+    ranks: dict[str, int] = field(default_factory=dict)  # channel -> 1-based rank
+    cosine: float | None = None
+    keyword_share: float | None = None
+    graph_via: str | None = None
+    pool: str | None = None
+    relevance: float = 0.0
+    recency: float = 0.0
+    retention: float = 0.0
+    score: float = 0.0
+    rerank: float | None = None
+
+    @property
+    def week(self) -> str:
+        y, w, _ = self.created_at.isocalendar()
+        return f"{y}-W{w:02d}"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "text": self.text, "type": self.type, "layer": self.layer,
+            "score": round(self.score, 6), "relevance": round(self.relevance, 6),
+            "ranks": {c: self.ranks.get(c) for c in ("fts", "vector", "graph")},
+            "cosine": None if self.cosine is None else round(self.cosine, 4),
+            "keyword_share": None if self.keyword_share is None else round(self.keyword_share, 4),
+            "graph_via": self.graph_via, "pool": self.pool,
+            "importance": self.importance, "recency": round(self.recency, 4),
+            "retention": round(self.retention, 4), "created_at": self.created_at.isoformat(),
+            "week": self.week,
+            **({"rerank": self.rerank} if self.rerank is not None else {}),
+        }
+
+
+@dataclass
+class Dropped:
+    """A candidate the floor or the diversity rule removed, and why."""
+
+    hit: Hit
+    reason: str  # "floor" | "diversity"
+    detail: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.hit.id, "text": self.hit.text, "type": self.hit.type,
+                "reason": self.reason, "detail": self.detail,
+                "score": round(self.hit.score, 6),
+                "ranks": {c: self.hit.ranks.get(c) for c in ("fts", "vector", "graph")}}
+
+
+def rrf(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig) -> None:
+    best = len(channels) / (cfg.rrf_k + 1) if channels else 1.0
+    for h in hits:
+        total = sum(1.0 / (cfg.rrf_k + r) for c, r in h.ranks.items() if c in channels)
+        h.relevance = total / best
+
+
+def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig) -> str | None:
+    """None when ``h`` relates to the query through an active channel; else why not."""
+    why: list[str] = []
+    if "fts" in channels:
+        share = h.keyword_share or 0.0
+        if share >= cfg.floor_keyword_share:
+            return None
+        why.append("no keyword match" if share == 0 else
+                   f"keywords {share:.2f} < {cfg.floor_keyword_share:.2f} of the query")
+    if "vector" in channels:
+        if h.cosine is not None and h.cosine >= cfg.floor_cosine:
+            return None
+        why.append("no vector" if h.cosine is None else
+                   f"cosine {h.cosine:.2f} < {cfg.floor_cosine:.2f}")
+    if "graph" in channels:
+        if "graph" in h.ranks:
+            return None
+        why.append("no entity match")
+    return "; ".join(why)
+
+
+def score(hits: list[Hit], now: datetime, access: dict[int, tuple[datetime | None, int]],
+          cfg: ReadConfig) -> None:
+    """Fill recency, retention and the final score (vectorised over ``hits``)."""
+    import numpy as np
+
+    if not hits:
+        return
+    created = decay.days_between(now, [h.created_at for h in hits])
+    anchors = [access.get(h.seq, (None, 0))[0] or h.created_at for h in hits]
+    since = decay.days_between(now, anchors)
+    counts = np.array([access.get(h.seq, (None, 0))[1] for h in hits], dtype=np.float64)
+    rec = decay.recency(created, cfg)
+    ret = decay.retention([h.type for h in hits], since, counts, cfg)
+    rel = np.array([h.relevance for h in hits])
+    imp = np.array([h.importance for h in hits])
+    total = (cfg.weight_relevance * rel + cfg.weight_importance * imp
+             + cfg.weight_recency * rec + cfg.weight_decay * ret)
+    for h, r, t, s in zip(hits, rec.tolist(), ret.tolist(), total.tolist(), strict=True):
+        h.recency, h.retention, h.score = r, t, s
+
+
+def diversify(ranked: list[Hit], k: int, cfg: ReadConfig) -> tuple[list[Hit], list[Dropped]]:
+    """Top ``k`` by score with at most ``max_per_week`` per ISO week (0: no limit)."""
+    out: list[Hit] = []
+    dropped: list[Dropped] = []
+    per_week: dict[str, int] = {}
+    for h in ranked:
+        if len(out) >= k:
+            break
+        if cfg.max_per_week and per_week.get(h.week, 0) >= cfg.max_per_week:
+            dropped.append(Dropped(h, "diversity",
+                                   f"{cfg.max_per_week} results from {h.week} already"))
+            continue
+        per_week[h.week] = per_week.get(h.week, 0) + 1
+        out.append(h)
+    return out, dropped

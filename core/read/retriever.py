@@ -1,0 +1,276 @@
+"""The retriever: channels → candidates → RRF → floor → score → diversity → injection.
+
+``Retriever(store).retrieve(query, user_id, k=10, channels=None, inject=True)``
+returns a :class:`RetrievalResult` with the ranked results, the injected preferences,
+what the floor and the diversity rule removed (and why), each channel's own ranking
+and notes (vectors off, reranker skipped).  It reads in one transaction and never
+writes on the caller's time: the record, the reinforcement and the rotation cursor
+go to the store's background :class:`~memdesk.core.read.recorder.Recorder`.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+
+from memdesk.core import taxonomy as tx
+from memdesk.core.errors import MemdeskError, ValidationError
+from memdesk.core.ids import new_id, utcnow
+from memdesk.core.read import channels as ch
+from memdesk.core.read import fusion, injection
+from memdesk.core.read import terms as qt
+from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
+from memdesk.core.read.recorder import Recorder, record_jobs
+
+if TYPE_CHECKING:
+    from memdesk.core.embeddings import Embedder
+    from memdesk.core.store.memory_store import MemoryStore
+
+MAX_K = 1000
+
+
+@dataclass
+class RetrievalResult:
+    """Everything one retrieval returned, and enough to explain it."""
+
+    retrieval_id: str
+    at: datetime
+    query: str
+    user_id: str
+    k: int
+    channels: tuple[str, ...]
+    injected: bool
+    results: list[fusion.Hit]
+    preferences: list[injection.Preference]
+    dropped: list[fusion.Dropped]
+    per_channel: dict[str, list[fusion.Hit]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+    duration_ms: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "retrieval_id": self.retrieval_id, "user": self.user_id, "query": self.query,
+            "k": self.k, "channels": list(self.channels), "injected": self.injected,
+            "results": [h.to_json() for h in self.results],
+            "preferences": [p.to_json() for p in self.preferences],
+            "dropped": [d.to_json() for d in self.dropped],
+            "notes": self.notes, "duration_ms": round(self.duration_ms, 2),
+        }
+
+
+def check_query(query: object) -> str:
+    if not isinstance(query, str):
+        raise ValidationError("query", f"must be text, got {type(query).__name__}")
+    if "\x00" in query:
+        raise ValidationError("query", "contains a NUL character")
+    if len(query) > qt.MAX_QUERY_CHARS:
+        raise ValidationError("query", f"is {len(query):,} characters; the limit is "
+                                       f"{qt.MAX_QUERY_CHARS:,}")
+    if not query.strip():
+        raise ValidationError("query", "is empty")
+    return query.strip()
+
+
+def check_k(k: object) -> int:
+    if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_K:
+        raise ValidationError("k", f"must be a whole number from 1 to {MAX_K}, got {k!r}")
+    return k
+
+
+_recorders: dict[int, Recorder] = {}
+_recorders_lock = threading.Lock()
+
+
+def recorder_for(store: MemoryStore, cfg: ReadConfig) -> Recorder:
+    """One background recorder per engine, shared by every Retriever on it."""
+    with _recorders_lock:
+        rec = _recorders.get(id(store.engine))
+        if rec is None:
+            rec = _recorders[id(store.engine)] = Recorder(store.engine, cfg.retention_days)
+        return rec
+
+
+class Retriever:
+    """Retrieves from one store with one configuration.  Thread-safe; cheap to build."""
+
+    def __init__(
+        self,
+        store: MemoryStore,
+        config: ReadConfig | None = None,
+        *,
+        embedder: Embedder | None = None,
+        clock: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.store = store
+        self.config = (config or ReadConfig()).checked()
+        self._embedder = embedder
+        self.clock = clock
+        self.recorder = recorder_for(store, self.config)
+        self._cursors: dict[str, injection.Cursor] = {}
+        self._lock = threading.Lock()
+
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            from memdesk.core.embeddings import default_embedder
+
+            self._embedder = default_embedder()
+        return self._embedder
+
+    def _query_vector(self, query: str, isolated_vector: bool, notes: list[str]):  # type: ignore[no-untyped-def]
+        from memdesk.core.embeddings import EmbeddingsUnavailable
+
+        try:
+            return self.embedder().encode([query])[0]
+        except EmbeddingsUnavailable as exc:
+            if isolated_vector:
+                raise MemdeskError(f"The vector channel cannot run: {exc}") from exc
+            notes.append(str(exc))
+            return None
+
+    def retrieve(
+        self,
+        query: str,
+        user_id: str,
+        k: int = 10,
+        channels: str | tuple[str, ...] | list[str] | None = None,
+        inject: bool = True,
+    ) -> RetrievalResult:
+        t0 = time.perf_counter()
+        cfg = self.config
+        query = check_query(query)
+        user_id = tx.check_optional_str("user_id", user_id, 200) or ""
+        if not user_id:
+            raise ValidationError("user_id", "must not be empty")
+        k = check_k(k)
+        isolated = parse_channels(channels)
+        active = isolated or CHANNELS
+        now = self.clock()
+        notes: list[str] = []
+        qvec = (self._query_vector(query, isolated == ("vector",), notes)
+                if "vector" in active else None)
+        with self.store.read() as conn:
+            kw = ch.keyword_channel(conn, user_id, query, cfg, now) if "fts" in active \
+                else ch.KeywordHits()
+            vec = ch.vector_channel(conn, user_id, qvec, cfg) if qvec is not None \
+                else ch.VectorHits()
+            gr = ch.graph_channel(conn, user_id, query, cfg) if "graph" in active \
+                else ch.GraphHits()
+            pool_a = ch.recent_pool(conn, user_id, cfg, now, cfg.pool_recent)
+            pool_c = ch.random_older_pool(conn, user_id, cfg, now)
+            seqs = list(dict.fromkeys([*kw.ranked, *vec.ranked, *gr.ranked, *pool_a, *pool_c]))
+            rows = ch.load_candidates(conn, seqs)
+            do_inject = inject and isolated is None and cfg.preference_limit > 0
+            prefs = injection.active_preferences(conn, user_id, cfg) if do_inject else []
+            cursor = None
+            if do_inject and len(prefs) > cfg.preference_limit:
+                with self._lock:
+                    cursor = self._cursors.get(user_id)
+                if cursor is None:
+                    cursor = injection.stored_cursor(conn, user_id)
+        if vec.without_vector and "vector" in active and qvec is not None:
+            notes.append(f"{vec.without_vector} of this user's memories have no vector yet "
+                         "(run `memdesk embed`); the vector channel cannot see them")
+        used = tuple(c for c in active if c != "vector" or qvec is not None)
+
+        hits = self._hits(seqs, rows, kw, vec, gr, pool_a, pool_c)
+        per_channel = {
+            "fts": [hits[s] for s in kw.ranked if s in hits],
+            "vector": [hits[s] for s in vec.ranked if s in hits],
+            "graph": [hits[s] for s in gr.ranked if s in hits],
+        }
+        fusion.rrf(list(hits.values()), used, cfg)
+        kept: list[fusion.Hit] = []
+        dropped: list[fusion.Dropped] = []
+        for h in hits.values():
+            why = fusion.floor_reason(h, used, cfg)
+            if why is None:
+                kept.append(h)
+            else:
+                dropped.append(fusion.Dropped(h, "floor", why))
+        access = {r.seq: (r.last_accessed, r.access_count) for r in rows.values()}
+        fusion.score(list(hits.values()), now, access, cfg)
+        kept.sort(key=lambda h: (-h.score, -h.seq))
+        kept = self._rerank(query, kept, notes)
+        results, diversity_dropped = fusion.diversify(kept, k, cfg)
+        dropped.sort(key=lambda d: (-d.hit.relevance, -d.hit.score))
+        dropped = diversity_dropped + dropped
+
+        chosen, new_cursor = injection.rotate(
+            prefs, cursor, {h.seq for h in results}, cfg.preference_limit)
+        result = RetrievalResult(
+            retrieval_id=new_id(), at=now, query=query, user_id=user_id, k=k,
+            channels=used, injected=do_inject, results=results, preferences=chosen,
+            dropped=dropped, per_channel=per_channel, notes=notes,
+        )
+        cursor_job = None
+        if new_cursor is not None and new_cursor != cursor:
+            with self._lock:
+                self._cursors[user_id] = new_cursor
+
+            def cursor_job(conn, c=new_cursor):  # type: ignore[no-untyped-def]
+                injection.save_cursor(conn, user_id, c, now)
+
+        result.duration_ms = (time.perf_counter() - t0) * 1000
+        if cfg.record:
+            self.recorder.submit(record_jobs(result, cfg.retention_days, cursor_job),
+                                 self.clock)
+        elif cursor_job is not None:
+            self.recorder.submit(cursor_job, self.clock)
+        return result
+
+    def flush(self) -> None:
+        """Wait until this store's records, reinforcement and cursors are written."""
+        self.recorder.flush()
+
+    @staticmethod
+    def _hits(seqs, rows, kw, vec, gr, pool_a, pool_c) -> dict[int, fusion.Hit]:  # type: ignore[no-untyped-def]
+        hits: dict[int, fusion.Hit] = {}
+        for s in seqs:
+            r = rows.get(s)
+            if r is None:
+                continue
+            hits[s] = fusion.Hit(
+                seq=s, id=r.id, text=r.text, type=r.type, layer=r.layer, user_id=r.user_id,
+                created_at=r.created_at, importance=r.importance, confidence=r.confidence,
+                cosine=vec.cosine.get(s), keyword_share=kw.share.get(s),
+                graph_via=gr.via.get(s),
+            )
+        for name, ranked in (("fts", kw.ranked), ("vector", vec.ranked), ("graph", gr.ranked)):
+            for i, s in enumerate(ranked, 1):
+                if s in hits:
+                    hits[s].ranks[name] = i
+        recent = set(pool_a)
+        for s, h in hits.items():
+            h.pool = kw.pool.get(s) or ("A" if s in recent else "C" if s in pool_c else None)
+        return hits
+
+    def _rerank(self, query: str, kept: list[fusion.Hit], notes: list[str]) -> list[fusion.Hit]:
+        cfg = self.config
+        if not cfg.rerank_model or not kept:
+            return kept
+        from memdesk.core.read.rerank import OllamaReranker
+
+        head, tail = kept[: cfg.rerank_top], kept[cfg.rerank_top :]
+        scores, note = OllamaReranker(cfg.rerank_model, cfg.rerank_host,
+                                      cfg.rerank_timeout).scores(query, head)
+        if scores is None:
+            notes.append(note or "reranker skipped")
+            return kept
+        for h, s in zip(head, scores, strict=True):
+            h.rerank = s
+            h.score = 0.5 * h.score + 0.5 * s
+        head.sort(key=lambda h: (-h.score, -h.seq))
+        return head + tail
+
+
+def retrieve(
+    store: MemoryStore, query: str, user_id: str, k: int = 10,
+    channels: str | tuple[str, ...] | list[str] | None = None, inject: bool = True,
+    config: ReadConfig | None = None,
+) -> RetrievalResult:
+    """One retrieval with a throwaway Retriever (the model and recorder are shared)."""
+    return Retriever(store, config).retrieve(query, user_id, k, channels, inject)

@@ -1,0 +1,92 @@
+"""What a prompt asks about: keywords for the full-text channel, n-grams for entities.
+
+An agent's query is a sentence ("how should I organize imports in Python files?"),
+so the keyword channel ORs its content words (an AND of every word rarely matches
+anything) and weights them by rarity.  Words are matched by a light stem as a prefix
+("imports" finds "import" and "importing"), because the FTS index does no stemming.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+
+MAX_QUERY_CHARS = 10_000
+MAX_TERMS = 16
+_WORD = re.compile(r"\w+", re.UNICODE)
+# Entity names keep inner punctuation: "project-alpha", "node.js", "c++".
+_ENTITY_TOKEN = re.compile(r"\w[\w.+#-]*\w|\w", re.UNICODE)
+
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are as at be because been
+before being below between both but by can could did do does doing done down during
+each either else ever every few for from further get gets got had has have having he
+her here hers him his how i if in into is it its itself just let like made make many
+me might more most much must my myself need no nor not now of off on once only or
+other our ours out over own please same she should so some such than that the their
+theirs them then there these they this those through to too under until up us use
+used using very was we were what when where which while who whom why will with would
+yet you your yours
+""".split())  # noqa: SIM905 (a readable word list)
+_SUFFIXES = ("ing", "ies", "es", "ed", "s")
+
+
+def normalise(text: str) -> str:
+    """NFKC, lower case, at most MAX_QUERY_CHARS characters; no NULs."""
+    text = unicodedata.normalize("NFKC", text or "").replace("\x00", " ")
+    return text[:MAX_QUERY_CHARS].lower()
+
+
+def stem(word: str) -> str:
+    """A prefix that the word's inflections share (``imports`` → ``import``)."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def keywords(query: str) -> list[str]:
+    """Distinct stems of the query's content words, in order, at most MAX_TERMS."""
+    out: list[str] = []
+    for w in _WORD.findall(normalise(query)):
+        if w in STOPWORDS or (len(w) < 2 and not w.isdigit()):
+            continue
+        s = stem(w)
+        if s not in out:
+            out.append(s)
+        if len(out) >= MAX_TERMS:
+            break
+    return out
+
+
+def fts_or_expression(stems: list[str]) -> str | None:
+    """An FTS5 expression matching any of ``stems`` as a prefix; quoted, so always valid."""
+    if not stems:
+        return None
+    return " OR ".join('"' + s.replace('"', '""') + '"*' for s in stems)
+
+
+def matched(stems: list[str], text: str) -> set[str]:
+    """Which stems occur in ``text`` as a word prefix (the Python twin of the FTS match)."""
+    words = _WORD.findall(normalise(text))
+    return {s for s in stems if any(w.startswith(s) for w in words)}
+
+
+def idf(n_docs: int, doc_freq: int) -> float:
+    """BM25's inverse document frequency (always positive)."""
+    return math.log(1.0 + (n_docs - doc_freq + 0.5) / (doc_freq + 0.5))
+
+
+def entity_grams(query: str, longest: int = 3) -> list[str]:
+    """Lower-cased 1- to 3-token phrases of the query, for matching triple entities/values."""
+    toks = _ENTITY_TOKEN.findall(normalise(query))[:200]
+    grams: list[str] = []
+    for n in range(1, longest + 1):
+        for i in range(len(toks) - n + 1):
+            g = " ".join(toks[i : i + n])
+            if n == 1 and g in STOPWORDS:
+                continue
+            if g not in grams:
+                grams.append(g)
+    return grams[:500]
