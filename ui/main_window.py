@@ -44,6 +44,7 @@ from .ops import LatestTask
 from .settings import Settings, SettingsDialog
 from .text import error_box, plain_label, tooltip_text
 from .views import VIEWS
+from .write_service import WriteService
 
 KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
 KeyRole = Qt.ItemDataRole.UserRole + 1  # view key or filter name
@@ -125,6 +126,9 @@ class MainWindow(QMainWindow):
         self._counts.failed.connect(lambda exc, _tb: self.counts_label.setText("counts: —"))
         self._ollama = LatestTask(self)
         self._ollama.finished.connect(self._show_ollama)
+        # The write path: job worker thread, job counts, vector backfill (issue 8).
+        self.write_service = WriteService(self)
+        self.statusBar().insertPermanentWidget(0, self.write_service.label)
 
         self._build_menus()
         self.changed.connect(self._on_changed)
@@ -152,6 +156,7 @@ class MainWindow(QMainWindow):
                                         self.open_demo)
         self.recent_menu = file.addMenu("Recent stores")
         file.addSeparator()
+        file.addAction(self.write_service.embed_action)
         self.settings_action = self._action(file, "Settings…", "Ctrl+,", self.edit_settings)
         file.addSeparator()
         self.quit_action = self._action(file, "Quit", "Ctrl+Q", self.close)
@@ -425,6 +430,7 @@ class MainWindow(QMainWindow):
         if dlg.exec():
             self._fill_sidebar()
             self.check_services()
+            self.write_service.start_worker()  # the Ollama host or model may have changed
 
     # -- status bar ---------------------------------------------------------------
     def refresh_counts(self) -> None:
@@ -472,10 +478,12 @@ class MainWindow(QMainWindow):
             _shutdown(view, msecs)
         self._counts.wait(msecs)
         self._ollama.wait(msecs)
+        self.write_service.wait_idle(msecs)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.sync()
         self.wait_idle()  # results must not arrive after their receivers are deleted
+        self.write_service.shutdown()
         super().closeEvent(event)
 
 

@@ -60,6 +60,12 @@ def _contradictions(store, window):  # type: ignore[no-untyped-def]
     return ContradictionsView(store, window)
 
 
+def _jobs(store, window):  # type: ignore[no-untyped-def]
+    from .jobs_view import JobsView
+
+    return JobsView(store, window)
+
+
 VIEWS: list[ViewSpec] = [
     ViewSpec("browse", "Browse", "Ctrl+1", _browse),
     ViewSpec("sweep", "Revaluation sweep", "Ctrl+2", _sweep),
@@ -67,4 +73,5 @@ VIEWS: list[ViewSpec] = [
     ViewSpec("overview", "Overview", "Ctrl+0", _overview),
     ViewSpec("snapshots", "Snapshots", "Ctrl+5", _snapshots),
     ViewSpec("drift", "Drift review", "Ctrl+4", _drift),
+    ViewSpec("jobs", "Jobs", "Ctrl+6", _jobs),
 ]

@@ -175,6 +175,16 @@ class JobQueue:
     # -- workers ----------------------------------------------------------------
     def claim(self, owner: str, lease_s: float = DEFAULT_LEASE_S) -> JobRecord | None:
         """Take the oldest pending (or abandoned) job, or None when there is none."""
+        # Idle workers poll: a read first, so an empty queue never takes the write lock.
+        def peek() -> bool:
+            with self.store.read() as conn:
+                return conn.execute(select(J.id).where(
+                    J.status.in_((JobStatus.PENDING, JobStatus.RUNNING))).limit(1)).first() \
+                    is not None
+
+        if not self.store.guarded(peek):
+            return None
+
         def run() -> JobRecord | None:
             with self.store.write() as conn:
                 return self._claim_in(conn, owner, lease_s)
