@@ -1,7 +1,7 @@
 """Command-line interface for scripts and agents: ``memdesk add|list|show|demo|db|undo``.
 
-Exit codes: 0 ok, 1 unexpected error, 2 bad arguments or values, 3 the store could
-not be opened (missing, locked, corrupt, too new), 4 no such memory or event.
+Exit codes are listed once, in cli_common.EXIT_CODES_HELP (shown by ``memdesk --help``
+and copied in the README).  Ids may be given as unique prefixes (core/store/prefixes.py).
 """
 
 from __future__ import annotations
@@ -20,19 +20,25 @@ from memdesk.core.errors import (
     UndoConflictError,
     ValidationError,
 )
+from memdesk.core.store.prefixes import AmbiguousIdError
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import Layer, MemoryType
 
 from . import cli_curation, cli_db, cli_delta, cli_write
 from .cli_common import (
+    EXIT_CODES_HELP,
+    EXIT_CONFLICT,
     EXIT_ERROR,
     EXIT_NOTFOUND,
     EXIT_STORE,
     EXIT_USAGE,
     common_options,
     err,
+    event_number,
     fmt_dt,
+    memory_id,
     open_store,
+    output_closed,
     parse_range,
     short,
 )
@@ -42,7 +48,11 @@ def build_parser() -> argparse.ArgumentParser:
     common = common_options()
     parser = argparse.ArgumentParser(
         prog="memdesk",
-        description="Inspect and curate AI agents' long-term memory stores.",
+        description="Inspect and curate AI agents' long-term memory stores. Without a "
+                    "command, opens the desktop app. Ids (memories, sweeps, snapshots, "
+                    "groups) may be shortened to a unique prefix of at least 4 characters.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     # Not via parents=[common]: set_defaults would change the shared action's default.
     parser.add_argument("--db", default=None, metavar="URL|PATH",
@@ -68,7 +78,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--attribute")
     p.add_argument("--value")
     p.add_argument("--actor", default="agent", choices=["agent", "operator", "worker"])
-    p.add_argument("--json", action="store_true", help="print the stored memory as JSON")
+    p.add_argument("--json", action="store_true",
+                   help="print the stored memory as JSON (with its event_id)")
 
     p = sub.add_parser("list", parents=[common], help="list memories with filters")
     p.add_argument("--text", default="", help="full-text search (words; last one as prefix)")
@@ -88,16 +99,30 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true")
 
     p = sub.add_parser("show", parents=[common], help="show one memory, its chain and history")
-    p.add_argument("id")
+    p.add_argument("id", help="memory id or a unique prefix of it")
     p.add_argument("--json", action="store_true")
 
-    p = sub.add_parser("undo", parents=[common], help="undo one audited action by event id")
-    p.add_argument("event_id", type=int)
+    p = sub.add_parser(
+        "undo", parents=[common], help="undo one audited action by event id",
+        description="Undo one audited action. An event already undone, or whose fields were "
+                    "changed again since, is refused with exit code 5 (nothing changes).",
+    )
+    p.add_argument("event_id", type=event_number,
+                   help="the event number (`add` and `show` print it; '#12' or '12')")
 
-    p = sub.add_parser("demo", parents=[common], help="write a deterministic demo store")
-    p.add_argument("--out", required=True, type=Path, help="the store file to create")
-    p.add_argument("--size", type=int, default=5000)
-    p.add_argument("--seed", type=int, default=7)
+    # The demo writes a new file, so it names it with --out; it takes no --db (which
+    # everywhere else names an existing store) so there is one way to say which file.
+    p = sub.add_parser(
+        "demo", help="write a new deterministic demo store to --out",
+        description="Write a new demo store (realistic users, sessions, corrections and "
+                    "contradictions) to the file given by --out; open it later with --db.",
+    )
+    p.add_argument("--out", required=True, type=Path, metavar="PATH",
+                   help="the store file to create")
+    p.add_argument("--db", default=argparse.SUPPRESS, help=argparse.SUPPRESS)
+    p.add_argument("--size", type=int, default=5000, help="number of memories (default 5000)")
+    p.add_argument("--seed", type=int, default=7,
+                   help="random seed: the same seed writes the same store (default 7)")
     p.add_argument("--force", action="store_true", help="replace an existing file")
 
     # Feature modules add their own subcommands (each: register(subparsers, common)).
@@ -121,7 +146,12 @@ def cmd_add(args: argparse.Namespace) -> int:
         "source_session", "entity", "attribute", "value",
     )}
     rec = store.add(actor=args.actor, **{k: v for k, v in fields.items() if v is not None})
-    print(json.dumps(rec.to_json(), ensure_ascii=False) if args.json else rec.id)
+    # The add is the memory's only event so far; undo needs its number.
+    event = min(e.id for e in store.events(rec.id) if e.action == "add")
+    if args.json:
+        print(json.dumps({**rec.to_json(), "event_id": event}, ensure_ascii=False))
+    else:
+        print(f"added {rec.id} (event {event}; `memdesk undo {event}` takes it back)")
     return 0
 
 
@@ -149,9 +179,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_show(args: argparse.Namespace) -> int:
     store = open_store(args, create=False)
-    rec = store.get(args.id)
-    older, newer = store.chain(args.id)
-    events = store.events(args.id)
+    mid = memory_id(store, args.id)
+    rec = store.get(mid)
+    older, newer = store.chain(mid)
+    events = store.events(mid)
     if args.json:
         out = rec.to_json()
         out["replaced"] = [r.id for r in older]
@@ -189,6 +220,9 @@ def cmd_demo(args: argparse.Namespace) -> int:
     from memdesk.core import demo
     from memdesk.core.store.memory_store import MemoryStore
 
+    if args.db is not None:
+        err("demo writes a new store to the file given by --out; --db is not used here")
+        return EXIT_USAGE
     out: Path = args.out
     if out.exists() and out.stat().st_size > 0:
         if not args.force:
@@ -224,7 +258,14 @@ HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {
 def run(args: argparse.Namespace) -> int:
     handler = getattr(args, "handler", None) or HANDLERS[args.command]
     try:
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+        return code
+    except BrokenPipeError:  # before any broader handler: not an error of the command
+        return output_closed()
+    except AmbiguousIdError as exc:
+        err(str(exc))
+        return EXIT_USAGE
     except ValidationError as exc:
         err(f"invalid value: {exc}")
         return EXIT_USAGE
@@ -234,9 +275,15 @@ def run(args: argparse.Namespace) -> int:
     except NotFoundError as exc:
         err(str(exc))
         return EXIT_NOTFOUND
-    except UndoConflictError as exc:
-        err(str(exc))
-        return EXIT_ERROR
     except MemdeskError as exc:
         err(str(exc))
-        return EXIT_ERROR
+        return EXIT_CONFLICT if _is_conflict(exc) else EXIT_ERROR
+
+
+def _is_conflict(exc: MemdeskError) -> bool:
+    """Whether the store's current state refused the action (exit 5, nothing changed)."""
+    # Imported here: the curation modules are not needed to run most commands.
+    from memdesk.core.curation.contradictions import StaleGroupError
+    from memdesk.core.curation.sweep import SweepError
+
+    return isinstance(exc, UndoConflictError | SweepError | StaleGroupError)

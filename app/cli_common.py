@@ -1,14 +1,34 @@
 """What every CLI command module shares: exit codes, the --db option, opening the
-store, and small formatting helpers.  Kept apart from cli.py so feature modules import
-it without importing the parser that imports them."""
+store, resolving id prefixes, and small formatting helpers.  Kept apart from cli.py so
+feature modules import it without importing the parser that imports them.
+
+A command that takes an id accepts a unique prefix of it: ``memory_id`` here for
+memories, ``memdesk.core.store.prefixes.resolve_id(conn, column, ref, what)`` for any
+other id column (an ambiguous prefix is exit 2, an unknown one exit 4, through run())."""
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from datetime import datetime
 
-EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_NOTFOUND = 1, 2, 3, 4
+EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_NOTFOUND, EXIT_CONFLICT = 1, 2, 3, 4, 5
+EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a Unix tool whose reader left
+
+# The one description of the exit codes: `memdesk --help` prints it; the README copies it.
+EXIT_CODES_HELP = """\
+exit codes:
+  0    ok
+  1    any other error memdesk reports (a message, never a traceback)
+  2    bad input: unknown option, invalid value, ambiguous id prefix, a diff of
+       two goals; nothing changed
+  3    the store cannot be opened: missing, locked, corrupt, or a newer schema
+  4    not found: no such memory, event, sweep, sweep item, group or snapshot
+  5    refused by the store's current state: already undone, changed again since,
+       already decided, nothing to sweep; nothing changed
+  141  the reader of the output went away (e.g. `memdesk list | head`)
+"""
 
 
 def common_options() -> argparse.ArgumentParser:
@@ -18,6 +38,28 @@ def common_options() -> argparse.ArgumentParser:
         help="store to use: a file path or a SQLAlchemy URL (default: the user data dir)",
     )
     return p
+
+
+def output_closed() -> int:
+    """The reader of stdout went away (`memdesk list | head`): stop quietly, like other
+    Unix tools, with EXIT_PIPE.  stdout is pointed at devnull so the interpreter's final
+    flush cannot raise (and print a traceback) again."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_PIPE
+
+
+def event_number(text: str) -> int:
+    """An audit event's number as `show` prints it (``#12``) or bare (``12``)."""
+    try:
+        n = int(text.strip().removeprefix("#"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an event number like 12, got {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"event numbers start at 1, got {text!r}")
+    return n
 
 
 def parse_range(text: str) -> tuple[float, float]:
@@ -39,6 +81,14 @@ def open_store(args: argparse.Namespace, *, create: bool = True):  # type: ignor
     if store.report and store.report.message:
         err(store.report.message)
     return store
+
+
+def memory_id(store, ref: str) -> str:  # type: ignore[no-untyped-def]
+    """A memory's full id from its id or a unique prefix (exit 2 if ambiguous, 4 if none)."""
+    from memdesk.core.store.prefixes import memory_id as resolve
+
+    with store.read() as conn:
+        return resolve(conn, ref)
 
 
 def fmt_dt(v: datetime | None) -> str:

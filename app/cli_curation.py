@@ -1,8 +1,9 @@
 """CLI for curation (issue 4): ``memdesk sweep start|status|report|decide|undo`` and
 ``memdesk contradictions list|show|resolve|undo``.
 
-Every command takes ``--json`` for scripts and agents; errors follow app/cli.py's exit
-codes (2 bad values, 3 store, 4 not found).
+Every command takes ``--json`` for scripts and agents; errors follow the exit codes of
+cli_common.EXIT_CODES_HELP.  Sweep ids, group ids, action groups and memory ids may be
+given as unique prefixes.
 """
 
 from __future__ import annotations
@@ -12,9 +13,12 @@ import json
 import sys
 from typing import Any
 
+from memdesk.core.errors import NotFoundError
 from memdesk.core.store.records import MemoryRecord
 
 from .cli_common import EXIT_USAGE, open_store, parse_range, short
+
+SWEEP_ID = "sweep id or a unique prefix of it"
 
 
 def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -32,16 +36,16 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q.set_defaults(handler=cmd_sweep_start)
     q = ss.add_parser("status", parents=[common],
                       help="list sweeps, or show one sweep's items and progress")
-    q.add_argument("sweep_id", nargs="?")
+    q.add_argument("sweep_id", nargs="?", help=SWEEP_ID)
     q.add_argument("--unfinished", action="store_true", help="only sweeps not finished")
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_sweep_status)
     q = ss.add_parser("report", parents=[common], help="raised/lowered/kept/skipped, histogram")
-    q.add_argument("sweep_id")
+    q.add_argument("sweep_id", help=SWEEP_ID)
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_sweep_report)
     q = ss.add_parser("decide", parents=[common], help="decide the next (or a given) item")
-    q.add_argument("sweep_id")
+    q.add_argument("sweep_id", help=SWEEP_ID)
     q.add_argument("--item", type=int, help="item number (1-based; default: the next one)")
     g = q.add_mutually_exclusive_group(required=True)
     g.add_argument("--importance", type=str, help="new importance in [0, 1]")
@@ -51,7 +55,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_sweep_decide)
     q = ss.add_parser("undo", parents=[common], help="undo the sweep's latest decision")
-    q.add_argument("sweep_id")
+    q.add_argument("sweep_id", help=SWEEP_ID)
     q.set_defaults(handler=cmd_sweep_undo)
 
     p = sub.add_parser("contradictions", parents=[common],
@@ -64,11 +68,11 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_contra_list)
     q = cs.add_parser("show", parents=[common], help="one group's cards and suggestion")
-    q.add_argument("group")
+    q.add_argument("group", help="group id from `contradictions list` (or a unique prefix)")
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_contra_show)
     q = cs.add_parser("resolve", parents=[common], help="resolve one group (audited)")
-    q.add_argument("group", help="group id from `contradictions list`")
+    q.add_argument("group", help="group id from `contradictions list` (or a unique prefix)")
     g = q.add_mutually_exclusive_group(required=True)
     g.add_argument("--suggested", action="store_true", help="accept the suggested winner")
     g.add_argument("--keep", metavar="MEMORY_ID", help="keep this memory's value")
@@ -82,7 +86,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_contra_resolve)
     q = cs.add_parser("undo", parents=[common], help="undo a resolution by its action group")
-    q.add_argument("action_group")
+    q.add_argument("action_group", help="the id `resolve` printed (or a unique prefix)")
     q.set_defaults(handler=cmd_contra_undo)
 
 
@@ -92,6 +96,38 @@ def _print_json(data: Any) -> None:
 
 def _err(msg: str) -> None:
     print(f"memdesk: {msg}", file=sys.stderr)
+
+
+def _sweep_id(store, ref: str) -> str:  # type: ignore[no-untyped-def]
+    from memdesk.core.curation.models import Sweep
+    from memdesk.core.store.prefixes import resolve_id
+
+    with store.read() as conn:
+        return resolve_id(conn, Sweep.__table__.c.id, ref, "sweep")
+
+
+def _group(store, ref: str):  # type: ignore[no-untyped-def]
+    """The contradiction group a full or prefixed id names (dismissed ones included)."""
+    from memdesk.core.curation import contradictions as C
+    from memdesk.core.store.prefixes import resolve_among
+
+    groups = {g.id: g for g in C.find_contradictions(store, include_dismissed=True)}
+    try:
+        gid = resolve_among(groups, ref, "contradiction group")
+    except NotFoundError:
+        raise NotFoundError(f"No open contradiction group {ref!r}") from None
+    return C.load_group(store, groups[gid].key)
+
+
+def _member_id(detail, ref: str) -> str:  # type: ignore[no-untyped-def]
+    """A group member's full id from a prefix; unknown ones go on to core's own message."""
+    from memdesk.core.store.prefixes import resolve_among
+
+    members = (m.id for c in detail.cards for m in c.same_value)
+    try:
+        return resolve_among(members, ref, "memory")
+    except NotFoundError:
+        return ref
 
 
 # -- sweep ----------------------------------------------------------------------------
@@ -114,13 +150,14 @@ def _sweep_json(state) -> dict[str, Any]:  # type: ignore[no-untyped-def]
 
 def _print_items(store, state) -> None:  # type: ignore[no-untyped-def]
     recs = {r.id: r for r in store.get_many([it.memory_id for it in state.items])}
+    print(f"{'item':>4} {'importance':<12} {'decision':<8} {'memory':<32}  text")
     for it in state.items:
         rec: MemoryRecord | None = recs.get(it.memory_id)
         dec = it.decision or "-"
         after = f"{it.importance_after:.2f}" if it.importance_after is not None else "    "
         text = short(rec.text, 60) if rec else "(missing)"
-        print(f"{it.pos + 1:>3}. {it.importance_before:.2f} -> {after} {dec:<8} "
-              f"{it.memory_id}  {text}")
+        print(f"{it.pos + 1:>4} {it.importance_before:.2f} → {after} {dec:<8} "
+              f"{it.memory_id:<32}  {text}")
 
 
 def cmd_sweep_start(args: argparse.Namespace) -> int:
@@ -143,7 +180,7 @@ def cmd_sweep_status(args: argparse.Namespace) -> int:
 
     store = open_store(args, create=False)
     if args.sweep_id:
-        state = sweep.get_sweep(store, args.sweep_id)
+        state = sweep.get_sweep(store, _sweep_id(store, args.sweep_id))
         if args.json:
             _print_json(_sweep_json(state))
             return 0
@@ -160,11 +197,16 @@ def cmd_sweep_status(args: argparse.Namespace) -> int:
             for r in rows
         ])
         return 0
+    if not rows:
+        print("no unfinished sweeps" if args.unfinished else "no sweeps yet")
+        return 0
+    print(f"{'sweep':<32}  {'created':<16}  {'band':<9}  {'reviewed':<9} {'state':<5} "
+          "filter")
     for r in rows:
         flt = " ".join(x for x in (r.user_id and f"user={r.user_id}",
                                    r.type and f"type={r.type}") if x)
-        print(f"{r.id}  {r.created_at:%Y-%m-%d %H:%M}  {r.band[0]:.2f}–{r.band[1]:.2f}  "
-              f"{r.done:>3} / {r.total:<3} {'done' if r.finished_at else 'open'}  {flt}")
+        print(f"{r.id:<32}  {r.created_at:%Y-%m-%d %H:%M}  {r.band[0]:.2f}–{r.band[1]:.2f}  "
+              f"{r.done:>3} / {r.total:<3} {'done' if r.finished_at else 'open':<5} {flt}")
     return 0
 
 
@@ -172,7 +214,7 @@ def cmd_sweep_report(args: argparse.Namespace) -> int:
     from memdesk.core.curation import sweep
 
     store = open_store(args, create=False)
-    rep = sweep.report(store, args.sweep_id)
+    rep = sweep.report(store, _sweep_id(store, args.sweep_id))
     if args.json:
         _print_json(rep.to_json())
         return 0
@@ -192,8 +234,11 @@ def cmd_sweep_decide(args: argparse.Namespace) -> int:
     from memdesk.core.curation import sweep
 
     store = open_store(args, create=False)
-    state = sweep.get_sweep(store, args.sweep_id)
+    state = sweep.get_sweep(store, _sweep_id(store, args.sweep_id))
     if args.item is not None:
+        if not 1 <= args.item <= state.total:
+            raise NotFoundError(f"Sweep {state.id[:8]} has no item {args.item} "
+                                f"(its items are 1–{state.total})")
         pos = args.item - 1
     else:
         cur = state.current
@@ -209,10 +254,10 @@ def cmd_sweep_decide(args: argparse.Namespace) -> int:
         ch = sweep.decide(store, state.id, pos, "revalue", importance=args.importance,
                           note=args.note)
     if args.json:
-        _print_json({"item": pos + 1, "memory_id": ch.memory_ids[0],
-                     "decision": ch.extra["decision"], "events": list(ch.event_ids)})
+        _print_json({"item": pos + 1, "memory_id": ch.changes.memory_ids[0],
+                     "decision": ch.decision, "events": list(ch.changes.event_ids)})
     else:
-        print(f"item {pos + 1}: {ch.extra['decision']} ({ch.memory_ids[0]})")
+        print(f"item {pos + 1}: {ch.decision} ({ch.changes.memory_ids[0]})")
     return 0
 
 
@@ -220,8 +265,8 @@ def cmd_sweep_undo(args: argparse.Namespace) -> int:
     from memdesk.core.curation import sweep
 
     store = open_store(args, create=False)
-    ch = sweep.undo_decision(store, args.sweep_id)
-    print(f"undone: item {ch.extra['pos'] + 1} ({ch.extra['undone']})")
+    ch = sweep.undo_decision(store, _sweep_id(store, args.sweep_id))
+    print(f"undone: item {ch.pos + 1} ({ch.decision})")
     return 0
 
 
@@ -265,10 +310,9 @@ def _detail_json(d) -> dict[str, Any]:  # type: ignore[no-untyped-def]
 
 
 def cmd_contra_show(args: argparse.Namespace) -> int:
-    from memdesk.core.curation import contradictions as C
 
     store = open_store(args, create=False)
-    d = C.load_group(store, C.find_group(store, args.group).key)
+    d = _group(store, args.group)
     if args.json:
         _print_json(_detail_json(d))
         return 0
@@ -289,15 +333,15 @@ def cmd_contra_resolve(args: argparse.Namespace) -> int:
     from memdesk.core.curation import contradictions as C
 
     store = open_store(args, create=False)
-    d = C.load_group(store, C.find_group(store, args.group).key)
+    d = _group(store, args.group)
     if args.suggested:
         res = C.resolve_suggested(store, d, note=args.note)
     elif args.keep:
-        res = C.resolve_keep(store, d, args.keep, note=args.note)
+        res = C.resolve_keep(store, d, _member_id(d, args.keep), note=args.note)
     elif args.keep_all:
         res = C.resolve_keep_all(store, d, note=args.note)
     elif args.edit:
-        res = C.resolve_edit(store, d, args.edit, value=args.value, text_=args.text,
+        res = C.resolve_edit(store, d, _member_id(d, args.edit), value=args.value, text_=args.text,
                              note=args.note)
     else:
         if not args.text or not args.value:
@@ -315,8 +359,11 @@ def cmd_contra_resolve(args: argparse.Namespace) -> int:
 
 def cmd_contra_undo(args: argparse.Namespace) -> int:
     from memdesk.core.curation import contradictions as C
+    from memdesk.core.store.prefixes import action_group_id
 
     store = open_store(args, create=False)
-    ch = C.undo_resolution(store, args.action_group)
+    with store.read() as conn:
+        gid = action_group_id(conn, args.action_group)
+    ch = C.undo_resolution(store, gid)
     print(f"undone: {len(ch.event_ids)} change(s)")
     return 0

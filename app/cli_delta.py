@@ -38,9 +38,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
     p = sub.add_parser("diff", parents=[common], help="diff two delta-memory snapshots")
     p.add_argument("before", help="snapshot id (or a unique prefix of it)")
-    p.add_argument("after")
+    p.add_argument("after", help="a later snapshot of the same goal (id or prefix)")
     p.add_argument("--json", action="store_true")
     p.add_argument("--all", action="store_true", help="also list unchanged candidates")
+    p.add_argument("--across-goals", action="store_true",
+                   help="compare snapshots of different goals anyway (health, attribution "
+                        "and decision then describe a change of goal, not drift)")
     p.set_defaults(handler=cmd_diff)
 
     p = sub.add_parser("snapshots", parents=[common], help="list delta-memory snapshots")
@@ -188,7 +191,20 @@ def cmd_diff(args: argparse.Namespace) -> int:
     from memdesk.core.delta.service import DeltaMemory
 
     store = open_store(args, create=False)
-    d = DeltaMemory(store).diff(args.before, args.after)
+    dm = DeltaMemory(store)
+    before, after = dm.load(args.before), dm.load(args.after)
+    # A diff measures how one goal's memory set drifted; across goals every candidate
+    # "changes" and the health verdict would be noise presented as a finding.
+    if before.goal != after.goal:
+        what = (f"{before.id[:12]} is for goal {before.goal!r} and {after.id[:12]} for goal "
+                f"{after.goal!r}")
+        if not args.across_goals:
+            print(f"memdesk: {what}; a diff compares snapshots of one goal. Pass "
+                  "--across-goals to compare them anyway.", file=sys.stderr)
+            return EXIT_USAGE
+        print(f"memdesk: warning: {what}; the diff describes a change of goal, not drift",
+              file=sys.stderr)
+    d = dm.diff(before.id, after.id)
     if args.json:
         print(json.dumps(d.to_json(), ensure_ascii=False, indent=1))
         return 0
@@ -210,8 +226,13 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
         if args.json:
             print(json.dumps([{"goal": g, "snapshots": n, "latest": t.isoformat()}
                               for g, n, t in rows], ensure_ascii=False, indent=1))
-        for g, n, t in [] if args.json else rows:
-            print(f"{n:>6}  {t:%Y-%m-%d %H:%M}  {g}")
+            return 0
+        if not rows:
+            print("no snapshots yet")
+            return 0
+        print(f"{'snapshots':>9}  {'latest':<16}  goal")
+        for g, n, t in rows:
+            print(f"{n:>9}  {t:%Y-%m-%d %H:%M}  {g}")
         return 0
     if args.queue:
         recs = dm.queue(goal=args.goal, limit=args.limit)
@@ -222,6 +243,11 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
                 "action": r.action, "primary_cause": r.primary_cause, "review": r.review,
             } for r in recs], ensure_ascii=False, indent=1))
             return 0
+        if not recs:
+            print("no diffs waiting for review")
+            return 0
+        print(f"{'diff':<6} {'created':<16} {'health':<10} {'risk':<5} {'action':<11} "
+              f"{'cause':<12} goal")
         for r in recs:
             print(f"#{r.id:<5} {r.created_at:%Y-%m-%d %H:%M} {r.status:<10} {r.risk:.3f} "
                   f"{r.action:<11} {r.primary_cause or '-':<12} {short(r.goal, 40)}")
@@ -235,9 +261,14 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
             "candidates": i.item_count, "health": i.status, "action": i.action,
         } for i in infos], ensure_ascii=False, indent=1))
         return 0
+    if not infos:
+        print("no snapshots" + (f" for goal {args.goal!r}" if args.goal else " yet"))
+        return 0
+    print(f"{'snapshot':<12}  {'created':<16}  {'cands':>5}  {'score':>6}  "
+          f"{'dominant':<12} {'ratio':<4}  {'health':<10} goal")
     for i in infos:
         ratio = f"{i.dominance_ratio:.2f}" if i.dominance_ratio is not None else "  - "
-        print(f"{i.id[:12]}  {i.created_at:%Y-%m-%d %H:%M}  {i.item_count:>4}  "
+        print(f"{i.id[:12]}  {i.created_at:%Y-%m-%d %H:%M}  {i.item_count:>5}  "
               f"{i.aggregate_score:6.3f}  {i.dominant_source or '-':<12} {ratio}  "
               f"{i.status or 'first':<10} {short(i.goal, 40)}")
     return 0

@@ -11,19 +11,13 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import platformdirs
-
-
-def demo_store_path() -> Path:
-    return Path(platformdirs.user_data_dir("memdesk", appauthor=False)) / "demo.db"
+from memdesk.core.demo_store import build_demo, demo_exists, demo_store_path
 
 
 def ensure_demo_store(size: int = 5000) -> Path:
     """Create the demo store on first use (synchronously); later runs reopen the same file."""
-    from memdesk.ui.demo_builder import build_demo
-
     path = demo_store_path()
-    if path.exists() and path.stat().st_size > 0:
+    if demo_exists(path):
         return path
     print(f"memdesk: creating demo store with {size:,} memories at {path}", file=sys.stderr)
     return build_demo(path, size)
@@ -64,12 +58,12 @@ class Launcher:
         from PySide6.QtWidgets import QFileDialog
 
         from memdesk.core.errors import MemdeskError
-        from memdesk.core.store.memory_store import MemoryStore
-        from memdesk.ui.main_window import OPEN_BUSY_TIMEOUT_S, MainWindow
+        from memdesk.ui.main_window import MainWindow
+        from memdesk.ui.opener import open_store
 
         while True:
             try:
-                store = MemoryStore.open(target, busy_timeout=OPEN_BUSY_TIMEOUT_S)
+                store = open_store(target)
                 break
             except MemdeskError as exc:
                 self.last_error = str(exc)
@@ -121,7 +115,20 @@ class Launcher:
         return bool(target) and self.open(target)
 
 
+def startup_store() -> str | None:
+    """The store chosen in Settings ("Store opened at start"), else None: the default."""
+    from memdesk.ui.settings import Settings
+
+    return Settings().store_path or None
+
+
 def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) -> int:
+    from .display import platform_problem
+
+    problem = platform_problem()
+    if problem is not None:  # Qt would abort with a misleading message instead
+        print(problem, file=sys.stderr)
+        return 2
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)
@@ -131,7 +138,7 @@ def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) ->
     launcher = Launcher(demo_size)
     if demo and db is None:
         launcher.open_demo()
-    elif not launcher.open(db):
+    elif not launcher.open(db if db is not None else startup_store()):
         return launcher.exit_code
     code = app.exec()
     return launcher.exit_code or code

@@ -1,11 +1,21 @@
 """Deterministic demo-store generator.
 
 Builds a realistic store: several users and sessions over months, every type and
-layer, a crowded 0.30–0.49 importance band (seed 002 measured 56.7% there),
-low-confidence hypotheticals (seed 003's "I'm actually a doctor"), preference
-correction chains (seed 000), and contradicting facts (same entity+attribute,
-different value).  Large sizes go through bulk executemany with the FTS triggers
-dropped and the index rebuilt once, so 1,000,000 rows take about a minute.
+layer, a crowded 0.30–0.49 importance band (the share the revaluation-sweep design
+measured: 56.7%), low-confidence hypotheticals ("I'm actually a doctor", taken as a
+fact at write time), preference corrections (most linked to what they correct, some
+left for the operator), and a review-sized queue of real contradictions.
+
+Every (user, subject, attribute) is one question with one true answer at a time:
+"which test framework", "which city", "which primary database for ledger".  Values of
+one attribute exclude each other (tabs or spaces; Acme or Globex); tools for different
+jobs are different attributes, so a linter never "contradicts" a type checker.  A few
+facts change late in the period (a move, a new job, a switched tool: the old mentions
+stay), and a few get one wrong mention (an extraction error); those are the
+contradictions.  Everything else is repeated consistently.
+
+Large sizes go through bulk executemany with the full-text triggers and the indexes
+dropped and rebuilt once, so 1,000,000 rows take about a minute.
 """
 
 from __future__ import annotations
@@ -17,6 +27,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import text
 
+from memdesk.core.store import fts
 from memdesk.core.store.memory_store import MemoryStore, utcnow
 from memdesk.core.store.records import encode_values
 
@@ -25,13 +36,30 @@ Progress = Callable[[int, int], None]
 USERS = ["alice", "bob", "carol", "dmitri", "erin", "farah", "gus", "hana"]
 TOPICS = ["tech", "work", "personal", "health", "finance", "travel", "learning"]
 LANGS = ["Python", "Rust", "Go", "TypeScript", "Kotlin", "Elixir", "C++", "Haskell"]
-TOOLS = ["pytest", "unittest", "ruff", "black", "mypy", "poetry", "uv", "tox", "nox"]
+TOOLS = ["pytest", "ruff", "black", "mypy", "poetry", "uv", "tox", "nox", "pre-commit"]
 DBS = ["PostgreSQL", "SQLite", "DuckDB", "MySQL", "Redis", "ClickHouse"]
+PRIMARY_DBS = ["PostgreSQL", "SQLite", "DuckDB", "MySQL"]  # where a project's data lives
 COMPANIES = ["Acme Corp", "Globex", "Initech", "Umbrella Labs", "Hooli", "Stark Analytics"]
 CITIES = ["Lisbon", "Berlin", "Toronto", "Osaka", "Nairobi", "Montevideo", "Tallinn"]
 PROJECTS = ["project-alpha", "ledger", "atlas", "beacon", "orchard", "quill", "harbor"]
 EDITORS = ["VS Code", "Neovim", "Emacs", "PyCharm", "Helix", "Zed"]
 SERVICES = ["ollama", "Redis", "the staging API", "S3", "the auth service", "Kafka"]
+
+# attribute -> (sentence with {v}, what the correction says it is about, the values).
+# Each attribute's values are alternatives for one job; a user holds one at a time.
+PREFERENCES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "indentation": ("User indents code with {v}.", "indentation", ("spaces", "tabs")),
+    "test_framework": ("User writes tests with {v}.", "tests", ("pytest", "unittest")),
+    "linter": ("User lints Python with {v}.", "linting", ("ruff", "flake8", "pylint")),
+    "formatter": ("User formats code with {v}.", "formatting", ("black", "yapf", "autopep8")),
+    "type_checker": ("User type-checks with {v}.", "type checking", ("mypy", "pyright")),
+    "package_manager": ("User manages dependencies with {v}.", "dependencies",
+                        ("uv", "poetry", "pip-tools")),
+    "task_runner": ("User runs the test matrix with {v}.", "the test matrix", ("tox", "nox")),
+    "preferred_language": ("User prefers {v} for backend work.", "backend work", tuple(LANGS)),
+    "editor": ("User always uses dark mode in {v}.", "editing", tuple(EDITORS)),
+}
+PREF_ATTRS = tuple(PREFERENCES)
 REASONS = [
     "it keeps operations simple",
     "the team already knows it",
@@ -62,9 +90,10 @@ NOISE_WORDS = [
     "incident", "backlog", "roadmap", "benchmark", "tests", "deploy", "schema", "cache",
 ]
 
+# Corrections are not drawn here: they come from facts that change (see _Fact).
 TYPE_WEIGHTS = {
     "preference": 18, "fact": 24, "decision": 14, "procedure": 10,
-    "correction": 3, "error": 8, "note": 14, "reasoning": 6,
+    "error": 8, "note": 14, "reasoning": 6,
 }
 LAYER_FOR = {
     "preference": ("procedural", "semantic"),
@@ -80,7 +109,11 @@ LAYER_FOR = {
 }
 
 BULK_ROWS = 50_000  # from this size on, load with triggers and indexes dropped
-CONTRADICTION_RATE = 0.02  # share of repeated facts that disagree with the current value
+# Per (user, subject, attribute), decided at its first mention:
+CHANGE_RATE = 0.08  # the answer changes late in the period (old mentions stay active)
+STRAY_RATE = 0.08  # one later mention states another value (an extraction error)
+CHANGE_DAYS = (1, 12)  # how many days before the end a change happens
+LINKED_CORRECTIONS = 0.6  # share of corrections the agent linked to what they correct
 
 COLUMNS = (
     "id", "user_id", "text", "type", "topic", "importance", "confidence", "source_session",
@@ -117,8 +150,29 @@ class _Row:
         )
 
 
+@dataclass
+class _Fact:
+    """The true answer over time for one (user, subject, attribute).
+
+    ``old`` until ``changed_at``, ``new`` from then on.  A preference change comes
+    with a correction memory; when the agent linked it (``correction_id``), every
+    older mention of the old value is superseded by it and leaves the queue.
+    ``stray`` is a wrong value the next mention will state once.
+    """
+
+    old: str
+    new: str | None = None
+    changed_at: datetime | None = None
+    correction_id: str | None = None
+    stray: str | None = None
+
+
 class DemoGenerator:
-    """Generates rows; every choice comes from one seeded RNG."""
+    """Generates rows; every choice comes from one seeded RNG.
+
+    ``facts`` holds the true answer per (user, subject, attribute); ``extra`` holds
+    rows a fact's plan adds (its correction), emitted with the mention that made it.
+    """
 
     def __init__(self, seed: int = 7, end: datetime | None = None, days: int = 180) -> None:
         self.rng = random.Random(seed)
@@ -126,25 +180,55 @@ class DemoGenerator:
         self.days = days
         self.types = list(TYPE_WEIGHTS)
         self.type_weights = list(TYPE_WEIGHTS.values())
-        # What is currently true per (user, subject, attribute): most mentions repeat it,
-        # a few disagree (unresolved contradictions), corrections change it.
-        self.truth: dict[tuple[str, ...], str] = {}
+        self.facts: dict[tuple[str, str, str], _Fact] = {}
+        self.extra: list[_Row] = []
+        self.room = 0  # rows still allowed in the store, so a planned row always fits
 
-    def _stable(self, key: tuple[str, ...], options: list[str]) -> str:
-        cur = self.truth.get(key)
-        if cur is None:
-            cur = self.truth[key] = self.rng.choice(options)
-            return cur
-        if self.rng.random() < CONTRADICTION_RATE:
-            return self.rng.choice([o for o in options if o != cur])
-        return cur
+    def _plan(self, key: tuple[str, str, str], options: tuple[str, ...] | list[str],
+              about: str | None) -> _Fact:
+        """Decide a new key's story; ``about`` is set for preferences (corrections)."""
+        rng = self.rng
+        fact = _Fact(rng.choice(options))
+        r = rng.random()
+        if r < CHANGE_RATE and (about is None or self.room >= 1):
+            new = fact.new = rng.choice([o for o in options if o != fact.old])
+            when = fact.changed_at = self.end - timedelta(days=rng.uniform(*CHANGE_DAYS))
+            if about is not None:  # a preference changes by the user correcting the agent
+                row = self._correction(key, fact.old, new, when, about)
+                if rng.random() < LINKED_CORRECTIONS:
+                    fact.correction_id = row.id
+                self.extra.append(row)
+                self.room -= 1
+        elif r < CHANGE_RATE + STRAY_RATE:
+            fact.stray = rng.choice([o for o in options if o != fact.old])
+        self.facts[key] = fact
+        return fact
 
-    def _correct(self, key: tuple[str, ...], options: list[str]) -> tuple[str, str]:
-        """A correction: (new value, the value it replaces); the new one becomes true."""
-        old = self.truth.get(key) or self.rng.choice(options)
-        new = self.rng.choice([o for o in options if o != old])
-        self.truth[key] = new
-        return new, old
+    def _correction(self, key: tuple[str, str, str], old: str, new: str, when: datetime,
+                    about: str) -> _Row:
+        user, entity, attribute = key
+        return _Row(
+            self._id(), user, f"No, I use {new} not {old} for {about}.",
+            "correction", "tech", round(self.rng.uniform(0.6, 0.95), 2),
+            round(self.rng.uniform(0.85, 0.98), 2), self._session(user, when), when,
+            entity=entity, attribute=attribute, value=new,
+            layer=self.rng.choice(LAYER_FOR["correction"]),
+        )
+
+    def _mention(
+        self, key: tuple[str, str, str], options: tuple[str, ...] | list[str], when: datetime,
+        about: str | None = None,
+    ) -> tuple[str, _Fact]:
+        """The value a mention at ``when`` states, and the key's fact."""
+        fact = self.facts.get(key)
+        if fact is None:
+            fact = self._plan(key, options, about)
+        elif fact.stray is not None:  # never the first mention: that one sets the answer
+            value, fact.stray = fact.stray, None
+            return value, fact
+        if fact.new is not None and fact.changed_at is not None and when >= fact.changed_at:
+            return fact.new, fact
+        return fact.old, fact
 
     def _id(self) -> str:
         return f"{self.rng.getrandbits(128):032x}"
@@ -176,58 +260,50 @@ class DemoGenerator:
         return USERS + [f"user-{i:05d}" for i in range(extra)]
 
     def _content(
-        self, kind: str, user: str
-    ) -> tuple[str, str, str | None, str | None, str | None]:
-        """(text, topic, entity, attribute, value) for one memory of ``kind`` by ``user``."""
+        self, kind: str, user: str, when: datetime
+    ) -> tuple[str, str, str | None, str | None, str | None, _Fact | None]:
+        """(text, topic, entity, attribute, value, fact) for one memory of ``kind``."""
         c = self.rng.choice
         w = c(NOISE_WORDS)
         if kind == "preference":
-            opt = self.rng.randrange(4)
-            if opt == 0:
-                lang = self._stable((user, "user", "preferred_language"), LANGS)
-                return (f"User prefers {lang} for backend work.", "tech", "user",
-                        "preferred_language", lang)
-            if opt == 1:
-                ed = self._stable((user, "user", "editor"), EDITORS)
-                return (f"User always uses dark mode in {ed}.", "tech", "user", "editor", ed)
-            if opt == 2:
+            if self.rng.random() < 0.1:
                 return ("Prefer simplicity over cleverness, even when it costs performance.",
-                        "work", "user", "design_value", "simplicity")
-            tool = self._stable((user, "user", "preferred_tool"), TOOLS)
-            return (f"User prefers {tool} for the {w} workflow.", "tech", "user",
-                    "preferred_tool", tool)
+                        "work", "user", "design_value", "simplicity", None)
+            attr = c(PREF_ATTRS)
+            sentence, about, options = PREFERENCES[attr]
+            val, fact = self._mention((user, "user", attr), options, when, about)
+            return (sentence.format(v=val), "tech", "user", attr, val, fact)
         if kind == "fact":
             opt = self.rng.randrange(3)
             if opt == 0:
-                co = self._stable((user, "user", "works_at"), COMPANIES)
-                return (f"User works at {co}.", "work", "user", "works_at", co)
+                co, fact = self._mention((user, "user", "works_at"), COMPANIES, when)
+                return (f"User works at {co}.", "work", "user", "works_at", co, fact)
             if opt == 1:
-                city = self._stable((user, "user", "lives_in"), CITIES)
-                return (f"User lives in {city}.", "personal", "user", "lives_in", city)
+                city, fact = self._mention((user, "user", "lives_in"), CITIES, when)
+                return (f"User lives in {city}.", "personal", "user", "lives_in", city, fact)
             proj = c(PROJECTS)
-            db = self._stable((user, proj, "database"), DBS)
-            return (f"{proj} stores its data in {db}.", "tech", proj, "database", db)
+            db, fact = self._mention((user, proj, "primary_database"), PRIMARY_DBS, when)
+            return (f"{proj} keeps its data in {db} (noted during the {w}).", "tech", proj,
+                    "primary_database", db, fact)
         if kind == "decision":
             proj, db = c(PROJECTS), c(DBS)
-            return (f"Chose {db} for {proj} because {c(REASONS)}.", "tech", None, None, None)
+            return (f"Chose {db} for {proj} because {c(REASONS)}.", "tech", None, None, None,
+                    None)
         if kind == "procedure":
             tool = c(TOOLS)
             return (f"Runs {tool} before every commit; deploys {c(PROJECTS)} on Fridays "
-                    f"after the {w} check.", "work", None, None, None)
-        if kind == "correction":
-            a, b = self._correct((user, "user", "preferred_tool"), TOOLS)
-            return (f"No, I use {a} not {b} for the {w} work.", "tech", "user", "preferred_tool", a)
+                    f"after the {w} check.", "work", None, None, None, None)
         if kind == "error":
             return (f"Timeout connecting to {c(SERVICES)} during the {w} job.", "tech",
-                    None, None, None)
+                    None, None, None, None)
         if kind == "note":
             if self.rng.random() < 0.35:
-                return (c(CONTEMPLATIVE), "personal", None, None, None)
+                return (c(CONTEMPLATIVE), "personal", None, None, None, None)
             return (f"Noted that the {w} for {c(PROJECTS)} slipped a week.", c(TOPICS),
-                    None, None, None)
+                    None, None, None, None)
         a, b = self.rng.sample(DBS, 2)
         return (f"Reasoned that {a} is simpler than {b} for the {w} because {c(REASONS)}.",
-                "tech", None, None, None)
+                "tech", None, None, None, None)
 
     def rows(self, size: int):  # type: ignore[no-untyped-def]
         """Yield ``size`` rows (scenario rows first, then the generated body)."""
@@ -238,46 +314,37 @@ class DemoGenerator:
                 return
             emitted += 1
             yield row
-        # Recent preference per (user, attribute), to build correction chains later.
-        last_pref: dict[tuple[str, str], _Row] = {}
-        pending: list[_Row] = []
+        rng = self.rng
         while emitted < size:
-            user = self.rng.choice(users)
-            kind = self.rng.choices(self.types, self.type_weights)[0]
-            text_, topic, ent, attr, val = self._content(kind, user)
+            self.room = size - emitted - 1  # what is left after this row
+            user = rng.choice(users)
+            kind = rng.choices(self.types, self.type_weights)[0]
             when = self._when()
+            text_, topic, ent, attr, val, fact = self._content(kind, user, when)
             row = _Row(
                 id=self._id(), user_id=user, text=text_, type=kind, topic=topic,
                 importance=self._importance(), confidence=self._confidence(),
                 source_session=self._session(user, when), created_at=when,
                 entity=ent, attribute=attr, value=val,
-                layer=self.rng.choice(LAYER_FOR[kind]),
+                layer=rng.choice(LAYER_FOR[kind]),
             )
-            if self.rng.random() < 0.3:
-                row.access_count = self.rng.randrange(1, 40)
+            if rng.random() < 0.3:
+                row.access_count = rng.randrange(1, 40)
                 row.last_accessed = when + timedelta(
-                    seconds=self.rng.randrange(max(1, int((self.end - when).total_seconds())))
+                    seconds=rng.randrange(max(1, int((self.end - when).total_seconds())))
                 )
-            if kind in ("preference", "correction") and attr is not None:
-                key = (user, attr)
-                prev = last_pref.get(key)
-                # Most corrections get linked to what they correct (seed 000's `maintain`);
-                # the rest are left for the operator to link.
-                if (prev is not None and prev.value != val and kind == "correction"
-                        and self.rng.random() < 0.7):
-                    newer, older = (row, prev) if row.created_at > prev.created_at else (prev, row)
-                    if older.superseded_by is None and newer.superseded_by is None:
-                        older.superseded_by = newer.id
-                        older.valid_until = newer.created_at
-                last_pref[key] = row
-            pending.append(row)
+            # A linked correction supersedes every mention of what it corrects (the
+            # agent's maintenance step ran); unlinked ones leave the pair to the operator.
+            if (fact is not None and fact.correction_id is not None
+                    and fact.changed_at is not None and when < fact.changed_at
+                    and val == fact.old):
+                row.superseded_by, row.valid_until = fact.correction_id, fact.changed_at
+            yield row
             emitted += 1
-            # Hold rows briefly so a later correction can still mark an earlier one.
-            if len(pending) >= 5000:
-                yield from pending
-                pending.clear()
-                last_pref.clear()
-        yield from pending
+            if self.extra:
+                emitted += len(self.extra)
+                yield from self.extra
+                self.extra.clear()
 
     def _scenarios(self, users: list[str]):  # type: ignore[no-untyped-def]
         """Hand-shaped cases every demo store contains, generated per user."""
@@ -288,7 +355,7 @@ class DemoGenerator:
             yield _Row(self._id(), user, f"User said: \"{hyp}\" (hypothetical framing)", "fact",
                        "personal", 0.8, round(0.15 + 0.03 * i, 2), sess, base,
                        entity="user", attribute=attr, value=val, layer="semantic")
-            # Correction chain: unittest -> pytest, superseded and linked.
+            # Correction chain, linked: unittest -> pytest; pytest stays the answer.
             old = _Row(self._id(), user, "User prefers unittest for testing.", "preference",
                        "tech", 0.6, 0.85, sess, base + timedelta(hours=1), entity="user",
                        attribute="test_framework", value="unittest", layer="procedural")
@@ -297,25 +364,35 @@ class DemoGenerator:
                        base + timedelta(days=12), entity="user", attribute="test_framework",
                        value="pytest", layer="procedural")
             old.superseded_by, old.valid_until = new.id, new.created_at
+            self.facts[(user, "user", "test_framework")] = _Fact("pytest")
             yield old
             yield new
-            # Contradicting facts left unresolved: same entity+attribute, other value.
             c1, c2 = COMPANIES[i % len(COMPANIES)], COMPANIES[(i + 1) % len(COMPANIES)]
-            yield _Row(self._id(), user, f"User works at {c1}.", "fact", "work", 0.7, 0.9,
-                       sess, base + timedelta(hours=2), entity="user", attribute="works_at",
-                       value=c1, layer="semantic")
-            later = base + timedelta(days=40)
-            yield _Row(self._id(), user, f"User works at {c2} now.", "fact", "work", 0.7, 0.8,
-                       self._session(user, later), later, entity="user",
-                       attribute="works_at", value=c2.upper() if i % 2 else c2,
-                       layer="semantic")
-            yield _Row(self._id(), user, f"User lives in {CITIES[i % len(CITIES)]}.", "fact",
+            self.facts[(user, "user", "works_at")] = _Fact(c2)
+            if i % 2 == 0:
+                # A job change whose old memory was never retired: a real contradiction.
+                yield _Row(self._id(), user, f"User works at {c1}.", "fact", "work", 0.7, 0.9,
+                           sess, base + timedelta(hours=2), entity="user",
+                           attribute="works_at", value=c1, layer="semantic")
+                later = base + timedelta(days=40)
+                yield _Row(self._id(), user, f"User works at {c2} now.", "fact", "work", 0.7,
+                           0.8, self._session(user, later), later, entity="user",
+                           attribute="works_at", value=c2, layer="semantic")
+            else:
+                # Spelled in capitals: the same value once normalised, not a contradiction.
+                yield _Row(self._id(), user, f"User works at {c2.upper()}.", "fact", "work",
+                           0.7, 0.8, sess, base + timedelta(hours=2), entity="user",
+                           attribute="works_at", value=c2.upper(), layer="semantic")
+            city = CITIES[i % len(CITIES)]
+            self.facts[(user, "user", "lives_in")] = _Fact(city)
+            yield _Row(self._id(), user, f"User lives in {city}.", "fact",
                        "personal", 0.5, 0.9, sess, base + timedelta(hours=3), entity="user",
-                       attribute="lives_in", value=CITIES[i % len(CITIES)], layer="semantic")
-            yield _Row(self._id(), user, f"User lives in  {CITIES[i % len(CITIES)].lower()} ",
+                       attribute="lives_in", value=city, layer="semantic")
+            # Odd spacing and case: the same value once normalised.
+            yield _Row(self._id(), user, f"User lives in  {city.lower()} ",
                        "fact", "personal", 0.4, 0.7, sess, base + timedelta(days=3),
                        entity="user", attribute="lives_in",
-                       value=f" {CITIES[i % len(CITIES)].lower()} ", layer="semantic")
+                       value=f" {city.lower()} ", layer="semantic")
             # Hostile text, shown as plain text by the UI.
             yield _Row(self._id(), user, "Remember the tag <b>bold</b> and <img src=x> literally.",
                        "note", "tech", 0.35, 0.9, sess, base + timedelta(hours=4), layer="episodic")
@@ -344,9 +421,13 @@ def generate(
             # Corrections may arrive after the row they supersede; check FKs at commit.
             conn.exec_driver_sql("PRAGMA defer_foreign_keys = ON")
         indexes: list[tuple[str, str]] = []
+        triggers: list[tuple[str, str]] = []
         if bulk:
-            for name in ("memories_fts_ai", "memories_fts_ad", "memories_fts_au"):
-                conn.exec_driver_sql(f"DROP TRIGGER IF EXISTS {name}")
+            # The full-text index is rebuilt once at the end instead of row by row; the
+            # triggers come back exactly as the store's migrations made them.
+            triggers = fts.sync_triggers(conn)
+            for name, _sql in triggers:
+                conn.exec_driver_sql(f'DROP TRIGGER "{name}"')
             # Building each index once from sorted data beats updating a dozen of them
             # per row (1M rows: ~140 s with indexes in place, far less without).
             # Except ix_memories_superseded_by: every inserted row makes SQLite look for
@@ -381,12 +462,10 @@ def generate(
         )
         for _name, sql_ in indexes:
             conn.exec_driver_sql(sql_)
+        for _name, sql_ in triggers:
+            conn.exec_driver_sql(sql_)
         if bulk:
-            from memdesk.core.store.migrations.versions.m0002_memdesk_v1 import FTS_SQLITE
-
-            for stmt in FTS_SQLITE[1:4]:
-                conn.exec_driver_sql(stmt)
-            conn.exec_driver_sql("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
+            fts.rebuild_index(conn)
     if store.dialect == "sqlite":
         with store.write() as conn:
             conn.exec_driver_sql("ANALYZE")

@@ -28,6 +28,16 @@ def store(store_path: Path):
     s.close()
 
 
+@pytest.fixture(autouse=True)
+def isolated_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """No test reads or writes the real profile: memdesk's settings file, the XDG config
+    and data folders (default and demo stores) all point into tmp_path; so do those of
+    any subprocess a test starts (it inherits the environment)."""
+    monkeypatch.setenv("MEMDESK_CONFIG_DIR", str(tmp_path / "profile" / "config" / "memdesk"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "profile" / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "profile" / "data"))
+
+
 @pytest.fixture
 def isolated_settings(tmp_path: Path):
     """QSettings() (user scope, INI) reads and writes under tmp_path, not the real profile."""
@@ -59,6 +69,30 @@ def demo_store(demo_template: Path, tmp_path: Path):
     s = MemoryStore.open(dst)
     yield s
     s.close()
+
+
+@pytest.fixture
+def desk_for(tmp_path: Path):
+    """Builds the ``Desk`` a view is wired to (store, settings in tmp_path, pipeline),
+    as the main window does; ``desk.seen`` records every broadcast."""
+    from PySide6.QtCore import QSettings
+
+    from memdesk.ui.actions import Desk
+    from memdesk.ui.settings import Settings
+
+    made = []
+
+    def make(store: MemoryStore):
+        ini = QSettings(str(tmp_path / f"desk{len(made)}.ini"), QSettings.Format.IniFormat)
+        desk = Desk(store, Settings(ini))
+        desk.seen = []
+        desk.changed.connect(desk.seen.append)
+        made.append(desk)
+        return desk
+
+    yield make
+    for desk in made:
+        desk.wait_idle()
 
 
 @pytest.fixture(scope="session")

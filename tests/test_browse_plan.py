@@ -8,6 +8,7 @@ from memdesk.core.store import fts
 from memdesk.core.store.browse import fetch_page
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter
+from tests.oracle import sql_order
 
 
 def all_pages(store: MemoryStore, flt: MemoryFilter, order_by: str, desc: bool) -> list[str]:
@@ -25,7 +26,7 @@ def all_pages(store: MemoryStore, flt: MemoryFilter, order_by: str, desc: bool) 
 def test_broad_query_pages_match_sql_order(demo_store: MemoryStore, monkeypatch, order_by,
                                            desc) -> None:
     flt = MemoryFilter(text="user")
-    expected = demo_store.page_ids(flt, order_by=order_by, descending=desc, limit=None)
+    expected = sql_order(demo_store, flt, order_by, desc)
     assert len(expected) > 100
     with demo_store.read() as conn:
         assert not fts.is_broad(conn, "user")  # default threshold: small store, lookup plan

@@ -107,3 +107,37 @@ def test_usage_errors(store_path: Path, capsys) -> None:  # type: ignore[no-unty
     assert "No snapshot" in capsys.readouterr().err
     assert main(["snapshot", "--db", str(store_path), "--goal", "g", "--candidates",
                  str(store_path.parent / "missing.json")]) == 2
+
+
+def test_diff_refuses_snapshots_of_different_goals(tmp_path: Path, store_path: Path,
+                                                   capsys) -> None:  # type: ignore[no-untyped-def]
+    db = str(store_path)
+    one = run_json(capsys, "snapshot", "--db", db, "--candidates",
+                   write(tmp_path, "b.json", BEFORE), "--no-store", "--json")
+    other = run_json(capsys, "snapshot", "--db", db, "--goal", "plan the offsite",
+                     "--candidates", write(tmp_path, "a.json", AFTER), "--no-store", "--json")
+    assert other["diff"] is None  # a new goal: nothing to compare with
+    assert main(["diff", "--db", db, one["id"], other["id"]]) == 2
+    out = capsys.readouterr()
+    assert out.out == ""
+    assert "'route artifact review task'" in out.err and "'plan the offsite'" in out.err
+    assert "--across-goals" in out.err
+    d = run_json(capsys, "diff", "--db", db, one["id"][:6], other["id"][:6], "--json",
+                 "--across-goals")
+    assert d["before_id"] == one["id"] and d["after_id"] == other["id"]
+
+
+def test_snapshot_tables_have_headers(tmp_path: Path, store_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    db = str(store_path)
+    run_json(capsys, "snapshot", "--db", db, "--candidates", write(tmp_path, "b.json", BEFORE),
+             "--no-store", "--json")
+    assert main(["snapshots", "--db", db]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split() == ["snapshot", "created", "cands", "score", "dominant", "ratio",
+                              "health", "goal"]
+    assert row.split()[5] == "context" and header.index("dominant") == row.index("context")
+    assert main(["snapshots", "--db", db, "--goals"]) == 0
+    header, row = capsys.readouterr().out.splitlines()
+    assert header.split() == ["snapshots", "latest", "goal"] and row.split()[0] == "1"
+    assert main(["snapshots", "--db", db, "--goal", "nothing like it"]) == 0
+    assert capsys.readouterr().out.strip() == "no snapshots for goal 'nothing like it'"

@@ -99,13 +99,13 @@ def weight(dm: DeltaMemory, name: str) -> float:
 def test_dampen_applies_weight_change_audited_and_undoable(store) -> None:  # type: ignore[no-untyped-def]
     dm, diff_id = flagged(store)
     ch = dm.review(diff_id, "dampen")
-    assert ch.memories is False and ch.extra["sources"] == ("search",)
+    assert ch.memories is False and ch.sources == ("search",)
     assert math.isclose(weight(dm, "search"), 0.10)
     assert dm.stored_diff(diff_id).review == "dampened"
     assert dm.queue() == []
     events = dm.events()
     assert {(e.kind, e.action) for e in events} == {("source", "dampen"), ("review", "dampen")}
-    assert all(e.group_id == ch.extra["group"] for e in events)
+    assert all(e.group_id == ch.group_id for e in events)
     with pytest.raises(ValidationError, match="undo that review first"):
         dm.review(diff_id, "accept")
     dm.undo_review(diff_id)
@@ -118,7 +118,7 @@ def test_dampen_applies_weight_change_audited_and_undoable(store) -> None:  # ty
 
 def test_undo_refuses_when_weight_changed_since(store) -> None:  # type: ignore[no-untyped-def]
     dm, diff_id = flagged(store)
-    group = dm.review(diff_id, "dampen").extra["group"]
+    group = dm.review(diff_id, "dampen").group_id
     dm.set_source("search", weight=0.5)
     with pytest.raises(UndoConflictError, match="changed again"):
         dm.undo(group)
@@ -155,13 +155,13 @@ def test_source_config_edit_validate_normalize_undo(store) -> None:  # type: ign
     cfg = dm.config()
     assert cfg.source("search") == SourceConfig("search", "search_memory", 0.5, False, 3, 0.0)
     assert "search" not in cfg.effective_weights()
-    dm.undo(ch.extra["group"])
+    dm.undo(ch.group_id)
     assert dm.config().source("search") == SourceConfig("search", "search_memory", 0.25)
     dm.add_source(SourceConfig("web", "search_memory", 1.0))
     assert dm.config().source("web").weight == 1.0
     with pytest.raises(ValidationError, match="exists"):
         dm.add_source(SourceConfig("web", "search_memory", 1.0))
-    group = dm.normalize_weights().extra["group"]
+    group = dm.normalize_weights().group_id
     assert math.isclose(sum(s.weight for s in dm.config().sources if s.enabled), 1.0)
     dm.undo(group)
     assert dm.config().source("web").weight == 1.0

@@ -1,9 +1,12 @@
-"""The demo generator: deterministic, realistic shape, seed scenarios present."""
+"""The demo generator: deterministic, realistic shape, hand-made scenarios present, and
+contradictions an operator would agree are contradictions."""
 
 from __future__ import annotations
 
 from collections import Counter
 from datetime import datetime, timedelta
+
+import pytest
 
 from memdesk.core import demo
 from memdesk.core.store.memory_store import MemoryStore
@@ -30,7 +33,7 @@ def test_shape_of_a_demo_store(demo_store: MemoryStore) -> None:
     assert len({r.user_id for r in rows}) >= 5
     assert len({r.source_session for r in rows}) > 100
     band = s.count(MemoryFilter(importance=(0.3, 0.49)))
-    assert 0.45 < band / 3000 < 0.65  # the crowded band of seed 002
+    assert 0.45 < band / 3000 < 0.65  # the crowded band the sweep design measured (56.7%)
     span = max(r.created_at for r in rows) - min(r.created_at for r in rows)
     assert span > timedelta(days=90)
     assert s.counts()["superseded"] > 10  # correction chains
@@ -62,10 +65,10 @@ def test_facts_mostly_agree_with_a_few_contradictions(demo_store: MemoryStore) -
 def test_bulk_load_restores_indexes_triggers_and_fts(tmp_path, monkeypatch) -> None:
     """The large-size path drops triggers and indexes for speed; all must come back."""
 
-    def schema(store: MemoryStore) -> set[tuple[str, str]]:
-        with store.read() as conn:
+    def schema(store: MemoryStore) -> set[tuple[str, str, str]]:
+        with store.read() as conn:  # the DDL itself, not only the names
             return {tuple(r) for r in conn.exec_driver_sql(
-                "SELECT type, name FROM sqlite_master WHERE tbl_name = 'memories'")}
+                "SELECT type, name, sql FROM sqlite_master WHERE tbl_name = 'memories'")}
 
     small = MemoryStore.open(tmp_path / "small.db")
     demo.generate(small, 400, seed=3, end=END)
@@ -73,9 +76,65 @@ def test_bulk_load_restores_indexes_triggers_and_fts(tmp_path, monkeypatch) -> N
     big = MemoryStore.open(tmp_path / "bulk.db")
     demo.generate(big, 400, seed=3, end=END)
     assert schema(big) == schema(small)
+    assert {n for t, n, _ in schema(big) if t == "trigger"} >= {
+        "memories_fts_ai", "memories_fts_ad", "memories_fts_au"}
     assert big.count(MemoryFilter(text="prefers")) == small.count(MemoryFilter(text="prefers")) > 0
     assert big.counts() == small.counts()
     rec = big.add(user_id="u", text="trigger check zebra", type="note")  # triggers are back
     assert [r.id for r in big.page(MemoryFilter(text="zebra"))] == [rec.id]
     small.close()
     big.close()
+
+
+# Tools by the job they do, as an operator knows them: two tools of different jobs
+# (a linter and a type checker) are never a contradiction.
+JOB = {
+    "pytest": "tests", "unittest": "tests", "ruff": "lint", "flake8": "lint",
+    "pylint": "lint", "black": "format", "yapf": "format", "autopep8": "format",
+    "mypy": "types", "pyright": "types", "uv": "deps", "poetry": "deps",
+    "pip-tools": "deps", "tox": "matrix", "nox": "matrix", "pre-commit": "hooks",
+}
+
+
+@pytest.fixture(scope="module")
+def default_demo(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """The demo exactly as `memdesk demo` writes it by default (5,000 rows), unshared."""
+    store = MemoryStore.open(tmp_path_factory.mktemp("default") / "d.db")
+    demo.generate(store, seed=7, end=END)
+    yield store
+    store.close()
+
+
+def test_contradiction_queue_is_real_and_workable(default_demo: MemoryStore) -> None:
+    """At the default size the queue holds a few dozen groups at most, each a handful of
+    values of one question (tabs or spaces; Acme or Globex), never a bag of tools for
+    different jobs (the old demo's 31-member "preferred_tool" group)."""
+    from memdesk.core.curation.contradictions import find_contradictions, load_group
+
+    store = default_demo
+    groups = find_contradictions(store)
+    assert 8 <= len(groups) <= 40
+    for g in groups:
+        assert 2 <= len(g.values) <= 3, (g.key, [v.display for v in g.values])
+        jobs = {JOB.get(v.norm) for v in g.values}
+        assert len(jobs) == 1, (g.key, jobs)  # all tools of one job, or no tools at all
+        # one value is what the store says most; the others are the few that disagree
+        counts = sorted((v.count for v in g.values), reverse=True)
+        assert counts[1] <= max(2, counts[0] // 3), (g.key, counts)
+    assert "preferred_tool" not in {g.attribute for g in groups}
+    # every group can be worked: it has a suggestion to accept or overrule
+    assert all(load_group(store, g.key).suggestion is not None for g in groups)
+
+
+def test_links_connect_a_correction_to_what_it_corrects(default_demo: MemoryStore) -> None:
+    """Every superseded demo memory is replaced by a newer correction of the same
+    question with another answer (no link between unrelated memories)."""
+    rows = {r.id: r for r in default_demo.page(limit=None)}
+    linked = [r for r in rows.values() if r.superseded_by]
+    assert len(linked) > 10
+    for old in linked:
+        new = rows[old.superseded_by]
+        assert new.type == "correction" and new.created_at > old.created_at
+        assert (new.user_id, new.entity, new.attribute) == (old.user_id, old.entity,
+                                                           old.attribute)
+        assert new.value != old.value and old.valid_until == new.created_at

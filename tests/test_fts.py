@@ -52,9 +52,24 @@ def test_syntax_words_are_searched_literally(texts: MemoryStore) -> None:
     assert ids_for(texts, "acme (") == ["User works at Acme Corp (since 2024)."]
 
 
-def test_punctuation_only_query_applies_no_text_filter(texts: MemoryStore) -> None:
+def test_query_without_words_matches_literally_not_everything(texts: MemoryStore) -> None:
+    """Emoji and punctuation have no words to index: they match the text that contains
+    them, and nothing when no text does (they used to match every memory)."""
     assert fts5_expression("*()\"") is None
-    assert len(ids_for(texts, "*()")) == 5
+    texts.add(user_id="u", text="Brain dump 🧠💾 saved", type="note")
+    texts.add(user_id="u", text="Arrow -> and <tag> here", type="note")
+    assert ids_for(texts, "🧠💾") == ["Brain dump 🧠💾 saved"]
+    assert ids_for(texts, "💾🧠") == []
+    assert ids_for(texts, "<>") == []
+    assert ids_for(texts, "*()") == []
+    assert ids_for(texts, "<") == ["Arrow -> and <tag> here"]
+    assert ids_for(texts, " -> ") == ["Arrow -> and <tag> here"]
+    assert ids_for(texts, '"') == ['The "quoted" AND operator NEAR stuff']
+    # LIKE wildcards in the query are literal characters, not patterns
+    assert ids_for(texts, "%") == []
+    assert texts.count(MemoryFilter(text="🧠💾")) == 1
+    # blank and invisible queries are no text filter at all
+    assert len(ids_for(texts, "   ")) == len(ids_for(texts, "\u0000")) == 7
 
 
 def test_index_follows_edits_and_deletes(texts: MemoryStore) -> None:

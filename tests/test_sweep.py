@@ -179,10 +179,11 @@ def test_decisions_are_audited_and_undo_restores(store: MemoryStore) -> None:
     sweep.decide(store, state.id, 1, "keep")
     assert store.events(b)[0].action == "review_keep"
     sweep.decide(store, state.id, 2, "skip")
-    assert store.events(c) == []
+    [skip] = store.events(c)  # audited, nothing changed: the history shows the review
+    assert (skip.action, skip.before, skip.after) == ("review_skip", {}, {})
 
-    ch = sweep.undo_decision(store, state.id)  # latest: the skip
-    assert ch.extra["undone"] == "skip"
+    step = sweep.undo_decision(store, state.id)  # latest: the skip
+    assert (step.pos, step.decision) == (2, "skip")
     sweep.undo_decision(store, state.id)  # the keep
     sweep.undo_decision(store, state.id)  # the revalue
     assert store.get(a).importance == 0.35
@@ -209,7 +210,7 @@ def test_revalue_undone_elsewhere_shows_as_not_reviewed(store: MemoryStore) -> N
     store.add_many([_row(i) for i in range(10)], audit=False)
     state = sweep.start_sweep(store, n=2, seed=3)
     ch = sweep.decide(store, state.id, 0, "revalue", importance=0.9)
-    store.undo(ch.event_ids[0])
+    store.undo(ch.changes.event_ids[0])
     cur = sweep.get_sweep(store, state.id)
     assert cur.items[0].decision is None and cur.current.pos == 0
     sweep.decide(store, state.id, 0, "revalue", importance=0.6)  # may decide again

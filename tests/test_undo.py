@@ -90,3 +90,94 @@ def test_bulk_update_is_one_group_and_undoes_together(store: MemoryStore) -> Non
 def test_noop_update_records_nothing(store: MemoryStore, rec) -> None:
     ch = store.update(rec.id, importance=0.4)
     assert ch.event_ids == () and len(store.events(rec.id)) == 1
+
+
+# -- the one generic undo: every kind of action group, and redo -----------------------
+
+def _sweepable(store: MemoryStore, n: int = 6) -> list[str]:
+    return store.add_many([
+        dict(user_id="u", text=f"note {i}", type="note", importance=0.35) for i in range(n)
+    ], audit=False)
+
+
+def test_generic_undo_and_redo_of_a_sweep_decision(store: MemoryStore) -> None:
+    from memdesk.core.curation import sweep
+    from memdesk.core.store.records import Changed
+    from memdesk.core.undo import undo_changes, undo_group
+
+    _sweepable(store)
+    state = sweep.start_sweep(store, n=2, seed=5)
+    mid = state.items[0].memory_id
+    step = sweep.decide(store, state.id, 0, "revalue", importance=0.9)
+    assert step.changes.touches(Changed.SWEEPS) and step.changes.memories
+
+    undone = undo_changes(store, step.changes)
+    assert store.get(mid).importance == 0.35
+    assert sweep.get_sweep(store, state.id).items[0].decision is None
+    assert undone.touches(Changed.SWEEPS) and undone.memories  # found from the chain
+
+    redone = undo_group(store, undone.group_id)  # redo: undo the undo
+    assert store.get(mid).importance == 0.9
+    item = sweep.get_sweep(store, state.id).items[0]
+    assert (item.decision, item.importance_after) == ("revalue", 0.9)
+    assert redone.touches(Changed.SWEEPS)
+
+    undo_group(store, redone.group_id)  # and undo again
+    assert sweep.get_sweep(store, state.id).items[0].decision is None
+    assert store.get(mid).importance == 0.35
+
+
+def test_generic_undo_of_a_skip_changes_no_memory(store: MemoryStore) -> None:
+    from memdesk.core.curation import sweep
+    from memdesk.core.undo import undo_changes
+
+    _sweepable(store)
+    state = sweep.start_sweep(store, n=2, seed=5)
+    before = store.get(state.items[0].memory_id)
+    step = sweep.decide(store, state.id, 0, "skip")
+    assert not step.changes.memories
+    undone = undo_changes(store, step.changes)
+    assert not undone.memories
+    assert sweep.get_sweep(store, state.id).current.pos == 0
+    assert store.get(before.id) == before
+
+
+def test_generic_undo_and_redo_of_keep_both_dismissal(store: MemoryStore) -> None:
+    from memdesk.core.curation import contradictions as C
+    from memdesk.core.store.records import Changed
+    from memdesk.core.undo import undo_changes, undo_group
+
+    for v in ("Acme", "Globex"):
+        store.add(user_id="alice", text=f"Alice works at {v}.", type="fact",
+                  entity="alice", attribute="works_at", value=v)
+    [group] = C.find_contradictions(store)
+    res = C.resolve_keep_all(store, C.load_group(store, group.key))
+    assert C.find_contradictions(store) == []
+    undone = undo_changes(store, res.changes)
+    assert undone.touches(Changed.CONTRADICTIONS) and not undone.memories
+    assert [g.key for g in C.find_contradictions(store)] == [group.key]
+    undo_group(store, undone.group_id)  # redo: dismissed again
+    assert C.find_contradictions(store) == []
+
+
+def test_generic_undo_of_a_delta_review_group(store: MemoryStore) -> None:
+    from memdesk.core.delta.service import DeltaMemory
+    from memdesk.core.store.records import Changed
+    from memdesk.core.undo import undo_changes
+
+    dm = DeltaMemory(store)
+    name = dm.config().sources[0].name
+    before = dm.config().sources[0].weight
+    ch = dm.set_source(name, weight=0.05)
+    assert ch.touches(Changed.SOURCES) and not ch.memories and ch.group_id
+    undone = undo_changes(store, ch)
+    assert dm.config().sources[0].weight == before
+    assert undone.sources == (name,) and undone.touches(Changed.SOURCES)
+    assert not undone.touches(Changed.MEMORIES | Changed.HISTORY)
+
+
+def test_undo_of_an_unknown_group_is_not_found(store: MemoryStore) -> None:
+    from memdesk.core.errors import NotFoundError
+
+    with pytest.raises(NotFoundError, match="No action group"):
+        store.undo_group("no-such-group")

@@ -7,8 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog
 
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.embed import missing_count
@@ -89,13 +89,30 @@ def test_embed_missing_vectors_runs_off_the_gui_thread(qtbot, window: MainWindow
     store = window.store
     store.add_many([{"user_id": "u", "text": f"memory {i}", "type": "note"} for i in range(7)])
     assert missing_count(store) == 7
-    task = window.write_service.embed_missing()
-    assert task is not None and window.write_service.dialog.isVisible()
+    task = window.write_service.embed()
+    assert task is not None
+    dialog = task.parent()
+    assert isinstance(dialog, QProgressDialog) and dialog.isVisible()
     with qtbot.waitSignal(task.finished, timeout=60_000) as blocker:
         pass
     assert blocker.args[0].embedded == 7 and missing_count(store) == 0
-    assert not window.write_service.dialog.isVisible()
-    assert "Embedded 7 memories" in window.statusBar().currentMessage()
+    assert not dialog.isVisible()
+    assert dialog.labelText() == "Embedded 7 memories with all-MiniLM-L6-v2."
+
+
+def test_embed_without_the_package_says_why(qtbot, window: MainWindow,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with qtbot.waitSignal(window.desk.failed) as blocker:
+        assert window.write_service.embed() is None
+    name, message = blocker.args
+    assert name == "Embed missing vectors" and "sentence-transformers" in message
+    [box] = [w for w in QApplication.topLevelWidgets()
+             if isinstance(w, QMessageBox) and w.isVisible()]
+    assert box.textFormat() == Qt.TextFormat.PlainText and "sentence-transformers" in box.text()
+    box.close()
 
 
 def test_the_embed_action_is_in_the_file_menu(window: MainWindow) -> None:

@@ -1,8 +1,8 @@
 """Browse: the operator's home view — filter bar, lazily paged table, detail pane.
 
-Every change goes through a core service wrapped in an undoable ``CoreCommand``
-pushed on the window's QUndoStack; the command's Changes are broadcast through
-``window.changed`` so every view (this one included, via ``refresh``) updates.
+Every change is one ``Op`` around one store call, run through the desk's action
+pipeline (undoable from Edit → Undo, errors shown by the window); its Changes come back
+through ``refresh`` like everyone else's, and loaded rows are patched in place.
 """
 
 from __future__ import annotations
@@ -20,38 +20,30 @@ from PySide6.QtWidgets import (
     QSplitter,
     QTableView,
     QVBoxLayout,
-    QWidget,
 )
 
-from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import LOW_CONFIDENCE, MemoryType
 
+from .actions import Desk, Op
 from .browser_model import COLUMN_KEYS, COLUMNS, BrowserModel
 from .delegates import ScoreBarDelegate
 from .detail import DetailPane
 from .filters import FilterBar
 from .ops import LatestTask
-from .undo import CoreCommand
+from .view import DeskView
 
 
-class BrowserView(QWidget):
-    """Filter bar + table + detail pane over one store.
+class BrowserView(DeskView):
+    """Filter bar + table + detail pane over one store."""
 
-    ``window`` (optional) supplies ``undo_stack``, ``changed``, ``settings`` and
-    ``statusBar()``; without one (tests) the view keeps its own undo stack and
-    refreshes itself after each command.
-    """
+    refresh_on = Changed.MEMORIES | Changed.HISTORY
 
-    def __init__(self, store: MemoryStore, window: Any = None) -> None:
-        super().__init__()
-        self.store = store
-        self.window_ = window
-        settings = getattr(window, "settings", None)
-        low = settings.low_confidence if settings is not None else LOW_CONFIDENCE
-        self.undo_stack: QUndoStack = getattr(window, "undo_stack", None) or QUndoStack(self)
-        self.last_error: str | None = None
+    def __init__(self, desk: Desk) -> None:
+        super().__init__(desk)
+        store = self.store
+        low = desk.settings.low_confidence if desk.settings is not None else LOW_CONFIDENCE
 
         self.filters = FilterBar(low)
         self.model = BrowserModel(store, low, self)
@@ -99,11 +91,12 @@ class BrowserView(QWidget):
         self.model.loaded.connect(self._on_loaded)
         self.model.countChanged.connect(lambda _n: self._update_summary())
         self.model.rowsInserted.connect(lambda *_: self._update_summary())
-        self.model.failed.connect(self._report)
+        self.model.failed.connect(self._refuse)  # a read failed: said where one looks
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
         self.detail.apply_requested.connect(self.edit)
         self.detail.open_memory.connect(self.open_memory)
         self.actions_: list[QAction] = self._make_actions()
+        desk.failed.connect(lambda _name, message: self.summary.setText(message))
         self._choices = LatestTask(self)
         self._choices.finished.connect(lambda tu: self.filters.set_choices(*tu))
         self.load_choices()
@@ -198,57 +191,51 @@ class BrowserView(QWidget):
             self.detail.show_memory(memory_id)
 
     # -- operations ----------------------------------------------------------------------
-    def run(self, label: str, fn: Callable[[], Changes]) -> CoreCommand:
-        """Push one undoable core call; errors go to the status bar, not a traceback."""
-        cmd = CoreCommand(self.store, label, fn, self._broadcast, self._report)
-        self.last_error = None
-        self.undo_stack.push(cmd)
-        return cmd
+    @property
+    def undo_stack(self) -> QUndoStack:
+        return self.desk.undo_stack
 
-    def _broadcast(self, changes: Changes) -> None:
-        changed = getattr(self.window_, "changed", None)
-        if changed is not None:
-            changed.emit(changes)
-        else:
-            self.refresh(changes)
+    @property
+    def last_error(self) -> str | None:
+        return self.desk.last_error
 
-    def _report(self, message: str) -> None:
-        self.last_error = message
-        bar = getattr(self.window_, "statusBar", None)
-        if bar is not None:
-            bar().showMessage(message, 10_000)
+    def _refuse(self, message: str) -> None:
+        """A request that needs something first (a selection): said where one looks."""
         self.summary.setText(message)
 
-    def edit(self, memory_id: str, fields: dict[str, Any]) -> CoreCommand:
+    def edit(self, memory_id: str, fields: dict[str, Any]) -> None:
         names = ", ".join(sorted(fields))
-        return self.run(f"Edit {names}", lambda: self.store.update(memory_id, **fields))
+        store = self.store
+        self.run(Op(f"Edit {names}", lambda: store.update(memory_id, **fields)))
 
-    def bulk_set(self, field: str, value: Any, ids: list[str] | None = None) -> CoreCommand | None:
+    def bulk_set(self, field: str, value: Any, ids: list[str] | None = None) -> None:
         ids = self.selected_ids() if ids is None else ids
         if not ids:
-            self._report("Select one or more memories first.")
-            return None
-        return self.run(f"Set {field} of {len(ids):,} memories",
-                        lambda: self.store.bulk_update(ids, **{field: value}))
+            self._refuse("Select one or more memories first.")
+            return
+        store = self.store
+        self.run(Op(f"Set {field} of {len(ids):,} memories",
+                    lambda: store.bulk_update(ids, **{field: value})))
 
-    def delete_selected(self, ids: list[str] | None = None) -> CoreCommand | None:
+    def delete_selected(self, ids: list[str] | None = None) -> None:
         ids = self.selected_ids() if ids is None else ids
         if not ids:
-            self._report("Select one or more memories first.")
-            return None
-        return self.run(f"Soft-delete {len(ids):,} memories",
-                        lambda: self.store.bulk_delete(ids))
+            self._refuse("Select one or more memories first.")
+            return
+        store = self.store
+        self.run(Op(f"Soft-delete {len(ids):,} memories", lambda: store.bulk_delete(ids)))
 
     def supersede_by_current(self, old_ids: list[str] | None = None,
-                             new_id: str | None = None) -> CoreCommand | None:
+                             new_id: str | None = None) -> None:
         new_id = new_id or self.current_id()
         old = [i for i in (self.selected_ids() if old_ids is None else old_ids) if i != new_id]
         if new_id is None or not old:
-            self._report("Select the memories to retire, then make the replacing memory the "
+            self._refuse("Select the memories to retire, then make the replacing memory the "
                          "current row (Ctrl+click it last).")
-            return None
-        return self.run(f"Supersede {len(old):,} memories",
-                        lambda: self.store.bulk_supersede(old, new_id))
+            return
+        store = self.store
+        self.run(Op(f"Supersede {len(old):,} memories",
+                    lambda: store.bulk_supersede(old, new_id)))
 
     def ask_type(self) -> None:
         types = [t.value for t in MemoryType]
@@ -275,12 +262,17 @@ class BrowserView(QWidget):
         self.model.wait(msecs)
         self._choices.wait(msecs)
 
+    def view_actions(self) -> list[QAction]:
+        return list(self.actions_)
+
     # -- broadcast --------------------------------------------------------------------------
-    def refresh(self, changes: Changes | None = None) -> None:
-        self.model.refresh(changes)
+    def refresh(self, changes: Changes) -> None:
+        """Patch loaded rows in place, even while hidden (cheap: only changed ids)."""
+        if changes.memories:
+            self.model.refresh(changes)
         if self.detail.record is not None and (
-            changes is None or self.detail.record.id in changes.memory_ids
+            self.detail.record.id in changes.memory_ids or Changed.ALL in changes.kinds
         ):
             self.detail.reload()
-        if changes is None or changes.memories:
+        if changes.memories:
             self.load_choices()

@@ -55,14 +55,14 @@ class Column:
 
 
 COLUMNS: tuple[Column, ...] = (
-    Column("text", "Text", 48),
+    Column("text", "Text", 44),
     Column("type", "Type", 10),
     Column("layer", "Layer", 10),
     Column("topic", "Topic", 9),
     Column("importance", "Importance", 11),
     Column("confidence", "Confidence", 11),
     Column("user_id", "User", 8),
-    Column("source_session", "Session", 16),
+    Column("source_session", "Session", 20),  # "carol-20261031-3" and a margin
     Column("created_at", "Created", 16),
     Column("last_accessed", "Last accessed", 16),
     Column("access_count", "Accesses", 8),

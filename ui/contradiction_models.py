@@ -46,15 +46,18 @@ class ContradictionQueueModel(RowsTableModel):
             return None
         g = self._rows[index.row()]
         col = index.column()
-        if col == 0:
-            return "correction" if g.kind == "correction" else "conflict"
-        if col == 1:
-            return g.user_id
-        if col == 2:
-            return f"{g.entity} · {g.attribute}"
-        if col == 3:
-            text = " ≠ ".join(v.display for v in g.values)
-            return tooltip_text(text) if role == _TIP else elide(text, 80)
         if col == 4:
             return g.member_count
-        return None
+        if col == 0:
+            text = "correction" if g.kind == "correction" else "conflict"
+        elif col == 1:
+            text = g.user_id
+        elif col == 2:
+            text = f"{g.entity} · {g.attribute}"
+        elif col == 3:
+            text = " ≠ ".join(v.display for v in g.values)
+        else:
+            return None
+        # Tooltips are rich text: every one is escaped (users and entities come from
+        # memories, so from agents).
+        return tooltip_text(text) if role == _TIP else elide(text, 80)

@@ -2,8 +2,12 @@
 side-by-side cards (one per distinct value) with the suggested resolution.
 
 Keyboard: Enter accepts the suggestion · 1–9 keep that card · B keep all (the values
-coexist) · E edit a card then keep it · M merge into a new memory · U undo the last
-resolution · ↓/J and ↑/K move in the queue · R rescan.  Resolved groups leave the queue.
+coexist) · E edit a card then keep it · M merge into a new memory · U undo (the same as
+Edit → Undo) · ↓/J and ↑/K move in the queue · R rescan.  Resolved groups leave the
+queue.  Every resolution is one action on the desk's pipeline and undo stack.
+
+Cards sit in a grid of at most three columns that never scrolls sideways; their labels
+wrap and ignore their text's width, so a long value never widens the window.
 
 The scan runs in the background (about a second at 1,000,000 rows) and only when the
 view is visible; a group's cards come from one indexed query.  All memory text is shown
@@ -12,7 +16,7 @@ as plain text.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 from PySide6.QtCore import QItemSelectionModel, Qt
 from PySide6.QtGui import QFont, QKeyEvent, QShowEvent
@@ -20,10 +24,11 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
     QFrame,
-    QHBoxLayout,
+    QGridLayout,
     QHeaderView,
     QLineEdit,
     QScrollArea,
+    QSizePolicy,
     QSpinBox,
     QSplitter,
     QTableView,
@@ -32,17 +37,20 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.curation import contradictions as C
+from memdesk.core.curation.service import Contradictions
 from memdesk.core.errors import MemdeskError
-from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed, Changes
 
+from .actions import Desk, Op
 from .contradiction_models import ContradictionQueueModel
 from .ops import LatestTask
-from .text import elide, plain_label
+from .text import elide, fluid, plain_label
+from .view import DeskView
 
 KEYS = ("Enter accept suggestion · 1–9 keep that card · B keep all (not a contradiction) · "
         "E edit then keep · M merge · U undo · ↑↓ / J K move · R rescan")
 MAX_CARDS = 9
+CARD_COLUMNS = 3
 _DIGITS = {getattr(Qt.Key, f"Key_{d}"): d for d in range(1, 10)}
 
 
@@ -57,7 +65,8 @@ class Card(QFrame):
         bg = "#f1faf3" if suggested else "#ffffff"
         self.setStyleSheet(f"#contradictionCard {{ border: {border}; border-radius: 6px; "
                            f"background: {bg}; }}")
-        self.setMinimumWidth(260)
+        self.setMinimumWidth(200)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         m = card.memory
         badges = [f"[{number}]"]
         if suggested:
@@ -74,14 +83,12 @@ class Card(QFrame):
         bf = QFont(self.badges.font())
         bf.setBold(True)
         self.badges.setFont(bf)
-        self.value = plain_label(m.value or "")
+        self.value = fluid(plain_label(elide(m.value or "", 300)))
         vf = QFont(self.value.font())
         vf.setPointSizeF(vf.pointSizeF() * 1.5)
         vf.setBold(True)
         self.value.setFont(vf)
-        self.value.setWordWrap(True)
-        self.text = plain_label(elide(m.text, 600))
-        self.text.setWordWrap(True)
+        self.text = fluid(plain_label(elide(m.text, 600)))
         form = QFormLayout()
         same = len(card.same_value)
         for label, val in (
@@ -92,7 +99,7 @@ class Card(QFrame):
             ("Type", m.type),
             ("Same value", f"{same} memor{'y' if same == 1 else 'ies'}"),
         ):
-            form.addRow(label, plain_label(val))
+            form.addRow(label, fluid(plain_label(elide(val, 200))))
         lay = QVBoxLayout(self)
         lay.addWidget(self.badges)
         lay.addWidget(self.value)
@@ -135,18 +142,19 @@ class Editor(QWidget):
         self.value.selectAll()
 
 
-class ContradictionsView(QWidget):
-    """Queue + cards.  Private state: the selected group's detail and an undo list of
-    this session's resolutions (their audit group ids)."""
+class ContradictionsView(DeskView):
+    """Queue + cards.  Private state: the selected group's detail, and the queue row to
+    select after the next scan."""
 
-    def __init__(self, store: MemoryStore, window: Any = None) -> None:
-        super().__init__()
-        self.store = store
-        self.window_ = window
+    refresh_on = Changed.CONTRADICTIONS | Changed.MEMORIES
+
+    def __init__(self, desk: Desk) -> None:
+        super().__init__(desk)
+        self.service = Contradictions(self.store)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.detail: C.GroupDetail | None = None
-        self.undo_stack: list[tuple[C.Resolution, C.ContradictionGroup, int]] = []
         self._stale = True
+        self._resume_row = 0
         self._scan = LatestTask(self)
         self._scan.finished.connect(self._scanned)
         self._scan.failed.connect(lambda exc, tb: self.status.setText(f"Scan failed: {exc}"))
@@ -175,22 +183,24 @@ class ContradictionsView(QWidget):
         self.suggestion = plain_label("")
         self.suggestion.setWordWrap(True)
         self.suggestion.setObjectName("suggestion")
+        self.suggestion.setSizePolicy(QSizePolicy.Policy.Ignored,
+                                      QSizePolicy.Policy.Preferred)
+        self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.cards_host = QWidget()
         host = QVBoxLayout(self.cards_host)
         host.setContentsMargins(0, 0, 0, 0)
-        self.cards_row = QHBoxLayout()
-        host.addLayout(self.cards_row)
+        self.cards_grid = QGridLayout()
+        host.addLayout(self.cards_grid)
         host.addStretch(1)  # cards keep their natural height, top-aligned
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(self.cards_host)
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
         self.editor = Editor()
-        self.status = plain_label("")
-        self.status.setWordWrap(True)
-        keys = plain_label(KEYS)
-        keys.setWordWrap(True)
+        self.status = fluid(plain_label(""))
+        keys = fluid(plain_label(KEYS))
 
         left = QWidget()
         ll = QVBoxLayout(left)
@@ -214,32 +224,27 @@ class ContradictionsView(QWidget):
 
     # -- scanning ---------------------------------------------------------------------
     def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self.rescan()
+        super().showEvent(event)  # rescans when stale
         self.setFocus()
+
+    def reload(self, changes: Changes) -> None:
+        self.rescan()
+
+    def wait_idle(self, msecs: int = 5000) -> None:
+        self._scan.wait(msecs)
 
     def rescan(self) -> None:
         self._stale = False
         self.count.setText("Scanning…")
-        store = self.store
-        self._scan.start(lambda st: C.find_contradictions(store))
+        service = self.service
+        self._scan.start(lambda st: service.find())
 
     def _scanned(self, groups: list[C.ContradictionGroup]) -> None:
         keep = self.detail.key if self.detail else None
         self.model.set_rows(groups)
         self._update_count()
         row = self.model.row_of(keep) if keep else -1
-        self._select(row if row >= 0 else 0)
-
-    def refresh(self, changes: Changes | None = None) -> None:
-        if changes is not None and (changes.extra.get("contradiction")
-                                    or changes.extra.get("sweep_id")):
-            return  # our own resolution (already applied) or an importance-only change
-        if self.isVisible():
-            self.rescan()
-        else:
-            self._stale = True
+        self._select(row if row >= 0 else self._resume_row)
 
     def _update_count(self) -> None:
         n = self.model.rowCount()
@@ -266,8 +271,8 @@ class ContradictionsView(QWidget):
     def _load(self, row: int) -> None:
         group = self.model.row_at(row)
         self.editor.hide()
-        while self.cards_row.count():
-            item = self.cards_row.takeAt(0)
+        while self.cards_grid.count():
+            item = self.cards_grid.takeAt(0)
             if item.widget():
                 item.widget().deleteLater()
         if group is None:
@@ -277,9 +282,9 @@ class ContradictionsView(QWidget):
             self.suggestion.setText("")
             return
         try:
-            self.detail = C.load_group(self.store, group.key)
+            self.detail = self.service.load(group.key)
         except MemdeskError as exc:
-            self.status.setText(str(exc))
+            self.desk.report("Load the contradiction", str(exc))
             return
         d = self.detail
         kind = " — unlinked correction" if group.kind == "correction" else ""
@@ -291,12 +296,17 @@ class ContradictionsView(QWidget):
         else:
             mark = "⚠ " if s.disagree else ""
             self.suggestion.setText(f"{mark}Suggested (Enter): {s.reason}")
-        for i, card in enumerate(d.cards[:MAX_CARDS]):
-            self.cards_row.addWidget(Card(i + 1, card, card.memory.id == winner))
+        shown = d.cards[:MAX_CARDS]
+        cols = min(CARD_COLUMNS, max(1, len(shown)))
+        for i, card in enumerate(shown):
+            self.cards_grid.addWidget(Card(i + 1, card, card.memory.id == winner),
+                                      i // cols, i % cols)
+        for c in range(CARD_COLUMNS):
+            self.cards_grid.setColumnStretch(c, 1 if c < cols else 0)
         if len(d.cards) > MAX_CARDS:
-            self.cards_row.addWidget(plain_label(
-                f"+{len(d.cards) - MAX_CARDS} more values: merge (M) or use the CLI"))
-        self.cards_row.addStretch(1)
+            self.cards_grid.addWidget(fluid(plain_label(
+                f"+{len(d.cards) - MAX_CARDS} more values: merge (M) or use the CLI")),
+                (len(shown) + cols - 1) // cols, 0, 1, cols)
 
     # -- keys -------------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -345,21 +355,25 @@ class ContradictionsView(QWidget):
         d = self.detail
         if d is None or d.suggestion is None:
             return
-        self._resolve(lambda: C.resolve_suggested(self.store, d), "Kept the suggested value")
+        service = self.service
+        winner = d.suggestion.winner_id
+        self._resolve(lambda: service.keep(d, winner), "Kept the suggested value")
 
     def keep_card(self, index: int) -> None:
         d = self.detail
         if d is None or not 0 <= index < min(len(d.cards), MAX_CARDS):
             return
         winner = d.cards[index].memory
-        self._resolve(lambda: C.resolve_keep(self.store, d, winner.id),
+        service = self.service
+        self._resolve(lambda: service.keep(d, winner.id),
                       f"Kept “{elide(winner.value or '', 40)}”")
 
     def keep_all(self) -> None:
         d = self.detail
         if d is None:
             return
-        self._resolve(lambda: C.resolve_keep_all(self.store, d),
+        service = self.service
+        self._resolve(lambda: service.keep_all(d),
                       "Kept all values (not raised again unless a new memory joins)")
 
     def open_editor(self, mode: str) -> None:
@@ -373,63 +387,38 @@ class ContradictionsView(QWidget):
             return
         ed = self.editor
         value, text = ed.value.text(), ed.text.text()
+        service = self.service
         if ed.mode == "edit":
             winner = d.cards[ed.card.value() - 1].memory
             changed_text = text if text != winner.text else None
-            self._resolve(lambda: C.resolve_edit(self.store, d, winner.id, value=value,
-                                                 text_=changed_text), "Edited and kept")
+            self._resolve(lambda: service.edit(d, winner.id, value=value, text_=changed_text),
+                          "Edited and kept")
         else:
-            self._resolve(lambda: C.resolve_merge(self.store, d, text_=text, value=value),
+            self._resolve(lambda: service.merge(d, text_=text, value=value),
                           "Merged into a new memory")
 
-    def _resolve(self, fn, label: str) -> None:  # type: ignore[no-untyped-def]
+    def _resolve(self, call: Callable[[], C.Resolution], label: str) -> None:
+        """One resolution: one action named after its group (Edit → Undo "Resolve …")."""
         row = self.current_row()
         group = self.model.row_at(row)
         if group is None:
             return
-        try:
-            res = fn()
-        except C.StaleGroupError as exc:
-            self.status.setText(str(exc))
-            self._load(row)
-            return
-        except MemdeskError as exc:
-            self.status.setText(str(exc))
-            return
-        self.editor.hide()
-        self.setFocus()
-        self.undo_stack.append((res, group, row))
-        self.detail = None
-        self.model.remove(group.key)
-        self._update_count()
-        self.status.setText(f"{label} for {group.user_id} · {group.attribute}. U undoes it.")
-        self._notify(res.changes)
-        self._select(row)
+
+        def done(res: C.Resolution) -> None:
+            self.editor.hide()
+            self.setFocus()
+            if self.model.row_at(row) is group:
+                self.detail = None
+                self.model.remove(group.key)
+                self._update_count()
+            self._resume_row = row
+            self.status.setText(f"{label} for {group.user_id} · {group.attribute}. "
+                                "U or Ctrl+Z undoes it.")
+            self._select(row)
+
+        self.run(Op(f"Resolve {group.user_id} · {group.attribute}", call, done,
+                    on_error=lambda _msg: self._load(row)))
 
     def undo(self) -> None:
-        if not self.undo_stack:
-            self.status.setText("Nothing to undo in this session.")
-            return
-        res, group, row = self.undo_stack[-1]
-        try:
-            changes = C.undo_resolution(self.store, res.group_id)
-        except MemdeskError as exc:
-            self.status.setText(str(exc))
-            return
-        self.undo_stack.pop()
-        fresh = [g for g in C.find_contradictions(self.store, user=group.user_id)
-                 if g.key == group.key]
-        if fresh:
-            self.model.insert(row, fresh[0])
-            self._update_count()
-            self.detail = None
-            self._select(row)
-        self.status.setText(f"Undid the {res.action} resolution for {group.user_id} · "
-                            f"{group.attribute}.")
-        self._notify(Changes(changes.memory_ids, changes.event_ids, changes.group_id,
-                             extra={"contradiction": group.id, "undo": True}))
-
-    def _notify(self, changes: Changes) -> None:
-        signal = getattr(self.window_, "changed", None)
-        if signal is not None:
-            signal.emit(changes)
+        """U: the same as Edit → Undo (one undo history for every view)."""
+        self.desk.undo_stack.undo()

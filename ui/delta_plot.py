@@ -3,6 +3,11 @@ each source's share of the weighted score as a stacked area, the dominance ratio
 line, the dominance threshold dashed, and markers coloured by the health of the diff
 that led to each snapshot.
 
+Source names come from the store: the legend renders HTML, so they are escaped.  The
+legend sits in headroom above the data (shares never exceed 1), so it never covers the
+newest points, and the time axis picks its format from the time span shown (minutes
+apart: times, not the same date ten times).
+
 pyqtgraph is imported here, and this module only when a Snapshots view is created.
 Curves are created once per series and updated with setData; they downsample (peak)
 and clip to the view, so 10,000 snapshots stay responsive.
@@ -10,7 +15,8 @@ and clip to the view, so 10,000 snapshots stay responsive.
 
 from __future__ import annotations
 
-from datetime import datetime
+import html
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import numpy as np
@@ -24,20 +30,47 @@ from memdesk.core.delta.snapshots import SnapshotSeries
 from .delta_models import HEALTH_COLOURS, source_colour
 from .text import elide, plain_label
 
+Y_TOP = 1.32  # headroom above the data (≤ 1) where the legend sits
+
+
+def time_format(span: timedelta) -> str:
+    """A strftime format that tells ticks ``span`` apart in total."""
+    if span < timedelta(days=1):
+        return "%H:%M"
+    if span < timedelta(days=4):
+        return "%b %d %H:%M"
+    if span < timedelta(days=300):
+        return "%b %d"
+    return "%Y-%m-%d"
+
+
+def tick_labels(times: list[datetime | None]) -> list[str]:
+    """Labels for ticks at ``times`` (None: no snapshot there): the format follows the
+    span, and a label equal to the one before it is left out."""
+    known = [t for t in times if t is not None]
+    if not known:
+        return ["" for _ in times]
+    fmt = time_format(max(known) - min(known))
+    out: list[str] = []
+    last = None
+    for t in times:
+        text = t.strftime(fmt) if t is not None else ""
+        out.append("" if text == last else text)
+        last = text or last
+    return out
+
 
 class IndexDateAxis(pg.AxisItem):
-    """Bottom axis: x is a snapshot index; ticks are labelled with that snapshot's date."""
+    """Bottom axis: x is a snapshot index; ticks are labelled with that snapshot's time."""
 
     def __init__(self) -> None:
         super().__init__("bottom")
         self.times: list[datetime] = []
 
     def tickStrings(self, values, scale, spacing):  # type: ignore[no-untyped-def]
-        out = []
-        for v in values:
-            i = int(np.rint(v))
-            out.append(self.times[i].strftime("%b %d") if 0 <= i < len(self.times) else "")
-        return out
+        n = len(self.times)
+        at = [int(np.rint(v)) for v in values]
+        return tick_labels([self.times[i] if 0 <= i < n else None for i in at])
 
 
 class SnapshotPlot(QWidget):
@@ -55,11 +88,12 @@ class SnapshotPlot(QWidget):
         pi.showGrid(x=False, y=True, alpha=0.2)
         pi.setLabel("left", "share of weighted score")
         pi.setLabel("bottom", "snapshot (time order)")
-        pi.setYRange(0, 1.05, padding=0)
+        pi.setYRange(0, Y_TOP, padding=0)
         pi.getViewBox().setMouseEnabled(x=True, y=False)
-        pi.getViewBox().setLimits(yMin=-0.05, yMax=1.1)
-        self.legend = pi.addLegend(offset=(-10, 10), labelTextColor="k",
-                                   brush=pg.mkBrush(255, 255, 255, 210))
+        pi.getViewBox().setLimits(yMin=-0.05, yMax=Y_TOP + 0.02)
+        pi.getAxis("left").setTicks([[(v / 5, f"{v / 5:.1f}") for v in range(6)]])
+        self.legend = pi.addLegend(offset=(10, 4), labelTextColor="k", colCount=4,
+                                   brush=pg.mkBrush(255, 255, 255, 230))
         self.readout = plain_label("Hover over the plot to read a snapshot's figures.")
         self.readout.setWordWrap(True)
         lay = QVBoxLayout(self)
@@ -146,7 +180,7 @@ class SnapshotPlot(QWidget):
             curve.setBrush(pg.mkBrush(fill))
             curve.setZValue(-1 - i)  # lower bands drawn last, over the higher ones
             self.source_curves[name] = curve
-            self.legend.addItem(curve, name)
+            self.legend.addItem(curve, html.escape(name))  # legend labels are HTML
         # Sources first, then the line and the health markers, whatever the rebuild order.
         self.legend.addItem(self.dominance_curve, "dominance ratio")
         for st, sc in self.markers.items():

@@ -1,9 +1,10 @@
 """Source configuration panel: edit weights, enabled flags, top-k and confidence
-thresholds of the delta-memory sources (each edit audited and undoable in the core)."""
+thresholds of the delta-memory sources.  Each edit is one action on the desk's
+pipeline (audited in the core, undone from Edit → Undo)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtWidgets import (
@@ -18,21 +19,19 @@ from PySide6.QtWidgets import (
 
 from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
-from memdesk.core.errors import MemdeskError
-from memdesk.core.store.records import Changes
 
+from .actions import Desk, Op
 from .delta_models import SourcesModel
-from .text import error_box, plain_label
+from .text import plain_label
 
 
 class SourcesPanel(QGroupBox):
-    """Edits go straight to the store; ``report(changes)`` tells the owner."""
+    """The sources table and its two weight settings; reloaded by the owning view."""
 
-    def __init__(self, delta: DeltaMemory, report: Callable[[Changes], None]) -> None:
+    def __init__(self, desk: Desk, delta: DeltaMemory) -> None:
         super().__init__("Memory sources")
+        self.desk = desk
         self.delta = delta
-        self._report = report
-        self._undo: list[str] = []  # groups of this panel's edits, newest last
         self.model = SourcesModel(self._commit, self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -44,16 +43,12 @@ class SourcesPanel(QGroupBox):
         self.normalize.toggled.connect(self._toggle_normalize)
         self.normalize_now = QPushButton("Normalise stored weights")
         self.normalize_now.clicked.connect(self._normalize_now)
-        self.undo_button = QPushButton("Undo last source edit")
-        self.undo_button.clicked.connect(self.undo_last)
-        self.undo_button.setEnabled(False)
         self.message = plain_label("")
         self.message.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(self.normalize)
         row.addStretch(1)
         row.addWidget(self.normalize_now)
-        row.addWidget(self.undo_button)
         lay = QVBoxLayout(self)
         lay.addWidget(self.table)
         lay.addLayout(row)
@@ -67,42 +62,28 @@ class SourcesPanel(QGroupBox):
         self.normalize.blockSignals(True)
         self.normalize.setChecked(cfg.normalize_weights)
         self.normalize.blockSignals(False)
-        self.undo_button.setEnabled(bool(self._undo))
 
     def _commit(self, name: str, field: str, value: Any
                 ) -> tuple[Sequence[SourceConfig], dict[str, float]] | None:
-        try:
-            ch = self.delta.set_source(name, **{field: value})
-        except MemdeskError as exc:
-            self.message.setText(f"Not saved: {exc}")
+        """The model's edit of one cell: one action; the new rows, or None if refused."""
+        delta = self.delta
+        if not self.desk.run(Op(f"Set {name} {field} to {value}",
+                                lambda: delta.set_source(name, **{field: value}),
+                                lambda _ch: self.message.setText(f"Saved {name}.{field}."))):
+            self.message.setText(f"Not saved: {self.desk.last_error}")
             return None
-        if ch.extra.get("group"):
-            self._undo.append(ch.extra["group"])
-            self.message.setText(f"Saved {name}.{field} = {value}")
-            self._report(ch)
-        self.undo_button.setEnabled(bool(self._undo))
-        cfg = self.delta.config()
+        cfg = delta.config()
         return cfg.sources, cfg.effective_weights()
 
     def _toggle_normalize(self, on: bool) -> None:
-        self._run(lambda: self.delta.set_setting("normalize_weights", on), undoable=False)
+        delta = self.delta
+        # A store setting, not a curation action: not on the undo stack.
+        self.desk.run(Op("Normalise weights when composing" if on else
+                         "Compose with raw weights",
+                         lambda: delta.set_setting("normalize_weights", on),
+                         undoable=False, on_error=lambda _m: self.reload()))
 
     def _normalize_now(self) -> None:
-        self._run(self.delta.normalize_weights)
-
-    def undo_last(self) -> None:
-        if self._undo:
-            group = self._undo.pop()
-            self._run(lambda: self.delta.undo(group), undoable=False)
-
-    def _run(self, fn: Callable[[], Changes], undoable: bool = True) -> None:
-        try:
-            ch = fn()
-        except MemdeskError as exc:
-            error_box(self, "memdesk: sources", str(exc)).open()
-            self.reload()
-            return
-        if undoable and ch.extra.get("group"):
-            self._undo.append(ch.extra["group"])
-        self.reload()
-        self._report(ch)
+        delta = self.delta
+        self.desk.run(Op("Normalise stored weights", delta.normalize_weights,
+                         on_error=lambda _m: self.reload()))

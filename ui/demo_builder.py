@@ -1,58 +1,31 @@
-"""Creating the demo store from the GUI: generated off the GUI thread, with a progress
-dialog when it takes longer than half a second (QProgressDialog's minimumDuration).
-
-The store is written to a temporary file and renamed when complete, so a cancelled or
-failed build never leaves a half-filled "demo.db" that later runs would open.
+"""Creating the demo store from the GUI: ``memdesk.core.demo_store.build_demo`` run off
+the GUI thread, with a progress dialog when it takes longer than half a second
+(QProgressDialog's minimumDuration) and a Cancel that stops it.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import platformdirs
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
-from .ops import Task, TaskState
+from memdesk.core.demo_store import DEMO_SIZE, build_demo, demo_exists, demo_store_path
 
-DEMO_SIZE = 5000
+from .ops import Task, TaskState
 
 
 class BuildCancelled(Exception):
     """The operator pressed Cancel on the progress dialog."""
 
 
-def demo_store_path() -> Path:
-    # Same location as memdesk.app.gui.demo_store_path (app may not be imported from ui).
-    return Path(platformdirs.user_data_dir("memdesk", appauthor=False)) / "demo.db"
+def _build(path: Path, size: int, state: TaskState) -> Path:
+    def progress(done: int, total: int) -> None:
+        if state.cancelled:
+            raise BuildCancelled()
+        state.progress(done, total)
 
-
-def build_demo(path: Path, size: int, state: TaskState | None = None) -> Path:
-    """Generate a demo store at ``path`` (atomically); runs on a worker thread."""
-    from memdesk.core import demo
-    from memdesk.core.store.memory_store import MemoryStore
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".building")
-    for suffix in ("", "-wal", "-shm"):
-        Path(str(tmp) + suffix).unlink(missing_ok=True)
-    store = MemoryStore.open(tmp)
-    try:
-        def progress(done: int, total: int) -> None:
-            if state is not None:
-                if state.cancelled:
-                    raise BuildCancelled()
-                state.progress(done, total)
-
-        demo.generate(store, size, progress=progress)
-        store.checkpoint()  # fold the WAL in so the renamed file is complete
-    finally:
-        store.close()
-    for suffix in ("-wal", "-shm"):
-        Path(str(tmp) + suffix).unlink(missing_ok=True)
-    os.replace(tmp, path)
-    return path
+    return build_demo(path, size, progress)
 
 
 class DemoBuilder(QObject):
@@ -70,7 +43,7 @@ class DemoBuilder(QObject):
         self.dialog: QProgressDialog | None = None
 
     def start(self) -> None:
-        if self.path.exists() and self.path.stat().st_size > 0:
+        if demo_exists(self.path):
             self.ready.emit(self.path)
             return
         path, size = self.path, self.size
@@ -81,7 +54,7 @@ class DemoBuilder(QObject):
         self.dialog.setWindowTitle("memdesk")
         self.dialog.setWindowModality(Qt.WindowModality.ApplicationModal)
         self.dialog.setMinimumDuration(500)
-        self.task = Task(lambda state: build_demo(path, size, state), self)
+        self.task = Task(lambda state: _build(path, size, state), self)
         self.dialog.canceled.connect(self._cancel)
         self.task.progress.connect(self._progress)
         self.task.finished.connect(self._done)

@@ -5,7 +5,14 @@ The pane never writes: "Apply" emits ``apply_requested(memory_id, fields)`` with
 fields the operator changed, and the browser turns that into an undoable core call.  If
 the core rejects a value the form keeps what was typed (nothing is lost).
 
-Private state: ``record`` (the MemoryRecord shown, None when nothing or many are selected).
+Long texts are shown progressively: the form holds at most ``TEXT_PREVIEW_CHARS``
+characters (read-only when the text is longer) and "Show all" opens a read-only viewer
+whose display lines are at most ``VIEW_LINE_CHARS`` long, so Qt lays out only what is
+on screen; a text without spaces never freezes the GUI thread.  Labels wrap and ignore
+their text's width, so a long user id never pushes Apply out of the pane.
+
+Private state: ``record`` (the MemoryRecord shown, None when nothing or many are
+selected) and whether the form holds only the first part of its text.
 """
 
 from __future__ import annotations
@@ -16,7 +23,10 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QApplication,
     QComboBox,
+    QDialog,
+    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QGroupBox,
@@ -37,9 +47,35 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
 
-from .text import elide, plain_label, tooltip_text
+from .text import display_lines, elide, fluid, plain_label, tooltip_text
 
 IdRole = Qt.ItemDataRole.UserRole
+TEXT_PREVIEW_CHARS = 4000  # what the form shows of a longer text
+VIEW_LINE_CHARS = 1000  # the "show all" viewer's longest display line
+
+
+class TextViewer(QDialog):
+    """Read-only view of a whole long text (display lines broken, the text unchanged;
+    Copy copies the stored text exactly)."""
+
+    def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(title)  # window titles are plain text
+        self.resize(900, 640)
+        self.original = text
+        self.view = QPlainTextEdit()
+        self.view.setReadOnly(True)
+        self.view.setPlainText(display_lines(text, VIEW_LINE_CHARS))
+        note = plain_label(f"{len(text):,} characters. Lines longer than "
+                           f"{VIEW_LINE_CHARS:,} characters are broken for display only.")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        copy = buttons.addButton("Copy text", QDialogButtonBox.ButtonRole.ActionRole)
+        copy.clicked.connect(lambda: QApplication.clipboard().setText(self.original))
+        buttons.rejected.connect(self.reject)
+        lay = QVBoxLayout(self)
+        lay.addWidget(note)
+        lay.addWidget(self.view, 1)
+        lay.addWidget(buttons)
 
 
 def _when(v: Any) -> str:
@@ -78,9 +114,10 @@ class DetailPane(QWidget):
         super().__init__(parent)
         self.store = store
         self.record: MemoryRecord | None = None
+        self.text_is_partial = False
+        self.viewer: TextViewer | None = None
 
-        self.heading = plain_label("Select a memory to see its details.")
-        self.heading.setWordWrap(True)
+        self.heading = fluid(plain_label("Select a memory to see its details."))
         self.text = QPlainTextEdit()
         self.text.setTabChangesFocus(True)
         self.text.setMinimumHeight(70)
@@ -102,6 +139,16 @@ class DetailPane(QWidget):
         edit = QGroupBox("Memory")
         form = QFormLayout(edit)
         form.addRow("Text", self.text)
+        self.partial_note = fluid(plain_label(""))
+        self.show_all_button = QPushButton("Show all")
+        self.show_all_button.clicked.connect(self.show_all_text)
+        partial = QHBoxLayout()
+        partial.addWidget(self.partial_note, 1)
+        partial.addWidget(self.show_all_button)
+        self.partial_row = QWidget()
+        self.partial_row.setLayout(partial)
+        self.partial_row.hide()
+        form.addRow("", self.partial_row)
         row = QHBoxLayout()
         row.addWidget(self.type, 1)
         row.addWidget(QLabel("Layer"))
@@ -139,7 +186,7 @@ class DetailPane(QWidget):
                            ("decay_score", "Decay score"), ("valid_until", "Valid until"),
                            ("deleted_at", "Deleted"), ("embedding", "Embedding"),
                            ("extracted_by", "Extracted by")):
-            lab = plain_label("—")
+            lab = fluid(plain_label("—"))
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.facts[key] = lab
             pform.addRow(label, lab)
@@ -224,7 +271,7 @@ class DetailPane(QWidget):
             self.chain_model.setRowCount(0)
             self.history_model.setRowCount(0)
             return
-        self.heading.setText(f"{rec.type} · {rec.status.value} · {rec.id}")
+        self.heading.setText(f"{rec.type} · {rec.status.value} · {elide(rec.id, 80)}")
         self._fill_form(rec)
         self._fill_facts(rec)
         self._fill_chain(rec)
@@ -234,7 +281,17 @@ class DetailPane(QWidget):
         self.show_memory(self.record.id if self.record else None)
 
     def _fill_form(self, rec: MemoryRecord) -> None:
-        self.text.setPlainText(rec.text)
+        self.text_is_partial = len(rec.text) > TEXT_PREVIEW_CHARS
+        if self.text_is_partial:
+            # Only the first part is laid out; the text cannot be edited here.
+            self.text.setPlainText(display_lines(rec.text[:TEXT_PREVIEW_CHARS], 200))
+            self.partial_note.setText(
+                f"Showing the first {TEXT_PREVIEW_CHARS:,} of {len(rec.text):,} characters "
+                "(read-only here; the other fields can be edited).")
+        else:
+            self.text.setPlainText(rec.text)
+        self.text.setReadOnly(self.text_is_partial)
+        self.partial_row.setVisible(self.text_is_partial)
         self.type.setCurrentText(rec.type)
         self.layer.setCurrentIndex(max(0, self.layer.findData(rec.layer or "")))
         self.topic.setText(rec.topic or "")
@@ -255,7 +312,7 @@ class DetailPane(QWidget):
             "extracted_by": self._provenance(rec.id),
         }
         for k, v in vals.items():
-            self.facts[k].setText(v)
+            self.facts[k].setText(elide(v, 300))
 
     def _provenance(self, memory_id: str) -> str:
         """Which extractor and model wrote this memory (issue 8); plain text."""
@@ -287,6 +344,13 @@ class DetailPane(QWidget):
                 _item(change, tip=change + (f"\n{ev.note}" if ev.note else "")),
             ])
 
+    def show_all_text(self) -> None:
+        rec = self.record
+        if rec is None:
+            return
+        self.viewer = TextViewer(f"memdesk: memory {elide(rec.id, 40)}", rec.text, self)
+        self.viewer.open()
+
     def _open_chain(self, index: Any) -> None:
         mid = index.data(IdRole)
         if mid:
@@ -299,7 +363,7 @@ class DetailPane(QWidget):
         if rec is None:
             return {}
         want: dict[str, Any] = {
-            "text": self.text.toPlainText(),
+            "text": rec.text if self.text_is_partial else self.text.toPlainText(),
             "type": self.type.currentText(),
             "layer": self.layer.currentData() or None,
             "topic": self.topic.text().strip() or None,

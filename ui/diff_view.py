@@ -15,6 +15,7 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QHeaderView,
     QScrollArea,
+    QSizePolicy,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -35,9 +36,11 @@ class InfluenceBars(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.influence: dict[str, float] = {}
+        self.has_diff = False  # nothing chosen yet: say nothing rather than "no influence"
         self.setMinimumHeight(24)
 
-    def set_influence(self, influence: dict[str, float]) -> None:
+    def set_influence(self, influence: dict[str, float], *, has_diff: bool = True) -> None:
+        self.has_diff = has_diff
         self.influence = dict(sorted(influence.items(), key=lambda kv: -kv[1]))
         self.setMinimumHeight(max(24, 22 * len(self.influence) + 4))
         self.updateGeometry()
@@ -51,8 +54,11 @@ class InfluenceBars(QWidget):
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         fm = p.fontMetrics()
         if not self.influence:
+            message = ("nothing changed: no influence to attribute" if self.has_diff
+                       else "–")
             p.drawText(self.rect(), Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter,
-                       "nothing changed: no influence to attribute")
+                       message)
+            p.end()
             return
         label_w = max(fm.horizontalAdvance(s) for s in self.influence) + 8
         value_w = fm.horizontalAdvance("100%") + 8
@@ -72,11 +78,10 @@ class InfluenceBars(QWidget):
 
 
 class DiffView(QWidget):
-    """Shows one diff.  Works standalone (``DiffView(store, None)``)."""
+    """Shows one diff it is given; reads nothing itself."""
 
-    def __init__(self, store: object = None, window: object = None) -> None:
-        super().__init__()
-        self.store = store
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
         self.diff: DeltaDiff | None = None
         self.title = plain_label("Select a snapshot or a queued change to see its diff.")
         self.title.setWordWrap(True)
@@ -119,8 +124,10 @@ class DiffView(QWidget):
                            ("drift", "Drift"), ("contradiction", "Contradiction"),
                            ("confidence", "Confidence")):
             form.addRow(label, self.fig[key])
-        form.addRow(self.formula)
-        form.addRow("Warnings", self.warnings)
+        risk = QGroupBox("Risk")
+        rform = QFormLayout(risk)
+        rform.addRow(self.formula)
+        rform.addRow("Warnings", self.warnings)
 
         change = QGroupBox("Change")
         cform = QFormLayout(change)
@@ -129,18 +136,26 @@ class DiffView(QWidget):
         cform.addRow("Primary cause", self.fig["cause"])
         cform.addRow("Source influence", self.bars)
 
+        # A box layout (not a form) so these long, wrapping labels get their height.
         gov = QGroupBox("Decision")
-        gform = QFormLayout(gov)
-        gform.addRow("Recommended", self.decision)
-        gform.addRow("Search bias", self.bias)
-        gform.addRow("Review", self.review)
+        glay = QVBoxLayout(gov)
+        for label in (self.decision, self.bias, self.review):
+            label.setWordWrap(True)
+            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            glay.addWidget(label)
+        glay.addStretch(1)
 
         side = QWidget()
         side_l = QVBoxLayout(side)
         side_l.setContentsMargins(0, 0, 0, 0)
+        # Verdict first, side by side: in a short (240 px) pane Health and Decision are
+        # above the fold; the risk formula and the change's details come after.
+        verdict = QHBoxLayout()
+        verdict.addWidget(health, 1)
+        verdict.addWidget(gov, 1)
+        side_l.addLayout(verdict)
+        side_l.addWidget(risk)
         side_l.addWidget(change)
-        side_l.addWidget(health)
-        side_l.addWidget(gov)
         side_l.addStretch(1)
 
         # Labels do not word-wrap (QFormLayout does not honour heightForWidth, so wrapped
@@ -165,7 +180,7 @@ class DiffView(QWidget):
         self.diff = None
         self.title.setText(message)
         self.model.set_rows([])
-        self.bars.set_influence({})
+        self.bars.set_influence({}, has_diff=False)
 
     def show_diff(self, d: DeltaDiff, record: DiffRecord | None = None,
                   title: str | None = None) -> None:
@@ -193,7 +208,7 @@ class DiffView(QWidget):
         self.formula.setText(formula_text(h).replace(" (healthy", "\n(healthy"))
         self.warnings.setText("\n".join(h.warnings) or "none")
         dec = d.decision
-        text = f"{dec.action.value} — {dec.reason}"
+        text = f"Recommended: {dec.action.value} — {dec.reason}"
         if dec.source_to_review:
             text += f"\nreview source: {dec.source_to_review}"
         if dec.recommended_weight_adjustments:
@@ -212,14 +227,12 @@ class DiffView(QWidget):
             parts.append("suppress " + ", ".join(b.suppressed_sources))
         if b.query_expansions:
             parts.append("expand: " + ", ".join(b.query_expansions))
-        self.bias.setText("\n".join(parts) + f"\n{b.reason}")
+        self.bias.setText("Search bias: " + "; ".join(parts) + f". {b.reason}")
         if record is None:
-            self.review.setText("not stored (computed on demand)")
+            self.review.setText("Review: not stored (computed on demand)")
         elif record.review == "none":
-            self.review.setText("healthy: not queued")
+            self.review.setText("Review: healthy, not queued")
         else:
             note = f" — {record.review_note}" if record.review_note else ""
-            self.review.setText(f"{record.review}{note}")
+            self.review.setText(f"Review: {record.review}{note}")
 
-    def refresh(self, changes: object = None) -> None:
-        """Nothing cached beyond the shown diff; owners re-show after changes."""

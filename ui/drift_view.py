@@ -1,19 +1,20 @@
 """Drift review: the queue of suspicious and dangerous memory changes, the selected
 change's diff, and the actions an operator takes on it — accept, dampen (apply the
 recommended −0.15 weight change to the cause source), reject, or mark investigated
-with a note.  Every action is one audited group in the core and can be undone here.
-The source configuration panel sits alongside, since dampening edits it.
+with a note.  Every action is one audited group in the core, run as one action on
+the desk's pipeline and undone from Edit → Undo ("Undo review" undoes the selected
+change's review even when it was not the last action).  The source configuration
+panel sits alongside, since dampening edits it.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QHBoxLayout,
+    QHeaderView,
     QLineEdit,
     QPushButton,
     QSplitter,
@@ -24,28 +25,30 @@ from PySide6.QtWidgets import (
 
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import DiffRecord
-from memdesk.core.errors import MemdeskError
-from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed, Changes
 
+from .actions import Desk, Op
 from .delta_models import QueueModel
 from .delta_sources import SourcesPanel
 from .diff_view import DiffView
 from .ops import LatestTask
-from .text import elide, error_box, plain_label
+from .text import elide, plain_label
+from .view import DeskView
+
+VERBS = {"accept": "Accept", "dampen": "Dampen", "reject": "Reject",
+         "investigated": "Mark investigated"}
 
 
-class DriftView(QWidget):
+class DriftView(DeskView):
     """Queue (QueueModel) + action bar + DiffView + SourcesPanel."""
 
+    refresh_on = Changed.DELTA
     queueLoaded = Signal(int)
     diffShown = Signal(object)
 
-    def __init__(self, store: MemoryStore, window: object = None) -> None:
-        super().__init__()
-        self.store = store
-        self.window_ = window
-        self.delta = DeltaMemory(store)
+    def __init__(self, desk: Desk) -> None:
+        super().__init__(desk)
+        self.delta = DeltaMemory(self.store)
         self._queue = LatestTask(self)
         self._queue.finished.connect(self._show_queue)
         self._queue.failed.connect(self._failed)
@@ -56,7 +59,7 @@ class DriftView(QWidget):
         self._last_reviewed: int | None = None  # leaves a pending-only queue when reviewed
 
         self.show_all = QCheckBox("Show reviewed changes too")
-        self.show_all.toggled.connect(lambda _on: self.refresh())
+        self.show_all.toggled.connect(lambda _on: self.reload_queue())
         self.summary = plain_label("Loading…")
         top = QHBoxLayout()
         top.addWidget(self.summary, 1)
@@ -69,9 +72,13 @@ class DriftView(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().setVisible(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
-        self.table.horizontalHeader().setStretchLastSection(True)
-        for col, w in enumerate((120, 230, 80, 55, 90, 95, 90)):
-            self.table.horizontalHeader().resizeSection(col, w)
+        header = self.table.horizontalHeader()
+        # Every column as wide as its header and values (never clipped); the goal
+        # takes the rest and elides.
+        for col in range(self.model.columnCount()):
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        for col in (1, 7):  # goal and note: stored text of any length
+            header.setSectionResizeMode(col, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
 
         self.accept_button = QPushButton("Accept")
@@ -96,8 +103,8 @@ class DriftView(QWidget):
         actions.addWidget(self.investigated_button)
         actions.addWidget(self.undo_button)
 
-        self.diff_view = DiffView(store, window)
-        self.sources = SourcesPanel(self.delta, self._broadcast)
+        self.diff_view = DiffView()
+        self.sources = SourcesPanel(desk, self.delta)
 
         left = QWidget()
         left_l = QVBoxLayout(left)
@@ -119,18 +126,23 @@ class DriftView(QWidget):
         lay = QVBoxLayout(self)
         lay.addWidget(split)
         self._update_buttons()
-        self.refresh()
+        self.reload_queue()
 
     # -- loading ----------------------------------------------------------------------
-    def refresh(self, changes: object = None) -> None:
-        extra = getattr(changes, "extra", None)
-        if changes is not None and not (extra or {}).get("delta"):
-            return
-        if changes is not None:
+    def reload(self, changes: Changes) -> None:
+        if changes.touches(Changed.SOURCES | Changed.SETTINGS):
             # Deferred: the change may come from an edit still inside the sources model.
             QTimer.singleShot(0, self.sources.reload)
+        if changes.touches(Changed.SNAPSHOTS | Changed.REVIEWS):
+            self.reload_queue()
+
+    def reload_queue(self) -> None:
         delta, pending = self.delta, not self.show_all.isChecked()
         self._queue.start(lambda state: delta.queue(pending_only=pending))
+
+    def wait_idle(self, msecs: int = 5000) -> None:
+        self._queue.wait(msecs)
+        self._diff.wait(msecs)
 
     def _show_queue(self, rows: list[DiffRecord]) -> None:
         keep = self._select_after_load or (
@@ -198,44 +210,39 @@ class DriftView(QWidget):
         if rec is None:
             return False
         note = self.note.text().strip() or None
-        ok = self._run(lambda: self.delta.review(rec.id, action, note=note), rec.id)
-        if ok:
+        delta = self.delta
+
+        def done(_changes: Changes) -> None:
             self._last_reviewed = rec.id
             self.note.clear()
             self.action_message.setText(f"Change #{rec.id}: {action}"
                                         + (" (source weight lowered)" if action == "dampen"
                                            else ""))
-        return ok
+
+        return self._run(Op(f"{VERBS[action]} change #{rec.id}",
+                            lambda: delta.review(rec.id, action, note=note), done), rec.id)
 
     def undo_review(self) -> bool:
         """Undo the selected change's review, or else the last review made here."""
         target = self._undo_target()
         if target is None:
             return False
-        ok = self._run(lambda: self.delta.undo_review(target), target)
-        if ok:
+        delta = self.delta
+
+        def done(_changes: Changes) -> None:
             if target == self._last_reviewed:
                 self._last_reviewed = None
             self.action_message.setText(f"Change #{target}: review undone")
+
+        return self._run(Op(f"Undo the review of change #{target}",
+                            lambda: delta.undo_review(target), done), target)
+
+    def _run(self, op: Op, diff_id: int) -> bool:  # type: ignore[type-arg]
+        self._select_after_load = diff_id  # keep the change selected after the reload
+        ok = self.run(op)
+        if not ok:
+            self._select_after_load = None
         return ok
 
-    def _run(self, fn: Callable[[], Changes], diff_id: int) -> bool:
-        try:
-            changes = fn()
-        except MemdeskError as exc:
-            error_box(self, "memdesk: drift review", str(exc)).open()
-            return False
-        self._select_after_load = diff_id
-        self._broadcast(changes)
-        return True
-
-    def _broadcast(self, changes: Changes) -> None:
-        signal = getattr(self.window_, "changed", None)
-        if signal is not None:
-            signal.emit(changes)  # the window calls our refresh() too
-        else:
-            self.refresh(changes)
-
     def _failed(self, exc: object, tb: str) -> None:
-        self.summary.setText("Could not load the review queue.")
-        error_box(self, "memdesk: drift review", str(exc)).open()
+        self.summary.setText(f"Could not load the review queue: {exc}")

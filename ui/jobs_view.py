@@ -1,10 +1,11 @@
 """The Jobs view: the extraction queue agents fill with ``memdesk store``.
 
 A table of jobs (newest first, filterable by status); the selected job's turn, error,
-log and the memories it created below; Retry for failed jobs; and the "Embed missing
-vectors" action.  All reads run off the GUI thread (``LatestTask``); the list refreshes
-when the window's worker finishes a job and every few seconds while the view is shown.
-Everything shown from a turn, a model or a memory is plain text.
+log and the memories it created below; Retry for failed jobs (an ``Op`` through the
+desk); and "Embed missing vectors".  All reads run off the GUI thread (``LatestTask``);
+the list reloads on JOBS broadcasts: the window's worker finished a job, or the
+window's job-count poll saw agents queue jobs from other processes.  Everything shown
+from a turn, a model or a memory is plain text.
 
 Private state: ``_jobs`` (the table's last load), ``_selected`` (the shown job's id).
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt, QTimer
+from PySide6.QtCore import QModelIndex, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -28,14 +29,15 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changed, Changes
 from memdesk.core.write.jobs import JobQueue, JobRecord, JobStatus
 
-from .ops import LatestTask, Task
+from .actions import Desk, Op
+from .ops import LatestTask
 from .table_model import Index, RowsTableModel
-from .text import elide, error_box, plain_label, tooltip_text
-
-REFRESH_MS = 4000
+from .text import elide, plain_label, tooltip_text
+from .view import DeskView
+from .write_service import embed_missing
 
 
 def _when(v: Any) -> str:
@@ -66,22 +68,21 @@ class JobsModel(RowsTableModel):
         return None
 
 
-class JobsView(QWidget):
+class JobsView(DeskView):
     """Queue, status, error, created units, retry."""
 
-    def __init__(self, store: MemoryStore, window: Any = None) -> None:
-        super().__init__()
-        self.store = store
-        self.window_ = window
-        self.queue = JobQueue(store)
+    refresh_on = Changed.JOBS
+
+    def __init__(self, desk: Desk, parent: QWidget | None = None) -> None:
+        super().__init__(desk, parent)
+        self.queue = JobQueue(self.store)
         self._selected: str | None = None
-        self._retry: Task | None = None
 
         self.status = QComboBox()
         self.status.addItem("All jobs", "")
         for s in JobStatus:
             self.status.addItem(s.value.capitalize(), s.value)
-        self.status.currentIndexChanged.connect(lambda _i: self.refresh())
+        self.status.currentIndexChanged.connect(lambda _i: self.reload(Changes()))
         self.retry_button = QPushButton("Retry")
         self.retry_button.setToolTip("Put the selected failed job back in the queue")
         self.retry_button.setEnabled(False)
@@ -89,12 +90,10 @@ class JobsView(QWidget):
         self.embed_button = QPushButton("Embed missing vectors…")
         self.embed_button.clicked.connect(self._embed)
         self.summary = plain_label("")
-        self.worker_label = plain_label("")
         top = QHBoxLayout()
         top.addWidget(QLabel("Show"))
         top.addWidget(self.status)
         top.addWidget(self.summary, 1)
-        top.addWidget(self.worker_label)
         top.addWidget(self.retry_button)
         top.addWidget(self.embed_button)
 
@@ -127,21 +126,10 @@ class JobsView(QWidget):
         self._load.failed.connect(self._failed)
         self._detail = LatestTask(self)
         self._detail.finished.connect(self._show_detail)
-        self._timer = QTimer(self)
-        self._timer.setInterval(REFRESH_MS)
-        self._timer.timeout.connect(self._tick)
-        self._timer.start()
-        service = getattr(window, "write_service", None)
-        if service is not None:
-            service.job_finished.connect(lambda _o: self.refresh())
-        self.refresh()
+        self.reload(Changes.everything())
 
     # -- loading ----------------------------------------------------------------------
-    def _tick(self) -> None:
-        if self.isVisible() and not self._load.busy:
-            self.refresh()
-
-    def refresh(self, changes: object = None) -> None:
+    def reload(self, changes: Changes) -> None:
         queue, status = self.queue, self.status.currentData()
 
         def work(state):  # type: ignore[no-untyped-def]
@@ -153,9 +141,6 @@ class JobsView(QWidget):
         jobs, counts = result
         self.model.set_rows(jobs)
         self.summary.setText("   ".join(f"{k}: {v:,}" for k, v in counts.items()))
-        service = getattr(self.window_, "write_service", None)
-        running = service is not None and service.worker_running
-        self.worker_label.setText("worker: running" if running else "worker: stopped")
         if self._selected is not None:
             for row, job in enumerate(jobs):
                 if job.id == self._selected:
@@ -207,25 +192,14 @@ class JobsView(QWidget):
         job = self.selected_job()
         if job is None:
             return
-        queue = self.queue
-        self._retry = Task(lambda state: queue.retry(job.id), self)
-        self._retry.finished.connect(self._retried)
-        self._retry.failed.connect(
-            lambda exc, _tb: error_box(self, "Retry job", str(exc)).open())
-        self._retry.start()
-
-    def _retried(self, _job: object) -> None:
-        self.refresh()
-        service = getattr(self.window_, "write_service", None)
-        if service is not None:
-            service.refresh_counts()
+        queue, job_id = self.queue, job.id
+        # Not undoable: a retry changes no memory; the job's log records it.
+        self.run(Op(f"Retry job {job_id[:8]}", lambda: queue.retry(job_id), undoable=False,
+                    changes=lambda _job: Changes(kinds=Changed.JOBS)))
 
     def _embed(self) -> None:
-        service = getattr(self.window_, "write_service", None)
-        if service is not None:
-            service.embed_missing(self)
+        embed_missing(self.desk, self)
 
     def wait_idle(self, msecs: int = 5000) -> None:
-        self._timer.stop()
         self._load.wait(msecs)
         self._detail.wait(msecs)

@@ -2,17 +2,18 @@
 menus where every action has a shortcut, and a status bar naming the open store, its
 row counts and whether Ollama and embeddings are available.
 
-Views come from ``memdesk.ui.views.VIEWS``; each gets ``(store, window)`` and may define
-``refresh(changes)``, called with every core ``Changes`` broadcast on ``changed``.
-Opening another store rebuilds every view for it and closes the old store.
+The window owns one ``Desk`` (store, settings, action pipeline, undo stack).  Views come
+from ``memdesk.ui.views.VIEWS``; each is built from the desk and keeps the ``View``
+contract: after every action the window passes its ``Changes`` to each built view whose
+``refresh_on`` kinds it touches.  Action failures are shown one way: a plain-text
+message box.  Opening another store rebuilds every view for it and closes the old one.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
-from PySide6.QtCore import QModelIndex, Qt, Signal
+from PySide6.QtCore import QModelIndex, Qt, Signal, SignalInstance
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -34,60 +35,41 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memdesk.core import availability
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed, Changes
 
+from .actions import Desk
 from .filters import builtin_filters, filter_from_dict, filter_to_dict
+from .lazy_views import LazyViews, shutdown
+from .opener import OPEN_BUSY_TIMEOUT_S, is_temporary, open_store, store_path
 from .ops import LatestTask
 from .settings import Settings, SettingsDialog
 from .text import error_box, plain_label, tooltip_text
-from .views import VIEWS
+from .view import View
+from .views import VIEWS, ViewSpec
 from .write_service import WriteService
 
 KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
 KeyRole = Qt.ItemDataRole.UserRole + 1  # view key or filter name
 BROWSE = "browse"
-# Opening runs on the GUI thread; don't hang for the engine's full 10 s on a locked file.
-OPEN_BUSY_TIMEOUT_S = 5.0
-
-
-def store_path(store: MemoryStore) -> str:
-    return store.engine.url.database or store.url
-
-
-def check_ollama(host: str, timeout: float = 1.5) -> tuple[bool, str]:
-    """Ask the Ollama server for its models with a short timeout (worker thread)."""
-    try:
-        import ollama
-
-        models = ollama.Client(host=host, timeout=timeout).list()
-        names = [m.model for m in getattr(models, "models", [])]
-        return True, f"{len(names)} models"
-    except Exception as exc:  # connection refused, timeout, bad host: all "not reachable"
-        return False, f"{type(exc).__name__}: {exc}"
-
-
-def embeddings_available() -> bool:
-    """Whether sentence-transformers is installed — found without importing it (torch)."""
-    return importlib.util.find_spec("sentence_transformers") is not None
+__all__ = ["OPEN_BUSY_TIMEOUT_S", "MainWindow"]
 
 
 class MainWindow(QMainWindow):
-    """Owns the open store and the undo stack; broadcasts ``changed`` after operations."""
+    """Owns the desk (open store, action pipeline, undo stack) and the views."""
 
-    changed = Signal(object)  # memdesk.core.store.records.Changes
     store_changed = Signal(object)  # the new MemoryStore
 
     def __init__(self, store: MemoryStore, settings: Settings | None = None) -> None:
         super().__init__()
-        self.store = store
         self.settings = settings or Settings()
-        self.demo_path: Path | None = None  # set by the app; default from demo_builder
-        self.undo_stack = QUndoStack(self)
+        self.desk = Desk(store, self.settings, self)
+        self.demo_path: Path | None = None  # set by the app; default: the user data dir
         self.resize(1440, 860)
-        self.views = LazyViews(self)
+        self.views = LazyViews(self._build_view)
         self._view_actions: list[QAction] = []
         self._builder = None
 
@@ -112,13 +94,16 @@ class MainWindow(QMainWindow):
         self.store_label = QLabel()
         self.store_label.setTextFormat(Qt.TextFormat.PlainText)
         self.counts_label = QLabel("")
-        self.ollama_label = QLabel("Ollama: checking…")
-        self.embed_label = QLabel(
-            "Embeddings: available" if embeddings_available()
-            else "Embeddings: not installed"
-        )
+        # Nothing in the desk calls Ollama yet: probe it only when asked (Help menu) or
+        # when the operator changes its host, never at every start.
+        self.ollama_label = QLabel("Ollama: not checked")
+        self.ollama_label.setToolTip("Help → Check Ollama (Ctrl+Shift+H)")
+        vectors = availability.embedding_vectors()
+        self.embed_label = QLabel("Embeddings: available" if vectors.ok else "Embeddings: off")
+        self.embed_label.setToolTip(tooltip_text(vectors.detail))
+        self.progress_label = QLabel("")
         self.statusBar().addWidget(self.store_label, 1)
-        for w in (self.counts_label, self.ollama_label, self.embed_label):
+        for w in (self.progress_label, self.counts_label, self.ollama_label, self.embed_label):
             w.setContentsMargins(10, 0, 10, 0)  # the permanent labels would otherwise touch
             self.statusBar().addPermanentWidget(w)
         self._counts = LatestTask(self)
@@ -127,14 +112,31 @@ class MainWindow(QMainWindow):
         self._ollama = LatestTask(self)
         self._ollama.finished.connect(self._show_ollama)
         # The write path: job worker thread, job counts, vector backfill (issue 8).
-        self.write_service = WriteService(self)
+        self.write_service = WriteService(self.desk, self)
         self.statusBar().insertPermanentWidget(0, self.write_service.label)
+        self.store_changed.connect(self.write_service.start_worker)
 
         self._build_menus()
-        self.changed.connect(self._on_changed)
+        self.desk.changed.connect(self._on_changed)
+        self.desk.failed.connect(self._on_failed)
+        self.desk.busy.connect(lambda name: self.progress_label.setText(f"{name}…"))
+        self.desk.progress.connect(self._on_progress)
+        self.desk.idle.connect(lambda: self.progress_label.setText(""))
         self.sidebar.selectionModel().currentChanged.connect(self._on_sidebar)
         self._install(store)
-        self.check_services()
+
+    @property
+    def store(self) -> MemoryStore:
+        return self.desk.store
+
+    @property
+    def undo_stack(self) -> QUndoStack:
+        return self.desk.undo_stack
+
+    @property
+    def changed(self) -> SignalInstance:
+        """Every action's Changes (the desk's broadcast)."""
+        return self.desk.changed
 
     # -- menus ------------------------------------------------------------------
     def _action(self, menu: QMenu, text: str, shortcut: str | QKeySequence,
@@ -179,7 +181,8 @@ class MainWindow(QMainWindow):
         self.view_menu = bar.addMenu("&View")
         self.refresh_action = QAction("Refresh", self)
         self.refresh_action.setShortcut(QKeySequence.StandardKey.Refresh)
-        self.refresh_action.triggered.connect(lambda: self.changed.emit(Changes()))
+        self.refresh_action.triggered.connect(
+            lambda: self.desk.changed.emit(Changes.everything()))
         self.sidebar_action = QAction("Focus sidebar", self)
         self.sidebar_action.setShortcut(QKeySequence("Ctrl+L"))
         self.sidebar_action.triggered.connect(self.sidebar.setFocus)
@@ -219,9 +222,11 @@ class MainWindow(QMainWindow):
         self.view_menu.addAction(self.sidebar_action)
 
     def _fill_memory_menu(self) -> None:
+        """The Memory menu holds the Browse view's commands (their shortcuts work only
+        while a menu or widget holds them)."""
         self.memory_menu.clear()
         browser = self.views.get(BROWSE)
-        for a in getattr(browser, "actions_", []):
+        for a in browser.view_actions() if isinstance(browser, View) else []:
             self.memory_menu.addAction(a)
         self.memory_menu.menuAction().setVisible(browser is not None)
 
@@ -238,8 +243,7 @@ class MainWindow(QMainWindow):
     # -- views and sidebar --------------------------------------------------------
     def _install(self, store: MemoryStore) -> None:
         """Build every view for ``store`` (used at start and when switching stores)."""
-        self.store = store
-        self.undo_stack.clear()  # commands refer to the old store's events
+        self.desk.set_store(store)  # clears the undo stack: it refers to the old store
         for spec in VIEWS:
             placeholder = QWidget()
             self.views.add(spec, placeholder)
@@ -248,7 +252,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(f"memdesk — {path}")
         self.store_label.setText(path)
         self.store_label.setToolTip(tooltip_text(store.url))
-        if store.engine.url.database:
+        if store.engine.url.database and not is_temporary(path):
             self.settings.add_recent(str(Path(path).resolve()))
         self._fill_sidebar()
         self._fill_view_menu()
@@ -256,13 +260,14 @@ class MainWindow(QMainWindow):
         self._fill_recent()
         self.refresh_counts()
         if store.report and store.report.message:
-            self.statusBar().showMessage(store.report.message, 15000)
+            # In the store label, not a temporary message painted over it.
+            self.store_label.setText(f"{path} · {store.report.message}")
         self.store_changed.emit(store)
 
-    def _build_view(self, spec, placeholder: QWidget) -> QWidget:  # type: ignore[no-untyped-def]
+    def _build_view(self, spec: ViewSpec, placeholder: QWidget) -> QWidget:
         """Build one view for the open store, in the stack slot of its placeholder."""
         try:
-            widget = spec.factory(self.store, self)
+            widget = spec.factory(self.desk)
         except Exception as exc:  # one broken view must not keep the store from opening
             widget = plain_label(f"The {spec.title} view could not open this store:\n"
                                  f"{type(exc).__name__}: {exc}")
@@ -279,9 +284,9 @@ class MainWindow(QMainWindow):
 
     def set_store(self, store: MemoryStore) -> None:
         old, old_views = self.store, self.views.slots()
-        self.views = LazyViews(self)
+        self.views = LazyViews(self._build_view)
         for w in old_views:
-            _shutdown(w)
+            shutdown(w)
             self.stack.removeWidget(w)
             w.setParent(None)  # type: ignore[call-overload]
             w.deleteLater()
@@ -324,10 +329,17 @@ class MainWindow(QMainWindow):
             self.stack.setCurrentWidget(self.views[key])
             return
         flt = self.saved_filter(kind, key)
-        browser = self.views.get(BROWSE)
+        browser = self.browser()
         if flt is not None and browser is not None:
             self.stack.setCurrentWidget(browser)
-            browser.apply_filter(flt)  # type: ignore[attr-defined]
+            browser.apply_filter(flt)
+
+    def browser(self):  # type: ignore[no-untyped-def]  # -> BrowserView | None
+        """The Browse view (built on first use), which saved filters drive."""
+        from .browser import BrowserView  # built first anyway; imported here for typing
+
+        view = self.views.get(BROWSE)
+        return view if isinstance(view, BrowserView) else None
 
     def saved_filter(self, kind: str, name: str) -> MemoryFilter | None:
         if kind == "filter":
@@ -364,12 +376,12 @@ class MainWindow(QMainWindow):
             menu.exec(self.sidebar.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
 
     def ask_save_filter(self) -> None:
-        browser = self.views.get(BROWSE)
+        browser = self.browser()
         if browser is None:
             return
         name, ok = QInputDialog.getText(self, "Save filter", "Name for the current filter:")
         if ok and name.strip():
-            self.save_filter(name.strip(), browser.filters.current())  # type: ignore[attr-defined]
+            self.save_filter(name.strip(), browser.filters.current())
 
     def save_filter(self, name: str, flt: MemoryFilter) -> None:
         self.settings.save_filter(name, filter_to_dict(flt))
@@ -390,7 +402,7 @@ class MainWindow(QMainWindow):
     def open_path(self, path: str | Path, *, create: bool = False) -> bool:
         """Open the store at ``path`` and switch to it; a dialog (not a traceback) if not."""
         try:
-            store = MemoryStore.open(path, create=create, busy_timeout=OPEN_BUSY_TIMEOUT_S)
+            store = open_store(path, create=create)
         except MemdeskError as exc:
             self.show_error("Cannot open the store", str(exc))
             return False
@@ -426,11 +438,13 @@ class MainWindow(QMainWindow):
         self._builder.start()
 
     def edit_settings(self) -> None:
+        host = self.settings.ollama_host
         dlg = SettingsDialog(self.settings, self)
         if dlg.exec():
             self._fill_sidebar()
-            self.check_services()
-            self.write_service.start_worker()  # the Ollama host or model may have changed
+            if self.settings.ollama_host != host:  # the operator wants to know about it
+                self.check_services()
+            self.write_service.start_worker()  # the Ollama host may have changed
 
     # -- status bar ---------------------------------------------------------------
     def refresh_counts(self) -> None:
@@ -444,14 +458,23 @@ class MainWindow(QMainWindow):
         )
 
     def check_services(self) -> None:
+        """Probe the Ollama server in the background (never on the GUI thread)."""
         host = self.settings.ollama_host
         self.ollama_label.setText("Ollama: checking…")
-        self._ollama.start(lambda state: (host, *check_ollama(host)))
+        self._ollama.start(lambda state: availability.ollama(host))
 
-    def _show_ollama(self, result: tuple[str, bool, str]) -> None:
-        host, ok, detail = result
-        self.ollama_label.setText("Ollama: available" if ok else "Ollama: not reachable")
-        self.ollama_label.setToolTip(tooltip_text(f"{host}\n{detail}"))
+    def _show_ollama(self, result: availability.Availability) -> None:
+        self.ollama_label.setText("Ollama: available" if result.ok else "Ollama: not reachable")
+        self.ollama_label.setToolTip(tooltip_text(result.detail))
+
+    def _on_progress(self, done: int, total: int) -> None:
+        text = self.progress_label.text().split(" (")[0]
+        self.progress_label.setText(f"{text} ({done:,} / {total:,})" if total else text)
+
+    def _on_failed(self, name: str, message: str) -> None:
+        """The one way an action's failure is shown: a plain-text box, window-modal."""
+        self.statusBar().showMessage(f"{name}: failed", 10_000)
+        error_box(self, f"memdesk: {name}", message).open()
 
     # -- palette / help -------------------------------------------------------------
     def show_palette(self) -> None:
@@ -466,16 +489,16 @@ class MainWindow(QMainWindow):
 
     # -- broadcast --------------------------------------------------------------------
     def _on_changed(self, changes: Changes) -> None:
-        self.refresh_counts()
-        for view in self.views.values():
-            refresh = getattr(view, "refresh", None)
-            if refresh is not None:
-                refresh(changes)
+        """The status bar's counts; the desk routes the change to the views that show
+        its kinds (``Desk.attach``)."""
+        if changes.touches(Changed.MEMORIES):
+            self.refresh_counts()
 
     def wait_idle(self, msecs: int = 5000) -> None:
-        """Let background queries finish (before closing, and in tests)."""
+        """Let background work finish (before closing, and in tests)."""
+        self.desk.wait_idle(msecs)
         for view in self.views.values():
-            _shutdown(view, msecs)
+            shutdown(view, msecs)
         self._counts.wait(msecs)
         self._ollama.wait(msecs)
         self.write_service.wait_idle(msecs)
@@ -485,56 +508,3 @@ class MainWindow(QMainWindow):
         self.wait_idle()  # results must not arrive after their receivers are deleted
         self.write_service.shutdown()
         super().closeEvent(event)
-
-
-class LazyViews:
-    """The window's views by key, each built on first use.
-
-    Building every view at start-up costs about a second (the snapshots view alone
-    pulls in pyqtgraph and numpy); only the first view shown is built then.  Until a
-    view is built, its stack slot holds an empty placeholder; ``values()`` yields only
-    built views (an unbuilt view has nothing to refresh and reads fresh data when built).
-    """
-
-    def __init__(self, window: MainWindow) -> None:
-        self._window = window
-        self._specs: dict[str, object] = {}
-        self._placeholders: dict[str, QWidget] = {}
-        self._built: dict[str, QWidget] = {}
-
-    def add(self, spec: object, placeholder: QWidget) -> None:
-        key = spec.key  # type: ignore[attr-defined]
-        self._specs[key] = spec
-        self._placeholders[key] = placeholder
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._specs
-
-    def __iter__(self):  # type: ignore[no-untyped-def]
-        return iter(self._specs)
-
-    def __getitem__(self, key: str) -> QWidget:
-        if key not in self._specs:
-            raise KeyError(key)
-        if key not in self._built:
-            self._built[key] = self._window._build_view(self._specs[key], self._placeholders[key])
-        return self._built[key]
-
-    def get(self, key: str, default: QWidget | None = None) -> QWidget | None:
-        return self[key] if key in self._specs else default
-
-    def is_built(self, key: str) -> bool:
-        return key in self._built
-
-    def values(self) -> list[QWidget]:
-        return list(self._built.values())
-
-    def slots(self) -> list[QWidget]:
-        """What the stack holds now for every view (the view, or its placeholder)."""
-        return [self._built.get(k) or self._placeholders[k] for k in self._specs]
-
-
-def _shutdown(view: QWidget, msecs: int = 5000) -> None:
-    fn = getattr(view, "wait_idle", None)
-    if fn is not None:
-        fn(msecs)

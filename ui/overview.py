@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QVBoxLayout
 
-from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changed, Changes
 from memdesk.core.store.summary import StoreSummary, summarize
 
+from .actions import Desk
 from .ops import LatestTask
+from .text import plain_label
+from .view import DeskView
 
 
-class OverviewView(QWidget):
-    """Counts by status/type/layer; refreshes when told that memories changed."""
+class OverviewView(DeskView):
+    """Counts by status/type/layer; re-summarises when memories changed (when shown)."""
 
-    def __init__(self, store: MemoryStore, window: object = None) -> None:
-        super().__init__()
-        self.store = store
+    refresh_on = Changed.MEMORIES
+
+    def __init__(self, desk: Desk) -> None:
+        super().__init__(desk)
         self._task = LatestTask(self)
         self._task.finished.connect(self._show)
         self.status_box, self.type_box, self.layer_box = (
@@ -26,21 +30,25 @@ class OverviewView(QWidget):
             box.setLayout(QFormLayout())
             row.addWidget(box)
         outer = QVBoxLayout(self)
-        self.heading = QLabel("Loading…")
+        self.heading = plain_label("Loading…")
         outer.addWidget(self.heading)
         outer.addLayout(row)
         outer.addStretch(1)
-        self.refresh()
+        self.reload(Changes.everything())
 
-    def refresh(self, changes: object = None) -> None:
-        self._task.start(lambda state: summarize(self.store))
+    def reload(self, changes: Changes) -> None:
+        store = self.store
+        self._task.start(lambda state: summarize(store))
+
+    def wait_idle(self, msecs: int = 5000) -> None:
+        self._task.wait(msecs)
 
     def _fill(self, box: QGroupBox, items: dict[str, int]) -> None:
         form: QFormLayout = box.layout()  # type: ignore[assignment]
         while form.rowCount():
             form.removeRow(0)
         for k, v in items.items():
-            form.addRow(QLabel(k or "(none)"), QLabel(f"{v:,}"))
+            form.addRow(plain_label(k or "(none)"), plain_label(f"{v:,}"))
 
     def _show(self, summary: StoreSummary) -> None:
         self.heading.setText(f"{summary.total:,} memories in this store")

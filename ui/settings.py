@@ -1,14 +1,22 @@
 """Operator settings persisted with QSettings, and the Settings dialog that edits them.
 
 ``Settings`` is a thin typed view over one QSettings object (no cached state, so two
-windows never disagree): default store path, Ollama host and model, thresholds, recent
-stores and the user's saved browser filters (JSON, see memdesk.ui.filters).
+windows never disagree): the store opened at start-up, the Ollama host, the
+low-confidence threshold, recent stores and the user's saved browser filters (JSON, see
+memdesk.ui.filters).  Every setting here is read somewhere; the delta-memory dominance
+threshold is a setting of each store (Drift review → sources), not of the desk.
+
+``Settings()`` uses the organisation and application name "memdesk" explicitly, so it
+never depends on (or falls back from) QApplication's names; ``MEMDESK_CONFIG_DIR``
+moves the file elsewhere (scripts, demos and tests keep the operator's profile clean).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
+from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QSettings
@@ -27,9 +35,16 @@ from PySide6.QtWidgets import (
 from memdesk.core.taxonomy import LOW_CONFIDENCE
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
-DEFAULT_OLLAMA_MODEL = "llama3.2"
-DEFAULT_DOMINANCE = 0.70  # seed 004: risk >= 0.70 is "dangerous"
 MAX_RECENT = 8
+CONFIG_DIR_ENV = "MEMDESK_CONFIG_DIR"
+
+
+def default_qsettings() -> QSettings:
+    """The operator's settings file (or one in ``$MEMDESK_CONFIG_DIR``)."""
+    folder = os.environ.get(CONFIG_DIR_ENV)
+    if folder:
+        return QSettings(str(Path(folder) / "memdesk.ini"), QSettings.Format.IniFormat)
+    return QSettings("memdesk", "memdesk")
 
 
 class Settings:
@@ -37,7 +52,7 @@ class Settings:
     the stored value is missing or garbage (a hand-edited ini must not crash the app)."""
 
     def __init__(self, qsettings: QSettings | None = None) -> None:
-        self.q = qsettings if qsettings is not None else QSettings()
+        self.q = qsettings if qsettings is not None else default_qsettings()
 
     # -- scalars --------------------------------------------------------------
     def _float(self, key: str, default: float) -> float:
@@ -68,28 +83,12 @@ class Settings:
         self.q.setValue("ollama/host", v)
 
     @property
-    def ollama_model(self) -> str:
-        return self._str("ollama/model", DEFAULT_OLLAMA_MODEL)
-
-    @ollama_model.setter
-    def ollama_model(self, v: str) -> None:
-        self.q.setValue("ollama/model", v)
-
-    @property
     def low_confidence(self) -> float:
         return self._float("thresholds/low_confidence", LOW_CONFIDENCE)
 
     @low_confidence.setter
     def low_confidence(self, v: float) -> None:
         self.q.setValue("thresholds/low_confidence", float(v))
-
-    @property
-    def dominance(self) -> float:
-        return self._float("thresholds/dominance", DEFAULT_DOMINANCE)
-
-    @dominance.setter
-    def dominance(self, v: float) -> None:
-        self.q.setValue("thresholds/dominance", float(v))
 
     # -- lists ----------------------------------------------------------------
     def _json(self, key: str, default: Any) -> Any:
@@ -145,15 +144,11 @@ class SettingsDialog(QDialog):
         path_row.addWidget(self.store_path, 1)
         path_row.addWidget(browse)
         self.ollama_host = QLineEdit(settings.ollama_host)
-        self.ollama_model = QLineEdit(settings.ollama_model)
         self.low_conf = self._unit(settings.low_confidence)
-        self.dominance = self._unit(settings.dominance)
         form = QFormLayout(self)
-        form.addRow("Default store", path_row)
+        form.addRow("Store opened at start", path_row)
         form.addRow("Ollama host", self.ollama_host)
-        form.addRow("Ollama model", self.ollama_model)
         form.addRow("Low confidence below", self.low_conf)
-        form.addRow("Source dominance threshold", self.dominance)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -182,8 +177,6 @@ class SettingsDialog(QDialog):
         s = self.settings
         s.store_path = self.store_path.text().strip()
         s.ollama_host = self.ollama_host.text().strip() or DEFAULT_OLLAMA_HOST
-        s.ollama_model = self.ollama_model.text().strip() or DEFAULT_OLLAMA_MODEL
         s.low_confidence = self.low_conf.value()
-        s.dominance = self.dominance.value()
         s.sync()
         super().accept()

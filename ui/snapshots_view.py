@@ -17,30 +17,31 @@ from PySide6.QtWidgets import (
     QPushButton,
     QSplitter,
     QVBoxLayout,
-    QWidget,
 )
 
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import SnapshotSeries
-from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changed, Changes
 
+from .actions import Desk
 from .delta_plot import SnapshotPlot
 from .diff_view import DiffView
 from .ops import LatestTask
-from .text import elide, error_box, plain_label
+from .text import elide, plain_label
+from .view import DeskView
 
 
-class SnapshotsView(QWidget):
-    """Goal picker + SnapshotPlot + DiffView.  Refreshes on delta-memory changes."""
+class SnapshotsView(DeskView):
+    """Goal picker + SnapshotPlot + DiffView.  Refreshes on new snapshots and on the
+    delta settings (the dominance threshold line)."""
 
+    refresh_on = Changed.SNAPSHOTS | Changed.SETTINGS
     seriesLoaded = Signal(object)  # SnapshotSeries
     diffShown = Signal(object)  # DeltaDiff
 
-    def __init__(self, store: MemoryStore, window: object = None) -> None:
-        super().__init__()
-        self.store = store
-        self.window_ = window
-        self.delta = DeltaMemory(store)
+    def __init__(self, desk: Desk) -> None:
+        super().__init__(desk)
+        self.delta = DeltaMemory(self.store)
         self.threshold = 0.6
         self._goals = LatestTask(self)
         self._goals.finished.connect(self._show_goals)
@@ -66,7 +67,7 @@ class SnapshotsView(QWidget):
 
         self.plot = SnapshotPlot()
         self.plot.snapshotClicked.connect(self.open_snapshot)
-        self.diff_view = DiffView(store, window)
+        self.diff_view = DiffView()
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.plot)
         split.addWidget(self.diff_view)
@@ -75,13 +76,10 @@ class SnapshotsView(QWidget):
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(split, 1)
-        self.refresh()
+        self.reload(Changes.everything())
 
     # -- loading ----------------------------------------------------------------------
-    def refresh(self, changes: object = None) -> None:
-        extra = getattr(changes, "extra", None)
-        if changes is not None and not (extra or {}).get("delta"):
-            return  # memory edits do not change stored snapshots
+    def reload(self, changes: Changes) -> None:
         delta = self.delta
         self._goals.start(lambda state: (delta.goals(), delta.config().dominance_threshold))
 
@@ -139,9 +137,12 @@ class SnapshotsView(QWidget):
         self.diff_view.show_diff(d, rec, title)
         self.diffShown.emit(d)
 
+    def wait_idle(self, msecs: int = 5000) -> None:
+        for task in (self._goals, self._series, self._diff):
+            task.wait(msecs)
+
     def _failed(self, exc: object, tb: str) -> None:
-        self.info.setText("Could not load snapshots.")
-        error_box(self, "memdesk: snapshots", str(exc)).open()
+        self.info.setText(f"Could not load snapshots: {exc}")
 
     def _export(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self, "Export plot", "snapshots.png",

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QFont, QKeyEvent, QShowEvent
+from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -37,14 +37,16 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.curation import sweep
+from memdesk.core.curation.service import Sweeps
 from memdesk.core.errors import MemdeskError
-from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.records import Changes
+from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import MemoryType
 
+from .actions import Desk, Op
 from .ops import LatestTask
 from .sweep_models import HistogramModel, NeighbourModel, SweepListModel
-from .text import plain_label
+from .text import display_lines, fluid, plain_label
+from .view import DeskView
 
 ANY = "(any)"
 MAX_SHOWN_CHARS = 20_000  # longer texts are cut in the card (the store keeps them whole)
@@ -52,12 +54,6 @@ REVIEW_KEYS = (
     "1–9 importance 0.1–0.9 · 0 = 1.0 · K keep · S skip · U undo · N note · Esc pause"
 )
 _DIGITS = {getattr(Qt.Key, f"Key_{d}"): d for d in range(10)}
-
-
-def _notify(window: Any, changes: Changes) -> None:
-    signal = getattr(window, "changed", None)
-    if signal is not None:
-        signal.emit(changes)
 
 
 class SweepStartPage(QWidget):
@@ -95,9 +91,9 @@ class SweepStartPage(QWidget):
         new_box = QGroupBox("New revaluation sweep")
         new_box.setLayout(form)
         intro = QLabel(
-            "Samples memories uniformly from an importance band (seed 002: most memories "
-            "sit at 0.30–0.49, and some of them are foundational) and shows them one at a "
-            "time so you can re-decide their importance."
+            "Samples memories uniformly from an importance band (most memories sit at "
+            "0.30–0.49, and some of them are foundational) and shows them one at a time "
+            "so you can re-decide their importance."
         )
         intro.setWordWrap(True)
 
@@ -172,7 +168,7 @@ class SweepReviewPage(QWidget):
                            ("type", "Type · layer"), ("topic", "Topic"), ("user", "User"),
                            ("session", "Source session"), ("created", "Created"),
                            ("status", "Status")):
-            self.fields[key] = plain_label("")
+            self.fields[key] = fluid(plain_label(""))  # long ids wrap, never widen
             ctx.addRow(label, self.fields[key])
         ctx_box = QGroupBox("Context")
         ctx_box.setLayout(ctx)
@@ -240,7 +236,8 @@ class SweepReviewPage(QWidget):
         shown = rec.text if len(rec.text) <= MAX_SHOWN_CHARS else (
             rec.text[:MAX_SHOWN_CHARS] + f"\n… ({len(rec.text) - MAX_SHOWN_CHARS:,} more "
             "characters)")
-        self.text.setPlainText(shown)
+        # Short display lines: Qt lays out only the visible ones (no 20,000-char line).
+        self.text.setPlainText(display_lines(shown, 200))
         sampled = ctx.item.importance_before
         changed = "" if rec.importance == sampled else f" (was {sampled:.2f} when sampled)"
         f = self.fields
@@ -375,22 +372,21 @@ class SweepReportPage(QWidget):
             super().keyPressEvent(event)
 
 
-class SweepView(QWidget):
+class SweepView(DeskView):
     """The sweep workflow.  Private state: the open sweep's id and a pending note."""
 
-    def __init__(self, store: MemoryStore, window: Any = None) -> None:
-        super().__init__()
-        self.store = store
-        self.window_ = window
+    refresh_on = Changed.SWEEPS | Changed.MEMORIES
+
+    def __init__(self, desk: Desk) -> None:
+        super().__init__(desk)
+        self.sweeps = Sweeps(self.store)
         self.sweep_id: str | None = None
         self.state: sweep.SweepState | None = None
         self.pending_note: str | None = None
         self._stale = True
-        self._task = LatestTask(self)
-        self._task.finished.connect(self._started)
-        self._task.failed.connect(lambda exc, tb: self._error(exc))
         self._lists = LatestTask(self)
         self._lists.finished.connect(self._lists_loaded)
+        desk.failed.connect(self._failed)
 
         self.start = SweepStartPage(self)
         self.review = SweepReviewPage(self)
@@ -401,11 +397,6 @@ class SweepView(QWidget):
         QVBoxLayout(self).addWidget(self.stack)
 
     # -- loading ----------------------------------------------------------------------
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._stale:
-            self.reload_lists()
-
     def reload_lists(self) -> None:
         self._stale = False
         store = self.store
@@ -425,33 +416,39 @@ class SweepView(QWidget):
         combo.setCurrentText(current or ANY)
         combo.blockSignals(False)
 
-    def refresh(self, changes: Changes | None = None) -> None:
-        if changes is not None and changes.extra.get("sweep_id") == self.sweep_id \
-                and self.sweep_id is not None:
-            return  # our own decision: already shown
-        if self.stack.currentWidget() is self.review and self.state is not None:
+    def reload(self, changes: Changes) -> None:
+        if self.stack.currentWidget() is not self.start and self.sweep_id is not None:
             self.show_current()
-        elif self.isVisible():
-            self.reload_lists()
         else:
-            self._stale = True
+            self.reload_lists()
+
+    def wait_idle(self, msecs: int = 5000) -> None:
+        self._lists.wait(msecs)
 
     # -- starting and resuming --------------------------------------------------------
     def start_from_form(self) -> None:
         try:
             params = self.start.params()
-        except MemdeskError as exc:
-            self._error(exc)
+        except MemdeskError as exc:  # the form's own input: said next to it
+            self.start.status.setText(str(exc))
             return
         self.start.status.setText("Sampling…")
         self.start.start_button.setEnabled(False)
         store = self.store
-        self._task.start(lambda st: sweep.start_sweep(store, **params))
+        # A new sweep changes no memory and has nothing to undo (pausing leaves it).
+        self.run(Op("Start a revaluation sweep",
+                    lambda st: sweep.start_sweep(store, **params), self._started,
+                    undoable=False, background=True,
+                    changes=lambda _state: Changes(kinds=Changed.SWEEPS)))
 
     def _started(self, state: sweep.SweepState) -> None:
         self.start.start_button.setEnabled(True)
         self.start.status.setText("")
         self.open_sweep(state.id)
+
+    def _failed(self, _name: str, _message: str) -> None:
+        self.start.start_button.setEnabled(True)
+        self.start.status.setText("")
 
     def resume_row(self, row: int) -> None:
         s = self.start.sweeps.row_at(row)
@@ -475,16 +472,16 @@ class SweepView(QWidget):
     def show_current(self) -> None:
         assert self.sweep_id is not None
         try:
-            self.state = sweep.get_sweep(self.store, self.sweep_id)
+            self.state = self.sweeps.get(self.sweep_id)
             item = self.state.current
             if item is None:
-                self.report.show_report(self.state, sweep.report(self.store, self.sweep_id))
+                self.report.show_report(self.state, self.sweeps.report(self.sweep_id))
                 self.stack.setCurrentWidget(self.report)
                 self.report.setFocus()
                 return
-            ctx = sweep.item_context(self.store, item)
-        except MemdeskError as exc:
-            self._error(exc)
+            ctx = self.sweeps.context(item)
+        except MemdeskError as exc:  # e.g. the store went away: the one error channel
+            self.desk.report("Show the sweep", str(exc))
             return
         self.review.show_item(self.state, ctx)
         self.stack.setCurrentWidget(self.review)
@@ -493,35 +490,21 @@ class SweepView(QWidget):
     def decide(self, decision: str, importance: float | None = None) -> None:
         if self.state is None or self.state.current is None:
             return
-        try:
-            changes = sweep.decide(self.store, self.state.id, self.state.current.pos, decision,
-                                   importance=importance, note=self.pending_note)
-        except MemdeskError as exc:
-            self._error(exc)
-            return
+        sweep_id, pos, note = self.state.id, self.state.current.pos, self.pending_note
+        verb = {"revalue": f"importance {importance:.1f}" if importance is not None else "",
+                "keep": "keep", "skip": "skip"}[decision]
+        sweeps = self.sweeps
+        self.run(Op(f"Sweep item {pos + 1}: {verb}",
+                    lambda: sweeps.decide(sweep_id, pos, decision, importance=importance,
+                                          note=note),
+                    self._decided))
+
+    def _decided(self, step: sweep.SweepStep) -> None:
         self.pending_note = None
         self.review.clear_note()
-        verb = {"revalue": f"set to {importance:.1f}" if importance is not None else "",
-                "keep": "kept", "skip": "skipped"}[changes.extra["decision"]]
-        self.review.status.setText(f"Item {changes.extra['pos'] + 1} {verb}.")
-        _notify(self.window_, changes)
-        self.show_current()
+        verb = {"revalue": "revalued", "keep": "kept", "skip": "skipped"}[step.decision]
+        self.review.status.setText(f"Item {step.pos + 1} {verb}. U or Ctrl+Z undoes it.")
 
     def undo(self) -> None:
-        if self.sweep_id is None:
-            return
-        try:
-            changes = sweep.undo_decision(self.store, self.sweep_id)
-        except MemdeskError as exc:
-            self._error(exc)
-            return
-        self.review.status.setText(
-            f"Undid item {changes.extra['pos'] + 1} ({changes.extra['undone']}).")
-        _notify(self.window_, changes)
-        self.show_current()
-
-    def _error(self, exc: object) -> None:
-        self.start.start_button.setEnabled(True)
-        page = self.stack.currentWidget()
-        label = self.review.status if page is self.review else self.start.status
-        label.setText(str(exc) if isinstance(exc, MemdeskError) else f"Error: {exc}")
+        """U: the same as Edit → Undo (one undo history for every view)."""
+        self.desk.undo_stack.undo()

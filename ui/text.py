@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QMessageBox, QWidget
+from PySide6.QtWidgets import QLabel, QMessageBox, QSizePolicy, QWidget
 
 
 def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
@@ -39,3 +39,20 @@ def error_box(parent: QWidget | None, title: str, message: str) -> QMessageBox:
     box.setTextFormat(Qt.TextFormat.PlainText)
     box.setText(message)
     return box
+
+
+def display_lines(text: str, width: int = 1000) -> str:
+    """``text`` with a display line break after every ``width`` characters of a longer
+    line, so a huge unbroken line becomes many short blocks (laid out lazily)."""
+    out = []
+    for line in text.split("\n"):
+        out.extend(line[i:i + width] for i in range(0, max(1, len(line)), width))
+    return "\n".join(out)
+
+
+def fluid(label: QLabel) -> QLabel:
+    """A wrapping label whose text never sets the layout's minimum width."""
+    label.setWordWrap(True)
+    label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+    label.setMinimumWidth(0)
+    return label

@@ -1,19 +1,22 @@
 """The sidebar's views, in order.  A feature adds one line here when its view exists.
 
-Each factory takes ``(store, window)`` and returns a QWidget.  Factories import their
-module lazily so the window opens fast.
+Each factory takes the window's ``Desk`` (store, settings, action pipeline) and returns
+a widget that keeps the ``memdesk.ui.view.View`` contract (subclass ``DeskView``).
+Factories import their module lazily so the window opens fast.  See
+docs/architecture.md, "Adding a view".
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from memdesk.core.store.memory_store import MemoryStore
+    from .actions import Desk
 
 
 @dataclass(frozen=True)
@@ -21,57 +24,25 @@ class ViewSpec:
     key: str
     title: str
     shortcut: str
-    factory: Callable[[MemoryStore, object], QWidget]
+    factory: Callable[[Desk], QWidget]
 
 
-def _browse(store, window):  # type: ignore[no-untyped-def]
-    from .browser import BrowserView
+def lazy(module: str, cls: str) -> Callable[[Desk], QWidget]:
+    """A factory that imports ``memdesk.ui.<module>`` only when the view is first shown."""
 
-    return BrowserView(store, window)
+    def build(desk: Desk) -> QWidget:
+        return getattr(import_module(f"memdesk.ui.{module}"), cls)(desk)
 
-
-def _overview(store, window):  # type: ignore[no-untyped-def]
-    from .overview import OverviewView
-
-    return OverviewView(store, window)
-
-
-def _snapshots(store, window):  # type: ignore[no-untyped-def]
-    from .snapshots_view import SnapshotsView
-
-    return SnapshotsView(store, window)
-
-
-def _drift(store, window):  # type: ignore[no-untyped-def]
-    from .drift_view import DriftView
-
-    return DriftView(store, window)
-
-
-def _sweep(store, window):  # type: ignore[no-untyped-def]
-    from .sweep_view import SweepView
-
-    return SweepView(store, window)
-
-
-def _contradictions(store, window):  # type: ignore[no-untyped-def]
-    from .contradictions_view import ContradictionsView
-
-    return ContradictionsView(store, window)
-
-
-def _jobs(store, window):  # type: ignore[no-untyped-def]
-    from .jobs_view import JobsView
-
-    return JobsView(store, window)
+    return build
 
 
 VIEWS: list[ViewSpec] = [
-    ViewSpec("browse", "Browse", "Ctrl+1", _browse),
-    ViewSpec("sweep", "Revaluation sweep", "Ctrl+2", _sweep),
-    ViewSpec("contradictions", "Contradictions", "Ctrl+3", _contradictions),
-    ViewSpec("overview", "Overview", "Ctrl+0", _overview),
-    ViewSpec("snapshots", "Snapshots", "Ctrl+5", _snapshots),
-    ViewSpec("drift", "Drift review", "Ctrl+4", _drift),
-    ViewSpec("jobs", "Jobs", "Ctrl+6", _jobs),
+    ViewSpec("browse", "Browse", "Ctrl+1", lazy("browser", "BrowserView")),
+    ViewSpec("sweep", "Revaluation sweep", "Ctrl+2", lazy("sweep_view", "SweepView")),
+    ViewSpec("contradictions", "Contradictions", "Ctrl+3",
+             lazy("contradictions_view", "ContradictionsView")),
+    ViewSpec("overview", "Overview", "Ctrl+0", lazy("overview", "OverviewView")),
+    ViewSpec("snapshots", "Snapshots", "Ctrl+5", lazy("snapshots_view", "SnapshotsView")),
+    ViewSpec("drift", "Drift review", "Ctrl+4", lazy("drift_view", "DriftView")),
+    ViewSpec("jobs", "Jobs", "Ctrl+6", lazy("jobs_view", "JobsView")),
 ]

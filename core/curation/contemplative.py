@@ -51,8 +51,9 @@ class ContemplativeHint:
         pats = ", ".join(f'"{label}"' for label in self.labels)
         quote = self.matches[0].excerpt
         return (
-            f"Contemplative pattern {pats} matched in “{quote}”. Seed 002's option A "
-            f"would raise this to {self.option_a:.2f}; a hint only, your call."
+            f"Contemplative pattern {pats} matched in “{quote}”. The write-time boost "
+            f"proposed for such memories (+{OPTION_A_BOOST:.1f}) would raise this to "
+            f"{self.option_a:.2f}; a hint only, your call."
         )
 
 

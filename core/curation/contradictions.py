@@ -31,10 +31,13 @@ from sqlalchemy import Connection, insert, select, text
 from memdesk.core import taxonomy as tx
 from memdesk.core.curation.models import ContradictionDismissal
 from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
-from memdesk.core.store.memory_store import MemoryStore, new_id, utcnow, validate_fields
+from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store.audit import is_undone
+from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
-from memdesk.core.store.records import RECORD_COLUMNS, Changes, MemoryRecord
+from memdesk.core.store.records import RECORD_COLUMNS, Changed, Changes, MemoryRecord
+from memdesk.core.validation import validate_fields
 
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c
@@ -128,11 +131,16 @@ def _parse_dt(v: Any) -> datetime | None:
 
 
 def _active_dismissals(conn: Connection) -> dict[Key, set[int]]:
-    """Dismissed member sets per key, for dismissals whose audit was not undone."""
-    live = select(E.id).where(E.group_id == D.group_id, E.undone_by.is_(None)).exists()
+    """Dismissed member sets per key, for dismissals whose audit was not undone (or
+    was undone and then redone)."""
+    # One audit row per group tells: the group's rows are undone and redone together.
+    first = (select(E.undone_by).where(E.group_id == D.group_id).order_by(E.id).limit(1)
+             .scalar_subquery())
     out: dict[Key, set[int]] = {}
-    for r in conn.execute(select(D.user_id, D.entity, D.attribute, D.member_seqs).where(live)):
-        out.setdefault((r[0], r[1], r[2]), set()).update(json.loads(r[3]))
+    rows = conn.execute(select(D.user_id, D.entity, D.attribute, D.member_seqs, first))
+    for r in rows:
+        if not is_undone(conn, r[4]):
+            out.setdefault((r[0], r[1], r[2]), set()).update(json.loads(r[3]))
     return out
 
 
@@ -344,6 +352,11 @@ def load_group(store: MemoryStore, key: Key) -> GroupDetail:
 # -- resolutions ----------------------------------------------------------------------
 
 
+# A resolution supersedes (or adds) memories; a "keep both" only records a dismissal.
+RESOLVED = Changed.CONTRADICTIONS | Changed.MEMORIES | Changed.HISTORY
+DISMISSED = Changed.CONTRADICTIONS | Changed.HISTORY
+
+
 @dataclass(frozen=True)
 class Resolution:
     action: str  # keep | keep_all | edit | merge
@@ -388,16 +401,13 @@ def resolve_keep(
     actor = str(tx.Actor(actor))
     gid = new_id()
 
-    def run() -> Resolution:
-        with store.write() as conn:
-            cur = _fresh(conn, group)
-            card = cur.card_for(winner_id)
-            events = _supersede_losers(store, conn, cur, winner_id, card.norm, actor=actor,
-                                       action="resolve_keep", gid=gid, note=note)
-        return Resolution("keep", gid, winner_id, Changes(
-            cur.member_ids, tuple(events), gid, extra={"contradiction": cur.id}))
-
-    return store.guarded(run)
+    with store.write() as conn:
+        cur = _fresh(conn, group)
+        card = cur.card_for(winner_id)
+        events = _supersede_losers(store, conn, cur, winner_id, card.norm, actor=actor,
+                                   action="resolve_keep", gid=gid, note=note)
+    return Resolution("keep", gid, winner_id, Changes(
+        cur.member_ids, tuple(events), gid, RESOLVED))
 
 
 def resolve_keep_all(
@@ -410,26 +420,22 @@ def resolve_keep_all(
     actor = str(tx.Actor(actor))
     gid = new_id()
 
-    def run() -> Resolution:
-        with store.write() as conn:
-            cur = _fresh(conn, group)
-            conn.execute(insert(DT).values(
-                id=new_id(), user_id=cur.key[0], entity=cur.key[1], attribute=cur.key[2],
-                member_seqs=json.dumps(sorted(m.seq for m in cur.members)),
-                member_ids=json.dumps([m.id for m in cur.members]),
-                norm_values=json.dumps(sorted(c.norm for c in cur.cards), ensure_ascii=False),
-                group_id=gid, created_at=utcnow(), actor=actor, note=note,
-            ))
-            events = [
-                store.log_in(conn, m.id, actor, "resolve_keep_all", {}, {}, group_id=gid,
-                           note=note or "values may coexist: not a contradiction")
-                for m in cur.members
-            ]
-        return Resolution("keep_all", gid, None, Changes(
-            cur.member_ids, tuple(events), gid, memories=False,
-            extra={"contradiction": cur.id}))
-
-    return store.guarded(run)
+    with store.write() as conn:
+        cur = _fresh(conn, group)
+        conn.execute(insert(DT).values(
+            id=new_id(), user_id=cur.key[0], entity=cur.key[1], attribute=cur.key[2],
+            member_seqs=json.dumps(sorted(m.seq for m in cur.members)),
+            member_ids=json.dumps([m.id for m in cur.members]),
+            norm_values=json.dumps(sorted(c.norm for c in cur.cards), ensure_ascii=False),
+            group_id=gid, created_at=utcnow(), actor=actor, note=note,
+        ))
+        events = [
+            store.log_in(conn, m.id, actor, "resolve_keep_all", {}, {}, group_id=gid,
+                       note=note or "values may coexist: not a contradiction")
+            for m in cur.members
+        ]
+    return Resolution("keep_all", gid, None, Changes(
+        cur.member_ids, tuple(events), gid, DISMISSED))
 
 
 def resolve_edit(
@@ -454,20 +460,17 @@ def resolve_edit(
     actor = str(tx.Actor(actor))
     gid = new_id()
 
-    def run() -> Resolution:
-        with store.write() as conn:
-            cur = _fresh(conn, group)
-            cur.card_for(winner_id)
-            ev = store.apply_in(conn, winner_id, fields, actor=actor, action="resolve_edit",
-                              group_id=gid, note=note)
-            winner = store.get(winner_id, conn)
-            events = ([ev] if ev else []) + _supersede_losers(
-                store, conn, cur, winner_id, normalise(winner.value or ""), actor=actor,
-                action="resolve_keep", gid=gid, note=note)
-        return Resolution("edit", gid, winner_id, Changes(
-            cur.member_ids, tuple(events), gid, extra={"contradiction": cur.id}))
-
-    return store.guarded(run)
+    with store.write() as conn:
+        cur = _fresh(conn, group)
+        cur.card_for(winner_id)
+        ev = store.apply_in(conn, winner_id, fields, actor=actor, action="resolve_edit",
+                          group_id=gid, note=note)
+        winner = store.get(winner_id, conn)
+        events = ([ev] if ev else []) + _supersede_losers(
+            store, conn, cur, winner_id, normalise(winner.value or ""), actor=actor,
+            action="resolve_keep", gid=gid, note=note)
+    return Resolution("edit", gid, winner_id, Changes(
+        cur.member_ids, tuple(events), gid, RESOLVED))
 
 
 def resolve_merge(
@@ -480,33 +483,29 @@ def resolve_merge(
     note = tx.check_optional_str("note", note, 10_000)
     gid = new_id()
 
-    def run() -> Resolution:
-        with store.write() as conn:
-            cur = _fresh(conn, group)
-            base = max(cur.members, key=lambda m: (m.created_at, m.seq))
-            values = validate_fields({
-                "user_id": base.user_id, "entity": base.entity, "attribute": base.attribute,
-                "type": base.type, "topic": base.topic, "layer": base.layer,
-                "importance": max(m.importance for m in cur.members),
-                "confidence": max(m.confidence for m in cur.members),
-                "text": text_, "value": value, **overrides,
-            }, creating=True)
-            if values.get("value") is None:
-                raise ValidationError("value", "must not be empty")
-            # Logged as "add" so undoing the group hides the merged memory again.
-            events = [store.add_in(conn, values, actor=actor, group_id=gid,
-                                   note=note or f"merge of contradiction {cur.id}")]
-            now = utcnow()
-            for m in cur.members:
-                ev = store.supersede_in(conn, m.id, values["id"], actor=actor,
-                                        action="resolve_merge", group_id=gid, note=note, at=now)
-                if ev:
-                    events.append(ev)
-        return Resolution("merge", gid, values["id"], Changes(
-            (*cur.member_ids, values["id"]), tuple(events), gid,
-            extra={"contradiction": cur.id}))
-
-    return store.guarded(run)
+    with store.write() as conn:
+        cur = _fresh(conn, group)
+        base = max(cur.members, key=lambda m: (m.created_at, m.seq))
+        values = validate_fields({
+            "user_id": base.user_id, "entity": base.entity, "attribute": base.attribute,
+            "type": base.type, "topic": base.topic, "layer": base.layer,
+            "importance": max(m.importance for m in cur.members),
+            "confidence": max(m.confidence for m in cur.members),
+            "text": text_, "value": value, **overrides,
+        }, creating=True)
+        if values.get("value") is None:
+            raise ValidationError("value", "must not be empty")
+        # Logged as "add" so undoing the group hides the merged memory again.
+        events = [store.add_in(conn, values, actor=actor, group_id=gid,
+                               note=note or f"merge of contradiction {cur.id}")]
+        now = utcnow()
+        for m in cur.members:
+            ev = store.supersede_in(conn, m.id, values["id"], actor=actor,
+                                    action="resolve_merge", group_id=gid, note=note, at=now)
+            if ev:
+                events.append(ev)
+    return Resolution("merge", gid, values["id"], Changes(
+        (*cur.member_ids, values["id"]), tuple(events), gid, RESOLVED))
 
 
 def resolve_suggested(

@@ -17,7 +17,7 @@ from sqlalchemy import Connection, insert, select, update
 
 from memdesk.core.delta.models import DeltaEvent, DeltaSource, MemoryDiffRow
 from memdesk.core.errors import NotFoundError, UndoConflictError
-from memdesk.core.store.memory_store import new_id, utcnow
+from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store.records import encode_values
 
 EV = DeltaEvent.__table__
@@ -87,8 +87,10 @@ def _same(a: Any, b: Any) -> bool:
     return a == b
 
 
-def undo_group(conn: Connection, group_id: str, *, actor: str = "operator") -> str:
-    """Undo one group inside ``conn``'s transaction; returns the new (redo) group id."""
+def undo_group(conn: Connection, group_id: str, *, actor: str = "operator",
+               redo: str | None = None) -> str:
+    """Undo one group inside ``conn``'s transaction; returns the new (redo) group id
+    (``redo`` when given: the generic undo shares one id with the memory events)."""
     rows = conn.execute(
         select(EV).where(EV.c.group_id == group_id).order_by(EV.c.id.desc())
     ).all()
@@ -96,7 +98,7 @@ def undo_group(conn: Connection, group_id: str, *, actor: str = "operator") -> s
         raise NotFoundError(f"No delta-memory action {group_id!r}")
     if any(r.undone_by for r in rows):
         raise UndoConflictError("That action was already undone.")
-    redo = new_id()
+    redo = redo or new_id()
     for r in rows:
         before, after = _dec(r.before), _dec(r.after)
         now = _current(conn, r.kind, r.target, list(after))

@@ -3,8 +3,13 @@
 It composes memory sets from the persisted source configuration (the ``database``
 source reads the store itself), saves snapshots with the diff from the goal's previous
 snapshot, serves the drift review queue and applies review actions — each audited in
-``delta_events`` and undoable.  Results that change something are ``Changes`` with
-``memories=False`` and ``extra["delta"]`` naming what changed, so views can refresh.
+``delta_events`` and undoable.  Results that change something are ``Changes`` whose
+kinds (SOURCES, SNAPSHOTS, REVIEWS, SETTINGS) say what changed, so views can refresh;
+their ``group_id`` is what ``memdesk.core.undo.undo_group`` undoes.
+
+This is the shape every core service has: a façade over one open store, cheap to
+construct, whose reads use ``store.read()`` and whose actions each run in one
+``store.write()`` transaction and return ``Changes`` (or a result carrying them).
 """
 
 from __future__ import annotations
@@ -25,8 +30,9 @@ from memdesk.core.delta.decision import DAMPEN_STEP
 from memdesk.core.delta.diff import diff as diff_sets
 from memdesk.core.delta.sources import database_candidates
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
-from memdesk.core.store.memory_store import MemoryStore, new_id, utcnow
-from memdesk.core.store.records import Changes
+from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import check_optional_str
 
 REVIEW_ACTIONS = {
@@ -46,9 +52,14 @@ class Saved:
     diff: DeltaDiff | None
     diff_id: int | None
 
+    @property
+    def changes(self) -> Changes:
+        return Changes(kinds=Changed.SNAPSHOTS, diff_ids=(self.diff_id,) if self.diff_id else ())
 
-def _changes(**extra: Any) -> Changes:
-    return Changes(memories=False, extra={"delta": True, **extra})
+
+def _changes(kinds: Changed, *, group: str | None = None, sources: tuple[str, ...] = (),
+             diff_ids: tuple[int, ...] = ()) -> Changes:
+    return Changes(group_id=group, kinds=kinds, sources=sources, diff_ids=diff_ids)
 
 
 class DeltaMemory:
@@ -65,45 +76,31 @@ class DeltaMemory:
     def set_source(self, name: str, *, actor: str = "operator", note: str | None = None,
                    **fields: Any) -> Changes:
         group = new_id()
-
-        def run() -> Changes:
-            with self.store.write() as conn:
-                changed = cfgmod.update_source(conn, name, fields, group, actor=actor, note=note)
-            return _changes(sources=(name,), group=group if changed else None)
-
-        return self.store.guarded(run)
+        with self.store.write() as conn:
+            changed = cfgmod.update_source(conn, name, fields, group, actor=actor, note=note)
+        return _changes(Changed.SOURCES if changed else Changed.NOTHING, sources=(name,),
+                        group=group if changed else None)
 
     def add_source(self, source: SourceConfig, *, actor: str = "operator") -> Changes:
         group = new_id()
-
-        def run() -> Changes:
-            with self.store.write() as conn:
-                cfgmod.add_source(conn, source, group, actor=actor)
-            return _changes(sources=(source.name,), group=group)
-
-        return self.store.guarded(run)
+        with self.store.write() as conn:
+            cfgmod.add_source(conn, source, group, actor=actor)
+        return _changes(Changed.SOURCES, sources=(source.name,), group=group)
 
     def normalize_weights(self, *, actor: str = "operator") -> Changes:
         """Persist normalised weights (enabled sources sum to 1) as one undoable group."""
         group = new_id()
-
-        def run() -> Changes:
-            with self.store.write() as conn:
-                weights = cfgmod.normalized(cfgmod.load_config(conn))
-                for name, w in weights.items():
-                    cfgmod.update_source(conn, name, {"weight": w}, group, action="normalize",
-                                         actor=actor)
-            return _changes(sources=tuple(weights), group=group)
-
-        return self.store.guarded(run)
+        with self.store.write() as conn:
+            weights = cfgmod.normalized(cfgmod.load_config(conn))
+            for name, w in weights.items():
+                cfgmod.update_source(conn, name, {"weight": w}, group, action="normalize",
+                                     actor=actor)
+        return _changes(Changed.SOURCES, sources=tuple(weights), group=group)
 
     def set_setting(self, key: str, value: Any) -> Changes:
-        def run() -> Changes:
-            with self.store.write() as conn:
-                cfgmod.set_setting(conn, key, value)
-            return _changes(settings=(key,))
-
-        return self.store.guarded(run)
+        with self.store.write() as conn:
+            cfgmod.set_setting(conn, key, value)
+        return _changes(Changed.SETTINGS)
 
     # -- composing and saving ---------------------------------------------------
     def build(
@@ -136,24 +133,21 @@ class DeltaMemory:
         """Store a snapshot and the diff from the goal's previous snapshot."""
         threshold = self.config().dominance_threshold
 
-        def run() -> Saved:
-            with self.store.write() as conn:
-                if conn.execute(select(snap.SETS.c.id).where(snap.SETS.c.id == ms.id)).first():
-                    raise ValidationError("snapshot", f"snapshot {ms.id} exists already")
-                prev_id = snap.previous_id(conn, ms.goal, ms.created_at)
-                snap.insert_sets(conn, [ms])
-                d = None
-                diff_id = None
-                if prev_id is not None:
-                    prev = snap.load_set(conn, prev_id)
-                    d = diff_sets(prev, ms, dominance_threshold=threshold)
-                    res = conn.execute(
-                        snap.DIFFS.insert().values(**snap.diff_row(ms.goal, ms.created_at, d))
-                    )
-                    diff_id = int(res.inserted_primary_key[0])
-            return Saved(ms, d, diff_id)
-
-        return self.store.guarded(run)
+        with self.store.write() as conn:
+            if conn.execute(select(snap.SETS.c.id).where(snap.SETS.c.id == ms.id)).first():
+                raise ValidationError("snapshot", f"snapshot {ms.id} exists already")
+            prev_id = snap.previous_id(conn, ms.goal, ms.created_at)
+            snap.insert_sets(conn, [ms])
+            d = None
+            diff_id = None
+            if prev_id is not None:
+                prev = snap.load_set(conn, prev_id)
+                d = diff_sets(prev, ms, dominance_threshold=threshold)
+                res = conn.execute(
+                    snap.DIFFS.insert().values(**snap.diff_row(ms.goal, ms.created_at, d))
+                )
+                diff_id = int(res.inserted_primary_key[0])
+        return Saved(ms, d, diff_id)
 
     def snapshot(self, goal: str, query: str | None,
                  candidates: Iterable[Candidate] | Mapping[str, Iterable[Candidate]] = (),
@@ -175,13 +169,10 @@ class DeltaMemory:
                 rows.append(snap.diff_row(ms.goal, ms.created_at, d))
             last[ms.goal] = ms
 
-        def run() -> int:
-            with self.store.write() as conn:
-                snap.insert_sets(conn, list(sets))
-                snap.insert_diffs(conn, rows)
-            return len(rows)
-
-        return self.store.guarded(run)
+        with self.store.write() as conn:
+            snap.insert_sets(conn, list(sets))
+            snap.insert_diffs(conn, rows)
+        return len(rows)
 
     # -- reading ------------------------------------------------------------------
     def resolve(self, ref: str) -> str:
@@ -241,28 +232,26 @@ class DeltaMemory:
             raise ValidationError("note", "say what the investigation found")
         group = new_id()
 
-        def run() -> Changes:
-            sources: tuple[str, ...] = ()
-            with self.store.write() as conn:
-                rec = snap.diff_record(conn, diff_id)
-                if rec.review == "none":
-                    raise ValidationError("review", f"diff {diff_id} is healthy, not flagged")
-                if rec.review != "pending":
-                    raise ValidationError(
-                        "review", f"diff {diff_id} was {rec.review}; undo that review first"
-                    )
-                if action == "dampen":
-                    sources = (self._dampen(conn, rec, group, actor),)
-                after = {"review": REVIEW_ACTIONS[action], "review_note": note,
-                         "reviewed_at": utcnow()}
-                before = {"review": rec.review, "review_note": rec.review_note,
-                          "reviewed_at": rec.reviewed_at}
-                audit.apply(conn, "review", str(diff_id), after)
-                audit.log(conn, "review", str(diff_id), action, before, after, group,
-                          actor=actor, note=note)
-            return _changes(diff_ids=(diff_id,), sources=sources, group=group)
-
-        return self.store.guarded(run)
+        sources: tuple[str, ...] = ()
+        with self.store.write() as conn:
+            rec = snap.diff_record(conn, diff_id)
+            if rec.review == "none":
+                raise ValidationError("review", f"diff {diff_id} is healthy, not flagged")
+            if rec.review != "pending":
+                raise ValidationError(
+                    "review", f"diff {diff_id} was {rec.review}; undo that review first"
+                )
+            if action == "dampen":
+                sources = (self._dampen(conn, rec, group, actor),)
+            after = {"review": REVIEW_ACTIONS[action], "review_note": note,
+                     "reviewed_at": utcnow()}
+            before = {"review": rec.review, "review_note": rec.review_note,
+                      "reviewed_at": rec.reviewed_at}
+            audit.apply(conn, "review", str(diff_id), after)
+            audit.log(conn, "review", str(diff_id), action, before, after, group,
+                      actor=actor, note=note)
+        kinds = Changed.REVIEWS | (Changed.SOURCES if sources else Changed.NOTHING)
+        return _changes(kinds, diff_ids=(diff_id,), sources=sources, group=group)
 
     def _dampen(self, conn, rec: snap.DiffRecord, group: str, actor: str) -> str:  # type: ignore[no-untyped-def]
         cause = rec.primary_cause
@@ -286,17 +275,11 @@ class DeltaMemory:
         return None
 
     def undo(self, group_id: str, *, actor: str = "operator") -> Changes:
-        def run() -> Changes:
-            with self.store.write() as conn:
-                rows = conn.execute(select(audit.EV.c.kind, audit.EV.c.target)
-                                    .where(audit.EV.c.group_id == group_id)).all()
-                redo = audit.undo_group(conn, group_id, actor=actor)
-            return _changes(
-                diff_ids=tuple(int(t) for k, t in rows if k == "review"),
-                sources=tuple(t for k, t in rows if k == "source"), group=redo,
-            )
+        """Undo one delta-memory action group (the generic undo; the result's group
+        is the redo)."""
+        from memdesk.core.undo import undo_group  # above this module: it spans services
 
-        return self.store.guarded(run)
+        return undo_group(self.store, group_id, actor=actor)
 
     def undo_review(self, diff_id: int, *, actor: str = "operator") -> Changes:
         group = self.last_review_group(diff_id)

@@ -23,7 +23,8 @@ from memdesk.core.delta.contracts import (
     SourceReport,
 )
 from memdesk.core.delta.models import MemoryDiffRow, MemorySetItem, MemorySetRow
-from memdesk.core.errors import NotFoundError, ValidationError
+from memdesk.core.errors import NotFoundError
+from memdesk.core.store.prefixes import resolve_id
 
 SETS = MemorySetRow.__table__
 ITEMS = MemorySetItem.__table__
@@ -167,18 +168,8 @@ def previous_id(conn: Connection, goal: str, created_at: datetime,
 
 
 def resolve(conn: Connection, ref: str) -> str:
-    """A snapshot id from its full id or a unique prefix (at least 4 characters)."""
-    ref = (ref or "").strip()
-    if conn.execute(select(SETS.c.id).where(SETS.c.id == ref)).scalar():
-        return ref
-    if len(ref) < 4 or not all(ch in "0123456789abcdef" for ch in ref.lower()):
-        raise NotFoundError(f"No snapshot {ref!r}")
-    ids = conn.execute(select(SETS.c.id).where(SETS.c.id.like(ref.lower() + "%")).limit(2)).all()
-    if not ids:
-        raise NotFoundError(f"No snapshot {ref!r}")
-    if len(ids) > 1:
-        raise ValidationError("snapshot", f"{ref!r} matches several snapshots; give more of it")
-    return ids[0][0]
+    """A snapshot id from its full id or a unique prefix (see core/store/prefixes.py)."""
+    return resolve_id(conn, SETS.c.id, ref, "snapshot")
 
 
 def load_set(conn: Connection, set_id: str) -> MemorySet:

@@ -15,22 +15,27 @@ index-friendly query of its own.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import ColumnElement, select, tuple_
 
 from memdesk.core.errors import ValidationError
 from memdesk.core.store.fts import is_broad
-from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import SORTABLE, MemoryFilter, Status, status_clause, status_of
+from memdesk.core.store.records import RECORD_COLUMNS, MemoryRecord
+
+if TYPE_CHECKING:  # the store calls this module for its paging
+    from memdesk.core.store.memory_store import MemoryStore
 
 M = Memory.__table__.c
 
-NULLABLE_SORT = frozenset({"layer", "topic", "source_session", "last_accessed"})
+NULLABLE_SORT = frozenset(
+    {"layer", "topic", "source_session", "last_accessed", "decay_score", "entity"}
+)
 STATUS_ORDER = tuple(sorted(Status, key=lambda s: s.value))  # SQL sorts the label text
 
 
@@ -79,10 +84,11 @@ class _Segment:
     key: ColumnElement[Any] | None  # None: ordered by seq alone
 
 
-def segments(order_by: str, descending: bool) -> list[_Segment]:
+def segments(order_by: str, descending: bool,
+             columns: Sequence[str] = ROW_COLUMNS) -> list[_Segment]:
     """The segments that, read in order, give ``ORDER BY order_by, seq``."""
-    if order_by not in SORTABLE or (order_by not in ROW_COLUMNS and order_by != "status"):
-        raise ValidationError("order_by", f"the browser cannot sort by {order_by!r}")
+    if order_by not in SORTABLE or (order_by not in columns and order_by != "status"):
+        raise ValidationError("order_by", f"cannot sort by {order_by!r}")
     if order_by == "status":
         segs = [_Segment(status_clause(s), None) for s in STATUS_ORDER]
         return segs[::-1] if descending else segs
@@ -99,6 +105,10 @@ def _row(r: Any) -> BrowseRow:
     return BrowseRow(*r)
 
 
+def _record(r: Any) -> MemoryRecord:
+    return MemoryRecord(*r)
+
+
 def fetch_page(
     store: MemoryStore,
     flt: MemoryFilter | None,
@@ -108,12 +118,34 @@ def fetch_page(
     after: Cursor | None = None,
     limit: int = 200,
 ) -> tuple[list[BrowseRow], Cursor | None]:
-    """Up to ``limit`` rows after ``after``; the cursor is None when nothing follows."""
+    """Up to ``limit`` browser rows after ``after``; the cursor is None when nothing
+    follows."""
+    return _seek_page(store, flt, order_by, descending, after, limit, ROW_COLUMNS, _row)
+
+
+def fetch_records(
+    store: MemoryStore,
+    flt: MemoryFilter | None,
+    *,
+    order_by: str = "created_at",
+    descending: bool = True,
+    after: Cursor | None = None,
+    limit: int = 200,
+) -> tuple[list[MemoryRecord], Cursor | None]:
+    """The same paging as ``fetch_page``, with whole records (the store's ``page``)."""
+    return _seek_page(store, flt, order_by, descending, after, limit, RECORD_COLUMNS,
+                      _record)
+
+
+def _seek_page(  # type: ignore[no-untyped-def]
+    store: MemoryStore, flt: MemoryFilter | None, order_by: str, descending: bool,
+    after: Cursor | None, limit: int, columns: Sequence[str], make: Callable[[Any], Any],
+):
     flt = flt or MemoryFilter()
-    segs = segments(order_by, descending)
-    out: list[BrowseRow] = []
+    segs = segments(order_by, descending, columns)
+    out: list[Any] = []
     start = after.segment if after is not None else 0
-    cols = [M[c] for c in ROW_COLUMNS]
+    cols = [M[c] for c in columns]
     with store.read() as conn:
         broad = after.broad_text if after is not None else (
             bool(flt.text.strip()) and is_broad(conn, flt.text)
@@ -132,7 +164,7 @@ def fetch_page(
             else:
                 order = [seg.key.desc(), M.seq.desc()] if descending else [seg.key, M.seq]
             stmt = select(*cols).where(*where).order_by(*order).limit(need)
-            rows = [_row(r) for r in conn.execute(stmt)]
+            rows = [make(r) for r in conn.execute(stmt)]
             out.extend(rows)
             if len(rows) == need:
                 last = rows[-1]

@@ -1,15 +1,18 @@
-"""MemoryStore: the service API over the memories table, with an audit log and undo.
+"""MemoryStore: the service API over the memories table.
 
-Every mutation runs in one write transaction (BEGIN IMMEDIATE on SQLite) that also
-appends a row to ``memory_events`` holding exactly the fields it changed, before and
-after.  Undo replays an event's ``before`` values as a new, itself undoable, event;
-it refuses when those fields were changed again since (no silent clobbering).
+Every mutation runs in one write transaction (``write()``: BEGIN IMMEDIATE on SQLite,
+driver errors turned into store errors) that also appends audit rows holding exactly
+the fields it changed (``memdesk.core.store.audit``).  Reads page with the keyset
+paging of ``memdesk.core.store.browse``; field values are checked by the table in
+``memdesk.core.validation``.  Undo of one event or of a whole action group (memory,
+sweep, contradiction and delta-memory actions alike) is ``memdesk.core.undo``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,97 +20,33 @@ from sqlalchemy import Connection, Engine, func, insert, select, update
 from sqlalchemy.exc import DatabaseError, OperationalError
 
 from memdesk.core import taxonomy as tx
-from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
+from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store import audit
+from memdesk.core.store.browse import fetch_records
 from memdesk.core.store.db import writer
-from memdesk.core.store.models import EDITABLE_FIELDS, Memory, MemoryEvent
-from memdesk.core.store.query import (
-    SORTABLE,
-    MemoryFilter,
-    Status,
-    active_belief_state,
-    status_expression,
-)
+from memdesk.core.store.models import EDITABLE_FIELDS, Memory
+from memdesk.core.store.query import MemoryFilter, Status, active_belief_state, status_expression
 from memdesk.core.store.records import (
     RECORD_COLUMNS,
+    Changed,
     Changes,
     EventRecord,
     MemoryRecord,
-    decode_values,
     encode_values,
 )
 from memdesk.core.store.schema import OpenReport, open_engine, translate
+from memdesk.core.validation import validate_fields
 from memdesk.core.write.router import route_values  # every insert gets a layer (issue 8)
 
+__all__ = ["MemoryStore", "new_id", "utcnow", "validate_fields"]
+
 MT = Memory.__table__
-ET = MemoryEvent.__table__
+ET = audit.ET
 M = MT.c
-E = ET.c
 
-
-def _as_naive_utc(field: str, value: Any) -> datetime | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        try:
-            value = datetime.fromisoformat(value)
-        except ValueError:
-            raise ValidationError(field, f"not an ISO-8601 time: {value!r}") from None
-    if not isinstance(value, datetime):
-        raise ValidationError(field, f"must be a time, got {type(value).__name__}")
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value
-
-
-def validate_fields(values: dict[str, Any], *, creating: bool) -> dict[str, Any]:
-    """Check and normalise field values; raises ValidationError naming the field."""
-    out: dict[str, Any] = {}
-    for key, val in values.items():
-        if key == "text":
-            out[key] = tx.check_text(val)
-        elif key == "type":
-            out[key] = tx.check_type(val)
-        elif key == "layer":
-            out[key] = tx.check_layer(val)
-        elif key in ("importance", "confidence"):
-            out[key] = tx.check_unit(key, val)
-        elif key == "decay_score":
-            out[key] = None if val is None else tx.check_unit(key, val)
-        elif key == "user_id":
-            v = tx.check_optional_str(key, val, 200)
-            if v is None:
-                raise ValidationError(key, "must not be empty")
-            out[key] = v
-        elif key in ("topic", "source_session", "entity", "attribute"):
-            out[key] = tx.check_optional_str(key, val, 200)
-        elif key == "value":
-            out[key] = tx.check_optional_str(key, val, 10_000)
-        elif key in ("created_at", "last_accessed", "valid_until", "deleted_at"):
-            out[key] = _as_naive_utc(key, val)
-        elif key == "access_count":
-            out[key] = tx.check_count(key, val)
-        elif key == "superseded_by":
-            out[key] = tx.check_optional_str(key, val, 64)
-        elif key == "embedding":
-            if val is not None and not isinstance(val, bytes | bytearray | memoryview):
-                raise ValidationError(key, "must be bytes (float32 little-endian) or None")
-            out[key] = bytes(val) if val is not None else None
-        elif key == "id":
-            out[key] = tx.check_optional_str(key, val, 64) or new_id()
-        else:
-            raise ValidationError(key, "is not a memory field")
-    if creating:
-        for required in ("text", "type", "user_id"):
-            if required not in out:
-                raise ValidationError(required, "is required")
-        out.setdefault("id", new_id())
-        out.setdefault("importance", 0.5)
-        out.setdefault("confidence", 0.8)
-        out.setdefault("access_count", 0)
-        if out.get("created_at") is None:
-            out["created_at"] = utcnow()
-    return out
+# A very deep ``page(offset=…)`` reads this many rows at a time while it skips.
+_SKIP_CHUNK = 5000
 
 
 class MemoryStore:
@@ -151,13 +90,25 @@ class MemoryStore:
         finally:
             raw.close()
 
-    def read(self) -> Connection:
-        """A read connection (deferred transaction); use as a context manager."""
-        return self.engine.connect()
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """A read connection (deferred transaction); driver errors become store errors."""
+        try:
+            with self.engine.connect() as conn:
+                yield conn
+        except (OperationalError, DatabaseError) as exc:
+            raise translate(exc, self.url) from exc
 
-    def write(self):  # type: ignore[no-untyped-def]
-        """A write transaction (BEGIN IMMEDIATE on SQLite); use as a context manager."""
-        return self._writer.begin()
+    @contextmanager
+    def write(self) -> Iterator[Connection]:
+        """The one transaction helper: a write transaction (BEGIN IMMEDIATE on SQLite)
+        that commits on success, rolls back on any error, and turns driver errors
+        (locked, corrupt, read-only) into store errors with a clear message."""
+        try:
+            with self._writer.begin() as conn:
+                yield conn
+        except (OperationalError, DatabaseError) as exc:
+            raise translate(exc, self.url) from exc
 
     # -- reading --------------------------------------------------------------
     @staticmethod
@@ -186,13 +137,6 @@ class MemoryStore:
                     out[rec.id] = rec
         return [out[i] for i in ids if i in out]
 
-    def _order(self, order_by: str, descending: bool):  # type: ignore[no-untyped-def]
-        if order_by not in SORTABLE:
-            raise ValidationError("order_by", f"cannot sort by {order_by!r}")
-        col = status_expression() if order_by == "status" else SORTABLE[order_by]
-        tiebreak = M.seq.desc() if descending else M.seq.asc()
-        return [col.desc() if descending else col.asc(), tiebreak]
-
     def page(
         self,
         flt: MemoryFilter | None = None,
@@ -202,36 +146,23 @@ class MemoryStore:
         offset: int = 0,
         limit: int | None = 100,
     ) -> list[MemoryRecord]:
-        flt = flt or MemoryFilter()
-        stmt = self._select().where(*flt.clauses(self.dialect)).order_by(
-            *self._order(order_by, descending)
-        )
-        if offset:
-            stmt = stmt.offset(offset)
-        if limit is not None:
-            stmt = stmt.limit(limit)
-        with self.read() as conn:
-            return [self._record(r) for r in conn.execute(stmt)]
-
-    def page_ids(
-        self,
-        flt: MemoryFilter | None = None,
-        *,
-        order_by: str = "created_at",
-        descending: bool = True,
-        offset: int = 0,
-        limit: int | None = 100,
-    ) -> list[str]:
-        flt = flt or MemoryFilter()
-        stmt = select(M.id).where(*flt.clauses(self.dialect)).order_by(
-            *self._order(order_by, descending)
-        )
-        if offset:
-            stmt = stmt.offset(offset)
-        if limit is not None:
-            stmt = stmt.limit(limit)
-        with self.read() as conn:
-            return list(conn.execute(stmt).scalars())
+        """Records in ``ORDER BY order_by, seq`` order: the browser's keyset paging
+        (``browse.fetch_records``), which callers that page on should use directly."""
+        if limit is not None and limit <= 0:
+            return []
+        out: list[MemoryRecord] = []
+        cursor = None
+        skip = max(0, offset)
+        while True:
+            want = _SKIP_CHUNK if limit is None else min(_SKIP_CHUNK, skip + limit - len(out))
+            rows, cursor = fetch_records(self, flt, order_by=order_by, descending=descending,
+                                         after=cursor, limit=want)
+            if skip:
+                dropped = min(skip, len(rows))
+                rows, skip = rows[dropped:], skip - dropped
+            out.extend(rows)
+            if cursor is None or (limit is not None and len(out) >= limit):
+                return out if limit is None else out[:limit]
 
     def count(self, flt: MemoryFilter | None = None) -> int:
         flt = flt or MemoryFilter()
@@ -301,93 +232,48 @@ class MemoryStore:
         return older, newer
 
     # -- events ---------------------------------------------------------------
-    @staticmethod
-    def _event(row: Any) -> EventRecord:
-        m = row._mapping
-        return EventRecord(
-            id=m["id"],
-            memory_id=m["memory_id"],
-            actor=m["actor"],
-            action=m["action"],
-            before=decode_values(m["before"]),
-            after=decode_values(m["after"]),
-            at=m["at"],
-            group_id=m["group_id"],
-            undoes=m["undoes"],
-            undone_by=m["undone_by"],
-            note=m["note"],
-        )
-
     def events(self, memory_id: str | None = None, limit: int = 500) -> list[EventRecord]:
-        stmt = select(ET).order_by(E.id.desc()).limit(limit)
-        if memory_id is not None:
-            stmt = stmt.where(E.memory_id == memory_id)
         with self.read() as conn:
-            return [self._event(r) for r in conn.execute(stmt)]
+            return audit.events(conn, memory_id, limit)
 
     def event(self, event_id: int, conn: Connection | None = None) -> EventRecord:
         if conn is None:
             with self.read() as c:
-                return self.event(event_id, c)
-        row = conn.execute(select(ET).where(E.id == event_id)).first()
-        if row is None:
-            raise NotFoundError(f"No event with id {event_id}")
-        return self._event(row)
+                return audit.event(c, event_id)
+        return audit.event(conn, event_id)
 
     def group_events(self, group_id: str) -> list[EventRecord]:
         with self.read() as conn:
-            rows = conn.execute(select(ET).where(E.group_id == group_id).order_by(E.id)).all()
-        return [self._event(r) for r in rows]
+            return audit.group_events(conn, group_id)
 
     def log_in(
-        self,
-        conn: Connection,
-        memory_id: str,
-        actor: str,
-        action: str,
-        before: dict[str, Any],
-        after: dict[str, Any],
-        *,
-        group_id: str | None = None,
-        undoes: int | None = None,
-        note: str | None = None,
+        self, conn: Connection, memory_id: str, actor: str, action: str,
+        before: dict[str, Any], after: dict[str, Any], *, group_id: str | None = None,
+        undoes: int | None = None, note: str | None = None,
     ) -> int:
         """Append one audit row in ``conn``'s transaction; returns its event id."""
-        result = conn.execute(
-            insert(ET).values(
-                memory_id=memory_id,
-                actor=str(tx.Actor(actor)),
-                action=action,
-                before=encode_values(before),
-                after=encode_values(after),
-                at=utcnow(),
-                group_id=group_id,
-                undoes=undoes,
-                note=note,
-            )
-        )
-        return int(result.inserted_primary_key[0])
+        return audit.log_in(conn, memory_id, actor, action, before, after,
+                            group_id=group_id, undoes=undoes, note=note)
 
-    # -- writing --------------------------------------------------------------
-    # -- building blocks for services that write several rows in one transaction --
-    # (sweep decisions, contradiction resolutions): use inside ``with store.write()``.
     def guarded(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
-        """Run ``fn``, turning driver errors (locked, corrupt) into store errors."""
+        """Call ``fn``, turning driver errors into store errors.  ``write()`` and
+        ``read()`` do this themselves; this stays for the write path's callers
+        (core/write) until they use ``with store.write()`` directly."""
         try:
             return fn(*args, **kwargs)
         except (OperationalError, DatabaseError) as exc:
             raise translate(exc, self.url) from exc
 
+    # -- writing --------------------------------------------------------------
+    # The ``*_in`` methods are building blocks for services that write several rows in
+    # one transaction (sweep decisions, contradiction resolutions): call them inside
+    # ``with store.write() as conn``.
     def add(self, *, actor: str = "agent", note: str | None = None, **fields: Any) -> MemoryRecord:
         """Direct synchronous insert (seed 003's ``MemoryClient.store()``), audited."""
         values = validate_fields(fields, creating=True)
-
-        def run() -> MemoryRecord:
-            with self.write() as conn:
-                self.add_in(conn, values, actor=actor, note=note)
-                return self.get(values["id"], conn)
-
-        return self.guarded(run)
+        with self.write() as conn:
+            self.add_in(conn, values, actor=actor, note=note)
+            return self.get(values["id"], conn)
 
     def add_in(
         self, conn: Connection, values: dict[str, Any], *, actor: str,
@@ -403,36 +289,23 @@ class MemoryStore:
 
     def add_many(
         self, items: Iterable[dict[str, Any]], *, actor: str = "agent", audit: bool = True
-    ) -> list[str]:
+    ) -> list[str]:  # ``audit`` shadows the module here: the module is not used inside
         """Validated bulk insert in one transaction; all or nothing."""
         rows = [route_values(validate_fields(dict(it), creating=True)) for it in items]
         if not rows:
             return []
 
-        def run() -> list[str]:
-            with self.write() as conn:
-                conn.execute(insert(MT), rows)
-                if audit:
-                    now = utcnow()
-                    conn.execute(
-                        insert(ET),
-                        [
-                            dict(
-                                memory_id=r["id"],
-                                actor=str(tx.Actor(actor)),
-                                action="add",
-                                before="{}",
-                                after=encode_values(
-                                    {k: v for k, v in r.items() if k != "embedding"}
-                                ),
-                                at=now,
-                            )
-                            for r in rows
-                        ],
-                    )
-            return [r["id"] for r in rows]
-
-        return self.guarded(run)
+        with self.write() as conn:
+            conn.execute(insert(MT), rows)
+            if audit:
+                now = utcnow()
+                conn.execute(insert(ET), [
+                    dict(memory_id=r["id"], actor=str(tx.Actor(actor)), action="add",
+                         before="{}", at=now,
+                         after=encode_values({k: v for k, v in r.items() if k != "embedding"}))
+                    for r in rows
+                ])
+        return [r["id"] for r in rows]
 
     def _check_ref(self, conn: Connection, target: str | None, own_id: str) -> None:
         if target is None:
@@ -501,16 +374,10 @@ class MemoryStore:
         if bad:
             raise ValidationError(sorted(bad)[0], "cannot be edited")
         values = validate_fields(fields, creating=False)
-
-        def run() -> Changes:
-            with self.write() as conn:
-                ev = self.apply_in(
-                    conn, memory_id, values, actor=actor, action=action,
-                    group_id=group_id, note=note,
-                )
-            return Changes((memory_id,), (ev,) if ev else (), group_id)
-
-        return self.guarded(run)
+        with self.write() as conn:
+            ev = self.apply_in(conn, memory_id, values, actor=actor, action=action,
+                               group_id=group_id, note=note)
+        return _edit((memory_id,), (ev,) if ev else (), group_id)
 
     def bulk_update(
         self, ids: Sequence[str], *, actor: str = "operator", note: str | None = None,
@@ -523,18 +390,14 @@ class MemoryStore:
         values = validate_fields(fields, creating=False)
         group = new_id()
 
-        def run() -> Changes:
-            events: list[int] = []
-            with self.write() as conn:
-                for mid in ids:
-                    ev = self.apply_in(
-                        conn, mid, values, actor=actor, action=action, group_id=group, note=note
-                    )
-                    if ev:
-                        events.append(ev)
-            return Changes(tuple(ids), tuple(events), group)
-
-        return self.guarded(run)
+        events: list[int] = []
+        with self.write() as conn:
+            for mid in ids:
+                ev = self.apply_in(conn, mid, values, actor=actor, action=action,
+                                   group_id=group, note=note)
+                if ev:
+                    events.append(ev)
+        return _edit(tuple(ids), tuple(events), group)
 
     def soft_delete(self, memory_id: str, *, actor: str = "operator", note: str | None = None,
                     group_id: str | None = None) -> Changes:
@@ -552,29 +415,23 @@ class MemoryStore:
         if old_id == new_id_:
             raise ValidationError("superseded_by", "a memory cannot supersede itself")
 
-        def run() -> Changes:
-            with self.write() as conn:
-                self.get(new_id_, conn)
-                ev = self.supersede_in(conn, old_id, new_id_, actor=actor,
-                                       group_id=group_id, note=note)
-            return Changes((old_id, new_id_), (ev,) if ev else (), group_id)
-
-        return self.guarded(run)
+        with self.write() as conn:
+            self.get(new_id_, conn)
+            ev = self.supersede_in(conn, old_id, new_id_, actor=actor,
+                                   group_id=group_id, note=note)
+        return _edit((old_id, new_id_), (ev,) if ev else (), group_id)
 
     def bulk_supersede(self, old_ids: Sequence[str], new_id_: str, *,
                        actor: str = "operator") -> Changes:
         group = new_id()
 
-        def run() -> Changes:
-            with self.write() as conn:
-                self.get(new_id_, conn)
-                events = [
-                    ev for oid in old_ids if oid != new_id_
-                    if (ev := self.supersede_in(conn, oid, new_id_, actor=actor, group_id=group))
-                ]
-            return Changes((*old_ids, new_id_), tuple(events), group)
-
-        return self.guarded(run)
+        with self.write() as conn:
+            self.get(new_id_, conn)
+            events = [
+                ev for oid in old_ids if oid != new_id_
+                if (ev := self.supersede_in(conn, oid, new_id_, actor=actor, group_id=group))
+            ]
+        return _edit((*old_ids, new_id_), tuple(events), group)
 
     def supersede_in(
         self, conn: Connection, old_id: str, new_id_: str, *, actor: str,
@@ -589,54 +446,31 @@ class MemoryStore:
 
     # -- undo -----------------------------------------------------------------
     def undo_in(self, conn: Connection, event_id: int, actor: str,
-                 group_id: str | None) -> int:
+                group_id: str | None) -> int:
         """Undo one event inside ``conn``'s transaction; returns the new undo event's id."""
-        ev = self.event(event_id, conn)
-        if ev.undone_by is not None:
-            raise UndoConflictError(f"Action {event_id} was already undone.")
-        current = self.get(ev.memory_id, conn)
-        if ev.action == "add":
-            target = {"deleted_at": utcnow()}  # never hard-delete: undoing an add hides it
-            expect = {"deleted_at": None}
-        else:
-            target = ev.before
-            expect = ev.after
-        for k, v in expect.items():
-            if getattr(current, k) != v:
-                raise UndoConflictError(
-                    f"Cannot undo action {event_id} on memory {ev.memory_id}: its {k} "
-                    "was changed again since. Undo the later change first."
-                )
-        new_ev = self.apply_in(
-            conn, ev.memory_id, target, actor=actor, action="undo",
-            undoes=event_id, group_id=group_id,
+        return audit.undo_in(
+            conn, event_id, actor, group_id,
+            current=lambda mid: self.get(mid, conn),
+            apply=lambda mid, values, **kw: self.apply_in(conn, mid, values, **kw),
         )
-        assert new_ev is not None
-        conn.execute(update(ET).where(E.id == event_id).values(undone_by=new_ev))
-        return new_ev
 
     def undo(self, event_id: int, *, actor: str = "operator") -> Changes:
         """Restore the fields one event changed; the undo is itself an event (redo = undo it)."""
-        def run() -> Changes:
-            with self.write() as conn:
-                new_ev = self.undo_in(conn, event_id, actor, None)
-                mid = self.event(new_ev, conn).memory_id
-            return Changes((mid,), (new_ev,))
-
-        return self.guarded(run)
+        with self.write() as conn:
+            new_ev = self.undo_in(conn, event_id, actor, None)
+            mid = audit.event(conn, new_ev).memory_id
+        return _edit((mid,), (new_ev,))
 
     def undo_group(self, group_id: str, *, actor: str = "operator") -> Changes:
-        """Undo every event of a group (a bulk action), newest first, in one transaction."""
-        redo_group = new_id()
+        """Undo every change of one action group (a bulk edit, a sweep decision, a
+        contradiction resolution, a delta-memory review) in one transaction."""
+        from memdesk.core.undo import undo_group  # the generic undo sits above the store
 
-        def run() -> Changes:
-            with self.write() as conn:
-                rows = conn.execute(
-                    select(E.id, E.memory_id).where(E.group_id == group_id).order_by(E.id.desc())
-                ).all()
-                if not rows:
-                    raise NotFoundError(f"No action group {group_id!r}")
-                events = [self.undo_in(conn, r.id, actor, redo_group) for r in rows]
-            return Changes(tuple(r.memory_id for r in rows), tuple(events), redo_group)
+        return undo_group(self, group_id, actor=actor)
 
-        return self.guarded(run)
+
+def _edit(memory_ids: tuple[str, ...], event_ids: tuple[int, ...],
+          group_id: str | None = None) -> Changes:
+    """The Changes of an edit: nothing changed when no event was written."""
+    kinds = (Changed.MEMORIES | Changed.HISTORY) if event_ids else Changed.NOTHING
+    return Changes(memory_ids, event_ids, group_id, kinds)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, fields
 from datetime import datetime
+from enum import Flag, auto
 from typing import Any
 
 from memdesk.core.store.query import Status, status_of
@@ -75,15 +76,64 @@ class EventRecord:
     note: str | None
 
 
+class Changed(Flag):
+    """Which kinds of things an operation changed (Anki's OpChanges flags).
+
+    Each view refreshes only on the kinds it shows: the browser on MEMORIES, the
+    detail pane's history on HISTORY, the sweep view on SWEEPS, and so on.
+    """
+
+    NOTHING = 0
+    MEMORIES = auto()  # memory rows: fields or status
+    HISTORY = auto()  # memory audit events (every memory action writes some)
+    SWEEPS = auto()  # revaluation sweeps and their decisions
+    CONTRADICTIONS = auto()  # resolutions and dismissals of contradiction groups
+    SOURCES = auto()  # delta-memory source configuration
+    SNAPSHOTS = auto()  # delta-memory snapshots and their diffs
+    REVIEWS = auto()  # drift reviews of flagged diffs
+    SETTINGS = auto()  # store-level delta-memory settings
+    JOBS = auto()  # write-path jobs (queued, done, failed, retried)
+    DELTA = SOURCES | SNAPSHOTS | REVIEWS | SETTINGS  # anything of delta memory
+    ALL = (MEMORIES | HISTORY | SWEEPS | CONTRADICTIONS | SOURCES | SNAPSHOTS | REVIEWS
+           | SETTINGS | JOBS)
+
+
+MEMORY_EDIT = Changed.MEMORIES | Changed.HISTORY
+
+
 @dataclass(frozen=True)
 class Changes:
-    """What an operation changed, so views can decide whether to refresh (Anki's OpChanges)."""
+    """What an operation changed, so views can decide whether to refresh.
+
+    ``kinds`` says which kinds of things changed; the id tuples say which ones, so a
+    view can patch rows in place.  ``group_id`` names the audit group that
+    ``memdesk.core.undo.undo_changes`` undoes (single-event actions have only
+    ``event_ids``).
+    """
 
     memory_ids: tuple[str, ...] = ()
     event_ids: tuple[int, ...] = ()
     group_id: str | None = None
-    memories: bool = True
-    extra: dict[str, Any] = field(default_factory=dict)
+    kinds: Changed = MEMORY_EDIT
+    sources: tuple[str, ...] = ()  # delta source names
+    diff_ids: tuple[int, ...] = ()  # delta diffs whose review changed
+
+    @classmethod
+    def everything(cls) -> Changes:
+        """"Something may have changed anywhere" (View → Refresh, another store)."""
+        return cls(kinds=Changed.ALL)
+
+    @property
+    def memories(self) -> bool:
+        return Changed.MEMORIES in self.kinds
+
+    def touches(self, kinds: Changed) -> bool:
+        """Whether any of ``kinds`` changed."""
+        return bool(self.kinds & kinds)
+
+    @property
+    def undoable(self) -> bool:
+        return self.group_id is not None or len(self.event_ids) == 1
 
 
 def encode_values(values: dict[str, Any]) -> str:

@@ -115,9 +115,9 @@ def upgrade() -> None:
         )
 
 
-FTS_SQLITE = (
-    "CREATE VIRTUAL TABLE memories_fts USING fts5("
-    "text, content='memories', content_rowid='seq', tokenize='unicode61 remove_diacritics 2')",
+# The triggers that keep memories_fts in step with memories; migration 0007 re-creates
+# these same three around its new FTS table.
+FTS_TRIGGERS = (
     "CREATE TRIGGER memories_fts_ai AFTER INSERT ON memories BEGIN "
     "INSERT INTO memories_fts(rowid, text) VALUES (new.seq, new.text); END",
     "CREATE TRIGGER memories_fts_ad AFTER DELETE ON memories BEGIN "
@@ -125,6 +125,11 @@ FTS_SQLITE = (
     "CREATE TRIGGER memories_fts_au AFTER UPDATE OF text ON memories BEGIN "
     "INSERT INTO memories_fts(memories_fts, rowid, text) VALUES ('delete', old.seq, old.text); "
     "INSERT INTO memories_fts(rowid, text) VALUES (new.seq, new.text); END",
+)
+FTS_SQLITE = (
+    "CREATE VIRTUAL TABLE memories_fts USING fts5("
+    "text, content='memories', content_rowid='seq', tokenize='unicode61 remove_diacritics 2')",
+    *FTS_TRIGGERS,
     "INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')",
 )
 

@@ -27,13 +27,13 @@ FTS_TABLE = (
 def upgrade() -> None:
     if op.get_bind().dialect.name != "sqlite":
         return
-    from memdesk.core.store.migrations.versions.m0002_memdesk_v1 import FTS_SQLITE
+    from memdesk.core.store.migrations.versions.m0002_memdesk_v1 import FTS_TRIGGERS
 
     for trigger in ("memories_fts_ai", "memories_fts_ad", "memories_fts_au"):
         op.execute(f"DROP TRIGGER IF EXISTS {trigger}")
     op.execute("DROP TABLE IF EXISTS memories_fts")
     op.execute(FTS_TABLE)
-    for stmt in FTS_SQLITE[1:4]:  # the same sync triggers as before
+    for stmt in FTS_TRIGGERS:  # the same sync triggers as before
         op.execute(stmt)
     op.execute("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
 

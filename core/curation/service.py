@@ -1,0 +1,87 @@
+"""The curation services, in the one shape every core service has (like ``DeltaMemory``):
+a façade over one open store, cheap to construct, whose reads return plain values and
+whose actions each run in one write transaction and return ``Changes`` (or a result
+that carries them, with an audit group the generic undo reverts).
+
+The module functions in ``sweep`` and ``contradictions`` are the implementation; the
+UI and new code call these façades.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from memdesk.core.curation import contradictions as C
+from memdesk.core.curation import sweep as S
+from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changes
+from memdesk.core.undo import undo_group
+
+
+class Sweeps:
+    """Revaluation sweeps over one store: start, review one item at a time, report."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def start(self, band: Sequence[float] = S.DEFAULT_BAND, n: int = S.DEFAULT_N, *,
+              user: str | None = None, type: str | None = None, seed: int | None = None,
+              actor: str = "operator", note: str | None = None) -> S.SweepState:
+        return S.start_sweep(self.store, band, n, user, type, seed, actor=actor, note=note)
+
+    def get(self, sweep_id: str) -> S.SweepState:
+        return S.get_sweep(self.store, sweep_id)
+
+    def list(self, *, unfinished: bool = False, limit: int = 100) -> list[S.SweepSummary]:
+        return S.list_sweeps(self.store, unfinished=unfinished, limit=limit)
+
+    def context(self, item: S.SweepItemState) -> S.ItemContext:
+        return S.item_context(self.store, item)
+
+    def decide(self, sweep_id: str, pos: int, decision: str, *,
+               importance: float | None = None, note: str | None = None,
+               actor: str = "operator") -> S.SweepStep:
+        return S.decide(self.store, sweep_id, pos, decision, importance=importance,
+                        note=note, actor=actor)
+
+    def undo_decision(self, sweep_id: str, pos: int | None = None, *,
+                      actor: str = "operator") -> S.SweepStep:
+        return S.undo_decision(self.store, sweep_id, pos, actor=actor)
+
+    def report(self, sweep_id: str) -> S.SweepReport:
+        return S.report(self.store, sweep_id)
+
+
+class Contradictions:
+    """The contradictions queue over one store: find groups, load one, resolve it."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def find(self, **kwargs: Any) -> list[C.ContradictionGroup]:
+        return C.find_contradictions(self.store, **kwargs)
+
+    def group(self, ref: str) -> C.ContradictionGroup:
+        return C.find_group(self.store, ref)
+
+    def load(self, key: C.Key) -> C.GroupDetail:
+        return C.load_group(self.store, key)
+
+    def keep(self, group: C.GroupDetail, winner_id: str, *, note: str | None = None,
+             actor: str = "operator") -> C.Resolution:
+        return C.resolve_keep(self.store, group, winner_id, note=note, actor=actor)
+
+    def keep_all(self, group: C.GroupDetail, *, note: str | None = None,
+                 actor: str = "operator") -> C.Resolution:
+        return C.resolve_keep_all(self.store, group, note=note, actor=actor)
+
+    def edit(self, group: C.GroupDetail, winner_id: str, **kwargs: Any) -> C.Resolution:
+        return C.resolve_edit(self.store, group, winner_id, **kwargs)
+
+    def merge(self, group: C.GroupDetail, *, text_: str, value: str,
+              **kwargs: Any) -> C.Resolution:
+        return C.resolve_merge(self.store, group, text_=text_, value=value, **kwargs)
+
+    def undo(self, group_id: str, *, actor: str = "operator") -> Changes:
+        return undo_group(self.store, group_id, actor=actor)
