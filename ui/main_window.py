@@ -113,7 +113,7 @@ class MainWindow(QMainWindow):
         self._ollama.finished.connect(self._show_ollama)
         # The write path: job worker thread, job counts, vector backfill (issue 8).
         self.write_service = WriteService(self.desk, self)
-        self.statusBar().insertPermanentWidget(0, self.write_service.label)
+        self.statusBar().addPermanentWidget(self.write_service.label)
         self.store_changed.connect(self.write_service.start_worker)
 
         self._build_menus()
