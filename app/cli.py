@@ -14,6 +14,7 @@ from datetime import datetime
 from pathlib import Path
 
 from memdesk.core.errors import (
+    EditConflictError,
     MemdeskError,
     NotFoundError,
     StoreOpenError,
@@ -266,18 +267,36 @@ def run(args: argparse.Namespace) -> int:
     except AmbiguousIdError as exc:
         err(str(exc))
         return EXIT_USAGE
-    except ValidationError as exc:
-        err(f"invalid value: {exc}")
+    except Exception as exc:  # every failure becomes a message and an exit code
+        return report_error(exc, args)
+
+
+def report_error(exc: BaseException, args: argparse.Namespace) -> int:
+    """Print ``exc`` for people and return its exit code (the one mapping for the CLI).
+
+    Driver and data errors (damaged page, undecodable text, bad timestamp, full disk,
+    read-only file) are translated by core.store.faults; anything unforeseen is
+    reported in one line (``MEMDESK_DEBUG=1`` re-raises it for a traceback).
+    """
+    import os
+
+    from memdesk.core.store.backup import BackupError
+    from memdesk.core.store.faults import as_store_error
+
+    mapped = as_store_error(exc, str(getattr(args, "db", None) or "the store"))
+    if mapped is None:
+        if os.environ.get("MEMDESK_DEBUG"):
+            raise exc
+        err(f"unexpected error: {type(exc).__name__}: {exc} (MEMDESK_DEBUG=1 shows details)")
+        return EXIT_ERROR
+    err(f"invalid value: {mapped}" if isinstance(mapped, ValidationError) else str(mapped))
+    if isinstance(mapped, ValidationError):
         return EXIT_USAGE
-    except StoreOpenError as exc:
-        err(str(exc))
+    if isinstance(mapped, StoreOpenError | BackupError):
         return EXIT_STORE
-    except NotFoundError as exc:
-        err(str(exc))
+    if isinstance(mapped, NotFoundError):
         return EXIT_NOTFOUND
-    except MemdeskError as exc:
-        err(str(exc))
-        return EXIT_CONFLICT if _is_conflict(exc) else EXIT_ERROR
+    return EXIT_CONFLICT if _is_conflict(mapped) else EXIT_ERROR
 
 
 def _is_conflict(exc: MemdeskError) -> bool:
@@ -286,4 +305,4 @@ def _is_conflict(exc: MemdeskError) -> bool:
     from memdesk.core.curation.contradictions import StaleGroupError
     from memdesk.core.curation.sweep import SweepError
 
-    return isinstance(exc, UndoConflictError | SweepError | StaleGroupError)
+    return isinstance(exc, UndoConflictError | EditConflictError | SweepError | StaleGroupError)

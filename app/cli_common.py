@@ -20,13 +20,15 @@ EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a Unix tool whose rea
 EXIT_CODES_HELP = """\
 exit codes:
   0    ok
-  1    any other error memdesk reports (a message, never a traceback)
+  1    any other error memdesk reports (a message on stderr)
   2    bad input: unknown option, invalid value, ambiguous id prefix, a diff of
        two goals; nothing changed
-  3    the store cannot be opened: missing, locked, corrupt, or a newer schema
+  3    the store cannot be opened or used: missing, locked, damaged, not a
+       memdesk store, an older or newer schema, disk full, read-only
   4    not found: no such memory, event, sweep, sweep item, group or snapshot
   5    refused by the store's current state: already undone, changed again since,
-       already decided, nothing to sweep; nothing changed
+       an edit based on an older version, already decided, nothing to sweep;
+       nothing changed
   141  the reader of the output went away (e.g. `memdesk list | head`)
 """
 

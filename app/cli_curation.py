@@ -1,5 +1,6 @@
 """CLI for curation (issue 4): ``memdesk sweep start|status|report|decide|undo`` and
-``memdesk contradictions list|show|resolve|undo``.
+``memdesk contradictions list|show|resolve|undo``, over the ``Sweeps`` and
+``Contradictions`` services (core/curation/service.py) like the GUI.
 
 Every command takes ``--json`` for scripts and agents; errors follow the exit codes of
 cli_common.EXIT_CODES_HELP.  Sweep ids, group ids, action groups and memory ids may be
@@ -108,15 +109,16 @@ def _sweep_id(store, ref: str) -> str:  # type: ignore[no-untyped-def]
 
 def _group(store, ref: str):  # type: ignore[no-untyped-def]
     """The contradiction group a full or prefixed id names (dismissed ones included)."""
-    from memdesk.core.curation import contradictions as C
+    from memdesk.core.curation.service import Contradictions
     from memdesk.core.store.prefixes import resolve_among
 
-    groups = {g.id: g for g in C.find_contradictions(store, include_dismissed=True)}
+    queue = Contradictions(store)
+    groups = {g.id: g for g in queue.find(include_dismissed=True)}
     try:
         gid = resolve_among(groups, ref, "contradiction group")
     except NotFoundError:
         raise NotFoundError(f"No open contradiction group {ref!r}") from None
-    return C.load_group(store, groups[gid].key)
+    return queue.load(groups[gid].key)
 
 
 def _member_id(detail, ref: str) -> str:  # type: ignore[no-untyped-def]
@@ -161,10 +163,10 @@ def _print_items(store, state) -> None:  # type: ignore[no-untyped-def]
 
 
 def cmd_sweep_start(args: argparse.Namespace) -> int:
-    from memdesk.core.curation import sweep
+    from memdesk.core.curation.service import Sweeps
 
     store = open_store(args, create=False)
-    state = sweep.start_sweep(store, args.band, args.n, user=args.user, type=args.type,
+    state = Sweeps(store).start(args.band, args.n, user=args.user, type=args.type,
                               seed=args.seed)
     if args.json:
         _print_json(_sweep_json(state))
@@ -176,11 +178,12 @@ def cmd_sweep_start(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_status(args: argparse.Namespace) -> int:
-    from memdesk.core.curation import sweep
+    from memdesk.core.curation.service import Sweeps
 
     store = open_store(args, create=False)
+    sweeps = Sweeps(store)
     if args.sweep_id:
-        state = sweep.get_sweep(store, _sweep_id(store, args.sweep_id))
+        state = sweeps.get(_sweep_id(store, args.sweep_id))
         if args.json:
             _print_json(_sweep_json(state))
             return 0
@@ -188,7 +191,7 @@ def cmd_sweep_status(args: argparse.Namespace) -> int:
         print(f"sweep {state.id} ({status}): {state.describe()}")
         _print_items(store, state)
         return 0
-    rows = sweep.list_sweeps(store, unfinished=args.unfinished)
+    rows = sweeps.list(unfinished=args.unfinished)
     if args.json:
         _print_json([
             {"sweep_id": r.id, "created_at": r.created_at.isoformat(), "band": list(r.band),
@@ -211,10 +214,10 @@ def cmd_sweep_status(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_report(args: argparse.Namespace) -> int:
-    from memdesk.core.curation import sweep
+    from memdesk.core.curation.service import Sweeps
 
     store = open_store(args, create=False)
-    rep = sweep.report(store, _sweep_id(store, args.sweep_id))
+    rep = Sweeps(store).report(_sweep_id(store, args.sweep_id))
     if args.json:
         _print_json(rep.to_json())
         return 0
@@ -231,10 +234,11 @@ def cmd_sweep_report(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_decide(args: argparse.Namespace) -> int:
-    from memdesk.core.curation import sweep
+    from memdesk.core.curation.service import Sweeps
 
     store = open_store(args, create=False)
-    state = sweep.get_sweep(store, _sweep_id(store, args.sweep_id))
+    sweeps = Sweeps(store)
+    state = sweeps.get(_sweep_id(store, args.sweep_id))
     if args.item is not None:
         if not 1 <= args.item <= state.total:
             raise NotFoundError(f"Sweep {state.id[:8]} has no item {args.item} "
@@ -247,11 +251,11 @@ def cmd_sweep_decide(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         pos = cur.pos
     if args.keep:
-        ch = sweep.decide(store, state.id, pos, "keep", note=args.note)
+        ch = sweeps.decide(state.id, pos, "keep", note=args.note)
     elif args.skip:
-        ch = sweep.decide(store, state.id, pos, "skip", note=args.note)
+        ch = sweeps.decide(state.id, pos, "skip", note=args.note)
     else:
-        ch = sweep.decide(store, state.id, pos, "revalue", importance=args.importance,
+        ch = sweeps.decide(state.id, pos, "revalue", importance=args.importance,
                           note=args.note)
     if args.json:
         _print_json({"item": pos + 1, "memory_id": ch.changes.memory_ids[0],
@@ -262,10 +266,10 @@ def cmd_sweep_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_sweep_undo(args: argparse.Namespace) -> int:
-    from memdesk.core.curation import sweep
+    from memdesk.core.curation.service import Sweeps
 
     store = open_store(args, create=False)
-    ch = sweep.undo_decision(store, _sweep_id(store, args.sweep_id))
+    ch = Sweeps(store).undo_decision(_sweep_id(store, args.sweep_id))
     print(f"undone: item {ch.pos + 1} ({ch.decision})")
     return 0
 
@@ -274,10 +278,10 @@ def cmd_sweep_undo(args: argparse.Namespace) -> int:
 
 
 def cmd_contra_list(args: argparse.Namespace) -> int:
-    from memdesk.core.curation import contradictions as C
+    from memdesk.core.curation.service import Contradictions
 
     store = open_store(args, create=False)
-    groups = C.find_contradictions(store, user=args.user, include_dismissed=args.all)
+    groups = Contradictions(store).find(user=args.user, include_dismissed=args.all)
     shown = groups[: max(0, args.limit)]
     if args.json:
         _print_json({"total": len(groups), "groups": [g.to_json() for g in shown]})
@@ -330,24 +334,25 @@ def cmd_contra_show(args: argparse.Namespace) -> int:
 
 
 def cmd_contra_resolve(args: argparse.Namespace) -> int:
-    from memdesk.core.curation import contradictions as C
+    from memdesk.core.curation.service import Contradictions
 
     store = open_store(args, create=False)
+    queue = Contradictions(store)
     d = _group(store, args.group)
     if args.suggested:
-        res = C.resolve_suggested(store, d, note=args.note)
+        res = queue.suggested(d, note=args.note)
     elif args.keep:
-        res = C.resolve_keep(store, d, _member_id(d, args.keep), note=args.note)
+        res = queue.keep(d, _member_id(d, args.keep), note=args.note)
     elif args.keep_all:
-        res = C.resolve_keep_all(store, d, note=args.note)
+        res = queue.keep_all(d, note=args.note)
     elif args.edit:
-        res = C.resolve_edit(store, d, _member_id(d, args.edit), value=args.value, text_=args.text,
-                             note=args.note)
+        res = queue.edit(d, _member_id(d, args.edit), value=args.value, text_=args.text,
+                         note=args.note)
     else:
         if not args.text or not args.value:
             _err("--merge needs --text and --value")
             return EXIT_USAGE
-        res = C.resolve_merge(store, d, text_=args.text, value=args.value, note=args.note)
+        res = queue.merge(d, text_=args.text, value=args.value, note=args.note)
     if args.json:
         _print_json({"action": res.action, "action_group": res.group_id,
                      "winner": res.winner_id, "events": list(res.changes.event_ids)})
@@ -358,12 +363,12 @@ def cmd_contra_resolve(args: argparse.Namespace) -> int:
 
 
 def cmd_contra_undo(args: argparse.Namespace) -> int:
-    from memdesk.core.curation import contradictions as C
+    from memdesk.core.curation.service import Contradictions
     from memdesk.core.store.prefixes import action_group_id
 
     store = open_store(args, create=False)
     with store.read() as conn:
         gid = action_group_id(conn, args.action_group)
-    ch = C.undo_resolution(store, gid)
+    ch = Contradictions(store).undo(gid)
     print(f"undone: {len(ch.event_ids)} change(s)")
     return 0

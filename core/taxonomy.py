@@ -99,9 +99,21 @@ def check_unit(field: str, value: Any) -> float:
     return f
 
 
+def _check_encodable(field: str, value: str) -> None:
+    """Refuse text SQLite cannot store as UTF-8: lone surrogates, which is what
+    undecodable bytes in a command-line argument become (surrogateescape)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(
+            field, "is not valid UTF-8 text (it holds bytes that are not characters)"
+        ) from None
+
+
 def check_text(value: Any, field: str = "text") -> str:
     if not isinstance(value, str):
         raise ValidationError(field, f"must be text, got {type(value).__name__}")
+    _check_encodable(field, value)
     if "\x00" in value:
         raise ValidationError(field, "contains a NUL character")
     if not value.strip():
@@ -116,6 +128,7 @@ def check_optional_str(field: str, value: Any, limit: int = 1000) -> str | None:
         return None
     if not isinstance(value, str):
         raise ValidationError(field, f"must be text, got {type(value).__name__}")
+    _check_encodable(field, value)
     if "\x00" in value:
         raise ValidationError(field, "contains a NUL character")
     if len(value) > limit:

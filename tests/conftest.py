@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Automatic and pre-migration backups go to the user data dir; never the real one in tests.
+os.environ.setdefault("MEMDESK_BACKUP_DIR", tempfile.mkdtemp(prefix="memdesk-test-backups-"))
 
 from memdesk.core import demo
 from memdesk.core.store.memory_store import MemoryStore

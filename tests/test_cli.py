@@ -85,7 +85,10 @@ def test_db_info_and_upgrade(tmp_path: Path) -> None:
     assert r.returncode == 0 and "Upgraded store schema from 0001" in r.stdout
     r = cli("db", "info", "--db", str(db), "--json")
     info = json.loads(r.stdout)
-    assert info["sqlite_library_version"] == sqlite3.sqlite_version
+    from memdesk.core.store.db import DRIVER, DRIVER_NAME
+
+    assert info["sqlite_library_version"] == DRIVER.sqlite_version
+    assert info["sqlite_driver"] == DRIVER_NAME
     assert info["counts"]["total"] == 4 and info["journal_mode"] == "wal"
     r = cli("db", "info", "--db", str(db))
     assert "sqlite_library_version" in r.stdout

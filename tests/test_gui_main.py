@@ -5,7 +5,6 @@ the command palette and the shortcuts window."""
 from __future__ import annotations
 
 import importlib.util
-import sqlite3
 import time
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from PySide6.QtCore import QSettings
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from memdesk.app import gui
+from memdesk.core.store.db import DRIVER
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter
 from memdesk.core.store.records import Changes
@@ -197,7 +197,9 @@ def test_opening_locked_store_gives_dialog(qtbot, window: MainWindow, tmp_path: 
     monkeypatch.setattr(opener, "OPEN_BUSY_TIMEOUT_S", 0.2)
     path = tmp_path / "locked.db"
     MemoryStore.open(path).close()
-    holder = sqlite3.connect(path, isolation_level=None)
+    # The store's own driver: two SQLite libraries in one process do not see each
+    # other's locks (POSIX locks are per process), so stdlib sqlite3 would not block it.
+    holder = DRIVER.connect(path, isolation_level=None)
     holder.execute("PRAGMA journal_mode=DELETE")
     holder.execute("BEGIN EXCLUSIVE")
     try:

@@ -48,43 +48,50 @@ def contracts_for(package: str) -> str:
     return "\n".join(out) + "\n"
 
 
-@pytest.mark.parametrize("where, code, broken", [
-    (None, None, None),  # the clean tree passes: the failures below are the violations
-    ("core/store.py", "import PySide6.QtCore", "fakedesk.core is not allowed to import PySide6"),
-    ("core/plot.py", "import pyqtgraph", "fakedesk.core is not allowed to import pyqtgraph"),
-    ("core/store.py", "from fakedesk.ui import view",
-     "fakedesk.core is not allowed to import fakedesk.ui"),
-    ("core/store.py", "import fakedesk.app.main",
-     "fakedesk.core is not allowed to import fakedesk.app"),
-    ("ui/view.py", "from sqlalchemy import text",
-     "fakedesk.ui is not allowed to import sqlalchemy"),
-    ("ui/view.py", "import sqlite3", "fakedesk.ui is not allowed to import sqlite3"),
-    ("ui/view.py", "from fakedesk.app import main",
-     "fakedesk.ui is not allowed to import fakedesk.app"),
-])
-def test_contracts_catch_violations(tmp_path: Path, where: str | None, code: str | None,
-                                    broken: str | None) -> None:
+CLEAN = {
+    # no fakedesk/__init__.py: a namespace package, like memdesk itself
+    "core/__init__.py": "", "core/store.py": "import sqlalchemy\n", "core/plot.py": "",
+    "ui/__init__.py": "",
+    "ui/view.py": "import PySide6.QtWidgets\nfrom fakedesk.core import store\n",
+    "app/__init__.py": "", "app/main.py": "from fakedesk.ui import view\n",
+}
+CORE_BREAKS = {  # file -> added line, and the violation import-linter must report
+    "core/store.py": ("import PySide6.QtCore", "fakedesk.core is not allowed to import PySide6"),
+    "core/plot.py": ("import pyqtgraph", "fakedesk.core is not allowed to import pyqtgraph"),
+    "core/__init__.py": ("from fakedesk.ui import view",
+                         "fakedesk.core is not allowed to import fakedesk.ui"),
+    "core/extra.py": ("import fakedesk.app.main",
+                      "fakedesk.core is not allowed to import fakedesk.app"),
+}
+UI_BREAKS = {
+    "ui/view.py": ("from sqlalchemy import text",
+                   "fakedesk.ui is not allowed to import sqlalchemy"),
+    "ui/db.py": ("import sqlite3", "fakedesk.ui is not allowed to import sqlite3"),
+    "ui/__init__.py": ("from fakedesk.app import main",
+                       "fakedesk.ui is not allowed to import fakedesk.app"),
+}
+
+
+@pytest.mark.parametrize("breaks", [{}, CORE_BREAKS, UI_BREAKS], ids=["clean", "core", "ui"])
+def test_contracts_catch_violations(tmp_path: Path, breaks: dict[str, tuple[str, str]]) -> None:
+    """The same contracts on a throw-away tree: clean it passes; each added import that
+    breaks a rule is reported (the clean run shows the failures are the violations)."""
+    files = dict(CLEAN)
+    for name, (line, _message) in breaks.items():
+        files[name] = files.get(name, "") + line + "\n"
     pkgs = tmp_path / "pkgs"
-    files = {
-        # no fakedesk/__init__.py: a namespace package, like memdesk itself
-        "core/__init__.py": "", "core/store.py": "import sqlalchemy\n",
-        "core/plot.py": "", "ui/__init__.py": "",
-        "ui/view.py": "import PySide6.QtWidgets\nfrom fakedesk.core import store\n",
-        "app/__init__.py": "", "app/main.py": "from fakedesk.ui import view\n",
-    }
-    if where is not None:
-        files[where] += f"{code}\n"
     for name, text in files.items():
         path = pkgs / "fakedesk" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     (tmp_path / "pyproject.toml").write_text(contracts_for("fakedesk"), encoding="utf-8")
     r = lint_imports(tmp_path, pythonpath=pkgs)
-    if broken is None:
+    if not breaks:
         assert r.returncode == 0 and "2 kept, 0 broken" in r.stdout, r.stdout + r.stderr
-    else:
-        assert r.returncode == 1 and "1 kept, 1 broken" in r.stdout, r.stdout + r.stderr
-        assert broken in r.stdout
+        return
+    assert r.returncode == 1 and "1 kept, 1 broken" in r.stdout, r.stdout + r.stderr
+    for _line, message in breaks.values():
+        assert message in r.stdout, (message, r.stdout)
 
 
 CODE = """

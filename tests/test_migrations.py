@@ -35,7 +35,7 @@ def make_recall_store(path: Path, rows: int = 50) -> Path:
 
 def test_recall_store_upgrades_without_loss(tmp_path: Path) -> None:
     path = make_recall_store(tmp_path / "recall.db")
-    store = MemoryStore.open(path)
+    store = MemoryStore.open(path, allow_upgrade=True)
     rep = store.report
     assert rep is not None and rep.upgraded_from == "0001" and rep.upgraded_to == head_revision()
     assert rep.backup is not None and rep.backup.exists()
@@ -71,7 +71,7 @@ def test_fresh_store_is_created_at_head(store: MemoryStore) -> None:
 
 
 def test_store_keeps_working_after_upgrade(tmp_path: Path) -> None:
-    store = MemoryStore.open(make_recall_store(tmp_path / "r.db", rows=2))
+    store = MemoryStore.open(make_recall_store(tmp_path / "r.db", rows=2), allow_upgrade=True)
     rec = store.add(user_id="alice", text="new after upgrade", type="note")
     assert rec.seq > 2
     store.update("r1", text="edited kayak memory")

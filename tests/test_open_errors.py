@@ -14,6 +14,7 @@ from memdesk.core.errors import (
     StoreLockedError,
     StoreOpenError,
 )
+from memdesk.core.store.db import DRIVER
 from memdesk.core.store.memory_store import MemoryStore
 
 
@@ -29,7 +30,7 @@ def test_corrupt_file(tmp_path: Path) -> None:
 def test_locked_file(tmp_path: Path) -> None:
     path = tmp_path / "locked.db"
     MemoryStore.open(path).close()
-    holder = sqlite3.connect(path, isolation_level=None)
+    holder = DRIVER.connect(path, isolation_level=None)  # same library: locks are per process
     holder.execute("PRAGMA journal_mode=DELETE")  # WAL would let readers through
     holder.execute("BEGIN EXCLUSIVE")
     try:
@@ -65,7 +66,7 @@ def test_foreign_database_is_not_touched(tmp_path: Path) -> None:
     conn.execute("CREATE TABLE invoices (id INTEGER)")
     conn.commit()
     conn.close()
-    with pytest.raises(StoreOpenError, match="no memdesk"):
+    with pytest.raises(StoreOpenError, match="not a memdesk or Recall store"):
         MemoryStore.open(path)
 
 

@@ -32,6 +32,7 @@ from .delegates import ScoreBarDelegate
 from .detail import DetailPane
 from .filters import FilterBar
 from .ops import LatestTask
+from .store_safety import edit_checked
 from .view import DeskView
 
 
@@ -206,7 +207,9 @@ class BrowserView(DeskView):
     def edit(self, memory_id: str, fields: dict[str, Any]) -> None:
         names = ", ".join(sorted(fields))
         store = self.store
-        self.run(Op(f"Edit {names}", lambda: store.update(memory_id, **fields)))
+        seen = self.detail.record  # the version the operator edited (optimistic check)
+        self.run(Op(f"Edit {names}",
+                    lambda: edit_checked(self, store, memory_id, fields, seen)))
 
     def bulk_set(self, field: str, value: Any, ids: list[str] | None = None) -> None:
         ids = self.selected_ids() if ids is None else ids

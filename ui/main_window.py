@@ -124,6 +124,9 @@ class MainWindow(QMainWindow):
         self.desk.idle.connect(lambda: self.progress_label.setText(""))
         self.sidebar.selectionModel().currentChanged.connect(self._on_sidebar)
         self._install(store)
+        from .store_safety import StoreSafety
+
+        self.safety = StoreSafety(self)  # File → Check/Back up/Restore, banner, backups
 
     @property
     def store(self) -> MemoryStore:
@@ -502,6 +505,8 @@ class MainWindow(QMainWindow):
         self._counts.wait(msecs)
         self._ollama.wait(msecs)
         self.write_service.wait_idle(msecs)
+        if hasattr(self, "safety"):  # a backup or check in flight
+            self.safety.wait(msecs)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.sync()

@@ -15,6 +15,8 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
+from memdesk.core.store.faults import as_store_error
+
 
 class TaskState:
     """Shared between the worker and the GUI: progress out, cancel in."""
@@ -51,7 +53,10 @@ class _Runnable(QRunnable):
         try:
             result = self.fn(self.state)
         except BaseException as exc:  # delivered to the GUI thread, never swallowed
-            self._emit(self.signals.failed, exc, traceback.format_exc())
+            # Driver and data errors (damaged page, undecodable text, full disk…) become
+            # the store's readable errors, as in the CLI (core.store.faults).
+            shown = as_store_error(exc) if isinstance(exc, Exception) else None
+            self._emit(self.signals.failed, shown or exc, traceback.format_exc())
             return
         self._emit(self.signals.done, result)
 

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings
+from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -33,6 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.taxonomy import LOW_CONFIDENCE
+
+from .text import plain_label
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
 MAX_RECENT = 8
@@ -149,6 +151,11 @@ class SettingsDialog(QDialog):
         form.addRow("Store opened at start", path_row)
         form.addRow("Ollama host", self.ollama_host)
         form.addRow("Low confidence below", self.low_conf)
+        from memdesk.core.store.backup import backup_root
+
+        self.backups = plain_label(str(backup_root()))  # automatic backups (docs/sqlite.md)
+        self.backups.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form.addRow("Backups folder", self.backups)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )

@@ -72,6 +72,11 @@ class Contradictions:
              actor: str = "operator") -> C.Resolution:
         return C.resolve_keep(self.store, group, winner_id, note=note, actor=actor)
 
+    def suggested(self, group: C.GroupDetail, *, note: str | None = None,
+                  actor: str = "operator") -> C.Resolution:
+        """Keep the suggested winner (refused when the group has no suggestion)."""
+        return C.resolve_suggested(self.store, group, note=note, actor=actor)
+
     def keep_all(self, group: C.GroupDetail, *, note: str | None = None,
                  actor: str = "operator") -> C.Resolution:
         return C.resolve_keep_all(self.store, group, note=note, actor=actor)

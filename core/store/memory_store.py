@@ -20,7 +20,7 @@ from sqlalchemy import Connection, Engine, func, insert, select, update
 from sqlalchemy.exc import DatabaseError, OperationalError
 
 from memdesk.core import taxonomy as tx
-from memdesk.core.errors import NotFoundError, ValidationError
+from memdesk.core.errors import EditConflictError, NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import audit
 from memdesk.core.store.browse import fetch_records
@@ -65,11 +65,15 @@ class MemoryStore:
         db: str | Path | None = None,
         *,
         create: bool = True,
-        allow_upgrade: bool = True,
+        allow_upgrade: bool = False,
         busy_timeout: float | None = None,
+        **options: Any,
     ) -> MemoryStore:
+        """Open a store (see schema.open_engine).  Only ``db upgrade`` and the GUI,
+        after asking, pass ``allow_upgrade``: everything else refuses an older store."""
         engine, report = open_engine(
-            db, create=create, allow_upgrade=allow_upgrade, busy_timeout=busy_timeout
+            db, create=create, allow_upgrade=allow_upgrade, busy_timeout=busy_timeout,
+            **options,
         )
         return cls(engine, report)
 
@@ -326,9 +330,15 @@ class MemoryStore:
         group_id: str | None = None,
         note: str | None = None,
         undoes: int | None = None,
+        expected_version: int | None = None,
     ) -> int | None:
-        """Set ``values`` on one memory and audit exactly what changed (None: no change)."""
+        """Set ``values`` on one memory and audit exactly what changed (None: no change).
+
+        ``expected_version``: the version the caller read; if the row changed since,
+        EditConflictError (optimistic concurrency: nothing is written)."""
         current = self.get(memory_id, conn)
+        if expected_version is not None and current.version != expected_version:
+            raise EditConflictError(memory_id, expected_version, current.version, current)
         before: dict[str, Any] = {}
         after: dict[str, Any] = {}
         for k, v in values.items():
@@ -343,9 +353,13 @@ class MemoryStore:
             return None
         if after:
             # A vector is derived from the text: a new text makes it stale (not audited;
-            # the next `memdesk embed` recomputes it, see core/write/embed.py).
+            # the next `memdesk embed` recomputes it, see core/write/embed.py).  Every
+            # change bumps the row version (migration 0009: optimistic concurrency).
             stale = {"embedding": None} if "text" in after else {}
-            conn.execute(update(MT).where(M.id == memory_id).values(**after, **stale))
+            conn.execute(
+                update(MT).where(M.id == memory_id)
+                .values(**after, **stale, version=M.version + 1)
+            )
         return self.log_in(
             conn, memory_id, actor, action, before, after,
             group_id=group_id, note=note, undoes=undoes,
@@ -368,22 +382,27 @@ class MemoryStore:
         note: str | None = None,
         group_id: str | None = None,
         action: str = "edit",
+        expected_version: int | None = None,
         **fields: Any,
     ) -> Changes:
+        """Edit one memory; ``expected_version`` (the version the caller saw) makes a
+        stale edit fail with EditConflictError instead of overwriting a newer change."""
         bad = set(fields) - set(EDITABLE_FIELDS)
         if bad:
             raise ValidationError(sorted(bad)[0], "cannot be edited")
         values = validate_fields(fields, creating=False)
         with self.write() as conn:
             ev = self.apply_in(conn, memory_id, values, actor=actor, action=action,
-                               group_id=group_id, note=note)
+                               group_id=group_id, note=note, expected_version=expected_version)
         return _edit((memory_id,), (ev,) if ev else (), group_id)
 
     def bulk_update(
         self, ids: Sequence[str], *, actor: str = "operator", note: str | None = None,
-        action: str = "bulk_edit", **fields: Any,
+        action: str = "bulk_edit", expected_versions: dict[str, int] | None = None,
+        **fields: Any,
     ) -> Changes:
-        """One audited group: every row's change shares a group_id, undone together."""
+        """One audited group: every row's change shares a group_id, undone together.
+        ``expected_versions``: id → version the caller saw; any stale row aborts all."""
         bad = set(fields) - set(EDITABLE_FIELDS)
         if bad:
             raise ValidationError(sorted(bad)[0], "cannot be edited")
@@ -394,10 +413,26 @@ class MemoryStore:
         with self.write() as conn:
             for mid in ids:
                 ev = self.apply_in(conn, mid, values, actor=actor, action=action,
-                                   group_id=group, note=note)
+                                   group_id=group, note=note,
+                                   expected_version=(expected_versions or {}).get(mid))
                 if ev:
                     events.append(ev)
         return _edit(tuple(ids), tuple(events), group)
+
+    def record_access(self, memory_ids: Sequence[str], *, at: datetime | None = None) -> int:
+        """Count one retrieval of each memory: ``access_count + 1`` in SQL, never a
+        read-then-write, so concurrent readers lose no counts.  Not an edit: no audit
+        row, no version bump (an operator's open edit stays valid).  Returns rows hit."""
+        when = at or utcnow()
+        n = 0
+        with self.write() as conn:
+            for i in range(0, len(memory_ids), 500):
+                chunk = list(memory_ids[i : i + 500])
+                n += conn.execute(
+                    update(MT).where(M.id.in_(chunk))
+                    .values(access_count=M.access_count + 1, last_accessed=when)
+                ).rowcount
+        return n
 
     def soft_delete(self, memory_id: str, *, actor: str = "operator", note: str | None = None,
                     group_id: str | None = None) -> Changes:

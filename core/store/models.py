@@ -59,6 +59,9 @@ class Memory(Base):
     valid_until: Mapped[datetime | None] = mapped_column(DateTime)
     layer: Mapped[str | None] = mapped_column(String(32))
     deleted_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # Optimistic concurrency (migration 0009): +1 on every audited change; an edit
+    # may name the version it was based on and is refused if the row moved on.
+    version: Mapped[int] = mapped_column(Integer, nullable=False, default=1, server_default="1")
 
     __table_args__ = (
         Index("ix_memories_user_valid", "user_id", "valid_until"),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from enum import Flag, auto
 from typing import Any
@@ -36,6 +36,9 @@ class MemoryRecord:
     layer: str | None
     deleted_at: datetime | None
     seq: int = 0
+    # Bumped on every change; pass to update(expected_version=...).  Not part of
+    # equality: two records with the same content are equal whatever their history.
+    version: int = field(default=1, compare=False)
 
     @property
     def status(self) -> Status:

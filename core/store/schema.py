@@ -1,12 +1,11 @@
-"""Opening a store: checks the file, migrates older schemas in place (after a backup)
-and refuses schemas newer than this build knows.  Never recreates a store silently.
+"""Opening a store: identify the file read-only, check it, then open it read-write;
+migrate older schemas in place only when the caller allows (after a backup) and
+refuse schemas newer than this build knows.  Never recreates a store silently.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import Engine, inspect, text
@@ -15,11 +14,20 @@ from sqlalchemy.exc import DatabaseError, OperationalError
 from memdesk.core.errors import (
     SchemaOutdatedError,
     SchemaTooNewError,
-    StoreCorruptError,
-    StoreLockedError,
+    StoreDamagedError,
+    StoreForeignError,
     StoreOpenError,
 )
-from memdesk.core.store.db import default_store_path, make_engine, sqlite_path, to_url, writer
+from memdesk.core.store.check import OPEN_CHECK_BUDGET_S, CheckReport, open_check
+from memdesk.core.store.db import (
+    connect_raw,
+    default_store_path,
+    make_engine,
+    sqlite_path,
+    to_url,
+    writer,
+)
+from memdesk.core.store.identity import Identity, StoreKind, identify, stamp_statements
 
 MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 LEGACY_REVISION = "0001"  # a Recall store without alembic_version
@@ -76,9 +84,13 @@ class OpenReport:
     upgraded_from: str | None
     upgraded_to: str | None
     backup: Path | None
+    read_only: bool = False  # damaged: opened read-only (see health)
+    health: CheckReport | None = None
 
     @property
     def message(self) -> str | None:
+        if self.read_only and self.health is not None:
+            return f"The store is open read-only: {self.health.summary()}"
         if self.created:
             return f"Created a new store at {self.url}"
         if self.upgraded_to:
@@ -90,19 +102,9 @@ class OpenReport:
 
 def translate(exc: BaseException, url: str) -> StoreOpenError:
     """Turn driver errors into the store's own errors with a readable message."""
-    text = str(getattr(exc, "orig", exc)).lower()
-    if "locked" in text or "busy" in text:
-        return StoreLockedError(
-            f"The store {url} is locked by another program. Close it or try again."
-        )
-    if "not a database" in text or "malformed" in text or "corrupt" in text:
-        return StoreCorruptError(
-            f"The file {url} is not a readable memdesk store (it is not a SQLite "
-            "database, or it is damaged). Nothing was changed."
-        )
-    if "unable to open" in text:
-        return StoreOpenError(f"Cannot open {url}: the file or its folder is not accessible.")
-    return StoreOpenError(f"Cannot open {url}: {getattr(exc, 'orig', exc)}")
+    from memdesk.core.store.faults import translate_driver_error
+
+    return translate_driver_error(exc, url)
 
 
 def schema_state(engine: Engine) -> SchemaState:
@@ -125,29 +127,55 @@ def schema_state(engine: Engine) -> SchemaState:
         return SchemaState(None, False, head)
 
 
-def _backup(path: Path, revision: str | None) -> Path:
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    dest = path.with_name(f"{path.name}.pre-{revision or 'legacy'}-{stamp}.bak")
-    src = sqlite3.connect(str(path))
-    try:
-        dst = sqlite3.connect(str(dest))
-        with dst:
-            src.backup(dst)
-        dst.close()
-    finally:
-        src.close()
-    return dest
+def upgrade(
+    engine: Engine, state: SchemaState, path: Path | None = None
+) -> tuple[str | None, Path | None]:
+    """Migrate to head under the write lock; returns the revision found there (None:
+    a new store; HEAD: another process upgraded it meanwhile) and the backup written.
 
-
-def upgrade(engine: Engine, state: SchemaState) -> None:
+    The revision read before is only a hint: several processes may open an old
+    store at once.  BEGIN IMMEDIATE serialises them, and the revision is read again
+    inside the lock, so the first migrates and the others find the head and do nothing.
+    A backup (core.store.backup) is written inside the same lock, before any change.
+    """
     from alembic import command
 
     cfg = _config()
     with writer(engine).begin() as conn:
+        found = _locked_revision(conn)
+        if found == HEAD:
+            return HEAD, None
+        backup = None
+        if found is not None and path is not None:
+            # From a second, read-only connection: SQLite's backup cannot read through
+            # a connection that holds a write transaction, and ours keeps other
+            # writers out, so the copy is exactly what the migration starts from.
+            from memdesk.core.store.backup import backup_store
+
+            backup = backup_store(path, reason=f"pre-{found}").path
         cfg.attributes["connection"] = conn
-        if state.legacy:
+        if found == LEGACY_REVISION and not _has_version_table(conn):
             command.stamp(cfg, LEGACY_REVISION)
         command.upgrade(cfg, "head")
+        if conn.dialect.name == "sqlite":
+            for stmt in stamp_statements(HEAD):
+                conn.exec_driver_sql(stmt)
+        return found, backup
+
+
+def _has_version_table(conn) -> bool:  # type: ignore[no-untyped-def]
+    return "alembic_version" in set(inspect(conn).get_table_names())
+
+
+def _locked_revision(conn) -> str | None:  # type: ignore[no-untyped-def]
+    tables = set(inspect(conn).get_table_names())
+    if "alembic_version" in tables:
+        rev = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()
+        if rev is not None:
+            return str(rev)
+    if "memories" in tables:
+        return LEGACY_REVISION
+    return None
 
 
 def _check_path(url: str, create: bool) -> Path | None:
@@ -167,18 +195,64 @@ def _check_path(url: str, create: bool) -> Path | None:
     return path
 
 
+def _identify(path: Path, url: str, *, create: bool, allow_upgrade: bool) -> Identity:
+    """Read-only identification; raises for anything we must not open read-write."""
+    ident = identify(path)
+    if ident.kind is StoreKind.FOREIGN:
+        raise StoreForeignError(
+            f"{path} is not a memdesk or Recall store ({ident.detail}); memdesk opens only "
+            "its own stores. Nothing was changed."
+        )
+    if ident.kind is StoreKind.EMPTY and not create:
+        raise StoreOpenError(
+            f"{path} is empty, not a memdesk store. Nothing was changed (create a store "
+            "with `memdesk add` or File → New store)."
+        )
+    if ident.revision is not None and ident.revision not in known_revisions():
+        raise SchemaTooNewError(
+            f"The store {url} has schema revision {ident.revision}, which this memdesk "
+            f"does not know (newest known: {HEAD}). Update memdesk to open it."
+        )
+    if ident.revision is not None and ident.revision != HEAD and not allow_upgrade:
+        raise SchemaOutdatedError(
+            f"The store {url} has schema {ident.revision}; this memdesk needs {HEAD}. "
+            "Nothing was changed. Run `memdesk db upgrade` (a backup is written first)."
+        )
+    return ident
+
+
 def open_engine(
     db: str | Path | None = None,
     *,
     create: bool = True,
-    allow_upgrade: bool = True,
+    allow_upgrade: bool = False,
     busy_timeout: float | None = None,
+    if_damaged: str = "refuse",
+    check_budget: float | None = OPEN_CHECK_BUDGET_S,
 ) -> tuple[Engine, OpenReport]:
-    """Open (and create or migrate as allowed) the store at ``db``."""
+    """Open (and create or migrate as allowed) the store at ``db``.
+
+    A SQLite file is identified and checked through a read-only connection first;
+    only a healthy memdesk or Recall store is then opened read-write (WAL) and, when
+    ``allow_upgrade``, migrated.  ``if_damaged``: "refuse" raises StoreDamagedError,
+    "read_only" opens a damaged store read-only (the report says what is wrong).
+    ``check_budget``: seconds for the open check (None: unbounded; 0: skip it).
+    """
     url = to_url(db)
     path = _check_path(url, create)
-    existed = path is not None and path.exists() and path.stat().st_size > 0
-    engine = make_engine(url, **({} if busy_timeout is None else {"busy_timeout": busy_timeout}))
+    timeout = {} if busy_timeout is None else {"busy_timeout": busy_timeout}
+    health: CheckReport | None = None
+    ident: Identity | None = None
+    if path is not None and path.exists():
+        ident = _identify(path, url, create=create, allow_upgrade=allow_upgrade)
+        if ident.kind is not StoreKind.EMPTY and check_budget != 0:
+            health = _open_check(path, check_budget)
+            if health.damaged:
+                if if_damaged != "read_only":
+                    raise StoreDamagedError(damage_message(url, path, health), health)
+                engine = make_engine(url, read_only=True, **timeout)
+                return engine, OpenReport(url, False, None, None, None, True, health)
+    engine = make_engine(url, **timeout)
     try:
         state = schema_state(engine)
         if state.revision is not None and state.revision not in known_revisions():
@@ -186,19 +260,19 @@ def open_engine(
                 f"The store {url} has schema revision {state.revision}, which this memdesk "
                 f"does not know (newest known: {state.head}). Update memdesk to open it."
             )
-        report = OpenReport(url, created=False, upgraded_from=None, upgraded_to=None, backup=None)
+        report = OpenReport(url, False, None, None, None, False, health)
         if state.revision is None:
             upgrade(engine, state)
-            report = OpenReport(url, True, None, None, None)
+            report = OpenReport(url, True, None, None, None, False, health)
         elif state.needs_upgrade:
             if not allow_upgrade:
                 raise SchemaOutdatedError(
                     f"The store {url} has schema {state.revision}; this memdesk needs "
                     f"{state.head}. Run `memdesk db upgrade`."
                 )
-            backup = _backup(path, state.revision) if (path is not None and existed) else None
-            upgrade(engine, state)
-            report = OpenReport(url, False, state.revision, state.head, backup)
+            found, backup = upgrade(engine, state, path)
+            if found != HEAD:  # another process may have upgraded it while we waited
+                report = OpenReport(url, False, found, HEAD, backup, False, health)
         return engine, report
     except (OperationalError, DatabaseError) as exc:
         engine.dispose()
@@ -206,3 +280,25 @@ def open_engine(
     except BaseException:
         engine.dispose()
         raise
+
+
+def _open_check(path: Path, budget: float | None) -> CheckReport:
+    conn = connect_raw(path, read_only=True)
+    try:
+        return open_check(conn, path, budget)
+    finally:
+        conn.close()
+
+
+def damage_message(url: str, path: Path | None, health: CheckReport) -> str:
+    """What is wrong with a damaged store and the backup to restore, for people."""
+    from memdesk.core.store.backup import latest_good_backup
+
+    msg = f"The store {url} is damaged and was not changed: {health.summary()}."
+    good = latest_good_backup(path) if path is not None else None
+    if good is not None:
+        msg += (f"\nThe latest good backup is {good.path} ({good.when:%Y-%m-%d %H:%M} UTC). "
+                f"Restore it with: memdesk db restore {good.path} --db {path}")
+    else:
+        msg += "\nNo backup of it was found; `memdesk db check` lists the damage."
+    return msg

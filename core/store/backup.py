@@ -1,0 +1,301 @@
+"""Backups of a store: online copies, a list, restore, rotation and the automatic policy.
+
+A backup is taken with SQLite's online backup API in one step, which holds one read
+transaction: in WAL mode writers carry on meanwhile and the copy is the consistent
+state at its start.  It is written to a temporary name, switched to a single-file
+journal mode, checked, and only then renamed into place, so a listed backup is never
+half-written.  Backups live in the user data dir, one folder per store file
+(``backups/<name>-<hash of its path>/<UTC time>-<reason>.db``), and are thinned
+like Anki's: every recent one, then one a day, a week, a month, within a size budget.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import platformdirs
+
+from memdesk.core.errors import MemdeskError, StoreOpenError
+from memdesk.core.store.check import CheckReport, check_connection, check_file
+from memdesk.core.store.db import DRIVER, connect_raw
+
+KEEP_RECENT = 8
+KEEP_DAILY, KEEP_WEEKLY, KEEP_MONTHLY = 7, 4, 12
+SIZE_BUDGET_BYTES = 2 * 1024**3
+AUTO_INTERVAL = timedelta(minutes=30)
+_NAME = re.compile(r"^(\d{8}T\d{6}-\d{6})-([a-z0-9-]+)\.db$")
+_STAMP = "%Y%m%dT%H%M%S-%f"
+
+
+class BackupError(MemdeskError):
+    """A backup or restore could not be made; the store itself is unchanged."""
+
+
+@dataclass(frozen=True)
+class BackupInfo:
+    """One backup file: where, when (UTC, naive), why and how big."""
+
+    path: Path
+    when: datetime
+    reason: str
+    size: int
+
+
+def backup_root() -> Path:
+    """Where backups go: ``MEMDESK_BACKUP_DIR`` or the user data dir's ``backups``."""
+    env = os.environ.get("MEMDESK_BACKUP_DIR")
+    if env:
+        return Path(env)
+    return Path(platformdirs.user_data_dir("memdesk", appauthor=False)) / "backups"
+
+
+def backup_dir(store_path: Path) -> Path:
+    """The folder holding ``store_path``'s backups (one per store file)."""
+    resolved = str(Path(store_path).expanduser().resolve())
+    digest = hashlib.sha256(resolved.encode("utf-8", "surrogateescape")).hexdigest()[:10]
+    return backup_root() / f"{Path(resolved).stem}-{digest}"
+
+
+def _info(path: Path) -> BackupInfo | None:
+    m = _NAME.match(path.name)
+    if not m:
+        return None
+    when = datetime.strptime(m.group(1), _STAMP)
+    return BackupInfo(path, when, m.group(2), path.stat().st_size)
+
+
+def list_backups(store_path: Path) -> list[BackupInfo]:
+    """Backups of ``store_path``, newest first."""
+    folder = backup_dir(store_path)
+    if not folder.is_dir():
+        return []
+    found = [i for p in folder.iterdir() if p.is_file() and (i := _info(p)) is not None]
+    return sorted(found, key=lambda i: i.when, reverse=True)
+
+
+def latest_backup(store_path: Path) -> BackupInfo | None:
+    backups = list_backups(store_path)
+    return backups[0] if backups else None
+
+
+def latest_good_backup(store_path: Path, *, budget_s: float = 2.0) -> BackupInfo | None:
+    """The newest backup that passes a (bounded) check."""
+    for info in list_backups(store_path)[:5]:
+        report = check_file(info.path, level="quick", budget_s=budget_s)
+        if report.ok:
+            return info
+    return None
+
+
+def _target(store_path: Path, reason: str, to: Path | None, now: datetime) -> Path:
+    if to is not None:
+        return to
+    folder = backup_dir(store_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    note = folder / "store.txt"
+    if not note.exists():
+        note.write_text(str(Path(store_path).resolve()) + "\n", encoding="utf-8")
+    safe = re.sub(r"[^a-z0-9-]+", "-", reason.lower()).strip("-") or "manual"
+    return folder / f"{now.strftime(_STAMP)}-{safe}.db"
+
+
+def backup_connection(
+    src, store_path: Path, *, reason: str = "manual", to: Path | None = None,  # type: ignore[no-untyped-def]
+    check: bool = True, rotate_after: bool = True,
+) -> BackupInfo:
+    """Copy the database behind driver connection ``src`` to a new backup file."""
+    now = datetime.now(UTC).replace(tzinfo=None)
+    dest = _target(store_path, reason, to, now)
+    if dest.exists():
+        raise BackupError(f"{dest} exists already; choose another name.")
+    tmp = dest.with_name(dest.name + ".part")
+    tmp.unlink(missing_ok=True)
+    try:
+        dst = DRIVER.connect(str(tmp))
+        try:
+            src.backup(dst)  # one step: a single read transaction, a consistent copy
+            dst.isolation_level = None
+            dst.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
+            if check:
+                report = check_connection(dst, level="quick")
+                if report.damaged:
+                    raise BackupError(
+                        f"The backup copy failed its check ({report.summary()}); the store "
+                        "itself may be damaged. Run `memdesk db check`."
+                    )
+        finally:
+            dst.close()
+        os.replace(tmp, dest)
+    except DRIVER.Error as exc:
+        raise BackupError(f"Could not back up {store_path}: {exc}") from exc
+    except OSError as exc:
+        raise BackupError(
+            f"Could not write the backup {dest}: {exc.strerror or exc}. The store is unchanged."
+        ) from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    if rotate_after and to is None:
+        rotate(store_path)
+    return BackupInfo(dest, now, reason, dest.stat().st_size)
+
+
+def backup_store(store_path: Path, *, reason: str = "manual", to: Path | None = None) -> BackupInfo:
+    """Back up the store file at ``store_path`` (safe while other processes write)."""
+    store_path = Path(store_path)
+    if not store_path.is_file():
+        raise StoreOpenError(f"There is no store at {store_path}.")
+    src = connect_raw(store_path, read_only=True)
+    try:
+        return backup_connection(src, store_path, reason=reason, to=to)
+    finally:
+        src.close()
+
+
+def thin(backups: list[BackupInfo], now: datetime, *,
+         keep_recent: int = KEEP_RECENT, budget: int = SIZE_BUDGET_BYTES) -> list[BackupInfo]:
+    """The backups to delete: keep the newest ``keep_recent``, then the newest of each
+    day (7), ISO week (4) and month (12); then drop the oldest kept ones until the
+    total fits ``budget`` (the newest two always stay)."""
+    ordered = sorted(backups, key=lambda b: b.when, reverse=True)
+    keep: list[BackupInfo] = list(ordered[:keep_recent])
+    buckets = (
+        (KEEP_DAILY, lambda d: d.date()),
+        (KEEP_WEEKLY, lambda d: tuple(d.isocalendar())[:2]),
+        (KEEP_MONTHLY, lambda d: (d.year, d.month)),
+    )
+    for count, key in buckets:
+        seen: set = set()
+        for b in ordered:
+            k = key(b.when)
+            if k in seen:
+                continue
+            seen.add(k)
+            if len(seen) > count:
+                break
+            if b not in keep:
+                keep.append(b)
+    keep.sort(key=lambda b: b.when, reverse=True)
+    while len(keep) > 2 and sum(b.size for b in keep) > budget:
+        keep.pop()
+    return [b for b in ordered if b not in keep]
+
+
+def rotate(store_path: Path, now: datetime | None = None) -> list[Path]:
+    """Delete the backups :func:`thin` drops; returns their paths."""
+    now = now or datetime.now(UTC).replace(tzinfo=None)
+    gone = []
+    for b in thin(list_backups(store_path), now):
+        b.path.unlink(missing_ok=True)
+        gone.append(b.path)
+    return gone
+
+
+@dataclass(frozen=True)
+class RestoreReport:
+    """What restoring did: which backup went in, where the replaced file went."""
+
+    backup: Path
+    store: Path
+    set_aside: Path | None
+    check: CheckReport
+
+
+def restore(store_path: Path, backup_path: Path) -> RestoreReport:
+    """Replace ``store_path`` with ``backup_path`` after checking the backup in full.
+
+    The current file (with its ``-wal``) is renamed aside, never deleted, so a
+    restore can itself be undone by hand.  Close other programs using the store
+    first: they would keep writing to the file set aside.
+    """
+    store_path, backup_path = Path(store_path), Path(backup_path)
+    if not backup_path.is_file():
+        raise StoreOpenError(f"There is no backup at {backup_path}.")
+    if backup_path.resolve() == store_path.resolve():
+        raise BackupError("The backup and the store are the same file.")
+    from memdesk.core.store.identity import StoreKind, identify
+
+    ident = identify(backup_path)  # refuses non-SQLite files without touching them
+    if ident.kind not in (StoreKind.MEMDESK, StoreKind.RECALL):
+        raise BackupError(f"{backup_path} is not a memdesk store; nothing was restored.")
+    report = check_file(backup_path, level="full")
+    if report.damaged:
+        raise BackupError(
+            f"The backup {backup_path} is damaged too ({report.summary()}); nothing was "
+            "restored. Try an older one (`memdesk db backups`)."
+        )
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    aside = None
+    tmp = store_path.with_name(store_path.name + ".restoring")
+    try:
+        shutil.copyfile(backup_path, tmp)
+        if store_path.exists():
+            aside = store_path.with_name(f"{store_path.name}.replaced-{stamp}")
+            os.replace(store_path, aside)
+            for suffix in ("-wal", "-shm"):
+                side = Path(str(store_path) + suffix)
+                if side.exists():
+                    os.replace(side, Path(str(aside) + suffix))
+        os.replace(tmp, store_path)
+    except OSError as exc:
+        raise BackupError(f"Could not restore: {exc.strerror or exc}.") from exc
+    finally:
+        tmp.unlink(missing_ok=True)
+    return RestoreReport(backup_path, store_path, aside, report)
+
+
+class AutoBackup:
+    """The automatic backup policy for one store (the GUI keeps one per open store).
+
+    ``due()``: a backup is wanted when none exists, or ``interval`` has passed since
+    the last one and the file changed since (its size and mtime, with the WAL's).
+    ``before_risky()``: before a migration, bulk action, merge or restore, unless a
+    backup of the unchanged file already exists.  Private state: the file
+    fingerprint at the last backup and its time.
+    """
+
+    def __init__(self, store_path: Path, interval: timedelta = AUTO_INTERVAL) -> None:
+        self.store_path = Path(store_path)
+        self.interval = interval
+        self._last: datetime | None = None
+        self._fingerprint: tuple | None = None
+        latest = latest_backup(self.store_path)
+        if latest is not None:
+            self._last = latest.when
+
+    def fingerprint(self) -> tuple:
+        out = []
+        for suffix in ("", "-wal"):
+            try:
+                st = os.stat(str(self.store_path) + suffix)
+                out.append((st.st_size, st.st_mtime_ns))
+            except OSError:
+                out.append(None)
+        return tuple(out)
+
+    def due(self, now: datetime | None = None) -> bool:
+        now = now or datetime.now(UTC).replace(tzinfo=None)
+        if self._last is None:
+            return True
+        if self._fingerprint is not None and self.fingerprint() == self._fingerprint:
+            return False
+        return now - self._last >= self.interval
+
+    def run(self, reason: str) -> BackupInfo:
+        info = backup_store(self.store_path, reason=reason)
+        self._last = info.when
+        self._fingerprint = self.fingerprint()
+        return info
+
+    def maybe(self, reason: str = "auto", now: datetime | None = None) -> BackupInfo | None:
+        return self.run(reason) if self.due(now) else None
+
+    def before_risky(self, reason: str) -> BackupInfo | None:
+        if self._fingerprint is not None and self.fingerprint() == self._fingerprint:
+            return None
+        return self.run(reason)

@@ -1,0 +1,142 @@
+"""Damage detection: SQLite's own checks, bounded in time, on a read-only connection.
+
+On open a store gets ``PRAGMA integrity_check`` when it is small (it also compares
+every index with its table, which is where most flipped bytes show) and the cheaper
+``PRAGMA quick_check`` under a time budget when it is large; a check cut short by
+the budget says so (``complete=False``) rather than pretending.  ``db check`` and
+File → Check store run everything with no budget: ``integrity_check``,
+``foreign_key_check`` and FTS5's own ``integrity-check``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from memdesk.core.store.db import DRIVER, connect_raw
+
+# Below this size the full integrity_check runs on every open (tens of ms per MB).
+FULL_CHECK_ON_OPEN_BYTES = 48 * 1024 * 1024
+OPEN_CHECK_BUDGET_S = 1.0
+MAX_PROBLEMS = 20
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The outcome of one check: problems found (empty: none) and how far it got."""
+
+    level: str  # "quick", "integrity" or "full"
+    problems: tuple[str, ...] = ()
+    complete: bool = True
+    seconds: float = 0.0
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def damaged(self) -> bool:
+        return bool(self.problems)
+
+    def summary(self) -> str:
+        if self.problems:
+            shown = "; ".join(self.problems[:5])
+            more = f" (and {len(self.problems) - 5} more)" if len(self.problems) > 5 else ""
+            return f"the store is damaged: {shown}{more}"
+        if not self.complete:
+            return f"no damage found in the part checked ({self.level} check cut short)"
+        return f"no damage found ({self.level} check)"
+
+
+class _Deadline:
+    """A progress handler that interrupts SQLite when the budget is spent."""
+
+    def __init__(self, budget_s: float | None) -> None:
+        self.until = None if budget_s is None else time.monotonic() + budget_s
+        self.hit = False
+
+    def __call__(self) -> int:
+        if self.until is not None and time.monotonic() > self.until:
+            self.hit = True
+            return 1
+        return 0
+
+
+def _pragma_rows(conn, sql: str, deadline: _Deadline) -> list[str] | None:  # type: ignore[no-untyped-def]
+    """Rows of a checking PRAGMA as text; None when the deadline interrupted it."""
+    conn.set_progress_handler(deadline, 2000)
+    try:
+        return [" ".join(str(c) for c in row) for row in conn.execute(sql).fetchall()]
+    except DRIVER.OperationalError as exc:
+        if deadline.hit or "interrupt" in str(exc).lower():
+            return None
+        raise
+    finally:
+        conn.set_progress_handler(None, 0)
+
+
+def check_connection(conn, *, level: str, budget_s: float | None = None) -> CheckReport:  # type: ignore[no-untyped-def]
+    """Run the checks of ``level`` on a raw driver connection (read-only is enough)."""
+    start = time.monotonic()
+    deadline = _Deadline(budget_s)
+    problems: list[str] = []
+    complete = True
+    try:
+        pragma = "quick_check" if level == "quick" else "integrity_check"
+        rows = _pragma_rows(conn, f"PRAGMA {pragma}({MAX_PROBLEMS})", deadline)
+        if rows is None:
+            complete = False
+        else:
+            problems += [r for r in rows if r != "ok"]
+        if level == "full" and complete:
+            fk = _pragma_rows(conn, "PRAGMA foreign_key_check", deadline) or []
+            problems += [f"foreign key broken: {r}" for r in fk[:MAX_PROBLEMS]]
+            problems += _fts_check(conn)
+    except DRIVER.DatabaseError as exc:
+        problems.append(str(exc))
+    return CheckReport(level, tuple(problems), complete, time.monotonic() - start)
+
+
+def _fts_check(conn) -> list[str]:  # type: ignore[no-untyped-def]
+    tables = [r[0] for r in conn.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING fts5%'"
+    )]
+    out = []
+    for name in tables:
+        try:
+            # FTS5's check writes nothing (the INSERT is a command, not a row) but
+            # still needs a writable connection; run it in a savepoint and roll back.
+            conn.execute("SAVEPOINT fts_check")
+            try:
+                conn.execute(f"INSERT INTO \"{name}\"(\"{name}\") VALUES ('integrity-check')")
+            finally:
+                conn.execute("ROLLBACK TO fts_check")
+                conn.execute("RELEASE fts_check")
+        except DRIVER.OperationalError as exc:
+            if "readonly" in str(exc).lower() or "read-only" in str(exc).lower():
+                continue  # a read-only connection: integrity_check covers FTS5 already
+            out.append(f"full-text index {name}: {exc}")
+        except DRIVER.DatabaseError as exc:
+            out.append(f"full-text index {name}: {exc}")
+    return out
+
+
+def check_file(path: Path, *, level: str = "full", budget_s: float | None = None) -> CheckReport:
+    """Check the store file at ``path`` without writing to it."""
+    try:
+        conn = connect_raw(path, read_only=True)
+    except DRIVER.Error as exc:
+        return CheckReport(level, (f"cannot open: {exc}",))
+    try:
+        return check_connection(conn, level=level, budget_s=budget_s)
+    finally:
+        conn.close()
+
+
+def open_check(conn, path: Path, budget_s: float = OPEN_CHECK_BUDGET_S) -> CheckReport:  # type: ignore[no-untyped-def]
+    """The check every open runs: full integrity on small stores, bounded quick_check else."""
+    size = path.stat().st_size
+    level = "integrity" if size <= FULL_CHECK_ON_OPEN_BYTES else "quick"
+    return check_connection(conn, level=level, budget_s=budget_s)
