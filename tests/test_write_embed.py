@@ -85,13 +85,18 @@ def test_a_different_model_is_detected_and_nothing_is_mixed(store: MemoryStore, 
     assert "bge-small-en" in space_problem(store)
     # the worker stores the memory and says why it has no vector
     job = store_memory(store, Turn("I work at Acme.", "u"))
-    Worker(store, HeuristicExtractor()).run(drain=True)
+    worker = Worker(store, HeuristicExtractor())
+    worker.run(drain=True)
     done = JobQueue(store).get(job)
     assert done.status == "done" and store.get(done.memory_ids[0]).embedding is None
     assert any("without vectors" in e["msg"] and "bge-small-en" in e["msg"] for e in done.log)
     # re-embedding replaces the space and fills every vector
     reembed_all(store)
     assert space_problem(store) is None and backfill(store).embedded == 6
+    # and the running worker writes vectors again without a restart
+    later = store_memory(store, Turn("I live in Oslo.", "u"))
+    worker.run(drain=True)
+    assert store.get(JobQueue(store).get(later).memory_ids[0]).embedding is not None
 
 
 def test_unrecorded_vectors_count_as_another_model(store: MemoryStore) -> None:
