@@ -25,7 +25,7 @@ from memdesk.core.store.prefixes import AmbiguousIdError
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import Layer, MemoryType
 
-from . import cli_agents, cli_curation, cli_db, cli_delta, cli_read, cli_transfer
+from . import cli_agents, cli_curation, cli_db, cli_delta, cli_read, cli_transfer, cli_write
 from .cli_common import (
     EXIT_CODES_HELP,
     EXIT_CONFLICT,
@@ -66,7 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("add", parents=[common], help="add one memory (direct, audited insert)")
     p.add_argument("--user", required=True, dest="user_id")
-    p.add_argument("--text", required=True)
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--text", help="the memory's text ('-' reads standard input)")
+    src.add_argument("--text-file", type=Path, metavar="FILE", help="read the text from FILE")
     p.add_argument("--type", required=True, help="one of: " + ", ".join(MemoryType))
     p.add_argument("--layer", help="one of: " + ", ".join(Layer))
     p.add_argument("--topic")
@@ -125,12 +127,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace an existing file")
 
     # Feature modules add their own subcommands (each: register(subparsers, common)).
-    for module in (cli_db, cli_curation, cli_delta, cli_read, cli_transfer, cli_agents):
+    for module in (cli_db, cli_curation, cli_delta, cli_write, cli_read, cli_transfer, cli_agents):
         module.register(sub, common)
     return parser
 
 
 def cmd_add(args: argparse.Namespace) -> int:
+    if args.text_file is not None:
+        try:
+            args.text = args.text_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            err(f"cannot read --text-file {args.text_file}: {exc}")
+            return EXIT_USAGE
+    else:
+        args.text = cli_write.read_text(args.text)
     store = open_store(args)
     fields = {k: getattr(args, k) for k in (
         "user_id", "text", "type", "layer", "topic", "importance", "confidence",

@@ -295,3 +295,13 @@ def desk_for(tmp_path: Path):
     yield make
     for desk in made:
         desk.wait_idle()
+
+
+@pytest.fixture(scope="session")
+def embedder():
+    """The real all-MiniLM-L6-v2 model, loaded once per test session (a few seconds)."""
+    from memdesk.core.embeddings import default_embedder
+
+    e = default_embedder()
+    e.load()
+    return e

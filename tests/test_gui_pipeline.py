@@ -128,6 +128,7 @@ VIEW_CLASSES = {
     "drift": ("memdesk.ui.drift_view", "DriftView"),
     "review": ("memdesk.ui.review_view", "ReviewView"),
     "retrieval": ("memdesk.ui.retrieval_view", "RetrievalView"),
+    "jobs": ("memdesk.ui.jobs_view", "JobsView"),
 }
 
 

@@ -198,7 +198,8 @@ class DetailPane(QWidget):
                            ("last_accessed", "Last accessed"), ("access_count", "Accesses"),
                            ("decay_score", "Decay score"), ("valid_until", "Valid until"),
                            ("deleted_at", "Deleted"), ("embedding", "Embedding"),
-                           ("recalled", "Recalled")):
+                           ("recalled", "Recalled"),
+                           ("extracted_by", "Extracted by")):
             lab = fluid(plain_label("—"))
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.facts[key] = lab
@@ -322,10 +323,18 @@ class DetailPane(QWidget):
             "decay_score": "—" if rec.decay_score is None else f"{rec.decay_score:.3f}",
             "valid_until": _when(rec.valid_until), "deleted_at": _when(rec.deleted_at),
             "embedding": f"{len(rec.embedding) // 4} dims" if rec.embedding else "none",
+            "extracted_by": self._provenance(rec.id),
         }
         vals["recalled"] = recall_text(self.store, rec.id)
         for k, v in vals.items():
             self.facts[k].setText(elide(v, 300))
+
+    def _provenance(self, memory_id: str) -> str:
+        """Which extractor and model wrote this memory (issue 8); plain text."""
+        from memdesk.core.write.provenance import provenance
+
+        p = provenance(self.store, memory_id)
+        return p.describe() if p else "— (added directly, not extracted)"
 
     def _fill_chain(self, rec: MemoryRecord) -> None:
         older, newer = self.store.chain(rec.id)

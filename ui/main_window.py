@@ -51,6 +51,7 @@ from .text import error_box, plain_label, tooltip_text
 from .transfer import add_to_file_menu
 from .view import View
 from .views import VIEWS, ViewSpec
+from .write_service import WriteService
 
 KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
 KeyRole = Qt.ItemDataRole.UserRole + 1  # view key or filter name
@@ -111,6 +112,10 @@ class MainWindow(QMainWindow):
         self._counts.failed.connect(lambda exc, _tb: self.counts_label.setText("counts: —"))
         self._ollama = LatestTask(self)
         self._ollama.finished.connect(self._show_ollama)
+        # The write path: job worker thread, job counts, vector backfill (issue 8).
+        self.write_service = WriteService(self.desk, self)
+        self.statusBar().addPermanentWidget(self.write_service.label)
+        self.store_changed.connect(self.write_service.start_worker)
 
         self._build_menus()
         self.desk.changed.connect(self._on_changed)
@@ -157,6 +162,7 @@ class MainWindow(QMainWindow):
                                         self.open_demo)
         self.recent_menu = file.addMenu("Recent stores")
         file.addSeparator()
+        file.addAction(self.write_service.embed_action)
         self.settings_action = self._action(file, "Settings…", "Ctrl+,", self.edit_settings)
         self.transfers = add_to_file_menu(self, file, before=self.settings_action)
         file.addSeparator()
@@ -443,6 +449,7 @@ class MainWindow(QMainWindow):
             self._fill_sidebar()
             if self.settings.ollama_host != host:  # the operator wants to know about it
                 self.check_services()
+            self.write_service.start_worker()  # the Ollama host may have changed
 
     # -- status bar ---------------------------------------------------------------
     def refresh_counts(self) -> None:
@@ -499,10 +506,12 @@ class MainWindow(QMainWindow):
             shutdown(view, msecs)
         self._counts.wait(msecs)
         self._ollama.wait(msecs)
+        self.write_service.wait_idle(msecs)
         if hasattr(self, "safety"):  # a backup or check in flight
             self.safety.wait(msecs)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.sync()
         self.wait_idle()  # results must not arrive after their receivers are deleted
+        self.write_service.shutdown()
         super().closeEvent(event)

@@ -44,7 +44,8 @@ VIEWS: list[ViewSpec] = [
     ViewSpec("overview", "Overview", "Ctrl+0", lazy("overview", "OverviewView")),
     ViewSpec("snapshots", "Snapshots", "Ctrl+5", lazy("snapshots_view", "SnapshotsView")),
     ViewSpec("drift", "Drift review", "Ctrl+4", lazy("drift_view", "DriftView")),
-    ViewSpec("review", "Review inbox", "Ctrl+6", lazy("review_view", "ReviewView")),
-    ViewSpec("retrieval", "Retrieval inspector", "Ctrl+7",
+    ViewSpec("jobs", "Jobs", "Ctrl+6", lazy("jobs_view", "JobsView")),
+    ViewSpec("review", "Review inbox", "Ctrl+7", lazy("review_view", "ReviewView")),
+    ViewSpec("retrieval", "Retrieval inspector", "Ctrl+8",
              lazy("retrieval_view", "RetrievalView")),
 ]

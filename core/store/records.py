@@ -98,9 +98,10 @@ class Changed(Flag):
     SNAPSHOTS = auto()  # delta-memory snapshots and their diffs
     REVIEWS = auto()  # drift reviews of flagged diffs
     SETTINGS = auto()  # store-level delta-memory settings
+    JOBS = auto()  # write-path jobs (queued, done, failed, retried)
     DELTA = SOURCES | SNAPSHOTS | REVIEWS | SETTINGS  # anything of delta memory
     ALL = (MEMORIES | HISTORY | SWEEPS | CONTRADICTIONS | SOURCES | SNAPSHOTS | REVIEWS
-           | SETTINGS)
+           | SETTINGS | JOBS)
 
 
 MEMORY_EDIT = Changed.MEMORIES | Changed.HISTORY

@@ -63,7 +63,7 @@ class FallbackExtractor:
             out = self.primary.extract(turn)
         except ExtractionError as exc:
             reason = f"{self.primary.name} failed: {exc}; used the {self.fallback.name} extractor"
-            log.warning(reason)
+            log.info(reason)
             out = self.fallback.extract(turn)
             out.notes.insert(0, reason)
         for note in out.notes:

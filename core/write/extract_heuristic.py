@@ -30,7 +30,8 @@ EMPHASIS_BOOST = 0.1
 _V = r"(?P<v>[^,.;!?]+?)"
 # Where a captured value stops: punctuation, end, or a joining word.
 _STOP = (r"\s*(?:[,.;:!?]|$)|\s+(?:and|but|because|so|since|which|though|although"
-         r"|not|instead|rather|over|when|if|for (?:now|this)|at work|these days|now|nowadays"
+         r"|not|instead|rather|over|when|if|for|with|in|on|at|during|every|from|to|these days"
+         r"|now|nowadays"
          r"|anymore)\b")
 _END = rf"(?={_STOP})"
 
@@ -238,14 +239,14 @@ class HeuristicExtractor:
         return Extraction(top_units(units, notes), NAME, None, notes)
 
     def _clause(self, raw: str, notes: list[str]) -> Unit | None:
+        for reason, pat in _SKIPS:
+            if pat.search(raw):
+                notes.append(f"skipped {raw[:40]!r}: {reason}")
+                return None
         clause = PLEASANTRIES.sub("", raw).strip()
         if not clause.strip(" .,!?;:-~"):
             notes.append(f"skipped {raw[:40]!r}: pleasantry or acknowledgement")
             return None
-        for reason, pat in _SKIPS:
-            if pat.search(clause):
-                notes.append(f"skipped {raw[:40]!r}: {reason}")
-                return None
         hedge = next((reason for reason, pat in _HEDGES if pat.search(clause)), None)
         if hedge is None and clause.rstrip().endswith("?"):
             notes.append(f"skipped {raw[:40]!r}: a question asserts nothing")
@@ -260,8 +261,7 @@ class HeuristicExtractor:
             m = pat.search(clause)
             if m is not None:
                 return self._unit(rule, m, clause, hedge, correction)
-        if hedge is not None:
-            notes.append(f"nothing recognised in {raw[:40]!r} ({hedge})")
+        notes.append(f"nothing recognised in {raw[:40]!r}" + (f" ({hedge})" if hedge else ""))
         return None
 
     @staticmethod

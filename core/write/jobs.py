@@ -25,7 +25,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import Connection, func, insert, or_, select, update
+from sqlalchemy import Connection, and_, func, insert, or_, select, update
 
 from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
@@ -179,6 +179,16 @@ class JobQueue:
     # -- workers ----------------------------------------------------------------
     def claim(self, owner: str, lease_s: float = DEFAULT_LEASE_S) -> JobRecord | None:
         """Take the oldest pending (or abandoned) job, or None when there is none."""
+        # Idle workers poll: a read first, so an empty queue never takes the write lock.
+        def peek() -> bool:
+            with self.store.read() as conn:
+                return conn.execute(select(J.id).where(
+                    J.status.in_((JobStatus.PENDING, JobStatus.RUNNING))).limit(1)).first() \
+                    is not None
+
+        if not self.store.guarded(peek):
+            return None
+
         def run() -> JobRecord | None:
             with self.store.write() as conn:
                 return self._claim_in(conn, owner, lease_s)
@@ -196,7 +206,8 @@ class JobQueue:
                      or _owner_is_gone(r.lease_owner)]
         stmt = (
             select(JT)
-            .where(or_(J.status == JobStatus.PENDING, J.id.in_(abandoned)))
+            .where(or_(J.status == JobStatus.PENDING,
+                       and_(J.status == JobStatus.RUNNING, J.id.in_(abandoned))))
             .order_by(J.created_at, J.id)
             .limit(1)
             .with_for_update(skip_locked=True)

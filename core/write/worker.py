@@ -65,7 +65,7 @@ class Worker:
         self.working = working or working_memory()
         self.identity = worker_identity()
         self.stop_event = threading.Event()
-        self._vectors_off: str | None = None  # why vectors are off, checked once per run
+        self._vectors_off: str | None = None  # the model cannot load in this process
 
     # -- one job ------------------------------------------------------------------
     def process_one(self) -> Outcome | None:
@@ -147,10 +147,11 @@ class Worker:
     def _vectors(self, units: list[Unit], notes: list[str]) -> list[bytes | None]:
         if not units or not self.config.embed:
             return [None] * len(units)
-        if self._vectors_off is None:
-            self._vectors_off = space_problem(self.store) or ""
-        if self._vectors_off:
-            notes.append(f"stored without vectors: {self._vectors_off}")
+        # The package's absence is fixed for the process; the store's recorded model can
+        # change under a running worker (`memdesk embed --reembed`), so check it per job.
+        problem = self._vectors_off or space_problem(self.store)
+        if problem:
+            notes.append(f"stored without vectors: {problem}")
             return [None] * len(units)
         try:
             vecs = embeddings.default_embedder().encode([u.text for u in units])

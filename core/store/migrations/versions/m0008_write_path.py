@@ -4,6 +4,10 @@
 which extractor and model produced a memory; ``embedding_space`` records the model name
 and dimension of the stored vectors.  Plain Alembic operations: portable to PostgreSQL.
 
+Rows without a layer (a Recall store's, or memdesk's before the router) get the layer
+the router gives their type, so a memory's layer is never empty.  The table is copied
+here, not imported: a migration must keep doing what it did when it was written.
+
 A store written before this revision may hold vectors already (Recall wrote them);
 their model is unknown, so ``embedding_space`` stays empty and memdesk records the
 model on the first vector it writes, after checking the existing vectors' dimension.
@@ -21,7 +25,21 @@ branch_labels = None
 depends_on = None
 
 
+# core/write/router.py's ROUTES as of this revision
+LAYER_OF_TYPE = {
+    "preference": "procedural", "procedure": "procedural", "fact": "semantic",
+    "decision": "episodic", "correction": "episodic", "error": "episodic",
+    "note": "episodic", "reasoning": "episodic",
+}
+
+
 def upgrade() -> None:
+    memories = sa.table("memories", sa.column("type", sa.String), sa.column("layer", sa.String))
+    op.execute(
+        memories.update()
+        .where(memories.c.layer.is_(None))
+        .values(layer=sa.case(LAYER_OF_TYPE, value=memories.c.type, else_="episodic"))
+    )
     op.create_table(
         "jobs",
         sa.Column("id", sa.String(32), primary_key=True),

@@ -1,0 +1,249 @@
+"""``memdesk extract|store|jobs|worker|embed``: the write path from the command line.
+
+``extract`` is a dry run (stores nothing); ``store`` enqueues a turn and prints the job
+id at once; ``worker`` processes the queue in the foreground until Ctrl+C or SIGTERM;
+``jobs`` lists and retries jobs; ``embed`` fills in missing vectors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from .cli_common import EXIT_STORE, EXIT_USAGE, err, fmt_dt, open_store, short
+
+
+def read_text(value: str) -> str:
+    """TEXT, or standard input when TEXT is ``-`` (a long turn cannot go through argv)."""
+    if value != "-":
+        return value
+    data = sys.stdin.buffer.read()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("utf-8", errors="replace")
+
+
+def _ollama_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--offline", action="store_true",
+                   help="use the offline heuristic extractor, never Ollama")
+    p.add_argument("--ollama-host", metavar="URL",
+                   help="Ollama server (default: $MEMDESK_OLLAMA_HOST or localhost:11434)")
+    p.add_argument("--ollama-model", metavar="NAME",
+                   help="Ollama model (default: $MEMDESK_OLLAMA_MODEL or llama3.2)")
+    p.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="seconds to wait for Ollama (default 60)")
+    p.add_argument("--no-fallback", action="store_true",
+                   help="fail instead of using the heuristic extractor when Ollama fails")
+
+
+@contextmanager
+def _signals(handler: Callable[[int, Any], None]) -> Iterator[None]:
+    """SIGINT/SIGTERM → ``handler`` (a clean stop) for the block; the old handlers after."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, h in old.items():
+            signal.signal(sig, h)
+
+
+def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+    p = sub.add_parser("extract", parents=[common],
+                       help="dry run: show the memory units a turn would give; stores nothing")
+    p.add_argument("text", metavar="TEXT", help="the turn ('-' reads standard input)")
+    p.add_argument("--user", default="user", dest="user_id")
+    p.add_argument("--topic")
+    p.add_argument("--json", action="store_true")
+    _ollama_options(p)
+    p.set_defaults(handler=cmd_extract)
+
+    p = sub.add_parser("store", parents=[common],
+                       help="queue a conversation turn for extraction; prints the job id")
+    p.add_argument("text", metavar="TEXT", help="the turn ('-' reads standard input)")
+    p.add_argument("--user", required=True, dest="user_id")
+    p.add_argument("--session", dest="session_id")
+    p.add_argument("--topic")
+    p.set_defaults(handler=cmd_store)
+
+    p = sub.add_parser("jobs", parents=[common], help="list extraction jobs, or retry one")
+    p.add_argument("--status", action="append", default=[], dest="statuses",
+                   choices=["pending", "running", "done", "failed"])
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--json", action="store_true")
+    jsub = p.add_subparsers(dest="jobs_command", metavar="ACTION")
+    r = jsub.add_parser("retry", parents=[common], help="put a failed job back in the queue")
+    r.add_argument("job_id")
+    p.set_defaults(handler=cmd_jobs)
+
+    p = sub.add_parser("worker", parents=[common],
+                       help="process queued jobs in the foreground (Ctrl+C stops)")
+    _ollama_options(p)
+    p.add_argument("--drain", action="store_true", help="exit when the queue is empty")
+    p.add_argument("--no-embed", action="store_true", help="store memories without vectors")
+    p.add_argument("--lease", type=float, default=None, metavar="S",
+                   help="seconds a claimed job is reserved (default 300)")
+    p.add_argument("--poll", type=float, default=1.0, metavar="S")
+    p.set_defaults(handler=cmd_worker)
+
+    p = sub.add_parser("embed", parents=[common], help="write vectors for memories lacking one")
+    p.add_argument("--backfill", action="store_true",
+                   help="embed every memory lacking a vector (the default action)")
+    p.add_argument("--batch", type=int, default=256, metavar="N")
+    p.add_argument("--reembed", action="store_true",
+                   help="clear every vector first (after a model change), then backfill")
+    p.set_defaults(handler=cmd_embed)
+
+
+def _config(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+    from memdesk.core.errors import ValidationError
+    from memdesk.core.write.extract import ExtractorConfig
+
+    if args.timeout is not None and not args.timeout > 0:
+        raise ValidationError("--timeout", "must be a positive number of seconds")
+    return ExtractorConfig.from_env(
+        offline=args.offline, host=args.ollama_host, model=args.ollama_model,
+        timeout=args.timeout, fallback=not args.no_fallback)
+
+
+def cmd_extract(args: argparse.Namespace) -> int:
+    from memdesk.core.write.extract import make_extractor
+    from memdesk.core.write.router import is_session_scoped, route
+    from memdesk.core.write.units import Turn
+
+    config = _config(args)
+    turn = Turn(read_text(args.text), args.user_id, None, args.topic)
+    out = make_extractor(config).extract(turn)
+    layers = ["working (not stored)" if is_session_scoped(u.text) else route(u.type).value
+              for u in out.units]
+    if args.json:
+        print(json.dumps({
+            "extractor": out.extractor, "model": out.model, "notes": out.notes,
+            "units": [{**u.to_json(), "layer": lay} for u, lay in zip(out.units, layers,
+                                                                      strict=True)],
+        }, ensure_ascii=False, indent=1))
+        return 0
+    who = out.extractor + (f" ({out.model})" if out.model else "")
+    print(f"extractor: {who}   (dry run: nothing was stored)")
+    for note in out.notes:
+        print(f"  note: {note}")
+    if not out.units:
+        print("no memory units: nothing in this turn is worth remembering")
+    for u, lay in zip(out.units, layers, strict=True):
+        triple = f"  [{u.entity} · {u.attribute} · {u.value}]" if u.attribute else ""
+        print(f"- {u.type:<10} imp {u.importance:.2f} conf {u.confidence:.2f} "
+              f"{lay:<10} {u.text}{triple}")
+    return 0
+
+
+def cmd_store(args: argparse.Namespace) -> int:
+    from memdesk.core.write.jobs import store_memory
+    from memdesk.core.write.units import Turn
+
+    turn = Turn(read_text(args.text), args.user_id, args.session_id, args.topic)
+    store = open_store(args)
+    print(store_memory(store, turn))
+    return 0
+
+
+def _job_line(j: Any) -> str:
+    tail = j.error or (f"{len(j.memory_ids)} memories" if j.status == "done" else "")
+    return (f"{j.id}  {j.status:<8} {fmt_dt(j.created_at)}  {j.user_id:<10} "
+            f"{short(j.text, 40):<40}  {short(tail, 60)}")
+
+
+def cmd_jobs(args: argparse.Namespace) -> int:
+    from memdesk.core.write.jobs import JobQueue
+
+    store = open_store(args, create=False)
+    queue = JobQueue(store)
+    if args.jobs_command == "retry":
+        job = queue.retry(args.job_id)
+        print(f"job {job.id} is pending again")
+        return 0
+    jobs = queue.list(tuple(args.statuses), limit=args.limit)
+    if args.json:
+        print(json.dumps([j.to_json() for j in jobs], ensure_ascii=False, indent=1))
+        return 0
+    counts = queue.counts()
+    print("  ".join(f"{k}: {v}" for k, v in counts.items()))
+    for j in jobs:
+        print(_job_line(j))
+    return 0
+
+
+def cmd_worker(args: argparse.Namespace) -> int:
+    from memdesk.core.write.extract import make_extractor
+    from memdesk.core.write.jobs import DEFAULT_LEASE_S
+    from memdesk.core.write.worker import Worker, WorkerConfig
+
+    config = _config(args)
+    store = open_store(args)
+    worker = Worker(store, make_extractor(config), WorkerConfig(
+        embed=not args.no_embed, lease_s=args.lease or DEFAULT_LEASE_S, poll_s=args.poll))
+
+    def stop(_signum: int, _frame: object) -> None:
+        worker.stop()  # finish the job in hand, then leave
+
+    def report(o: Any) -> None:
+        detail = o.error or f"{len(o.memory_ids)} memories"
+        print(f"{o.job_id} {o.status} {detail}", flush=True)
+
+    mode = "offline heuristic" if config.offline else f"{config.model} at {config.host}"
+    with _signals(stop):
+        err(f"worker {worker.identity} ready ({mode}); Ctrl+C stops")
+        n = worker.run(drain=args.drain, on_outcome=report)
+    err(f"worker stopped after {n} job(s)")
+    return 0
+
+
+def cmd_embed(args: argparse.Namespace) -> int:
+    from memdesk.core import embeddings
+    from memdesk.core.write.embed import EmbeddingSpaceMismatch, backfill, reembed_all
+
+    if args.batch < 1:
+        err("--batch must be at least 1")
+        return EXIT_USAGE
+    reason = embeddings.unavailable_reason()
+    if reason:
+        err(reason)
+        return EXIT_STORE
+    store = open_store(args, create=False)
+    if args.reembed:
+        n = reembed_all(store)
+        err(f"cleared {n:,} vectors; re-embedding with {embeddings.MODEL_NAME}")
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            print(f"\r{done:,} / {total:,}", end="", file=sys.stderr, flush=True)
+
+    interrupted = False
+
+    def cancelled() -> bool:
+        return interrupted
+
+    def on_int(_s: int, _f: object) -> None:
+        nonlocal interrupted
+        interrupted = True
+
+    try:
+        with _signals(on_int):
+            rep = backfill(store, batch=args.batch, progress=progress, cancelled=cancelled)
+    except EmbeddingSpaceMismatch as exc:
+        err(str(exc))
+        return EXIT_STORE
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    state = "stopped early; run again to continue" if rep.cancelled else "done"
+    print(f"embedded {rep.embedded:,} memories with {rep.model} ({state}; "
+          f"{rep.remaining:,} still without a vector)")
+    return 0

@@ -1,0 +1,180 @@
+"""The write path inside the app: the job worker thread, the status bar's job counts, and
+"Embed missing vectors" with a progress dialog that can cancel.
+
+One ``WriteService`` per window, wired to the window's ``Desk``.  The worker
+(core/write/worker.py) runs in a Python thread for the open store; each finished job
+reaches the GUI thread through a queued signal and is broadcast on the desk as
+``Changes`` (MEMORIES | HISTORY | JOBS), so the browser and the Jobs view refresh.
+Switching stores stops the old worker (after the job in hand) and starts a new one.
+
+Private state: ``_worker``/``_thread`` (the running worker), ``_counts`` (the poll task).
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QLabel, QProgressDialog, QWidget
+
+from memdesk.core.store.records import MEMORY_EDIT, Changed, Changes
+
+from .actions import Desk
+from .ops import LatestTask, Task
+from .text import tooltip_text
+
+COUNTS_POLL_MS = 3000
+EMBED = "Embed missing vectors"
+
+
+def embed_missing(desk: Desk, parent: QWidget | None = None) -> Task | None:
+    """Backfill vectors off the GUI thread, with a progress dialog that can cancel.
+
+    Cancelling stops after the batch in hand; committed batches stay, so running it
+    again continues where it stopped.  Failures go to the desk's one error channel.
+    """
+    from memdesk.core import embeddings
+
+    reason = embeddings.unavailable_reason()
+    if reason:
+        desk.report(EMBED, reason[:1].upper() + reason[1:] + ".")
+        return None
+    store = desk.store
+    dialog = QProgressDialog("Loading the embedding model…", "Cancel", 0, 0, parent)
+    dialog.setWindowTitle(EMBED)
+    dialog.setMinimumDuration(0)
+    dialog.setAutoClose(False)
+    dialog.setAutoReset(False)
+
+    def work(state):  # type: ignore[no-untyped-def]
+        from memdesk.core.write.embed import backfill
+
+        return backfill(store, progress=state.progress, cancelled=lambda: state.cancelled)
+
+    task = Task(work, dialog)  # owned by the dialog: both go when it closes
+
+    def progress(done: int, total: int) -> None:
+        dialog.setMaximum(max(total, 1))
+        dialog.setValue(done)
+        dialog.setLabelText(f"Embedding memories: {done:,} of {total:,}")
+
+    def finished(rep: Any) -> None:
+        dialog.setLabelText(f"Embedded {rep.embedded:,} memories with {rep.model}.")
+        dialog.close()
+        desk.changed.emit(Changes(kinds=Changed.MEMORIES))
+
+    def failed(exc: object, _tb: str) -> None:
+        dialog.close()
+        desk.report(EMBED, str(exc))
+
+    task.progress.connect(progress)
+    task.finished.connect(finished)
+    task.failed.connect(failed)
+    # Cancel: the backfill stops after the batch in hand; what it wrote stays.
+    dialog.canceled.connect(task.cancel)
+    dialog.show()
+    return task.start()
+
+
+class WriteService(QObject):
+    """Owns the window's job worker thread and job counts."""
+
+    job_finished = Signal(object)  # memdesk.core.write.worker.Outcome
+    counts_changed = Signal(dict)
+
+    def __init__(self, desk: Desk, window: Any) -> None:
+        super().__init__(window)
+        self.desk = desk
+        self.window = window
+        self._worker = None
+        self._thread: threading.Thread | None = None
+        self.counts: dict[str, int] = {}
+        self.last_embed: Task | None = None
+
+        self.label = QLabel("Jobs: —")
+        self.label.setContentsMargins(10, 0, 10, 0)
+        self.embed_action = QAction(EMBED + "…", window)
+        self.embed_action.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        self.embed_action.triggered.connect(lambda _=False: self.embed())
+
+        self._counts = LatestTask(self)
+        self._counts.finished.connect(self._show_counts)
+        self._counts.failed.connect(lambda _e, _tb: self.label.setText("Jobs: —"))
+        self._timer = QTimer(self)
+        self._timer.setInterval(COUNTS_POLL_MS)  # agents queue jobs from other processes
+        self._timer.timeout.connect(self.refresh_counts)
+        self._timer.start()
+        self.job_finished.connect(self._on_job, Qt.ConnectionType.QueuedConnection)
+        desk.changed.connect(self._on_changed)
+
+    def embed(self) -> Task | None:
+        self.last_embed = embed_missing(self.desk, self.window)
+        return self.last_embed
+
+    # -- counts -------------------------------------------------------------------
+    def refresh_counts(self) -> None:
+        from memdesk.core.write.jobs import JobQueue
+
+        queue = JobQueue(self.desk.store)
+        self._counts.start(lambda state: queue.counts())
+
+    def _show_counts(self, counts: dict[str, int]) -> None:
+        moved = bool(self.counts) and counts != self.counts
+        self.counts = counts
+        waiting = counts.get("pending", 0) + counts.get("running", 0)
+        self.label.setText(f"Jobs: {waiting:,} pending · {counts.get('failed', 0):,} failed")
+        self.label.setToolTip(tooltip_text(
+            "Extraction jobs queued by agents (memdesk store).\n"
+            + "\n".join(f"{k}: {v:,}" for k, v in counts.items())))
+        self.counts_changed.emit(counts)
+        if moved:  # jobs queued or finished elsewhere (agents, a CLI worker): tell the views
+            self.desk.changed.emit(Changes(kinds=Changed.JOBS))
+
+    def _on_changed(self, changes: Changes) -> None:
+        if changes.touches(Changed.JOBS):
+            self.refresh_counts()
+
+    # -- the worker thread ---------------------------------------------------------------
+    def start_worker(self, _store: object = None) -> None:
+        """(Re)start the worker for the desk's store with the Ollama host of Settings."""
+        from memdesk.core.write.extract import ExtractorConfig, make_extractor
+        from memdesk.core.write.worker import Worker
+
+        self.stop_worker()
+        config = ExtractorConfig.from_env(host=self.desk.settings.ollama_host)
+        worker = Worker(self.desk.store, make_extractor(config))
+        self._worker = worker
+        self._thread = threading.Thread(
+            target=worker.run, kwargs={"on_outcome": self.job_finished.emit},
+            name="memdesk-job-worker", daemon=True)
+        self._thread.start()
+        self.refresh_counts()
+
+    def stop_worker(self, msecs: int = 10_000) -> None:
+        """Stop after the job in hand (an unfinished one is taken over by the next
+        worker: nothing it did was committed)."""
+        if self._worker is not None:
+            self._worker.stop()
+        if self._thread is not None:
+            self._thread.join(msecs / 1000)
+        self._worker = self._thread = None
+
+    @property
+    def worker_running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def _on_job(self, outcome: Any) -> None:
+        kinds = Changed.JOBS | (MEMORY_EDIT if outcome.memory_ids else Changed.NOTHING)
+        self.desk.changed.emit(Changes(tuple(outcome.memory_ids), kinds=kinds))
+
+    def wait_idle(self, msecs: int = 5000) -> None:
+        self._counts.wait(msecs)
+
+    def shutdown(self) -> None:
+        self._timer.stop()
+        if self.last_embed is not None:
+            self.last_embed.cancel()
+        self.stop_worker()
+        self._counts.wait(5000)
