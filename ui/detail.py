@@ -22,7 +22,6 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QApplication,
     QComboBox,
     QDialog,
@@ -31,7 +30,6 @@ from PySide6.QtWidgets import (
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
@@ -47,6 +45,7 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
 
+from .table_model import read_only_table
 from .text import display_lines, elide, fluid, plain_label, tooltip_text
 
 IdRole = Qt.ItemDataRole.UserRole
@@ -248,14 +247,7 @@ class DetailPane(QWidget):
 
     @staticmethod
     def _table(model: QStandardItemModel) -> QTableView:
-        view = QTableView()
-        view.setModel(model)
-        view.verticalHeader().hide()
-        view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        view.horizontalHeader().setStretchLastSection(True)
-        view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-        view.setWordWrap(False)
+        view = read_only_table(model)
         view.setMinimumHeight(90)
         view.setMinimumWidth(60)
         return view

@@ -18,12 +18,10 @@ from typing import Any
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QComboBox,
     QGroupBox,
     QHBoxLayout,
-    QHeaderView,
     QLineEdit,
     QPushButton,
     QSpinBox,
@@ -37,6 +35,7 @@ from memdesk.core.store.records import Changed, Changes
 
 from .actions import Desk
 from .ops import LatestTask
+from .table_model import read_only_table
 from .text import elide, plain_label, tooltip_text
 from .view import DeskView
 
@@ -60,18 +59,6 @@ def _item(text: str, memory_id: str | None = None, tip: str | None = None,
 def _rank(h: Any, channel: str) -> str:
     r = h.ranks.get(channel)
     return "" if r is None else f"#{r}"
-
-
-def _table(model: QStandardItemModel) -> QTableView:
-    view = QTableView()
-    view.setModel(model)
-    view.verticalHeader().hide()
-    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-    view.horizontalHeader().setStretchLastSection(True)
-    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
-    view.setWordWrap(False)
-    return view
 
 
 class RetrievalView(DeskView):
@@ -134,7 +121,7 @@ class RetrievalView(DeskView):
             m = QStandardItemModel(0, 3, self)
             m.setHorizontalHeaderLabels(["Rank", {"fts": "Keyword share", "vector": "Cosine",
                                                   "graph": "Matched"}[c], "Text"])
-            v = self._openable(_table(m))
+            v = self._openable(read_only_table(m))
             box = QGroupBox(title)
             QVBoxLayout(box).addWidget(v)
             per_channel.addWidget(box)
@@ -149,9 +136,9 @@ class RetrievalView(DeskView):
         self.prefs = QStandardItemModel(0, 3, self)
         self.prefs.setHorizontalHeaderLabels(["Created", "Type", "Text"])
         self.tabs = QTabWidget()
-        self.fused_view = self._openable(_table(self.fused))
-        self.dropped_view = self._openable(_table(self.dropped))
-        self.prefs_view = self._openable(_table(self.prefs))
+        self.fused_view = self._openable(read_only_table(self.fused))
+        self.dropped_view = self._openable(read_only_table(self.dropped))
+        self.prefs_view = self._openable(read_only_table(self.prefs))
         self.tabs.addTab(self.fused_view, "Fused results")
         self.tabs.addTab(self.dropped_view, "Removed")
         self.tabs.addTab(self.prefs_view, "Injected preferences")

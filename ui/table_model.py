@@ -1,4 +1,5 @@
-"""The list-backed table model every memdesk list view shares.
+"""The list-backed table model every memdesk list view shares, and the read-only
+table widget the panes use to show such lists.
 
 Subclasses set ``HEADERS`` and implement ``data``; the rows live in ``self._rows``.
 """
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -42,3 +44,17 @@ class RowsTableModel(QAbstractTableModel):
         if role == _DISPLAY and horizontal and 0 <= section < len(self.HEADERS):
             return self.HEADERS[section]
         return None
+
+
+def read_only_table(model: Any) -> QTableView:
+    """A compact, row-selecting, non-editable table over ``model`` (no row numbers,
+    no wrapping, columns sized to their contents, the last one stretched)."""
+    view = QTableView()
+    view.setModel(model)
+    view.verticalHeader().hide()
+    view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+    view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.horizontalHeader().setStretchLastSection(True)
+    view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    view.setWordWrap(False)
+    return view
