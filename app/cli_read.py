@@ -2,7 +2,8 @@
 
 ``retrieve`` prints ranked memories plus injected preferences (``--json`` for agents:
 ``results``, ``preferences``, ``dropped``); ``maintain`` decays scores and links
-corrections; ``eval dispositional`` runs seed 000's fixtures with the ablation.
+corrections; ``eval dispositional`` runs the preference-recall fixtures with the
+ablation (injection off).
 """
 
 from __future__ import annotations

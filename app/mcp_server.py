@@ -1,6 +1,6 @@
 """``memdesk mcp``: a Model Context Protocol server over one store (official ``mcp`` SDK).
 
-Tools: ``store_memory`` (seed 003's asynchronous contract: returns a job id at once; a
+Tools: ``store_memory`` (asynchronous: returns a job id at once; a
 worker thread in this process extracts and stores), ``job_status``, ``retrieve`` (the
 hybrid retriever with dispositional preferences), ``get_memory`` and
 ``search_memories``.  Arguments are validated by the SDK against each tool's JSON
@@ -242,7 +242,7 @@ def build_server(rt: Runtime) -> MCPServer:
                         "assistant, a tool result or a document")] = "user",
     ) -> dict[str, Any]:
         """Queue a conversation turn for extraction into memories; returns a job id at
-        once (seed 003's asynchronous store). Poll job_status for the result."""
+        once, without waiting for extraction. Poll job_status for the result."""
         def run() -> str:
             check_agent_text("text", text)
             for name, v in (("user_id", user_id), ("session_id", session_id), ("topic", topic)):

@@ -88,7 +88,8 @@ def _dec(raw: Any) -> tuple | None:
 
 
 def builtin_filters(low_confidence: float = LOW_CONFIDENCE) -> dict[str, MemoryFilter]:
-    """The saved filters every store gets (issue 3; the 0.3–0.49 band is seed 002's)."""
+    """The saved filters every store gets (issue 3; the 0.3–0.49 band is the crowded
+    low-importance band the revaluation sweep reviews)."""
     return {
         "Low confidence": MemoryFilter(confidence=(0.0, low_confidence - EPS)),
         "0.3–0.49 band": MemoryFilter(importance=(0.3, 0.49)),
