@@ -62,18 +62,15 @@ def enqueue_from_agent(store, turn: Turn, origin: AgentOrigin) -> str:  # type: 
     """Seed 003's ``store_memory`` for an agent: the job and its origin, atomically."""
     source = Source(origin.source).value
 
-    def run() -> str:
-        with store.write() as conn:
-            job_id = JobQueue(store).enqueue_in(conn, turn)
-            conn.execute(insert(OT).values(
-                job_id=job_id, actor=Actor(origin.actor).value,
-                client_name=origin.client_name[:200] or "unknown",
-                client_version=(origin.client_version or None) and origin.client_version[:200],
-                session=origin.session[:64], transport=origin.transport[:32], source=source,
-                created_at=utcnow()))
-        return job_id
-
-    return store.guarded(run)
+    with store.write() as conn:
+        job_id = JobQueue(store).enqueue_in(conn, turn)
+        conn.execute(insert(OT).values(
+            job_id=job_id, actor=Actor(origin.actor).value,
+            client_name=origin.client_name[:200] or "unknown",
+            client_version=(origin.client_version or None) and origin.client_version[:200],
+            session=origin.session[:64], transport=origin.transport[:32], source=source,
+            created_at=utcnow()))
+    return job_id
 
 
 def _origin(row: Any) -> AgentOrigin:

@@ -80,21 +80,18 @@ def _decide(store, ids: Sequence[str], values: dict[str, Any], action: str,  # t
         raise ValidationError("ids", "name at least one held memory")
     group = new_id()
 
-    def run() -> Changes:
-        events: list[int] = []
-        with store.write() as conn:
-            for mid in ids:
-                rec = store.get(mid, conn)
-                if rec.status is not Status.QUARANTINED:
-                    raise ValidationError(
-                        "id", f"memory {mid} is {rec.status.value}, not waiting for review")
-                ev = store.apply_in(conn, mid, values, actor=actor, action=action,
-                                    group_id=group, note=note)
-                if ev:
-                    events.append(ev)
-        return Changes(tuple(ids), tuple(events), group)
-
-    return store.guarded(run)
+    events: list[int] = []
+    with store.write() as conn:
+        for mid in ids:
+            rec = store.get(mid, conn)
+            if rec.status is not Status.QUARANTINED:
+                raise ValidationError(
+                    "id", f"memory {mid} is {rec.status.value}, not waiting for review")
+            ev = store.apply_in(conn, mid, values, actor=actor, action=action,
+                                group_id=group, note=note)
+            if ev:
+                events.append(ev)
+    return Changes(tuple(ids), tuple(events), group)
 
 
 def approve(store, ids: Sequence[str], *, note: str | None = None,  # type: ignore[no-untyped-def]

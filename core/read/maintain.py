@@ -185,27 +185,24 @@ def maintain(
         if progress is not None:
             progress(name, frac)
 
-    def run() -> None:
-        with store.write() as conn:
-            if link:
-                step("linking corrections by triple", 0.05)
-                links = triple_links(conn)
-                step("linking corrections by text", 0.35)
-                links += text_links(conn, similarity, {x.old_id for x in links})
-                if links:
-                    report.group_id = new_id()
-                    step("writing links", 0.5)
-                    write_links(store, conn, links, report.group_id, now)
-                report.links = links
-            if do_decay:
-                step("decaying scores", 0.6)
-                report.decayed = decay.apply_decay(conn, now, cfg)
-                store.log_in(conn, "*", "worker", "decay", {},
-                             {"rows": report.decayed, "at": now},
-                             note="maintain: Ebbinghaus decay with per-type half-lives")
-            step("committing", 0.95)
-
-    store.guarded(run)
+    with store.write() as conn:
+        if link:
+            step("linking corrections by triple", 0.05)
+            links = triple_links(conn)
+            step("linking corrections by text", 0.35)
+            links += text_links(conn, similarity, {x.old_id for x in links})
+            if links:
+                report.group_id = new_id()
+                step("writing links", 0.5)
+                write_links(store, conn, links, report.group_id, now)
+            report.links = links
+        if do_decay:
+            step("decaying scores", 0.6)
+            report.decayed = decay.apply_decay(conn, now, cfg)
+            store.log_in(conn, "*", "worker", "decay", {},
+                         {"rows": report.decayed, "at": now},
+                         note="maintain: Ebbinghaus decay with per-type half-lives")
+        step("committing", 0.95)
     report.seconds = time.perf_counter() - t0
     if progress is not None:
         progress("done", 1.0)

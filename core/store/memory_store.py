@@ -271,15 +271,6 @@ class MemoryStore:
         return audit.log_in(conn, memory_id, actor, action, before, after,
                             group_id=group_id, undoes=undoes, note=note)
 
-    def guarded(self, fn, *args, **kwargs):  # type: ignore[no-untyped-def]
-        """Call ``fn``, turning driver errors into store errors.  ``write()`` and
-        ``read()`` do this themselves; this stays for the write path's callers
-        (core/write) until they use ``with store.write()`` directly."""
-        try:
-            return fn(*args, **kwargs)
-        except (OperationalError, DatabaseError) as exc:
-            raise translate(exc, self.url) from exc
-
     # -- writing --------------------------------------------------------------
     # The ``*_in`` methods are building blocks for services that write several rows in
     # one transaction (sweep decisions, contradiction resolutions): call them inside
@@ -334,7 +325,7 @@ class MemoryStore:
 
     def _check_new_ids(self, conn: Connection, ids: list[str]) -> None:
         # A taken id would otherwise surface as the driver's IntegrityError, which
-        # guarded() reports as a store that cannot be opened.
+        # write() reports as a store that cannot be opened.
         seen: set[str] = set()
         for i in ids:
             if i in seen:

@@ -328,7 +328,7 @@ class Importer:
         saved = (rep.imported, rep.updated, rep.unchanged, rep.skipped, len(rep.bad),
                  len(rep.memory_ids), rep.bad_count)
         try:
-            self.store.guarded(run)
+            run()
         except BaseException:
             # The transaction rolled back: so do this batch's counts.
             rep.imported, rep.updated, rep.unchanged, rep.skipped = saved[:4]

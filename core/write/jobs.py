@@ -132,11 +132,8 @@ class JobQueue:
     # -- agents -----------------------------------------------------------------
     def enqueue(self, turn: Turn) -> str:
         """Persist ``turn`` as a pending job and return its id at once."""
-        def run() -> str:
-            with self.store.write() as conn:
-                return self.enqueue_in(conn, turn)
-
-        return self.store.guarded(run)
+        with self.store.write() as conn:
+            return self.enqueue_in(conn, turn)
 
     def enqueue_in(self, conn: Connection, turn: Turn) -> str:
         """``enqueue`` inside ``conn``'s transaction (the MCP server records the job's
@@ -180,20 +177,13 @@ class JobQueue:
     def claim(self, owner: str, lease_s: float = DEFAULT_LEASE_S) -> JobRecord | None:
         """Take the oldest pending (or abandoned) job, or None when there is none."""
         # Idle workers poll: a read first, so an empty queue never takes the write lock.
-        def peek() -> bool:
-            with self.store.read() as conn:
-                return conn.execute(select(J.id).where(
-                    J.status.in_((JobStatus.PENDING, JobStatus.RUNNING))).limit(1)).first() \
-                    is not None
-
-        if not self.store.guarded(peek):
+        with self.store.read() as conn:
+            waiting = conn.execute(select(J.id).where(
+                J.status.in_((JobStatus.PENDING, JobStatus.RUNNING))).limit(1)).first()
+        if waiting is None:
             return None
-
-        def run() -> JobRecord | None:
-            with self.store.write() as conn:
-                return self._claim_in(conn, owner, lease_s)
-
-        return self.store.guarded(run)
+        with self.store.write() as conn:
+            return self._claim_in(conn, owner, lease_s)
 
     def _claim_in(self, conn: Connection, owner: str, lease_s: float) -> JobRecord | None:
         now = utcnow()
@@ -250,38 +240,32 @@ class JobQueue:
 
     def fail(self, job_id: str, owner: str, error: str, notes: list[str] = ()) -> bool:  # type: ignore[assignment]
         """Mark the job failed (if still ours); returns whether it was."""
-        def run() -> bool:
-            with self.store.write() as conn:
-                current = conn.execute(select(J.log).where(
-                    J.id == job_id, J.status == JobStatus.RUNNING,
-                    J.lease_owner == owner)).first()
-                if current is None:
-                    return False
-                now = utcnow()
-                conn.execute(update(JT).where(J.id == job_id).values(
-                    status=JobStatus.FAILED, error=error, lease_owner=None, lease_until=None,
-                    updated_at=now, finished_at=now,
-                    log=_append_log(current.log, *notes, f"failed: {error}")))
-                return True
-
-        return self.store.guarded(run)
+        with self.store.write() as conn:
+            current = conn.execute(select(J.log).where(
+                J.id == job_id, J.status == JobStatus.RUNNING,
+                J.lease_owner == owner)).first()
+            if current is None:
+                return False
+            now = utcnow()
+            conn.execute(update(JT).where(J.id == job_id).values(
+                status=JobStatus.FAILED, error=error, lease_owner=None, lease_until=None,
+                updated_at=now, finished_at=now,
+                log=_append_log(current.log, *notes, f"failed: {error}")))
+            return True
 
     def retry(self, job_id: str) -> JobRecord:
         """Put a failed job back in the queue."""
-        def run() -> JobRecord:
-            with self.store.write() as conn:
-                job = self.get(job_id, conn)
-                if job.status != JobStatus.FAILED:
-                    raise ValidationError(
-                        "status", f"job {job_id} is {job.status}; only failed jobs are retried")
-                conn.execute(update(JT).where(J.id == job_id).values(
-                    status=JobStatus.PENDING, error=None, finished_at=None, attempts=0,
-                    updated_at=utcnow(), log=_append_log(
-                        conn.execute(select(J.log).where(J.id == job_id)).scalar(),
-                        f"retry requested (last error: {job.error})")))
-                return self.get(job_id, conn)
-
-        return self.store.guarded(run)
+        with self.store.write() as conn:
+            job = self.get(job_id, conn)
+            if job.status != JobStatus.FAILED:
+                raise ValidationError(
+                    "status", f"job {job_id} is {job.status}; only failed jobs are retried")
+            conn.execute(update(JT).where(J.id == job_id).values(
+                status=JobStatus.PENDING, error=None, finished_at=None, attempts=0,
+                updated_at=utcnow(), log=_append_log(
+                    conn.execute(select(J.log).where(J.id == job_id)).scalar(),
+                    f"retry requested (last error: {job.error})")))
+            return self.get(job_id, conn)
 
 
 def store_memory(store, turn: Turn) -> str:  # type: ignore[no-untyped-def]

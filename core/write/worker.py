@@ -135,13 +135,13 @@ class Worker:
                                        extraction.extractor, extraction.model, notes)
 
         try:
-            self.store.guarded(write)
+            write()
         except EmbeddingSpaceMismatch as exc:  # the space changed since we looked
             notes.append(f"stored without vectors: {exc}")
             for r in rows:
                 r["embedding"] = None
             blobs = [None] * len(rows)
-            self.store.guarded(write)
+            write()
         return Outcome(job.id, "done", [r["id"] for r in rows])
 
     def _vectors(self, units: list[Unit], notes: list[str]) -> list[bytes | None]:
