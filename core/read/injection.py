@@ -46,12 +46,19 @@ class Preference:
 
 def active_preferences(snap: UserSnapshot, cfg: ReadConfig, ok: Any) -> list[Preference]:
     """The user's active, confident preferences (and procedural memories), newest first."""
-    types, layers = set(cfg.inject_types), set(cfg.inject_layers)
-    rows = [i for i in range(len(snap))
-            if ok[i] and (snap.types[i] in types or snap.layers[i] in layers)]
-    rows.sort(key=lambda i: (snap.created[i], int(snap.seqs[i])), reverse=True)
-    return [Preference(int(snap.seqs[i]), snap.ids[i], snap.texts[i], snap.types[i],
+    # ``ok`` is the confidence mask, so the threshold is part of the key.
+    key = ("preferences", tuple(cfg.inject_types), tuple(cfg.inject_layers),
+           cfg.confidence_threshold)
+    cached = snap.memo.get(key)
+    if cached is None:
+        types, layers = set(cfg.inject_types), set(cfg.inject_layers)
+        rows = [i for i in range(len(snap))
+                if ok[i] and (snap.types[i] in types or snap.layers[i] in layers)]
+        rows.sort(key=lambda i: (snap.created[i], int(snap.seqs[i])), reverse=True)
+        cached = snap.memo[key] = [
+            Preference(int(snap.seqs[i]), snap.ids[i], snap.texts[i], snap.types[i],
                        snap.layers[i], snap.created[i]) for i in rows]
+    return list(cached)
 
 
 def stored_cursor(conn: Connection, user_id: str) -> Cursor | None:

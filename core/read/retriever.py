@@ -26,6 +26,7 @@ from memdesk.core.read import channels as ch
 from memdesk.core.read import fusion, injection
 from memdesk.core.read import terms as qt
 from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
+from memdesk.core.read.query_vectors import query_vector
 from memdesk.core.read.recorder import Recorder, record_jobs
 from memdesk.core.read.snapshot import SnapshotCache
 
@@ -169,7 +170,7 @@ class Retriever:
 
         try:
             _one_thread_for_queries()
-            return self.embedder().encode([query])[0]
+            return query_vector(self.embedder(), query)
         except EmbeddingsUnavailable as exc:
             if isolated_vector:
                 raise MemdeskError(f"The vector channel cannot run: {exc}") from exc

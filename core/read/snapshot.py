@@ -22,12 +22,12 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, select
 
-from memdesk.core.read.terms import words
+from memdesk.core.read.terms import _WORD, normalise_many
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
 
@@ -62,6 +62,9 @@ class UserSnapshot:
     vectors: np.ndarray  # (len(vec_rows), dim) float32
     dim_mismatch: int  # rows whose vector has another size (another model)
     postings: dict[str, list[int]]  # lower-cased word -> rows containing it
+    # Per-call work that depends only on the snapshot and a config key (the preference
+    # rows, say), computed on first use; dies with the snapshot, so never stale.
+    memo: dict[Any, Any] = field(default_factory=dict)
 
     def rows_with(self, stems: list[str]) -> dict[int, set[str]]:
         """Rows containing a word that starts with a stem, and which stems each holds."""
@@ -87,43 +90,69 @@ def _norm(v: str | None) -> str:
     return (v or "").strip().lower()
 
 
-def build(conn: Connection, user_id: str, version: tuple[Any, ...], dim: int) -> UserSnapshot:
-    import numpy as np
+def user_rows(conn: Connection, user_id: str) -> list[Any]:
+    """The user's active rows, oldest first, with the columns a snapshot keeps.
 
-    rows = conn.execute(
+    The one query that reads vectors for the read path: kept apart from the array
+    building below so a change of where vectors live touches only this function.
+    """
+    return conn.execute(
         select(M.seq, M.id, M.text, M.type, M.layer, M.importance, M.confidence,
                M.created_at, M.entity, M.attribute, M.value, M.embedding)
         .where(M.user_id == user_id, active_belief_state()).order_by(M.seq)
     ).all()
-    vec_rows, blobs, mismatch = [], [], 0
-    for i, r in enumerate(rows):
-        if r.embedding is not None:
-            if len(r.embedding) == dim * 4:
-                vec_rows.append(i)
-                blobs.append(r.embedding)
+
+
+def postings_of(texts: list[str]) -> dict[str, list[int]]:
+    """Lower-cased word -> rows holding it, in row order.
+
+    The texts are normalised as one string (one NFKC pass instead of 2,000) and split
+    back on a separator that normalisation keeps and ``\\w`` never matches.
+    """
+    out: dict[str, list[int]] = {}
+    if not texts:
+        return out
+    joined = normalise_many(texts)
+    for i, text in enumerate(joined):
+        for word in set(_WORD.findall(text)):
+            rows = out.get(word)
+            if rows is None:
+                out[word] = [i]
             else:
-                mismatch += 1
-    vectors = (np.frombuffer(b"".join(blobs), dtype="<f4").reshape(len(blobs), dim)
-               if blobs else np.zeros((0, dim), dtype=np.float32))
-    seqs = np.array([r.seq for r in rows], dtype=np.int64)
-    postings: dict[str, list[int]] = {}
-    for i, r in enumerate(rows):
-        for word in set(words(r.text)):
-            postings.setdefault(word, []).append(i)
+                rows.append(i)
+    return out
+
+
+def build(conn: Connection, user_id: str, version: tuple[Any, ...], dim: int) -> UserSnapshot:
+    import numpy as np
+
+    rows = user_rows(conn, user_id)
+    # Column lists in one C-level transpose instead of a Python attribute read per cell:
+    # this loop was most of a user's first call once the rows were in the page cache.
+    (seq_c, id_c, text_c, type_c, layer_c, imp_c, conf_c, created_c, ent_c, attr_c,
+     val_c, emb_c) = ([list(col) for col in zip(*rows, strict=True)] if rows
+                      else [[] for _ in range(12)])
+    size = dim * 4
+    vec_rows = [i for i, e in enumerate(emb_c) if e is not None and len(e) == size]
+    mismatch = sum(1 for e in emb_c if e is not None) - len(vec_rows)
+    # A writable buffer: the vector channel hands the matrix to torch without a copy.
+    vectors = (np.frombuffer(bytearray(b"".join([emb_c[i] for i in vec_rows])), dtype="<f4")
+               .reshape(len(vec_rows), dim)
+               if vec_rows else np.zeros((0, dim), dtype=np.float32))
+    seqs = np.array(seq_c, dtype=np.int64)
     return UserSnapshot(
         version=version, built=time.monotonic(), seqs=seqs,
-        row_of={int(s): i for i, s in enumerate(seqs)},
-        ids=[r.id for r in rows], texts=[r.text for r in rows], types=[r.type for r in rows],
-        layers=[r.layer for r in rows],
-        importance=np.array([r.importance for r in rows], dtype=np.float64),
-        confidence=np.array([r.confidence for r in rows], dtype=np.float64),
-        created=[r.created_at for r in rows],
-        created_ts=np.array([r.created_at.timestamp() for r in rows], dtype=np.float64),
-        entities=[_norm(r.entity) for r in rows], attributes=[_norm(r.attribute) for r in rows],
-        values=[_norm(r.value) for r in rows],
-        raw_triples=[(r.entity, r.attribute, r.value) for r in rows],
+        row_of=dict(zip(seq_c, range(len(seq_c)), strict=True)),
+        ids=id_c, texts=text_c, types=type_c, layers=layer_c,
+        importance=np.array(imp_c, dtype=np.float64),
+        confidence=np.array(conf_c, dtype=np.float64),
+        created=created_c,
+        created_ts=np.array([c.timestamp() for c in created_c], dtype=np.float64),
+        entities=[_norm(v) for v in ent_c], attributes=[_norm(v) for v in attr_c],
+        values=[_norm(v) for v in val_c],
+        raw_triples=list(zip(ent_c, attr_c, val_c, strict=True)),
         vec_rows=np.array(vec_rows, dtype=np.int64), vectors=vectors, dim_mismatch=mismatch,
-        postings=postings,
+        postings=postings_of(text_c),
     )
 
 

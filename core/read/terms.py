@@ -38,6 +38,23 @@ def normalise(text: str) -> str:
     return text[:MAX_QUERY_CHARS].lower()
 
 
+_SEP = "\x1e"  # ASCII record separator: NFKC keeps it and ``\\w`` never matches it
+
+
+def normalise_many(texts: list[str]) -> list[str]:
+    """``[normalise(t) for t in texts]`` with one NFKC pass over all of them.
+
+    A snapshot normalises a user's 2,000 texts at once; one call instead of 2,000 is
+    most of the saving.  NFKC never composes across the separator (a starter with no
+    compositions), so splitting gives each text's own normal form.
+    """
+    if any(_SEP in t for t in texts if t):
+        return [normalise(t) for t in texts]
+    joined = unicodedata.normalize("NFKC", _SEP.join(t or "" for t in texts))
+    parts = joined.replace("\x00", " ").split(_SEP)
+    return [p[:MAX_QUERY_CHARS].lower() for p in parts]
+
+
 def stem(word: str) -> str:
     """A prefix that the word's inflections share (``imports`` → ``import``)."""
     for suffix in _SUFFIXES:
