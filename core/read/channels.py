@@ -5,7 +5,7 @@ threshold (seed 003), from that user's :class:`~memdesk.core.read.snapshot.UserS
 Channels return memories best first:
 
 - **fts**: keyword matches — the user's rows holding a word that starts with one of
-  the query's content-word stems (found in the snapshot's word postings, see
+  the query's content-word stems (found by a scan of the snapshot's texts, see
   snapshot.py for why not the store-wide FTS5 index), weighted by the rarity of the
   words they share with the query, drawn from two pools so recent matches cannot crowd
   out older ones: recent (last 7 days) and older, each with its own budget (seed 002's

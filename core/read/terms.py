@@ -38,7 +38,7 @@ def normalise(text: str) -> str:
     return text[:MAX_QUERY_CHARS].lower()
 
 
-_SEP = "\x1e"  # ASCII record separator: NFKC keeps it and ``\\w`` never matches it
+SEP = "\x1e"  # ASCII record separator: NFKC keeps it and ``\\w`` never matches it
 
 
 def normalise_many(texts: list[str]) -> list[str]:
@@ -48,10 +48,10 @@ def normalise_many(texts: list[str]) -> list[str]:
     most of the saving.  NFKC never composes across the separator (a starter with no
     compositions), so splitting gives each text's own normal form.
     """
-    if any(_SEP in t for t in texts if t):
+    if any(SEP in t for t in texts if t):
         return [normalise(t) for t in texts]
-    joined = unicodedata.normalize("NFKC", _SEP.join(t or "" for t in texts))
-    parts = joined.replace("\x00", " ").split(_SEP)
+    joined = unicodedata.normalize("NFKC", SEP.join(t or "" for t in texts))
+    parts = joined.replace("\x00", " ").split(SEP)
     return [p[:MAX_QUERY_CHARS].lower() for p in parts]
 
 
