@@ -181,6 +181,11 @@ class SnapshotCache:
         self._lock = threading.Lock()
         self.builds = 0
 
+    def get_cached(self, user_id: str) -> UserSnapshot | None:
+        """The snapshot held for ``user_id``, valid or not (for tests and inspection)."""
+        with self._lock:
+            return self._items.get(user_id)
+
     def get(self, conn: Connection, user_id: str, dim: int) -> UserSnapshot:
         version = store_version(conn)
         with self._lock:

@@ -48,7 +48,7 @@ def normalise_many(texts: list[str]) -> list[str]:
     most of the saving.  NFKC never composes across the separator (a starter with no
     compositions), so splitting gives each text's own normal form.
     """
-    if any(SEP in t for t in texts if t):
+    if not texts or any(SEP in t for t in texts if t):
         return [normalise(t) for t in texts]
     joined = unicodedata.normalize("NFKC", SEP.join(t or "" for t in texts))
     parts = joined.replace("\x00", " ").split(SEP)

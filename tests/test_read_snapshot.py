@@ -1,0 +1,106 @@
+"""The per-user snapshot: keyword scan, memoised per-call work, invalidation, the product."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from memdesk.core.embeddings import DIM
+from memdesk.core.read import channels, snapshot, terms
+from memdesk.core.read.config import ReadConfig
+from memdesk.core.read.retriever import Retriever
+from memdesk.core.store.memory_store import MemoryStore
+
+from .read_support import NOW, put
+
+TEXTS = [
+    "The kayak club meets on Tuesdays.",
+    "KAYAKING in Oslo: a ﬁne day (ligature) — café-racer!",
+    "import numpy; imported pandas; re-importing nothing",
+    "Zoë's 2nd favourite number is 42, not 4.",
+    "word" * 3000 + " hidden",  # beyond MAX_QUERY_CHARS: its tail is not indexed
+    "tab\tseparated\nnew line\x1enul",  # the separator inside a text
+    "user_name snake_case under_score",
+]
+STEMS = ["kayak", "fine", "fi", "café", "caf", "racer", "import", "re", "zoë", "2nd", "42",
+         "4", "hidden", "word", "tab", "line", "nul", "user", "user_name", "snake", "score",
+         "nothing", "absent", "a"]
+
+
+def index_rows(texts: list[str], stem: str) -> list[int]:
+    """The reference: rows with a ``\\w+`` word (as terms.words splits) starting with stem."""
+    return [i for i, t in enumerate(texts) if any(w.startswith(stem) for w in terms.words(t))]
+
+
+def snap_of(store: MemoryStore, user: str = "u") -> snapshot.UserSnapshot:
+    with store.read() as conn:
+        return snapshot.build(conn, user, snapshot.store_version(conn), DIM)
+
+
+def test_normalise_many_is_normalise_of_each() -> None:
+    texts = [*TEXTS, "", "x\x00y", "Ａｂｃ full-width", "ǅ title-case digraph",
+             "e\u0301 combining"]
+    assert terms.normalise_many(texts) == [terms.normalise(t) for t in texts]
+    with_sep = ["one\x1etwo", "three"]  # the separator itself in a text: still exact
+    assert terms.normalise_many(with_sep) == [terms.normalise(t) for t in with_sep]
+    assert terms.normalise_many([]) == []
+
+
+def test_the_stem_scan_finds_exactly_the_rows_a_word_index_would(store: MemoryStore) -> None:
+    put(store, [{"text": t, "days_ago": i} for i, t in enumerate(TEXTS)], embed=False)
+    snap = snap_of(store)
+    for stem in STEMS:
+        assert snap.rows_for_stem(stem) == index_rows(snap.texts, stem), stem
+    assert snap.rows_for_stem("hidden") == []  # only past the first 10,000 characters
+    assert snap.rows_for_stem("kayak") == [snap.texts.index(TEXTS[0]),
+                                           snap.texts.index(TEXTS[1])]
+    assert snap.rows_with(["kayak", "fine"]) == {
+        snap.texts.index(TEXTS[0]): {"kayak"}, snap.texts.index(TEXTS[1]): {"kayak", "fine"}}
+
+
+def test_a_write_gives_a_new_snapshot_with_fresh_memoised_work(store: MemoryStore) -> None:
+    put(store, [{"text": "The kayak club meets on Tuesdays.", "days_ago": 3},
+                {"type": "preference", "text": "Prefer short answers.", "days_ago": 5}])
+    r = Retriever(store, ReadConfig(record=False), clock=lambda: NOW)
+    res = r.retrieve("kayak club", "u")
+    assert [p.text for p in res.preferences] == ["Prefer short answers."]
+    before = r.snapshots.get_cached("u")
+    assert before is not None and ("stem", "kayak") in before.memo
+    new = put(store, [{"text": "The kayak club moved to Wednesdays.", "days_ago": 0},
+                      {"type": "preference", "text": "Prefer metric units.", "days_ago": 1}])
+    res = r.retrieve("kayak club", "u")
+    after = r.snapshots.get_cached("u")
+    assert after is not before
+    assert "The kayak club moved to Wednesdays." in [h.text for h in res.results]
+    assert [p.text for p in res.preferences] == ["Prefer metric units.", "Prefer short answers."]
+    store.update(new[1], confidence=0.1)  # audited: below the threshold now
+    res = r.retrieve("kayak club", "u")
+    assert [p.text for p in res.preferences] == ["Prefer short answers."]
+
+
+def test_memoised_preferences_depend_on_the_threshold(store: MemoryStore) -> None:
+    """Two configurations share one snapshot; each sees its own confident preferences."""
+    put(store, [{"type": "preference", "text": "Prefer short answers.", "confidence": 0.6},
+                {"type": "preference", "text": "Prefer tea.", "confidence": 0.95}],
+        embed=False)
+    low = Retriever(store, ReadConfig(record=False), clock=lambda: NOW)
+    high = Retriever(store, ReadConfig(record=False, confidence_threshold=0.9),
+                     clock=lambda: NOW)
+    assert low.snapshots is high.snapshots
+    assert {p.text for p in low.retrieve("anything", "u").preferences} == {
+        "Prefer short answers.", "Prefer tea."}
+    assert [p.text for p in high.retrieve("anything", "u").preferences] == ["Prefer tea."]
+    assert {p.text for p in low.retrieve("anything", "u").preferences} == {
+        "Prefer short answers.", "Prefer tea."}
+
+
+def test_cosines_equal_numpy_on_either_path() -> None:
+    rng = np.random.default_rng(3)
+    vectors = rng.standard_normal((50, DIM)).astype(np.float32)
+    q = rng.standard_normal(DIM).astype(np.float32)
+    expected = vectors @ q
+    assert np.allclose(channels.cosines(vectors, q), expected, atol=1e-5)
+    frozen = vectors.copy()
+    frozen.flags.writeable = False  # not handed to torch: numpy computes it
+    assert np.allclose(channels.cosines(frozen, q), expected, atol=1e-5)
+    q.flags.writeable = False  # a cached query vector is read-only
+    assert np.allclose(channels.cosines(vectors, q), expected, atol=1e-5)
