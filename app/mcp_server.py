@@ -101,21 +101,31 @@ class Runtime:
     # -- the job worker ---------------------------------------------------------------
     def start(self) -> None:
         self._thread.start()
-        if self.vectors:  # load the model now, not on the first retrieve
-            threading.Thread(target=self._warm_up, name="memdesk-mcp-warmup",
-                             daemon=True).start()
+        threading.Thread(target=self._warm_up, name="memdesk-mcp-warmup", daemon=True).start()
 
     def _warm_up(self) -> None:
+        if self.vectors:  # load the model now, not on the first retrieve
+            try:
+                self.retriever.embedder().encode(["warm up"])
+            except EmbeddingsUnavailable as exc:
+                log.warning("vectors unavailable: %s", exc)
+        self._warm_snapshots()
+
+    def _warm_snapshots(self) -> None:
+        """Build recently active users' snapshots off the call path (docs/retrieval.md)."""
         try:
-            self.retriever.embedder().encode(["warm up"])
-        except EmbeddingsUnavailable as exc:
-            log.warning("vectors unavailable: %s", exc)
+            self.retriever.warm()
+        except MemdeskError as exc:  # a locked or closed store: the next call builds it
+            log.warning("snapshot warm-up: %s", exc)
 
     def _loop(self) -> None:
         while not self._stop.is_set():
             self._wake.clear()
             try:
-                self.worker.run(drain=True)
+                if self.worker.run(drain=True):
+                    # A stored memory invalidates every snapshot: rebuild the active
+                    # users' here rather than on their next call.
+                    self._warm_snapshots()
             except MemdeskError as exc:  # locked store: try again on the next round
                 log.warning("worker: %s", exc)
             except Exception:  # a bug must not end the worker, nor the server

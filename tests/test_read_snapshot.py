@@ -104,3 +104,44 @@ def test_cosines_equal_numpy_on_either_path() -> None:
     assert np.allclose(channels.cosines(frozen, q), expected, atol=1e-5)
     q.flags.writeable = False  # a cached query vector is read-only
     assert np.allclose(channels.cosines(vectors, q), expected, atol=1e-5)
+
+
+def test_warm_builds_ahead_and_a_write_invalidates_a_warmed_snapshot(
+        store: MemoryStore) -> None:
+    put(store, [{"text": "The kayak club meets on Tuesdays.", "days_ago": 3}], embed=False)
+    put(store, [{"text": "Bob's kayak is red.", "days_ago": 3}], embed=False, user="bob")
+    r = Retriever(store, ReadConfig(), clock=lambda: NOW)
+    assert r.warm([]) == 0
+    assert r.warm(["u", "bob"]) == 2
+    builds = r.snapshots.builds
+    r.retrieve("kayak", "u", channels="fts")
+    r.retrieve("kayak", "bob", channels="fts")
+    assert r.snapshots.builds == builds  # the calls found them built
+    assert r.warm() == 0  # still valid: nothing to do
+    put(store, [{"text": "The kayak club moved to Wednesdays.", "days_ago": 0}], embed=False)
+    res = r.retrieve("kayak club", "u", channels="fts")
+    assert r.snapshots.builds == builds + 1  # the warmed snapshot was not reused
+    assert "The kayak club moved to Wednesdays." in [h.text for h in res.results]
+    put(store, [{"text": "Bob sold his kayak.", "days_ago": 0}], embed=False, user="bob")
+    assert r.warm() == 2  # the cached users, rebuilt after the write
+    builds = r.snapshots.builds
+    res = r.retrieve("kayak", "bob", channels="fts")
+    assert r.snapshots.builds == builds
+    assert "Bob sold his kayak." in [h.text for h in res.results]
+
+
+def test_warm_without_cached_users_takes_the_recently_retrieved(
+        store_path, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+    put(store, [{"text": "The kayak club meets on Tuesdays.", "days_ago": 3}], embed=False)
+    put(store, [{"text": "Bob's kayak is red.", "days_ago": 3}], embed=False, user="bob")
+    r = Retriever(store, ReadConfig(), clock=lambda: NOW)
+    r.retrieve("kayak", "bob", channels="fts")
+    r.flush()  # the retrieval record names bob
+    fresh = MemoryStore.open(store_path)  # another process: an empty snapshot cache
+    try:
+        other = Retriever(fresh, ReadConfig())
+        assert other.snapshots.users() == []
+        assert other.warm() == 1
+        assert other.snapshots.users() == ["bob"]
+    finally:
+        fresh.close()

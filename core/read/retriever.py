@@ -282,6 +282,36 @@ class Retriever:
             self.recorder.submit(cursor_job, self.clock)
         return result
 
+    def warm(self, user_ids: list[str] | None = None) -> int:
+        """Build the snapshots of these users now, so their next call skips the build.
+
+        For long-lived processes (the MCP server does it on start and after its worker
+        stores memories), on a background thread: a user's first call after start or
+        after any write otherwise pays for reading all of that user's rows.  By default
+        the users whose snapshots this store's cache holds (the recently active ones),
+        else those retrieved for most recently.  A warmed snapshot is an ordinary one:
+        the next write invalidates it like any other.  Returns how many were built.
+        """
+        cache = self.snapshots
+        if user_ids is None:
+            user_ids = cache.users() or self._recent_users(cache.max_users)
+        built = cache.builds
+        for user_id in user_ids[: cache.max_users]:
+            with self.store.read() as conn:
+                cache.get(conn, user_id, DIM)
+        return cache.builds - built
+
+    def _recent_users(self, limit: int) -> list[str]:
+        from sqlalchemy import func, select
+
+        from memdesk.core.read.models import Retrieval
+
+        t = Retrieval.__table__.c
+        with self.store.read() as conn:
+            return list(conn.execute(
+                select(t.user_id).group_by(t.user_id).order_by(func.max(t.at).desc())
+                .limit(limit)).scalars())
+
     def flush(self) -> None:
         """Wait until this store's records, reinforcement and cursors are written."""
         self.recorder.flush()

@@ -181,6 +181,11 @@ class SnapshotCache:
         self._lock = threading.Lock()
         self.builds = 0
 
+    def users(self) -> list[str]:
+        """The users held, most recently used first."""
+        with self._lock:
+            return list(reversed(self._items))
+
     def get_cached(self, user_id: str) -> UserSnapshot | None:
         """The snapshot held for ``user_id``, valid or not (for tests and inspection)."""
         with self._lock:
