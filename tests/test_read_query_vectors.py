@@ -114,3 +114,18 @@ def test_the_retriever_encodes_a_repeated_query_once(store: MemoryStore) -> None
         "The kayak club meets on Tuesdays."]
     r.retrieve("something new", "u")
     assert emb.asked[-1] == "something new"
+
+
+def test_the_cache_can_be_turned_off_or_sized(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMDESK_QUERY_CACHE_SIZE", "0")
+    off = CountingEmbedder()
+    qv.query_vector(off, "q")
+    qv.query_vector(off, "q")
+    assert off.asked == ["q", "q"]
+    monkeypatch.setenv("MEMDESK_QUERY_CACHE_SIZE", "2")
+    small = CountingEmbedder()
+    cache = qv.cache_for(small)
+    assert cache is not None and cache.max_entries == 2
+    for bad in ("-1", "lots"):
+        monkeypatch.setenv("MEMDESK_QUERY_CACHE_SIZE", bad)
+        assert qv.configured_size() == qv.MAX_ENTRIES

@@ -13,6 +13,8 @@ change what the next caller gets.
 
 from __future__ import annotations
 
+import logging
+import os
 import threading
 import weakref
 from collections import OrderedDict
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
 
     from memdesk.core.embeddings import Embedder
 
+log = logging.getLogger(__name__)
 MAX_ENTRIES = 1024  # × 1.5 KB per 384-dim vector: about 1.5 MB
 
 
@@ -77,14 +80,38 @@ def cache_for(embedder: Embedder) -> QueryVectorCache | None:
     None for an embedder that cannot be weakly referenced or hashed (a dataclass with
     ``eq``, say): it is then asked every time rather than cached under a wrong key.
     """
+    size = configured_size()
+    if size == 0:
+        return None
     with _caches_lock:
         try:
             cache = _caches.get(embedder)
             if cache is None:
-                cache = _caches[embedder] = QueryVectorCache()
+                cache = _caches[embedder] = QueryVectorCache(size)
         except TypeError:
             return None
         return cache
+
+
+def configured_size() -> int:
+    """``MEMDESK_QUERY_CACHE_SIZE`` (entries; 0 turns the cache off), else MAX_ENTRIES.
+
+    Off is for measuring the encoder on every call (the benchmarks' repeated queries
+    would otherwise all be hits); a value that is not a whole number ≥ 0 is ignored
+    with a warning rather than failing a retrieval.
+    """
+    raw = os.environ.get("MEMDESK_QUERY_CACHE_SIZE")
+    if raw is None:
+        return MAX_ENTRIES
+    try:
+        size = int(raw)
+        if size < 0:
+            raise ValueError(raw)
+    except ValueError:
+        log.warning("MEMDESK_QUERY_CACHE_SIZE=%r is not a whole number >= 0; using %d",
+                    raw, MAX_ENTRIES)
+        return MAX_ENTRIES
+    return size
 
 
 def query_vector(embedder: Embedder, text: str) -> np.ndarray:
