@@ -11,11 +11,12 @@ the vector with it, and a text edit drops it.
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime
 from pathlib import Path
 
 import numpy as np
 import pytest
-from sqlalchemy import delete, func, select
+from sqlalchemy import delete, func, inspect, select, text
 
 from memdesk.core.read.snapshot import build, store_version
 from memdesk.core.store.db import make_engine
@@ -35,55 +36,70 @@ def vec(i: int) -> bytes:
     return v.tobytes()
 
 
-def store_at_0011(path: Path, rows: int) -> dict[int, bytes]:
+def store_at_0011(url: str, rows: int) -> dict[int, bytes]:
     """A memdesk store at revision 0011 with vectors in the row; returns seq → vector."""
     from alembic import command
 
-    engine = make_engine(f"sqlite:///{path}")
+    engine = make_engine(url)
+    want: dict[int, bytes] = {}
     with engine.begin() as conn:
         cfg = _config()
         cfg.attributes["connection"] = conn
         command.upgrade(cfg, "0011")
-    engine.dispose()
-    conn = sqlite3.connect(path)
-    want: dict[int, bytes] = {}
-    for i in range(rows):
-        blob = None if i % 5 == 4 else vec(i) * 96  # 384 floats, as a real vector
-        cur = conn.execute(
+        insert = text(
             "INSERT INTO memories (id, user_id, text, type, importance, confidence, "
-            "created_at, access_count, embedding, version) VALUES (?,?,?,?,?,?,?,?,?,1)",
-            (f"m{i}", f"u{i % 3}", f"memory {i} about sailing boats", "fact", 0.5, 0.8,
-             f"2026-01-{i % 28 + 1:02d} 10:00:00.000000", 0, blob))
-        if blob is not None:
-            want[int(cur.lastrowid)] = blob
-    conn.commit()
-    conn.close()
+            "created_at, access_count, embedding, version) VALUES "
+            "(:id, :u, :t, 'fact', 0.5, 0.8, :at, 0, :e, 1)")
+        for i in range(rows):
+            blob = None if i % 5 == 4 else vec(i) * 96  # 384 floats, as a real vector
+            conn.execute(insert, {"id": f"m{i}", "u": f"u{i % 3}", "e": blob,
+                                  "t": f"memory {i} about sailing boats",
+                                  "at": datetime(2026, 1, i % 28 + 1, 10)})
+        for seq, blob in conn.execute(text("SELECT seq, embedding FROM memories")):
+            if blob is not None:
+                want[int(seq)] = bytes(blob)
+    engine.dispose()
     return want
 
 
-def test_0012_moves_every_vector_byte_for_byte(tmp_path: Path) -> None:
-    path = tmp_path / "old.db"
-    want = store_at_0011(path, rows=300)
-    store = MemoryStore.open(path, allow_upgrade=True)
+@pytest.fixture
+def old_store(backend: str, tmp_path: Path, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
+    """Where to build a pre-0012 store: an empty file, or an empty PostgreSQL database."""
+    if backend == "sqlite":
+        yield tmp_path / "old.db", f"sqlite:///{tmp_path / 'old.db'}"
+        return
+    server = request.getfixturevalue("pg_server")
+    url = server.new_database(prefix="v0011")
+    yield url, url
+    server.drop_database(url)
+
+
+def test_0012_moves_every_vector_byte_for_byte(old_store) -> None:  # type: ignore[no-untyped-def]
+    store_path, url = old_store
+    want = store_at_0011(url, rows=300)
+    store = MemoryStore.open(store_path, allow_upgrade=True)
     assert store.report is not None and store.report.upgraded_from == "0011"
     with store.read() as conn:
-        got = dict(conn.execute(select(MemoryVector.seq, MemoryVector.vector)).all())
-        cols = {r[1] for r in conn.exec_driver_sql("PRAGMA table_info(memories)")}
+        got = {s: bytes(v) for s, v in conn.execute(
+            select(MemoryVector.seq, MemoryVector.vector)).all()}
+        cols = {c["name"] for c in inspect(conn).get_columns("memories")}
         seqs = dict(conn.execute(select(Memory.id, Memory.seq)).all())
     assert got == want and len(got) == 240  # every fifth row had none
     assert "embedding" not in cols
-    assert seqs["m7"] == 8  # seq (the FTS rowid) unchanged: ids were inserted in order
+    assert seqs["m7"] in want and want[seqs["m7"]] == vec(7) * 96  # seq unchanged
     assert store.get("m7").embedding == vec(7) * 96 and store.get("m4").embedding is None
-    assert store.count(MemoryFilter(text="sailing")) == 300  # FTS still finds every row
+    assert store.count(MemoryFilter(text="sailing")) == 300  # full text finds every row
     store.add(user_id="u0", text="a new memory about sailing", type="fact")
-    assert store.count(MemoryFilter(text="sailing")) == 301  # and its triggers still fire
+    assert store.count(MemoryFilter(text="sailing")) == 301  # and keeps up with inserts
     close_store(store)
-    # Compacted: without the VACUUM the memories table keeps its old pages
-    # (SQLite does not merge pages when rows shrink): ~150 pages for 300 rows.
-    conn = sqlite3.connect(path)
-    pages = conn.execute("SELECT count(*) FROM dbstat WHERE name = 'memories'").fetchone()[0]
-    conn.close()
-    assert pages < 40
+    if isinstance(store_path, Path):
+        # Compacted: without the VACUUM the memories table keeps its old pages
+        # (SQLite does not merge pages when rows shrink): ~150 pages for 300 rows.
+        conn = sqlite3.connect(store_path)
+        pages = conn.execute(
+            "SELECT count(*) FROM dbstat WHERE name = 'memories'").fetchone()[0]
+        conn.close()
+        assert pages < 40
 
 
 @pytest.fixture
