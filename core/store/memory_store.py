@@ -37,6 +37,7 @@ from memdesk.core.store.records import (
 )
 from memdesk.core.store.schema import OpenReport, open_engine, translate
 from memdesk.core.store.vectors import (
+    add_vector_in,
     clear_vector_of_id_in,
     record_columns,
     write_vectors_by_id_in,
@@ -296,9 +297,9 @@ class MemoryStore:
         self._check_new_ids(conn, [values["id"]])
         self._check_ref(conn, values.get("superseded_by"), values["id"])
         row = {k: v for k, v in values.items() if k != "embedding"}
-        conn.execute(insert(MT).values(**row))
+        seq = conn.execute(insert(MT).values(**row)).inserted_primary_key[0]
         if values.get("embedding") is not None:
-            write_vectors_by_id_in(conn, [(values["id"], values["embedding"])])
+            add_vector_in(conn, seq, values["embedding"])
         logged = row
         return self.log_in(conn, values["id"], actor, "add", {}, logged,
                            group_id=group_id, note=note)

@@ -60,6 +60,11 @@ def write_vectors_in(conn: Connection, items: Sequence[tuple[int, bytes]]) -> No
     conn.execute(insert(VT), [{"seq": s, "vector": v} for s, v in items])
 
 
+def add_vector_in(conn: Connection, seq: int, vector: bytes) -> None:
+    """The vector of a memory just inserted (it has none yet): one INSERT."""
+    conn.execute(insert(VT).values(seq=seq, vector=vector))
+
+
 def write_vectors_by_id_in(conn: Connection, items: Sequence[tuple[str, bytes]]) -> None:
     """Set vectors of memories named by ``id`` (rows inserted in this transaction,
     whose ``seq`` the caller does not know yet)."""
