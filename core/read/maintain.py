@@ -151,7 +151,10 @@ def write_links(store: MemoryStore, conn: Any, links: list[Link], group: str,
     conn.execute(
         update(Memory.__table__)
         .where(M.id == bindparam("old"), M.superseded_by.is_(None))
-        .values(superseded_by=bindparam("new"), valid_until=bindparam("at")),
+        # An audited change bumps the row version (optimistic concurrency): an operator
+        # edit based on the version read before this link must be refused, not win.
+        .values(superseded_by=bindparam("new"), valid_until=bindparam("at"),
+                version=M.version + 1),
         [{"old": x.old_id, "new": x.new_id, "at": x.at} for x in links],
     )
     conn.execute(insert(ET), [
