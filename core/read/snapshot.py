@@ -32,6 +32,7 @@ from sqlalchemy import Connection, func, select
 from memdesk.core.read.terms import SEP, normalise_many
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
+from memdesk.core.store.vectors import embedding_column
 
 if TYPE_CHECKING:
     import numpy as np
@@ -123,7 +124,7 @@ def user_rows(conn: Connection, user_id: str) -> list[Any]:
     """
     return conn.execute(
         select(M.seq, M.id, M.text, M.type, M.layer, M.importance, M.confidence,
-               M.created_at, M.entity, M.attribute, M.value, M.embedding)
+               M.created_at, M.entity, M.attribute, M.value, embedding_column())
         .where(M.user_id == user_id, active_belief_state()).order_by(M.seq)
     ).all()
 
