@@ -122,8 +122,10 @@ def test_warm_builds_ahead_and_a_write_invalidates_a_warmed_snapshot(
     res = r.retrieve("kayak club", "u", channels="fts")
     assert r.snapshots.builds == builds + 1  # the warmed snapshot was not reused
     assert "The kayak club moved to Wednesdays." in [h.text for h in res.results]
+    kept = r.snapshots.get_cached("u")
     put(store, [{"text": "Bob sold his kayak.", "days_ago": 0}], embed=False, user="bob")
-    assert r.warm() == 2  # the cached users, rebuilt after the write
+    assert r.warm() == 1  # bob's snapshot, rebuilt after his write; u's is still valid
+    assert r.snapshots.get_cached("u") is kept
     builds = r.snapshots.builds
     res = r.retrieve("kayak", "bob", channels="fts")
     assert r.snapshots.builds == builds
@@ -145,3 +147,40 @@ def test_warm_without_cached_users_takes_the_recently_retrieved(
         assert other.snapshots.users() == ["bob"]
     finally:
         fresh.close()
+
+
+def test_a_write_invalidates_only_the_snapshots_of_the_users_it_touches(
+        store: MemoryStore) -> None:
+    a = put(store, [{"text": "Ann rows her kayak on Sundays.", "days_ago": 3}],
+            embed=False, user="ann")
+    put(store, [{"text": "Bob's kayak is red.", "days_ago": 3}], embed=False, user="bob")
+    r = Retriever(store, ReadConfig(), clock=lambda: NOW)
+    r.warm(["ann", "bob"])
+    bob_snap = r.snapshots.get_cached("bob")
+    builds = r.snapshots.builds
+
+    put(store, [{"text": "Ann bought a second kayak.", "days_ago": 0}], embed=False,
+        user="ann")  # an insert for ann
+    r.retrieve("kayak", "bob", channels="fts")
+    assert r.snapshots.builds == builds and r.snapshots.get_cached("bob") is bob_snap
+    res = r.retrieve("kayak", "ann", channels="fts")
+    assert r.snapshots.builds == builds + 1
+    assert "Ann bought a second kayak." in [h.text for h in res.results]
+
+    store.update(a[0], text="Ann rows her canoe on Sundays.")  # an audited edit
+    r.retrieve("kayak", "bob", channels="fts")
+    assert r.snapshots.builds == builds + 1
+    res = r.retrieve("canoe", "ann", channels="fts")
+    assert r.snapshots.builds == builds + 2
+    assert [h.text for h in res.results] == ["Ann rows her canoe on Sundays."]
+
+
+def test_a_memory_moved_to_another_user_leaves_no_stale_snapshot(store: MemoryStore) -> None:
+    a = put(store, [{"text": "The kayak is blue.", "days_ago": 3}], embed=False, user="ann")
+    put(store, [{"text": "Bob likes rivers.", "days_ago": 3}], embed=False, user="bob")
+    r = Retriever(store, ReadConfig(), clock=lambda: NOW)
+    r.warm(["ann", "bob", "cy"])
+    store.update(a[0], user_id="bob")  # the old owner's snapshot still holds the row
+    assert r.retrieve("kayak", "ann", channels="fts").results == []
+    assert [h.text for h in r.retrieve("kayak", "bob", channels="fts").results] == [
+        "The kayak is blue."]

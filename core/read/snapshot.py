@@ -8,9 +8,16 @@ creation time, triple, vector matrix) and reuses them while the store has not ch
 
 Validity is checked on every call with two index lookups: the newest audit event
 (every audited change — edits, supersedes, deletes, maintenance, embedding backfills
-— appends one) and the newest memory ``seq`` (bulk inserts).  Unaudited raw SQL is
-seen after ``ttl`` seconds at the latest.  ``access_count``/``last_accessed`` are not
-cached: the retriever reads them fresh for its candidates.
+— appends one) and the newest memory ``seq`` (inserts).  When either moved, the cache
+reads what changed since it last looked (new rows and events, by primary-key range)
+and invalidates only the snapshots of the users they touch: on a store that agents
+write to, one agent's write must not turn every other user's next recall into a cold
+one.  Changes it cannot attribute to users (a store-wide event such as an embedding
+backfill or maintenance run, an event whose memory is gone, a memory moved between
+users, or more than ``FULL_RESET_AFTER`` changes at once) invalidate every snapshot.
+Unaudited raw SQL is seen after ``ttl`` seconds at the latest.
+``access_count``/``last_accessed`` are not cached: the retriever reads them fresh for
+its candidates.
 
 The snapshot also holds the user's normalised texts as one string, which the keyword
 channel scans for its stems (each stem's rows memoised per snapshot): FTS5's index is
@@ -111,6 +118,38 @@ def store_version(conn: Connection) -> tuple[Any, ...]:
     return ev, seq
 
 
+def _at_least(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Whether version ``a`` includes every change of ``b`` (both parts only grow)."""
+    return all((x or 0) >= (y or 0) for x, y in zip(a, b, strict=True))
+
+
+def touched_users(conn: Connection, since: tuple[Any, ...], cap: int) -> set[str] | None:
+    """Users whose active memories may differ from what they were at ``since``;
+    None when that cannot be said cheaply (then every snapshot is suspect)."""
+    ev0, seq0 = (v or 0 for v in since)
+    users = set(conn.execute(
+        select(M.user_id).where(M.seq > seq0).limit(cap + 1)).scalars())
+    events = conn.execute(
+        select(E.memory_id, E.before).where(E.id > ev0).limit(cap + 1)).all()
+    if len(users) > cap or len(events) > cap:
+        return None
+    ids: set[str] = set()
+    for memory_id, before in events:
+        # A store-wide event ('*': backfill, maintenance) or a memory that changed
+        # owner (its old user's snapshot still holds it) cannot be narrowed down.
+        if memory_id == "*" or (before and '"user_id"' in before):
+            return None
+        ids.add(memory_id)
+    found: dict[str, str] = {}
+    id_list = sorted(ids)
+    for k in range(0, len(id_list), 500):
+        found.update(conn.execute(select(M.id, M.user_id)
+                                  .where(M.id.in_(id_list[k:k + 500]))).all())
+    if len(found) < len(ids):  # an event about a memory that is gone, or not a memory
+        return None
+    return users | set(found.values())
+
+
 def _norm_all(values: list[str | None]) -> list[str]:
     """Trimmed, lower-cased; '' for none (inline: a call per cell cost 3 ms a build)."""
     return [v.strip().lower() if v else "" for v in values]
@@ -173,7 +212,14 @@ def build(conn: Connection, user_id: str, version: tuple[Any, ...], dim: int) ->
 
 
 class SnapshotCache:
-    """LRU of user snapshots for one store; thread-safe."""
+    """LRU of user snapshots for one store; thread-safe.
+
+    A snapshot is valid while it was built at or after the last change seen for its
+    user (``_stale_from``) and for the whole store (``_all_stale_from``), and is
+    younger than ``ttl``.
+    """
+
+    FULL_RESET_AFTER = 2_000  # changes since the last look: beyond this, drop everything
 
     def __init__(self, max_users: int = 64, ttl: float = 60.0) -> None:
         self.max_users = max_users
@@ -181,6 +227,9 @@ class SnapshotCache:
         self._items: OrderedDict[str, UserSnapshot] = OrderedDict()
         self._lock = threading.Lock()
         self.builds = 0
+        self._seen: tuple[Any, ...] | None = None  # the store version changes were read up to
+        self._stale_from: dict[str, tuple[Any, ...]] = {}
+        self._all_stale_from: tuple[Any, ...] = (0, 0)
 
     def users(self) -> list[str]:
         """The users held, most recently used first."""
@@ -192,19 +241,50 @@ class SnapshotCache:
         with self._lock:
             return self._items.get(user_id)
 
+    def _valid(self, snap: UserSnapshot, user_id: str) -> bool:
+        return (_at_least(snap.version, self._all_stale_from)
+                and _at_least(snap.version, self._stale_from.get(user_id, (0, 0))))
+
+    def _catch_up(self, conn: Connection, version: tuple[Any, ...]) -> None:
+        """Mark the users touched since the last look as stale at ``version``."""
+        with self._lock:
+            seen = self._seen
+        if seen is not None and _at_least(seen, version):
+            return
+        touched = None if seen is None else touched_users(conn, seen, self.FULL_RESET_AFTER)
+        with self._lock:
+            if self._seen is not None and _at_least(self._seen, version):
+                return  # another thread read the same changes meanwhile
+            # Stale snapshots stay listed (not valid): ``users()`` is what a warm-up
+            # rebuilds, and the recently active users are the ones worth rebuilding.
+            if self._seen is None:
+                pass  # first look: nothing is cached yet, so nothing can be stale
+            elif touched is None:
+                self._all_stale_from = version
+                self._stale_from.clear()
+            else:
+                for user in touched:
+                    self._stale_from[user] = version
+            self._seen = version if self._seen is None else tuple(
+                max(a or 0, b or 0) for a, b in zip(self._seen, version, strict=True))
+
     def get(self, conn: Connection, user_id: str, dim: int) -> UserSnapshot:
         version = store_version(conn)
+        self._catch_up(conn, version)
         with self._lock:
             snap = self._items.get(user_id)
-            if (snap is not None and snap.version == version
+            if (snap is not None and self._valid(snap, user_id)
                     and time.monotonic() - snap.built < self.ttl):
                 self._items.move_to_end(user_id)
                 return snap
         snap = build(conn, user_id, version, dim)
         with self._lock:
             self.builds += 1
-            self._items[user_id] = snap
-            self._items.move_to_end(user_id)
-            while len(self._items) > self.max_users:
-                self._items.popitem(last=False)
+            # A build from an older read transaction than a change already seen for
+            # this user is correct for its caller but must not be kept.
+            if self._valid(snap, user_id):
+                self._items[user_id] = snap
+                self._items.move_to_end(user_id)
+                while len(self._items) > self.max_users:
+                    self._items.popitem(last=False)
         return snap
