@@ -1,0 +1,117 @@
+"""Stores for the scaling benchmark (bench_backends.py --concurrency): the demo data with
+real vectors at 100k or 1M rows, as a SQLite file and as a PostgreSQL database.
+
+SQLite: the 1M store is a copy of the cached demo store (bench/common.million_store,
+vectors filled by bench/read_data.py); the 100k store is the same generator (seed 7)
+with each text's vector taken from the 1M store, so both sizes hold the same texts.
+
+PostgreSQL: the rows of that SQLite file are bulk-loaded with COPY into a database
+memdesk has just migrated.  The memories table's secondary indexes and its self foreign
+key are dropped first and rebuilt once afterwards (building an index from all rows is
+far faster than updating a dozen of them per row), then the table is ANALYZEd.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import time
+from pathlib import Path
+
+from common import CACHE, END
+
+from memdesk.core import demo
+from memdesk.core.store.memory_store import MemoryStore
+
+MILLION = Path("/work/main/bench/.cache/demo-1000000.db")  # READ-ONLY source, copied
+
+
+def _vectors_by_text(src: Path) -> dict[str, bytes]:
+    con = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
+    try:
+        return dict(con.execute(
+            "SELECT text, min(embedding) FROM memories WHERE embedding IS NOT NULL "
+            "GROUP BY text"))
+    finally:
+        con.close()
+
+
+def sqlite_store(size: int, million: Path = MILLION) -> Path:
+    """A SQLite demo store of ``size`` rows with a vector on every row (cached)."""
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"scale-{size}.db"
+    ok = path.with_suffix(".ok")
+    if ok.exists():
+        return path
+    for suffix in ("", "-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    t = time.perf_counter()
+    if size == 1_000_000:
+        shutil.copyfile(million, path)
+    else:
+        store = MemoryStore.open(path)
+        demo.generate(store, size, seed=7, end=END)
+        store.close()
+        vecs = _vectors_by_text(million)
+        con = sqlite3.connect(path)
+        con.execute("CREATE TEMP TABLE vf (text TEXT PRIMARY KEY, v BLOB)")
+        con.executemany("INSERT INTO vf VALUES (?, ?)", vecs.items())
+        con.execute("UPDATE memories SET embedding = (SELECT v FROM vf WHERE vf.text = "
+                    "memories.text) WHERE embedding IS NULL")
+        con.commit()
+        con.close()
+        from read_data import fill_embeddings  # texts the 1M store lacks (none, usually)
+
+        store = MemoryStore.open(path)
+        fill_embeddings(store)
+        store.checkpoint()
+        store.close()
+    ok.write_text(f"built in {time.perf_counter() - t:.1f}s\n")
+    return path
+
+
+def _pg_conninfo(url: str) -> str:
+    return url.replace("postgresql+psycopg://", "postgresql://", 1)
+
+
+def load_pg(url: str, src: Path, batch: int = 5000) -> float:
+    """Bulk-load ``src``'s memories into the empty store at ``url``; returns seconds.
+    (Only the memories: retrieval needs nothing else, and the audit trail starts empty.)"""
+    import psycopg
+
+    MemoryStore.open(url).close()  # create the schema (every migration)
+    t = time.perf_counter()
+    lite = sqlite3.connect(f"file:{src}?mode=ro", uri=True)
+    cols = [r[1] for r in lite.execute("PRAGMA table_info(memories)")]
+    with psycopg.connect(_pg_conninfo(url)) as pg:
+        pg_cols = {r[0] for r in pg.execute(
+            "SELECT column_name FROM information_schema.columns WHERE table_name = 'memories'")}
+        cols = [c for c in cols if c in pg_cols]
+        indexes = pg.execute(
+            "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories' AND "
+            "indexname NOT IN (SELECT conname FROM pg_constraint "
+            "WHERE conrelid = 'memories'::regclass)").fetchall()
+        fks = pg.execute(
+            "SELECT conname, pg_get_constraintdef(oid) FROM pg_constraint "
+            "WHERE conrelid = 'memories'::regclass AND contype = 'f'").fetchall()
+        for name, _ in fks:
+            pg.execute(f'ALTER TABLE memories DROP CONSTRAINT "{name}"')
+        for name, _ in indexes:
+            pg.execute(f'DROP INDEX "{name}"')
+        collist = ", ".join(cols)
+        with pg.cursor() as cur, cur.copy(f"COPY memories ({collist}) FROM STDIN") as cp:
+            rows = lite.execute(f"SELECT {collist} FROM memories ORDER BY seq")
+            while chunk := rows.fetchmany(batch):
+                for row in chunk:
+                    cp.write_row(row)
+        for _, sql in indexes:
+            pg.execute(sql)
+        for name, sql in fks:
+            pg.execute(f'ALTER TABLE memories ADD CONSTRAINT "{name}" {sql}')
+        pg.execute("SELECT setval(pg_get_serial_sequence('memories', 'seq'), "
+                   "(SELECT max(seq) FROM memories))")
+        pg.commit()
+        pg.autocommit = True
+        pg.execute("VACUUM ANALYZE")
+    lite.close()
+    return time.perf_counter() - t
