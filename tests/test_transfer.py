@@ -315,13 +315,13 @@ def test_forward_links_wait_for_their_target(store: MemoryStore) -> None:
     assert [r.id for r in store.page(order_by="seq", descending=False)] == ["new", "mid", "old"]
 
 
-def test_duplicate_id_inside_one_file(store: MemoryStore) -> None:
+def test_duplicate_id_inside_one_file(store: MemoryStore, tmp_path: Path) -> None:
     a = json.dumps({"id": "d", "user_id": "u", "text": "first", "type": "fact"})
     b = json.dumps({"id": "d", "user_id": "u", "text": "second", "type": "fact"})
     data = f"{a}\n{b}\n".encode()
     rep = import_bytes(store, data)
     assert (rep.imported, rep.skipped) == (1, 1) and store.get("d").text == "first"
-    other = MemoryStore.open(Path(str(store.engine.url.database) + ".2"))
+    other = MemoryStore.open(tmp_path / "other.db")  # never beside a PostgreSQL "path"
     rep = import_bytes(other, data, on_existing="update")
     assert (rep.imported, rep.updated) == (1, 1) and other.get("d").text == "second"
     other.close()
