@@ -156,7 +156,8 @@ def build_search_store(size: int, queries: int, tmp: Path):  # type: ignore[no-u
     big = MemoryStore.open(prepared_store(), create=False)
     with big.read() as conn:
         for text, blob in conn.exec_driver_sql(
-                "SELECT text, min(embedding) FROM memories GROUP BY text"):
+                "SELECT m.text, min(v.vector) FROM memories m "
+                "JOIN memory_vectors v ON v.seq = m.seq GROUP BY m.text"):
             known[text] = blob
     big.close()
     with store.read() as conn:
@@ -170,8 +171,9 @@ def build_search_store(size: int, queries: int, tmp: Path):  # type: ignore[no-u
         check_space_in(conn)
         conn.exec_driver_sql("CREATE TEMP TABLE vf (text TEXT PRIMARY KEY, v BLOB)")
         conn.exec_driver_sql("INSERT INTO vf VALUES (?, ?)", list(known.items()))
-        conn.exec_driver_sql("UPDATE memories SET embedding = (SELECT v FROM vf WHERE "
-                             "vf.text = memories.text)")
+        conn.exec_driver_sql("DELETE FROM memory_vectors")
+        conn.exec_driver_sql("INSERT INTO memory_vectors (seq, vector) SELECT m.seq, vf.v "
+                             "FROM memories m JOIN vf ON vf.text = m.text ORDER BY m.seq")
     return store, dict(zip(ids, planted, strict=True)), len(todo)
 
 
@@ -181,7 +183,8 @@ def fill_mem0(m, store, batch: int = 5000) -> float:  # type: ignore[no-untyped-
     t0 = time.perf_counter()
     with store.read() as conn:
         rows = conn.exec_driver_sql(
-            "SELECT id, user_id, text, created_at, embedding FROM memories "
+            "SELECT id, user_id, text, created_at, v.vector FROM memories m "
+            "JOIN memory_vectors v ON v.seq = m.seq "
             "WHERE valid_until IS NULL AND superseded_by IS NULL").all()
     for i in range(0, len(rows), batch):
         part = rows[i : i + batch]

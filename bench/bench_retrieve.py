@@ -208,6 +208,7 @@ def bench_maintain() -> None:
         store = MemoryStore.open(dst)
         print(f"# maintain over {store.count():,} memories (a copy of {src.name})")
         print(f"# {machine()}")
+        print(f"# load average before (1, 5, 15 min): {os.getloadavg()}")
         t0 = time.perf_counter()
         rep = maintain(store)
         total = time.perf_counter() - t0
@@ -219,6 +220,7 @@ def bench_maintain() -> None:
         t0 = time.perf_counter()
         rep = maintain(store, link=False)
         print(f"decay only: {time.perf_counter() - t0:.1f} s")
+        print(f"# load average (1, 5, 15 min): {os.getloadavg()}")
         store.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

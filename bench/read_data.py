@@ -2,8 +2,8 @@
 
 The demo generator writes templated text (about 5,000 distinct strings in 1,000,000
 rows), so every row gets a *real* all-MiniLM-L6-v2 vector by encoding each distinct
-text once and copying it to its rows in one UPDATE through a temporary table.  This
-fills the column directly, as the write path's ``memdesk embed`` would, because
+text once and copying it to its rows in one INSERT … SELECT through a temporary table.
+This fills ``memory_vectors`` directly, as the write path's ``memdesk embed`` would, because
 embedding is not an operator-editable field.
 """
 
@@ -13,6 +13,8 @@ import time
 
 from memdesk.core.embeddings import default_embedder, to_blob
 from memdesk.core.store.memory_store import MemoryStore
+
+NO_VECTOR = "NOT EXISTS (SELECT 1 FROM memory_vectors v WHERE v.seq = m.seq)"
 
 
 def ensure_read_tables(store: MemoryStore) -> None:
@@ -28,7 +30,7 @@ def fill_embeddings(store: MemoryStore, batch: int = 256) -> tuple[int, float]:
     t0 = time.perf_counter()
     with store.read() as conn:
         texts = [r[0] for r in conn.exec_driver_sql(
-            "SELECT DISTINCT text FROM memories WHERE embedding IS NULL")]
+            f"SELECT DISTINCT text FROM memories m WHERE {NO_VECTOR}")]
     if not texts:
         return 0, 0.0
     vecs = default_embedder().encode(texts, batch_size=batch)
@@ -37,8 +39,8 @@ def fill_embeddings(store: MemoryStore, batch: int = 256) -> tuple[int, float]:
         conn.exec_driver_sql("INSERT INTO vec_fill VALUES (?, ?)",
                              [(t, to_blob(v)) for t, v in zip(texts, vecs, strict=True)])
         conn.exec_driver_sql(
-            "UPDATE memories SET embedding = (SELECT v FROM vec_fill WHERE vec_fill.text = "
-            "memories.text) WHERE embedding IS NULL")
+            "INSERT INTO memory_vectors (seq, vector) SELECT m.seq, f.v FROM memories m "
+            f"JOIN vec_fill f ON f.text = m.text WHERE {NO_VECTOR} ORDER BY m.seq")
         conn.exec_driver_sql("DROP TABLE vec_fill")
     return len(texts), time.perf_counter() - t0
 

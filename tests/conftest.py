@@ -25,7 +25,7 @@ DEMO_END = datetime(2026, 11, 1)
 # see tests/pg.py.
 BOTH_BACKENDS = frozenset({
     "test_store", "test_fts", "test_undo", "test_contradictions", "test_sweep",
-    "test_delta_store", "test_postgres", "test_read_retriever",
+    "test_delta_store", "test_postgres", "test_read_retriever", "test_vectors",
     # Backend-dependent behaviour beyond the store itself: the active belief state and
     # its filters, delta edges, curation edges, injection and maintain, the job queue's
     # claim (SKIP LOCKED on PostgreSQL), the guard's quarantine, import/export and the

@@ -45,6 +45,9 @@ def test_recall_store_upgrades_without_loss(tmp_path: Path) -> None:
     assert r5.text == "Recall memory number 5 about kayaks"
     assert r5.created_at == datetime(2025, 1, 6, 8, 0, 0, 123000)  # +02:00 → UTC, ms kept
     assert r5.access_count == 5 and r5.embedding == b"\x00\x00\x80?" * 3
+    with store.read() as conn:  # every Recall vector moved to memory_vectors (0012)
+        assert conn.exec_driver_sql(
+            "SELECT count(*), count(DISTINCT vector) FROM memory_vectors").one() == (50, 1)
     assert r5.layer == "semantic"  # migration 0008 routed the fact
     r0 = store.get("r0")
     assert r0.superseded_by == "r1" and r0.status is Status.SUPERSEDED

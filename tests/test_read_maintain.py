@@ -6,6 +6,7 @@ from datetime import timedelta
 
 import pytest
 
+from memdesk.core.errors import EditConflictError
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.maintain import Cancelled, maintain
 from memdesk.core.read.retriever import Retriever
@@ -119,3 +120,20 @@ def test_cancel_writes_nothing(store: MemoryStore) -> None:
     with pytest.raises(Cancelled):
         maintain(store, now=NOW, cancelled=lambda: True)
     assert store.get(ids[0]).decay_score is None
+
+
+def test_a_link_bumps_the_version_so_a_stale_operator_edit_is_refused(
+    store: MemoryStore,
+) -> None:
+    ids = put(store, [
+        {"type": "preference", "text": "User prefers tabs.", "days_ago": 30,
+         "entity": "user", "attribute": "indent", "value": "tabs"},
+        {"type": "correction", "text": "No, spaces not tabs.", "days_ago": 10,
+         "entity": "user", "attribute": "indent", "value": "spaces"},
+    ], embed=False)
+    seen = store.get(ids[0]).version  # an operator opens the old memory for editing
+    maintain(store, now=NOW)
+    assert store.get(ids[0]).version == seen + 1
+    with pytest.raises(EditConflictError):
+        store.update(ids[0], importance=0.9, expected_version=seen)
+    assert store.get(ids[0]).superseded_by == ids[1]

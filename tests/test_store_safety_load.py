@@ -106,6 +106,20 @@ def _steady_writer(path: Path, seconds: float, tag: str) -> None:
         n += 1
 
 
+def _wait_for_rows(path: Path, n: int, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        s = MemoryStore.open(path)
+        try:
+            with s.read() as conn:
+                if conn.exec_driver_sql("SELECT count(*) FROM memories").scalar() >= n:
+                    return
+        finally:
+            s.close()
+        time.sleep(0.05)
+    raise AssertionError(f"no writer committed {n} rows within {timeout:.0f} s")
+
+
 def test_backup_under_four_writers_restores_to_a_sound_store(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -114,7 +128,9 @@ def test_backup_under_four_writers_restores_to_a_sound_store(
     MemoryStore.open(path).close()
     pids = [fork(lambda i=i: _steady_writer(path, 4.0, f"w{i}")) for i in range(4)]
     try:
-        time.sleep(0.5)
+        # Back up only once the writers are committing: on a loaded machine a fixed
+        # sleep can end before the first commit, and an empty backup proves nothing.
+        _wait_for_rows(path, 10, timeout=20.0)
         backups = []
         for _ in range(3):
             backups.append(backup_store(path, reason="test"))

@@ -8,12 +8,11 @@ import sys
 
 import numpy as np
 import pytest
-from sqlalchemy import update
 
 from memdesk.core import embeddings
 from memdesk.core.ids import utcnow
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.models import Memory
+from memdesk.core.store.vectors import write_vectors_by_id_in
 from memdesk.core.write.embed import (
     EmbeddingSpaceMismatch,
     backfill,
@@ -102,8 +101,7 @@ def test_a_different_model_is_detected_and_nothing_is_mixed(store: MemoryStore, 
 def test_unrecorded_vectors_count_as_another_model(store: MemoryStore) -> None:
     [mid, *_] = fill(store)
     with store.write() as conn:  # as a Recall store has them: 3 floats, model unknown
-        conn.execute(update(Memory.__table__).where(Memory.id == mid)
-                     .values(embedding=b"\x00\x00\x80?" * 3))
+        write_vectors_by_id_in(conn, [(mid, b"\x00\x00\x80?" * 3)])
     assert "unrecorded model (3 dims)" in space_problem(store)
     with pytest.raises(EmbeddingSpaceMismatch):
         backfill(store)

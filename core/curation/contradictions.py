@@ -37,6 +37,7 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
 from memdesk.core.store.records import RECORD_COLUMNS, Changed, Changes, MemoryRecord
+from memdesk.core.store.vectors import record_columns
 from memdesk.core.validation import validate_fields
 
 M = Memory.__table__.c
@@ -319,7 +320,7 @@ def suggest(cards: Iterable[Card]) -> Suggestion | None:
 
 
 def _members(conn: Connection, key: Key) -> list[MemoryRecord]:
-    stmt = select(*(M[k] for k in RECORD_COLUMNS)).where(
+    stmt = select(*record_columns(RECORD_COLUMNS)).where(
         active_belief_state(), M.user_id == key[0], M.entity == key[1],
         M.attribute == key[2], M.value.is_not(None),
     ).order_by(M.created_at, M.seq)

@@ -36,6 +36,7 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
 from memdesk.core.store.records import encode_values
+from memdesk.core.store.vectors import embedding_column
 
 M = Memory.__table__.c
 DEFAULT_SIMILARITY = 0.45
@@ -114,7 +115,7 @@ def text_links(conn: Any, similarity: float, taken: set[str]) -> list[Link]:
 
     from memdesk.core.embeddings import from_blob
 
-    cols = (M.seq, M.id, M.user_id, M.type, M.text, M.created_at, M.embedding)
+    cols = (M.seq, M.id, M.user_id, M.type, M.text, M.created_at, embedding_column())
     lone = conn.execute(select(*cols).where(
         active_belief_state(), M.type == "correction",
         (M.entity.is_(None)) | (M.attribute.is_(None)))).all()
@@ -150,7 +151,10 @@ def write_links(store: MemoryStore, conn: Any, links: list[Link], group: str,
     conn.execute(
         update(Memory.__table__)
         .where(M.id == bindparam("old"), M.superseded_by.is_(None))
-        .values(superseded_by=bindparam("new"), valid_until=bindparam("at")),
+        # An audited change bumps the row version (optimistic concurrency): an operator
+        # edit based on the version read before this link must be refused, not win.
+        .values(superseded_by=bindparam("new"), valid_until=bindparam("at"),
+                version=M.version + 1),
         [{"old": x.old_id, "new": x.new_id, "at": x.at} for x in links],
     )
     conn.execute(insert(ET), [

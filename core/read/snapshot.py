@@ -30,6 +30,7 @@ from sqlalchemy import Connection, func, select
 from memdesk.core.read.terms import words
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
+from memdesk.core.store.vectors import embedding_column
 
 if TYPE_CHECKING:
     import numpy as np
@@ -92,7 +93,7 @@ def build(conn: Connection, user_id: str, version: tuple[Any, ...], dim: int) ->
 
     rows = conn.execute(
         select(M.seq, M.id, M.text, M.type, M.layer, M.importance, M.confidence,
-               M.created_at, M.entity, M.attribute, M.value, M.embedding)
+               M.created_at, M.entity, M.attribute, M.value, embedding_column())
         .where(M.user_id == user_id, active_belief_state()).order_by(M.seq)
     ).all()
     vec_rows, blobs, mismatch = [], [], 0

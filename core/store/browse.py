@@ -27,6 +27,7 @@ from memdesk.core.store.fts import is_broad
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import SORTABLE, MemoryFilter, Status, status_clause, status_of
 from memdesk.core.store.records import RECORD_COLUMNS, MemoryRecord
+from memdesk.core.store.vectors import record_columns
 
 if TYPE_CHECKING:  # the store calls this module for its paging
     from memdesk.core.store.memory_store import MemoryStore
@@ -147,7 +148,7 @@ def _seek_page(  # type: ignore[no-untyped-def]
     segs = segments(order_by, descending, columns)
     out: list[Any] = []
     start = after.segment if after is not None else 0
-    cols = [M[c] for c in columns]
+    cols = record_columns(columns)
     with store.read() as conn:
         broad = after.broad_text if after is not None else (
             bool(flt.text.strip()) and is_broad(conn, flt.text)

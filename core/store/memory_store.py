@@ -36,6 +36,12 @@ from memdesk.core.store.records import (
     encode_values,
 )
 from memdesk.core.store.schema import OpenReport, open_engine, translate
+from memdesk.core.store.vectors import (
+    add_vector_in,
+    clear_vector_of_id_in,
+    record_columns,
+    write_vectors_by_id_in,
+)
 from memdesk.core.validation import validate_fields
 from memdesk.core.write.router import route_values  # every insert gets a layer (issue 8)
 
@@ -132,7 +138,7 @@ class MemoryStore:
         return MemoryRecord(**{k: row._mapping[k] for k in RECORD_COLUMNS})
 
     def _select(self):  # type: ignore[no-untyped-def]
-        return select(*(M[k] for k in RECORD_COLUMNS))
+        return select(*record_columns(RECORD_COLUMNS))
 
     def get(self, memory_id: str, conn: Connection | None = None) -> MemoryRecord:
         if conn is None:
@@ -290,8 +296,11 @@ class MemoryStore:
         values = route_values(values)
         self._check_new_ids(conn, [values["id"]])
         self._check_ref(conn, values.get("superseded_by"), values["id"])
-        conn.execute(insert(MT).values(**values))
-        logged = {k: v for k, v in values.items() if k != "embedding"}
+        row = {k: v for k, v in values.items() if k != "embedding"}
+        seq = conn.execute(insert(MT).values(**row)).inserted_primary_key[0]
+        if values.get("embedding") is not None:
+            add_vector_in(conn, seq, values["embedding"])
+        logged = row
         return self.log_in(conn, values["id"], actor, "add", {}, logged,
                            group_id=group_id, note=note)
 
@@ -302,6 +311,11 @@ class MemoryStore:
         rows = [route_values(validate_fields(dict(it), creating=True)) for it in items]
         if not rows:
             return []
+        # Vectors go to their own table once the rows (and so their seqs) exist.
+        vectors = [(r["id"], r.pop("embedding")) for r in rows
+                   if r.get("embedding") is not None]
+        for r in rows:
+            r.pop("embedding", None)
 
         # An executemany binds every row with the first row's keys, so a key that only
         # later rows carry (an entity, a topic) would be dropped silently: insert each
@@ -313,12 +327,13 @@ class MemoryStore:
             self._check_new_ids(conn, [r["id"] for r in rows])
             for batch in shapes.values():
                 conn.execute(insert(MT), batch)
+            write_vectors_by_id_in(conn, vectors)
             if audit:
                 now = utcnow()
                 conn.execute(insert(ET), [
                     dict(memory_id=r["id"], actor=str(tx.Actor(actor)), action="add",
                          before="{}", at=now,
-                         after=encode_values({k: v for k, v in r.items() if k != "embedding"}))
+                         after=encode_values(r))
                     for r in rows
                 ])
         return [r["id"] for r in rows]
@@ -380,10 +395,10 @@ class MemoryStore:
             # A vector is derived from the text: a new text makes it stale (not audited;
             # the next `memdesk embed` recomputes it, see core/write/embed.py).  Every
             # change bumps the row version (migration 0009: optimistic concurrency).
-            stale = {"embedding": None} if "text" in after else {}
+            if "text" in after:
+                clear_vector_of_id_in(conn, memory_id)
             conn.execute(
-                update(MT).where(M.id == memory_id)
-                .values(**after, **stale, version=M.version + 1)
+                update(MT).where(M.id == memory_id).values(**after, version=M.version + 1)
             )
         return self.log_in(
             conn, memory_id, actor, action, before, after,

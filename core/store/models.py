@@ -52,7 +52,6 @@ class Memory(Base):
     superseded_by: Mapped[str | None] = mapped_column(
         String(64), ForeignKey("memories.id", ondelete="SET NULL")
     )
-    embedding: Mapped[bytes | None] = mapped_column(LargeBinary)
     entity: Mapped[str | None] = mapped_column(String(200))
     attribute: Mapped[str | None] = mapped_column(String(200))
     value: Mapped[str | None] = mapped_column(Text)
@@ -88,6 +87,24 @@ class Memory(Base):
             postgresql_where=sa_text("quarantined_at IS NOT NULL"),
         ),
     )
+
+
+class MemoryVector(Base):
+    """One memory's vector (migration 0012), kept out of the wide ``memories`` row.
+
+    SQLite rewrites a whole row on any UPDATE, so a 1.5 KB vector inside ``memories``
+    made every decay or access-count update rewrite it too.  ``seq`` is the memory's
+    ``seq`` (also this table's rowid alias on SQLite); a hard-deleted memory takes
+    its vector with it.  Access goes through ``memdesk.core.store.vectors``.
+    """
+
+    __tablename__ = "memory_vectors"
+
+    seq: Mapped[int] = mapped_column(
+        SeqType, ForeignKey("memories.seq", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    vector: Mapped[bytes] = mapped_column(LargeBinary, nullable=False)
 
 
 class MemoryEvent(Base):

@@ -29,7 +29,7 @@ class MemoryRecord:
     access_count: int
     decay_score: float | None
     superseded_by: str | None
-    embedding: bytes | None
+    embedding: bytes | None  # from memory_vectors (core/store/vectors.py), not the row
     entity: str | None
     attribute: str | None
     value: str | None

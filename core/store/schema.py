@@ -37,9 +37,15 @@ LEGACY_REVISION = "0001"  # a Recall store without alembic_version
 # (~0.2 s of start-up).  tests/test_migrations.py checks it against the scripts.
 REVISIONS = (
     "0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011",
+    "0012",
 )
 HEAD = REVISIONS[-1]
 MIGRATION_LOCK_KEY = 0x6D656D6465736B  # "memdesk": PostgreSQL advisory lock for upgrades
+# Revisions after which a SQLite file is compacted (VACUUM, outside the migration's
+# transaction): 0012 drops the 1.5 KB vector from every memories row in place, and
+# SQLite does not merge b-tree pages when rows shrink, so without it the table keeps
+# its old size and a full-table UPDATE (maintain's decay) still writes every old page.
+COMPACT_AFTER = frozenset({"0012"})
 
 
 def _config():  # type: ignore[no-untyped-def]
@@ -140,6 +146,23 @@ def upgrade(
     inside the lock, so the first migrates and the others find the head and do nothing.
     A backup (core.store.backup) is written inside the same lock, before any change.
     """
+    found, backup = _migrate(engine, path)
+    _compact_if_needed(engine, found)
+    return found, backup
+
+
+def _compact_if_needed(engine: Engine, found: str | None) -> None:
+    if engine.dialect.name != "sqlite" or found is None or found not in REVISIONS:
+        return
+    if COMPACT_AFTER & set(REVISIONS[REVISIONS.index(found) + 1:]):
+        raw = engine.raw_connection()
+        try:
+            raw.driver_connection.execute("VACUUM")
+        finally:
+            raw.close()
+
+
+def _migrate(engine: Engine, path: Path | None) -> tuple[str | None, Path | None]:
     from alembic import command
 
     cfg = _config()

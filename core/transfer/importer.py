@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, insert, select
 
 from memdesk.core.errors import MemdeskError, StoreOpenError, ValidationError
 from memdesk.core.ids import new_id, utcnow
@@ -36,6 +36,11 @@ from memdesk.core.store.records import (
     Changed,
     Changes,
     encode_values,
+)
+from memdesk.core.store.vectors import (
+    clear_vectors_in,
+    write_vectors_by_id_in,
+    write_vectors_in,
 )
 from memdesk.core.taxonomy import Actor
 from memdesk.core.write.router import route_values
@@ -405,7 +410,10 @@ class Importer:
         if not rows:
             return
         self._pending = []
-        conn.execute(insert(MT), [{c: r.get(c) for c in COLUMNS} for r in rows])
+        conn.execute(insert(MT), [{c: r.get(c) for c in COLUMNS if c != "embedding"}
+                                  for r in rows])
+        write_vectors_by_id_in(conn, [(r["id"], r["embedding"]) for r in rows
+                                      if r.get("embedding") is not None])
         now = utcnow()
         base = dict(actor=ACTOR, at=now, group_id=self.group, note=self.note)
         adds, deletes = [], []
@@ -447,9 +455,13 @@ class Importer:
         except ValidationError as exc:
             self.report.add_bad(BadItem(number, str(exc), rid))
             return
-        if embedding != current.embedding:
-            # Vectors are derived data and never in the audit log (as for adds).
-            conn.execute(update(MT).where(M.id == rid).values(embedding=embedding))
+        if embedding != current.embedding or "text" in changes:
+            # Vectors are derived data and never in the audit log (as for adds); a text
+            # change has just cleared the old one (MemoryStore.apply_in).
+            if embedding is None:
+                clear_vectors_in(conn, [current.seq])
+            else:
+                write_vectors_in(conn, [(current.seq, embedding)])
         self.report.updated += 1
         if self.keep_ids:
             self.report.memory_ids.append(rid)

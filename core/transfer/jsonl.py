@@ -29,12 +29,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, null, select
 
 from memdesk.core.errors import ValidationError
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import DATETIME_FIELDS, RECORD_COLUMNS
+from memdesk.core.store.vectors import record_columns
 from memdesk.core.taxonomy import check_count
 from memdesk.core.transfer.importer import (
     STORE_LOCAL,
@@ -302,7 +303,9 @@ def export_jsonl(
     is a consistent snapshot even while agents write."""
     flt = export_filter(flt)
     clauses = flt.clauses(store.dialect)
-    cols = [M[c] for c in RECORD_COLUMNS]
+    # Vectors are read (from their own table) only when they are exported.
+    cols = (record_columns(RECORD_COLUMNS) if with_embeddings else
+            [null().label(c) if c == "embedding" else M[c] for c in RECORD_COLUMNS])
     written = dangling = 0
     with store.read() as conn:
         model = None

@@ -17,16 +17,22 @@ were written and by which model.  A text edit clears the row's vector
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, bindparam, func, insert, select, update
+from sqlalchemy import Connection, func, insert, select
 
 from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
 from memdesk.core.ids import utcnow
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.records import encode_values
+from memdesk.core.store.vectors import (  # the storage SQL of vectors
+    any_vector_size,
+    clear_all_vectors_in,
+    has_vector,
+    write_vectors_in,
+)
 from memdesk.core.write.models import EmbeddingSpace
 
 MT = Memory.__table__
@@ -78,9 +84,7 @@ def check_space_in(conn: Connection, model: str = embeddings.MODEL_NAME,
         if (space.model, space.dim) != (model, dim):
             raise _mismatch(f"{space.model} ({space.dim} dims)", model, dim)
         return
-    existing = conn.execute(
-        select(func.length(M.embedding)).where(M.embedding.is_not(None)).limit(1)
-    ).scalar()
+    existing = any_vector_size(conn)
     if existing is not None:
         raise _mismatch(f"an unrecorded model ({int(existing) // 4} dims)", model, dim)
     conn.execute(insert(ST).values(id=1, model=model, dim=dim, recorded_at=utcnow()))
@@ -98,27 +102,17 @@ def space_problem(store) -> str | None:  # type: ignore[no-untyped-def]
                 return str(_mismatch(f"{space.model} ({space.dim} dims)",
                                      embeddings.MODEL_NAME, embeddings.DIM))
             return None
-        n = conn.execute(select(func.length(M.embedding))
-                         .where(M.embedding.is_not(None)).limit(1)).scalar()
+        n = any_vector_size(conn)
     if n is not None:
         return str(_mismatch(f"an unrecorded model ({int(n) // 4} dims)",
                              embeddings.MODEL_NAME, embeddings.DIM))
     return None
 
 
-def write_vectors_in(conn: Connection, items: Sequence[tuple[int, bytes]]) -> None:
-    """Set vectors by ``seq`` (the only writer of ``memories.embedding`` besides insert)."""
-    if items:
-        conn.execute(
-            update(MT).where(M.seq == bindparam("s")).values(embedding=bindparam("e")),
-            [{"s": s, "e": e} for s, e in items],
-        )
-
-
 def missing_count(store) -> int:  # type: ignore[no-untyped-def]
     with store.read() as conn:
         return int(conn.execute(select(func.count()).select_from(MT).where(
-            M.embedding.is_(None), M.deleted_at.is_(None))).scalar_one())
+            ~has_vector(), M.deleted_at.is_(None))).scalar_one())
 
 
 def backfill(store, *, batch: int = DEFAULT_BATCH,  # type: ignore[no-untyped-def]
@@ -144,7 +138,7 @@ def backfill(store, *, batch: int = DEFAULT_BATCH,  # type: ignore[no-untyped-de
         with store.read() as conn:
             rows = conn.execute(
                 select(M.seq, M.text)
-                .where(M.embedding.is_(None), M.deleted_at.is_(None), M.seq > last_seq)
+                .where(~has_vector(), M.deleted_at.is_(None), M.seq > last_seq)
                 .order_by(M.seq).limit(batch)
             ).all()
         if not rows:
@@ -169,8 +163,7 @@ def reembed_all(store, model: str = embeddings.MODEL_NAME,  # type: ignore[no-un
     """Clear every vector and record (model, dim) as the store's space; returns rows
     cleared.  Run a backfill afterwards."""
     with store.write() as conn:
-        n = conn.execute(update(MT).where(M.embedding.is_not(None))
-                         .values(embedding=None)).rowcount
+        n = clear_all_vectors_in(conn)
         conn.execute(ST.delete())
         conn.execute(insert(ST).values(id=1, model=model, dim=dim, recorded_at=utcnow()))
         conn.execute(insert(MemoryEvent.__table__).values(
