@@ -14,6 +14,7 @@ them per row), then the database is VACUUM ANALYZEd.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import time
@@ -41,20 +42,29 @@ def _vectors_by_text(src: Path) -> dict[str, bytes]:
         con.close()
 
 
+def _migrate(path: Path) -> None:
+    """Upgrade a cached store in place; its pre-migration backup goes in the cache and
+    is deleted (the cache can be rebuilt), never in the user's data folder."""
+    backups = CACHE / "backups"
+    os.environ["MEMDESK_BACKUP_DIR"] = str(backups)
+    MemoryStore.open(path, allow_upgrade=True).close()
+    shutil.rmtree(backups, ignore_errors=True)
+
+
 def sqlite_store(size: int, million: Path = MILLION) -> Path:
     """A SQLite demo store of ``size`` rows with a vector on every row (cached)."""
     CACHE.mkdir(parents=True, exist_ok=True)
     path = CACHE / f"scale-{size}.db"
     ok = path.with_suffix(".ok")
     if ok.exists():
-        MemoryStore.open(path).close()  # a cache built by an older checkout: migrate it
+        _migrate(path)  # a cache built by an older checkout
         return path
     for suffix in ("", "-wal", "-shm"):
         Path(str(path) + suffix).unlink(missing_ok=True)
     t = time.perf_counter()
     if size == 1_000_000:
         shutil.copyfile(million, path)
-        MemoryStore.open(path).close()  # migrate the copy to this checkout's schema
+        _migrate(path)  # the copy, to this checkout's schema
     else:
         store = MemoryStore.open(path)
         demo.generate(store, size, seed=7, end=END)
