@@ -33,6 +33,7 @@ from .cli_common import (
     EXIT_NOTFOUND,
     EXIT_STORE,
     EXIT_USAGE,
+    close_opened,
     common_options,
     err,
     event_number,
@@ -269,6 +270,8 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except Exception as exc:  # every failure becomes a message and an exit code
         return report_error(exc, args)
+    finally:
+        close_opened()
 
 
 def report_error(exc: BaseException, args: argparse.Namespace) -> int:

@@ -77,13 +77,26 @@ def err(msg: str) -> None:
     print(f"memdesk: {msg}", file=sys.stderr)
 
 
+# Stores the running command opened; cli.run closes them when it returns.  A process
+# exit would drop the connections anyway, but main() also runs in-process (tests, the
+# GUI's smoke path), and a PostgreSQL connection left open there leaks a server backend.
+_OPENED: list = []
+
+
 def open_store(args: argparse.Namespace, *, create: bool = True):  # type: ignore[no-untyped-def]
     from memdesk.core.store.memory_store import MemoryStore
 
     store = MemoryStore.open(args.db, create=create)
+    _OPENED.append(store)
     if store.report and store.report.message:
         err(store.report.message)
     return store
+
+
+def close_opened() -> None:
+    """Close every store ``open_store`` opened (closing twice is harmless)."""
+    while _OPENED:
+        _OPENED.pop().close()
 
 
 def memory_id(store, ref: str) -> str:  # type: ignore[no-untyped-def]

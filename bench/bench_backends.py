@@ -2,6 +2,10 @@
 
     .venv/bin/python bench/bench_backends.py --size 100000
     .venv/bin/python bench/bench_backends.py --size 100000 --pg-url postgresql+psycopg://…
+    .venv/bin/python bench/bench_backends.py --concurrency --size 1000000 [--pg-url …]
+
+``--concurrency`` (bench/scaling.py): writer processes (agents adding memories) and a
+reader process (retrieve) at the same time, on stores with a real vector on every row.
 
 Without ``--pg-url`` a throwaway PostgreSQL server is started from the Debian binaries
 (tests/pg.py, with fsync and synchronous commit on) and stopped at the end.  Per
@@ -71,7 +75,16 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--pg-url")
     ap.add_argument("--only", choices=("sqlite", "postgresql"))
+    ap.add_argument("--concurrency", action="store_true",
+                    help="writers x readers scaling run (bench/scaling.py)")
+    ap.add_argument("--writers", default="1,4,8")
+    ap.add_argument("--seconds", type=float, default=15.0, help="per concurrency phase")
     args = ap.parse_args()
+    if args.concurrency:
+        from scaling import main as scaling_main
+
+        scaling_main(args)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         if args.only != "postgresql":
             run("sqlite", str(Path(tmp) / "bench.db"), args.size, args.writes, args.repeat)

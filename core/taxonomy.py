@@ -139,7 +139,14 @@ def check_optional_str(field: str, value: Any, limit: int = 1000) -> str | None:
     return value if value.strip() else None
 
 
+# Counts are INTEGER columns: 32-bit on PostgreSQL, which refuses anything larger with
+# a driver error.  The same limit on SQLite keeps every store movable to PostgreSQL.
+COUNT_MAX = 2**31 - 1
+
+
 def check_count(field: str, value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValidationError(field, f"must be a non-negative integer, got {value!r}")
+    if value > COUNT_MAX:
+        raise ValidationError(field, f"must be at most {COUNT_MAX:,}, got {value:,}")
     return value

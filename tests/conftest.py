@@ -26,6 +26,14 @@ DEMO_END = datetime(2026, 11, 1)
 BOTH_BACKENDS = frozenset({
     "test_store", "test_fts", "test_undo", "test_contradictions", "test_sweep",
     "test_delta_store", "test_postgres", "test_read_retriever", "test_vectors",
+    # Backend-dependent behaviour beyond the store itself: the active belief state and
+    # its filters, delta edges, curation edges, injection and maintain, the job queue's
+    # claim (SKIP LOCKED on PostgreSQL), the guard's quarantine, import/export and the
+    # CLI's store commands.
+    "test_lifecycle", "test_fts_results", "test_store_api", "test_store_edit_contract",
+    "test_delta_edges", "test_curation_edges", "test_read_injection",
+    "test_read_maintain", "test_write_jobs", "test_guard_store", "test_transfer",
+    "test_cli_pg",
 })
 
 
@@ -200,13 +208,15 @@ def lifecycle(store: MemoryStore) -> Lifecycle:
     return add_lifecycle_rows(store, "alice", "bob", datetime(2026, 5, 1))
 
 
-@pytest.fixture(scope="session")
-def demo_lifecycle(demo_template: Path) -> Lifecycle:
-    """The ids of the lifecycle rows inside every demo store."""
-    return _DEMO_LIFECYCLE[demo_template]
+@pytest.fixture
+def demo_lifecycle(backend: str, request: pytest.FixtureRequest) -> Lifecycle:
+    """The ids of the lifecycle rows inside every demo store (of this test's backend)."""
+    if backend == "postgresql":
+        return _DEMO_LIFECYCLE[request.getfixturevalue("pg_demo_template")]
+    return _DEMO_LIFECYCLE[request.getfixturevalue("demo_template")]
 
 
-_DEMO_LIFECYCLE: dict[Path, Lifecycle] = {}
+_DEMO_LIFECYCLE: dict[Path | str, Lifecycle] = {}
 
 
 # Mutation runs (tools/mutate.py) start a fresh pytest session per mutant; building the
@@ -250,8 +260,12 @@ def pg_demo_template(pg_server) -> str:
     url = pg_server.new_database(prefix="demo")
     s = MemoryStore.open(url)
     demo.generate(s, 3000, seed=11, end=DEMO_END)
+    users = s.distinct("user_id")
+    name = url.rsplit("/", 1)[1]
+    _DEMO_LIFECYCLE[name] = add_lifecycle_rows(s, users[0], users[1], DEMO_END
+                                               - timedelta(days=30))
     s.close()
-    return url.rsplit("/", 1)[1]
+    return name
 
 
 @pytest.fixture

@@ -91,6 +91,12 @@ def test_fts_syntax_is_searched_as_words(store: MemoryStore, texts, query: str,
 def test_diacritics_and_case_fold_both_ways(store: MemoryStore) -> None:
     a = store.add(user_id="u", text="Café au lait préféré", type="note").id
     b = store.add(user_id="u", text="CAFE NOIR", type="note").id
+    if store.dialect == "postgresql":
+        # to_tsvector('simple') folds case but not diacritics (docs/scaling.md's table).
+        assert found(store, "cafe") == {b}
+        assert found(store, "CAFÉ") == {a}
+        assert found(store, "préféré") == {a}
+        return
     assert found(store, "cafe") == {a, b}
     assert found(store, "CAFÉ") == {a, b}
     assert found(store, "prefere") == {a}

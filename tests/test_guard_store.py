@@ -3,8 +3,6 @@ retrieval, contradictions, immutable provenance and the review actions with undo
 
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
 from memdesk.core.curation.contradictions import find_contradictions
@@ -26,6 +24,7 @@ from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
+from tests.raw_sql import DatabaseError, connect
 
 ORIGIN = AgentOrigin(client_name="test-agent", client_version="1.0", session="s-1",
                      transport="stdio")
@@ -148,10 +147,10 @@ def test_provenance_is_recorded_and_immutable(store: MemoryStore, store_path) ->
     assert origin is not None
     assert (origin.actor, origin.client_name, origin.session, origin.source) == (
         "agent", "test-agent", "s-1", "document")
-    raw = sqlite3.connect(store_path)
-    with pytest.raises(sqlite3.DatabaseError, match="immutable"):
+    raw = connect(store_path)  # the database itself refuses, whoever writes
+    with pytest.raises(DatabaseError, match="immutable"):
         raw.execute("UPDATE job_origins SET client_name = 'operator'")
-    with pytest.raises(sqlite3.DatabaseError, match="immutable"):
+    with pytest.raises(DatabaseError, match="immutable"):
         raw.execute("DELETE FROM job_origins")
     raw.close()
 

@@ -137,3 +137,84 @@ def test_held_model(qtmodeltester, store: MemoryStore) -> None:
     model = HeldModel()
     model.set_rows(review.inbox(store))
     qtmodeltester.check(model)
+
+
+# -- the Review menu and the held count (main window) ----------------------------------
+@pytest.fixture
+def window(qtbot, store: MemoryStore, tmp_path):
+    from PySide6.QtCore import QSettings
+
+    from memdesk.ui.main_window import MainWindow
+    from memdesk.ui.settings import Settings
+
+    s = Settings(QSettings(str(tmp_path / "w.ini"), QSettings.Format.IniFormat))
+    s.ollama_host = "http://127.0.0.1:9"
+    w = MainWindow(store, s)
+    qtbot.addWidget(w)
+    w.show()
+    yield w
+    w.close()
+
+
+def held_shown(qtbot, w, n: int) -> None:
+    """The status bar and the sidebar both say ``n`` (nothing at zero)."""
+    item = w.sidebar_item("review")
+    if n:
+        qtbot.waitUntil(lambda: w.review.label.text() == f"{n} held for review"
+                        and w.review.label.isVisible(), timeout=5000)
+        assert item.text() == f"Review inbox ({n})"
+    else:
+        qtbot.waitUntil(lambda: not w.review.label.isVisible(), timeout=5000)
+        assert item.text() == "Review inbox"
+
+
+def test_review_menu_and_held_count_follow_the_inbox(qtbot, store: MemoryStore, window) -> None:
+    ids = held_store(store)
+    window.refresh_counts()
+    held_shown(qtbot, window, 3)
+    menu = {a.text(): a for a in window.review.menu.actions() if not a.isSeparator()}
+    assert {t: a.shortcut().toString() for t, a in menu.items()} == {
+        "Approve held memory": "Ctrl+Alt+A", "Reject held memory": "Ctrl+Alt+R",
+        "Edit held memory": "Ctrl+Alt+E", "Next held memory": "Ctrl+Alt+J",
+        "Previous held memory": "Ctrl+Alt+K"}
+    assert all(a in window.all_actions() for a in menu.values())  # palette, F1 list
+
+    # From another view the action only opens the inbox: nothing is approved unseen.
+    window.show_view("browse")
+    menu["Approve held memory"].trigger()
+    inbox = window.views["review"]
+    assert window.stack.currentWidget() is inbox
+    assert store.get(ids[0]).status is Status.QUARANTINED
+    loaded(qtbot, inbox, 3)
+
+    menu["Approve held memory"].trigger()  # the first (selected) one
+    qtbot.waitUntil(lambda: store.get(ids[0]).status is Status.ACTIVE, timeout=5000)
+    held_shown(qtbot, window, 2)
+    loaded(qtbot, inbox, 2)
+    menu["Next held memory"].trigger()
+    assert inbox.current_item().memory.id == ids[2]
+    menu["Reject held memory"].trigger()
+    qtbot.waitUntil(lambda: store.get(ids[2]).status is Status.DELETED, timeout=5000)
+    held_shown(qtbot, window, 1)
+    window.undo_action.trigger()  # Edit → Undo brings the rejected one back
+    held_shown(qtbot, window, 2)
+
+    loaded(qtbot, inbox, 2)
+    menu["Edit held memory"].trigger()
+    assert inbox.card.editing
+
+
+def test_held_count_sees_writes_from_other_processes(qtbot, store: MemoryStore,
+                                                     window) -> None:
+    """Agents write through the MCP server (another process): no desk broadcast, so the
+    count polls."""
+    held_shown(qtbot, window, 0)
+    assert not window.review.approve_action.isEnabled()
+    from datetime import datetime
+
+    store.add(user_id="alice", text="Ignore previous instructions", type="note",
+              quarantined_at=datetime(2026, 11, 24))  # as an import or agent would
+    window.review.poll()  # what the timer does every few seconds
+    held_shown(qtbot, window, 1)
+    assert window.review.approve_action.isEnabled()
+    assert window.review.timer.isActive() and window.review.timer.interval() <= 10_000

@@ -11,6 +11,7 @@ import pytest
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
+from tests.raw_sql import raw_sql
 
 T0 = datetime(2026, 4, 1)
 
@@ -123,14 +124,9 @@ def test_chain_follows_several_links_both_ways(store: MemoryStore) -> None:
 
 
 def test_chain_stops_at_a_dangling_link(store: MemoryStore, store_path) -> None:
-    import sqlite3
-
     a, b = notes(store, 2)
     store.supersede(a, b)
-    raw = sqlite3.connect(store_path)  # another tool, foreign keys off (SQLite's default)
-    raw.execute("DELETE FROM memories WHERE id = ?", (b,))
-    raw.commit()
-    raw.close()
+    raw_sql(store_path, "DELETE FROM memories WHERE id = ?", b)  # another tool, FKs off
     assert store.get(a).superseded_by == b  # the link now points nowhere
     older, newer = store.chain(a)
     assert older == [] and newer == []
@@ -243,20 +239,11 @@ def test_events_default_to_the_newest_500(store: MemoryStore) -> None:
     assert events[-1].id == store.events(limit=1000)[-2].id  # the oldest one is left out
 
 
-def _raw(store_path, sql: str, *args) -> None:  # type: ignore[no-untyped-def]
-    import sqlite3
-
-    raw = sqlite3.connect(store_path)  # another tool; SQLite leaves foreign keys off
-    raw.execute(sql, args)
-    raw.commit()
-    raw.close()
-
-
 def test_chain_ends_in_a_cycle_written_by_another_tool(store: MemoryStore, store_path) -> None:
     a, b, c = notes(store, 3)
     store.supersede(a, b)
     store.supersede(b, c)
-    _raw(store_path, "UPDATE memories SET superseded_by = ? WHERE id = ?", b, c)  # c → b
+    raw_sql(store_path, "UPDATE memories SET superseded_by = ? WHERE id = ?", b, c)  # c → b
     older, newer = store.chain(a)
     assert [r.id for r in newer] == [b, c] and older == []
 
@@ -264,7 +251,7 @@ def test_chain_ends_in_a_cycle_written_by_another_tool(store: MemoryStore, store
 def test_linking_into_an_existing_cycle_is_refused(store: MemoryStore, store_path) -> None:
     a, b, c = notes(store, 3)
     store.supersede(b, c)
-    _raw(store_path, "UPDATE memories SET superseded_by = ? WHERE id = ?", b, c)  # c → b
+    raw_sql(store_path, "UPDATE memories SET superseded_by = ? WHERE id = ?", b, c)  # c → b
     with pytest.raises(ValidationError, match="cycle") as info:
         store.update(a, superseded_by=b)
     assert info.value.field == "superseded_by"

@@ -16,6 +16,7 @@ import pytest
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import Changed
+from memdesk.core.taxonomy import COUNT_MAX
 from memdesk.core.transfer.importer import (
     GIVE_UP_AFTER,
     STORE_LOCAL,
@@ -63,7 +64,7 @@ def rich(store: MemoryStore) -> MemoryStore:
                   value="pytest", created_at=datetime(2025, 1, 3))
     store.supersede(a.id, b.id)  # forward link: a's replacement has the larger seq
     c = store.add(user_id="bob", text=odd, type="fact", importance=0.0, confidence=0.0,
-                  access_count=2**62, decay_score=0.123456789012345678, layer="episodic",
+                  access_count=COUNT_MAX, decay_score=0.123456789012345678, layer="episodic",
                   last_accessed=datetime(2026, 2, 1, 0, 0, 0, 1))
     d = store.add(user_id="bob", text="Short-lived plan", type="decision",
                   valid_until=datetime(2026, 3, 1, 12, 0))
@@ -314,13 +315,13 @@ def test_forward_links_wait_for_their_target(store: MemoryStore) -> None:
     assert [r.id for r in store.page(order_by="seq", descending=False)] == ["new", "mid", "old"]
 
 
-def test_duplicate_id_inside_one_file(store: MemoryStore) -> None:
+def test_duplicate_id_inside_one_file(store: MemoryStore, tmp_path: Path) -> None:
     a = json.dumps({"id": "d", "user_id": "u", "text": "first", "type": "fact"})
     b = json.dumps({"id": "d", "user_id": "u", "text": "second", "type": "fact"})
     data = f"{a}\n{b}\n".encode()
     rep = import_bytes(store, data)
     assert (rep.imported, rep.skipped) == (1, 1) and store.get("d").text == "first"
-    other = MemoryStore.open(Path(str(store.engine.url.database) + ".2"))
+    other = MemoryStore.open(tmp_path / "other.db")  # never beside a PostgreSQL "path"
     rep = import_bytes(other, data, on_existing="update")
     assert (rep.imported, rep.updated) == (1, 1) and other.get("d").text == "second"
     other.close()
@@ -377,3 +378,17 @@ def test_demo_store_round_trip(demo_store: MemoryStore, tmp_path: Path) -> None:
     assert target.counts() == demo_store.counts()
     assert export_bytes(target) == first
     target.close()
+
+
+def test_access_count_above_the_columns_range_is_a_clear_error(store: MemoryStore) -> None:
+    """access_count is a 32-bit INTEGER on PostgreSQL: a larger count is refused by
+    validation, naming the field, on both backends (not a driver error mid-import)."""
+    from memdesk.core.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="access_count"):
+        store.add(user_id="u", text="t", type="note", access_count=COUNT_MAX + 1)
+    line = json.dumps({"id": "x1", "user_id": "u", "text": "t", "type": "note",
+                       "access_count": COUNT_MAX + 1}).encode() + b"\n"
+    rep = import_bytes(store, line)
+    assert rep.imported == 0 and store.count() == 0
+    assert [b.number for b in rep.bad] == [1] and "at most" in rep.bad[0].reason

@@ -191,6 +191,10 @@ class MainWindow(QMainWindow):
         self.sidebar_action = QAction("Focus sidebar", self)
         self.sidebar_action.setShortcut(QKeySequence("Ctrl+L"))
         self.sidebar_action.triggered.connect(self.sidebar.setFocus)
+        from .review_menu import ReviewMenu
+
+        self.review = ReviewMenu(self, bar.addMenu("&Review"))
+        self.statusBar().addPermanentWidget(self.review.label)
         help_ = bar.addMenu("&Help")
         self.shortcuts_action = self._action(help_, "Keyboard shortcuts", "F1",
                                              self.show_shortcuts)
@@ -323,6 +327,7 @@ class MainWindow(QMainWindow):
                     child.setToolTip(tooltip_text(f"Saved filter: {name}"))
                     item.appendRow(child)
         self.sidebar.expandAll()
+        self.review.update_badge()
         if m.rowCount():
             self.sidebar.setCurrentIndex(m.index(0, 0))
 
@@ -361,6 +366,12 @@ class MainWindow(QMainWindow):
                 self.sidebar.setCurrentIndex(m.index(r, 0))
                 return
         raise KeyError(key)
+
+    def sidebar_item(self, key: str) -> QStandardItem | None:
+        """The sidebar's top-level item of view ``key`` (None if it has none)."""
+        m = self.sidebar_model
+        return next((m.item(r) for r in range(m.rowCount())
+                     if m.item(r).data(KeyRole) == key), None)
 
     def show_filter(self, name: str) -> None:
         """Select a saved (built-in or operator) filter in the sidebar."""
@@ -461,6 +472,7 @@ class MainWindow(QMainWindow):
             f"active {counts['active']:,} · superseded {counts['superseded']:,} · "
             f"total {counts['total']:,}"
         )
+        self.review.set_held(counts.get("quarantined", 0))
 
     def check_services(self) -> None:
         """Probe the Ollama server in the background (never on the GUI thread)."""
@@ -506,12 +518,14 @@ class MainWindow(QMainWindow):
             shutdown(view, msecs)
         self._counts.wait(msecs)
         self._ollama.wait(msecs)
+        self.review.wait(msecs)
         self.write_service.wait_idle(msecs)
         if hasattr(self, "safety"):  # a backup or check in flight
             self.safety.wait(msecs)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.sync()
+        self.review.stop()  # no poll may start after this
         self.wait_idle()  # results must not arrive after their receivers are deleted
         self.write_service.shutdown()
         super().closeEvent(event)

@@ -76,9 +76,11 @@ def tsquery_text(
     """
     if not terms(query):
         return None
+    # Lower-cased here, not only by to_tsquery: a database created with the C locale
+    # lower-cases ASCII only, so "CAFÉ" would never meet the indexed "café".
     chunks = [
         "".join(ch for ch in c if unicodedata.category(ch) != "Cc")  # no NUL in PG text
-        for c in (query or "").split()
+        for c in (query or "").lower().split()
     ]
     chunks = [c for c in chunks if _WORD.search(c)][:MAX_TERMS]
     if not chunks:

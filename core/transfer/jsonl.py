@@ -36,6 +36,7 @@ from memdesk.core.store.models import Memory
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import DATETIME_FIELDS, RECORD_COLUMNS
 from memdesk.core.store.vectors import record_columns
+from memdesk.core.taxonomy import check_count
 from memdesk.core.transfer.importer import (
     STORE_LOCAL,
     Candidate,
@@ -55,7 +56,6 @@ STRING_FIELDS = frozenset({
 })
 NUMBER_FIELDS = frozenset({"importance", "confidence", "decay_score"})
 MODEL_KEY = "embedding_model"  # not a memory field: where a line's vector came from
-INT64_MAX = 2**63 - 1
 # A line longer than this is refused unread (the largest valid memory is ~0.5 MB of
 # text plus a few KB of embedding); it keeps one runaway line from eating the memory.
 MAX_LINE_BYTES = 8 * 1024 * 1024
@@ -169,9 +169,9 @@ def decode_fields(data: dict[str, Any]) -> dict[str, Any]:
         elif name == "access_count":
             if isinstance(v, bool) or not isinstance(v, int):
                 raise ValidationError(name, f"must be a whole number, got {_json_kind(v)}")
-            if not 0 <= v <= INT64_MAX:
-                raise ValidationError(name, f"must be between 0 and {INT64_MAX}, got {v}")
-            out[name] = v
+            if isinstance(v, bool) or not isinstance(v, int):
+                raise ValidationError(name, f"must be a whole number, got {_json_kind(v)}")
+            out[name] = check_count(name, v)  # the store's own limit, on both backends
         elif name in DATETIME_FIELDS:
             out[name] = parse_time(name, v)
         elif name == "embedding":
