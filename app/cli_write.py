@@ -2,7 +2,8 @@
 
 ``extract`` is a dry run (stores nothing); ``store`` enqueues a turn and prints the job
 id at once; ``worker`` processes the queue in the foreground until Ctrl+C or SIGTERM;
-``jobs`` lists and retries jobs; ``embed`` fills in missing vectors.
+``jobs`` lists jobs, retries failed ones and cancels pending ones; ``embed`` fills in
+missing vectors.
 """
 
 from __future__ import annotations
@@ -75,14 +76,21 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--topic")
     p.set_defaults(handler=cmd_store)
 
-    p = sub.add_parser("jobs", parents=[common], help="list extraction jobs, or retry one")
+    p = sub.add_parser("jobs", parents=[common],
+                       help="list extraction jobs, retry a failed one, cancel a pending one")
     p.add_argument("--status", action="append", default=[], dest="statuses",
-                   choices=["pending", "running", "done", "failed"])
+                   choices=["pending", "running", "done", "failed", "cancelled"])
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--json", action="store_true")
     jsub = p.add_subparsers(dest="jobs_command", metavar="ACTION")
     r = jsub.add_parser("retry", parents=[common], help="put a failed job back in the queue")
     r.add_argument("job_id")
+    c = jsub.add_parser(
+        "cancel", parents=[common], help="cancel a pending job: no worker will take it",
+        description="Cancel a pending job (its id or a unique prefix). No worker claims a "
+        "cancelled job; `memdesk undo EVENT` puts it back to pending. A running job "
+        "cannot be cancelled (exit 5).")
+    c.add_argument("job_id")
     p.set_defaults(handler=cmd_jobs)
 
     p = sub.add_parser("worker", parents=[common],
@@ -169,6 +177,12 @@ def cmd_jobs(args: argparse.Namespace) -> int:
     if args.jobs_command == "retry":
         job = queue.retry(args.job_id)
         print(f"job {job.id} is pending again")
+        return 0
+    if args.jobs_command == "cancel":
+        job_id = queue.resolve(args.job_id)
+        changes = queue.cancel(job_id)
+        print(f"job {job_id} cancelled (event {changes.event_ids[0]}; "
+              f"`memdesk undo {changes.event_ids[0]}` puts it back to pending)")
         return 0
     jobs = queue.list(tuple(args.statuses), limit=args.limit)
     if args.json:

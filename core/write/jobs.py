@@ -2,7 +2,9 @@
 
 Life of a job: ``pending`` → ``running`` (claimed by one worker, with a lease) → ``done``
 (with the ids of the memories it created) or ``failed`` (with the error).  A failed job
-can be retried (back to ``pending``).
+can be retried (back to ``pending``).  An operator can cancel a pending job
+(``cancelled``: no worker ever claims it); the cancel is audited and undoable (undo puts
+it back to ``pending``).  A running job cannot be cancelled: its worker may be writing.
 
 Claiming happens in one write transaction (BEGIN IMMEDIATE on SQLite, ``FOR UPDATE SKIP
 LOCKED`` on PostgreSQL), so two workers never take the same job.  Finishing is
@@ -27,8 +29,11 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, insert, or_, select, update
 
-from memdesk.core.errors import NotFoundError, ValidationError
+from memdesk.core.errors import MemdeskError, NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store import audit
+from memdesk.core.store.prefixes import resolve_id
+from memdesk.core.store.records import Changed, Changes, EventRecord
 from memdesk.core.write.models import Job
 from memdesk.core.write.units import Turn
 
@@ -44,6 +49,16 @@ class JobStatus(StrEnum):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+# The audit action of a cancel.  Its event is a store-wide one (memory ``*``, like the
+# embed summary) naming the job in before/after; core/undo.py sends it here to undo.
+CANCEL_ACTION = "cancel_job"
+
+
+class JobStateError(MemdeskError):
+    """The job's status does not allow the action (e.g. cancelling a running job)."""
 
 
 class LeaseLost(Exception):
@@ -266,6 +281,78 @@ class JobQueue:
                     conn.execute(select(J.log).where(J.id == job_id)).scalar(),
                     f"retry requested (last error: {job.error})")))
             return self.get(job_id, conn)
+
+
+    def resolve(self, ref: str) -> str:
+        """The job id ``ref`` names (the id or a unique prefix of it)."""
+        with self.store.read() as conn:
+            return resolve_id(conn, J.id, ref, "job")
+
+    def cancel(self, job_id: str, *, actor: str = "operator") -> Changes:
+        """Cancel a pending job: no worker will claim it.  Audited as one action group,
+        so ``memdesk.core.undo.undo_changes`` puts it back to pending."""
+        group = new_id()
+        with self.store.write() as conn:
+            job = self.get(job_id, conn)
+            if job.status != JobStatus.PENDING:
+                raise JobStateError(_why_not_cancellable(job))
+            before = {"job_id": job.id, "status": JobStatus.PENDING.value}
+            after = {"job_id": job.id, "status": JobStatus.CANCELLED.value}
+            event = audit.log_in(conn, "*", actor, CANCEL_ACTION, before, after,
+                                 group_id=group, note=f"job {job.id} cancelled")
+            _set_status_in(conn, job.id, JobStatus.CANCELLED,
+                           f"cancelled by the {actor} (event {event})")
+        return Changes(event_ids=(event,), group_id=group,
+                       kinds=Changed.JOBS | Changed.HISTORY)
+
+
+
+def _set_status_in(conn: Connection, job_id: str, status: JobStatus, message: str) -> None:
+    now = utcnow()
+    log = conn.execute(select(J.log).where(J.id == job_id)).scalar()
+    conn.execute(update(JT).where(J.id == job_id).values(
+        status=status, updated_at=now, lease_owner=None, lease_until=None,
+        finished_at=now if status == JobStatus.CANCELLED else None,
+        log=_append_log(log, message)))
+
+
+def _why_not_cancellable(job: JobRecord) -> str:
+    if job.status == JobStatus.RUNNING:
+        return (f"job {job.id} is running: a worker is processing it now and may be "
+                "writing its memories, so it cannot be cancelled. Wait for it to finish "
+                "(then undo or delete what it wrote), or stop that worker.")
+    if job.status == JobStatus.CANCELLED:
+        return f"job {job.id} is already cancelled"
+    return f"job {job.id} is {job.status}; only pending jobs can be cancelled"
+
+
+def is_job_event(ev: EventRecord) -> bool:
+    """Whether an audit event changed a job's status (a cancel, or an undo of one)."""
+    return ev.memory_id == "*" and "job_id" in ev.before and "status" in ev.before
+
+
+def undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
+                      group_id: str | None) -> int:
+    """Undo a job status event inside ``conn``'s transaction: the job goes back to its
+    ``before`` status, if it still has its ``after`` one (a job a worker claimed since
+    is not pulled from under it).  Returns the new undo event's id."""
+    if ev.undone_by is not None:
+        raise UndoConflictError(f"Action {ev.id} was already undone.")
+    job_id = str(ev.before["job_id"])
+    status = conn.execute(select(J.status).where(J.id == job_id)).scalar()
+    if status is None:
+        raise NotFoundError(f"No job with id {job_id!r}")
+    if status != ev.after["status"]:
+        raise UndoConflictError(
+            f"Cannot undo action {ev.id} on job {job_id}: it is {status} now, not "
+            f"{ev.after['status']}. A worker may have claimed it since.")
+    new_ev = audit.log_in(conn, "*", actor, "undo", dict(ev.after), dict(ev.before),
+                          group_id=group_id, undoes=ev.id,
+                          note=f"job {job_id} back to {ev.before['status']}")
+    conn.execute(update(audit.ET).where(audit.E.id == ev.id).values(undone_by=new_ev))
+    _set_status_in(conn, job_id, JobStatus(ev.before["status"]),
+                   f"{ev.before['status']} again: the {actor} undid event {ev.id}")
+    return new_ev
 
 
 def store_memory(store, turn: Turn) -> str:  # type: ignore[no-untyped-def]
