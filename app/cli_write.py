@@ -101,6 +101,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--lease", type=float, default=None, metavar="S",
                    help="seconds a claimed job is reserved (default 300)")
     p.add_argument("--poll", type=float, default=1.0, metavar="S")
+    p.add_argument("--batch", type=int, default=8, metavar="N",
+                   help="jobs claimed together, their units embedded in one call (default 8)")
     p.set_defaults(handler=cmd_worker)
 
     p = sub.add_parser("embed", parents=[common], help="write vectors for memories lacking one")
@@ -200,10 +202,14 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from memdesk.core.write.jobs import DEFAULT_LEASE_S
     from memdesk.core.write.worker import Worker, WorkerConfig
 
+    if args.batch < 1:
+        err("--batch must be at least 1")
+        return EXIT_USAGE
     config = _config(args)
     store = open_store(args)
     worker = Worker(store, make_extractor(config), WorkerConfig(
-        embed=not args.no_embed, lease_s=args.lease or DEFAULT_LEASE_S, poll_s=args.poll))
+        embed=not args.no_embed, lease_s=args.lease or DEFAULT_LEASE_S, poll_s=args.poll,
+        batch=args.batch))
 
     def stop(_signum: int, _frame: object) -> None:
         worker.stop()  # finish the job in hand, then leave

@@ -191,16 +191,24 @@ class JobQueue:
     # -- workers ----------------------------------------------------------------
     def claim(self, owner: str, lease_s: float = DEFAULT_LEASE_S) -> JobRecord | None:
         """Take the oldest pending (or abandoned) job, or None when there is none."""
+        jobs = self.claim_many(owner, lease_s, 1)
+        return jobs[0] if jobs else None
+
+    def claim_many(self, owner: str, lease_s: float = DEFAULT_LEASE_S,
+                   limit: int = 1) -> list[JobRecord]:
+        """Take up to ``limit`` of the oldest claimable jobs in one transaction (a worker
+        encodes their units together); each keeps its own lease and is finished alone."""
         # Idle workers poll: a read first, so an empty queue never takes the write lock.
         with self.store.read() as conn:
             waiting = conn.execute(select(J.id).where(
                 J.status.in_((JobStatus.PENDING, JobStatus.RUNNING))).limit(1)).first()
         if waiting is None:
-            return None
+            return []
         with self.store.write() as conn:
-            return self._claim_in(conn, owner, lease_s)
+            return self._claim_in(conn, owner, lease_s, max(1, limit))
 
-    def _claim_in(self, conn: Connection, owner: str, lease_s: float) -> JobRecord | None:
+    def _claim_in(self, conn: Connection, owner: str, lease_s: float,
+                  limit: int) -> list[JobRecord]:
         now = utcnow()
         # Abandoned: lease expired, or its owner process on this host is gone.
         running = conn.execute(
@@ -217,7 +225,8 @@ class JobQueue:
             .limit(1)
             .with_for_update(skip_locked=True)
         )
-        while (row := conn.execute(stmt).first()) is not None:
+        claimed: list[JobRecord] = []
+        while len(claimed) < limit and (row := conn.execute(stmt).first()) is not None:
             job = _record(row)
             messages = []
             if job.status == JobStatus.RUNNING:
@@ -236,8 +245,23 @@ class JobQueue:
                 lease_until=now + timedelta(seconds=lease_s), attempts=J.attempts + 1,
                 updated_at=now, error=None,
                 log=_append_log(row.log, *messages, f"claimed by {owner}")))
-            return self.get(job.id, conn)
-        return None
+            claimed.append(self.get(job.id, conn))
+        return claimed
+
+    def release(self, job_id: str, owner: str) -> bool:
+        """Give a claimed job back unprocessed (the worker is stopping before it got to
+        it): pending again, the claim not counted as an attempt.  False if not ours."""
+        with self.store.write() as conn:
+            current = conn.execute(select(J.log).where(
+                J.id == job_id, J.status == JobStatus.RUNNING,
+                J.lease_owner == owner)).first()
+            if current is None:
+                return False
+            conn.execute(update(JT).where(J.id == job_id).values(
+                status=JobStatus.PENDING, lease_owner=None, lease_until=None,
+                attempts=J.attempts - 1, updated_at=utcnow(),
+                log=_append_log(current.log, f"released unprocessed by {owner} (stopping)")))
+            return True
 
     def complete_in(self, conn: Connection, job_id: str, owner: str, memory_ids: list[str],
                     extractor: str | None, model: str | None, notes: list[str]) -> None:
