@@ -133,3 +133,27 @@ def test_identical_texts_in_a_backfill_are_encoded_once(store: MemoryStore,
     assert [sorted(c) for c in fake.calls] == [sorted([same, "The user lives in Lisbon."])]
     assert np.allclose(vec_of(store, ids[0]), fake.vector(same))
     assert vec_of(store, ids[0]).tobytes() == vec_of(store, ids[2]).tobytes()
+
+
+def test_a_batch_claim_takes_an_abandoned_job_over_once(store: MemoryStore) -> None:
+    q = JobQueue(store)
+    stale = store_memory(store, Turn("I live in Oslo.", "u"))
+    fresh = store_memory(store, Turn("I prefer Go.", "u"))
+    assert q.claim("gone-host:1:x").id == stale
+    _expire_all(store)
+    jobs = q.claim_many("w:2:y", limit=8)
+    assert [j.id for j in jobs] == [stale, fresh]
+    assert [j.attempts for j in jobs] == [2, 1]
+    assert sum("claimed by w:2:y" in e["msg"] for e in q.get(stale).log) == 1
+
+
+def _expire_all(store: MemoryStore) -> None:
+    from datetime import timedelta
+
+    from sqlalchemy import update
+
+    from memdesk.core.ids import utcnow
+    from memdesk.core.write.models import Job
+
+    with store.write() as conn:
+        conn.execute(update(Job.__table__).values(lease_until=utcnow() - timedelta(seconds=1)))

@@ -217,17 +217,24 @@ class JobQueue:
         abandoned = [r.id for r in running
                      if (r.lease_until is not None and r.lease_until < now)
                      or _owner_is_gone(r.lease_owner)]
-        stmt = (
-            select(JT)
-            .where(or_(J.status == JobStatus.PENDING,
-                       and_(J.status == JobStatus.RUNNING, J.id.in_(abandoned))))
-            .order_by(J.created_at, J.id)
-            .limit(1)
-            .with_for_update(skip_locked=True)
-        )
+
+        def oldest() -> Any:
+            # ``abandoned`` shrinks as jobs are taken: a job claimed in this loop is
+            # running under our lease now and must not match again.
+            return conn.execute(
+                select(JT)
+                .where(or_(J.status == JobStatus.PENDING,
+                           and_(J.status == JobStatus.RUNNING, J.id.in_(abandoned))))
+                .order_by(J.created_at, J.id)
+                .limit(1)
+                .with_for_update(skip_locked=True)
+            ).first()
+
         claimed: list[JobRecord] = []
-        while len(claimed) < limit and (row := conn.execute(stmt).first()) is not None:
+        while len(claimed) < limit and (row := oldest()) is not None:
             job = _record(row)
+            if job.id in abandoned:
+                abandoned.remove(job.id)
             messages = []
             if job.status == JobStatus.RUNNING:
                 messages.append(f"taken over from {job.lease_owner}: its worker stopped "
