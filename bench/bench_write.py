@@ -31,7 +31,7 @@ from common import END, machine, pct
 
 from memdesk.core import demo, embeddings
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.write.embed import backfill
+from memdesk.core.write.embed import backfill, reembed_all
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import store_memory
 from memdesk.core.write.router import route
@@ -75,15 +75,21 @@ def bench_embed(tmp: Path, n: int) -> None:
         store = MemoryStore.open(tmp / f"embed-{label[0]}.db")
         store.add_many([{"user_id": "u", "text": x, "type": "note"} for x in texts],
                        audit=False)
-        raw32 = raw(32)
-        raw128 = raw(128)
-        t = time.perf_counter()
-        rep = backfill(store)
-        ours = rep.embedded / (time.perf_counter() - t)
+        # Interleaved, best of two each: on the shared machine a neighbour's burst
+        # otherwise lands on one side only and decides the ratio.
+        rates: dict[str, float] = {"raw32": 0.0, "raw128": 0.0, "ours": 0.0}
+        for raw_bs in (32, 128):
+            rates[f"raw{raw_bs}"] = raw(raw_bs)
+            reembed_all(store)
+            t = time.perf_counter()
+            rep = backfill(store)
+            rates["ours"] = max(rates["ours"], rep.embedded / (time.perf_counter() - t))
+        raw32, raw128, ours = rates["raw32"], rates["raw128"], rates["ours"]
         best = max(raw32, raw128)
         print(f"embed {n:,} {label} ({len(set(texts)):,} distinct): raw encode "
               f"{raw32:,.0f}/s (batch 32), {raw128:,.0f}/s (batch 128); memdesk embed "
-              f"{ours:,.0f}/s = {ours / best:.2f}x the faster raw run (target >= 0.9x); "
+              f"{ours:,.0f}/s (the better of two runs, interleaved with the raw ones) = "
+              f"{ours / best:.2f}x the faster raw run (target >= 0.9x); "
               f"load average {os.getloadavg()[0]:.1f}")
         store.close()
 
