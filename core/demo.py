@@ -30,6 +30,7 @@ from sqlalchemy import text
 from memdesk.core.store import fts
 from memdesk.core.store.memory_store import MemoryStore, utcnow
 from memdesk.core.store.records import encode_values
+from memdesk.core.write.router import route
 
 Progress = Callable[[int, int], None]
 
@@ -95,18 +96,11 @@ TYPE_WEIGHTS = {
     "preference": 18, "fact": 24, "decision": 14, "procedure": 10,
     "error": 8, "note": 14, "reasoning": 6,
 }
-LAYER_FOR = {
-    "preference": ("procedural", "semantic"),
-    "procedure": ("procedural",),
-    "fact": ("semantic",),
-    "decision": ("episodic", "semantic"),
-    "correction": ("semantic", "procedural"),
-    "error": ("episodic",),
-    # Working memory is never stored (core/write/router.py); the repeated entries keep
-    # the tuples' lengths, so the seeded RNG draws, and every other demo row, unchanged.
-    "note": ("episodic", "episodic"),
-    "reasoning": ("semantic", "episodic", "episodic"),
-}
+# Layers come from the router (core/write/router.py), like every other insert.  The demo
+# once drew a layer per row from these many choices; the draws are still made (and
+# thrown away) so the seeded RNG stream, and so every other demo row, stays the same.
+LAYER_DRAWS = {"preference": 2, "procedure": 1, "fact": 1, "decision": 2, "correction": 2,
+               "error": 1, "note": 2, "reasoning": 3}
 
 BULK_ROWS = 50_000  # from this size on, load with triggers and indexes dropped
 # Per (user, subject, attribute), decided at its first mention:
@@ -141,7 +135,11 @@ class _Row:
     attribute: str | None = None
     value: str | None = None
     valid_until: datetime | None = None
-    layer: str | None = None
+    layer: str | None = None  # always the router's (__post_init__)
+
+    def __post_init__(self) -> None:
+        # Every write path routes when no layer is given; the demo gives none.
+        self.layer = route(self.type).value
 
     def as_tuple(self) -> tuple:
         return tuple(
@@ -207,13 +205,14 @@ class DemoGenerator:
     def _correction(self, key: tuple[str, str, str], old: str, new: str, when: datetime,
                     about: str) -> _Row:
         user, entity, attribute = key
-        return _Row(
+        row = _Row(
             self._id(), user, f"No, I use {new} not {old} for {about}.",
             "correction", "tech", round(self.rng.uniform(0.6, 0.95), 2),
             round(self.rng.uniform(0.85, 0.98), 2), self._session(user, when), when,
             entity=entity, attribute=attribute, value=new,
-            layer=self.rng.choice(LAYER_FOR["correction"]),
         )
+        self.rng.randrange(LAYER_DRAWS["correction"])  # see LAYER_DRAWS
+        return row
 
     def _mention(
         self, key: tuple[str, str, str], options: tuple[str, ...] | list[str], when: datetime,
@@ -326,8 +325,8 @@ class DemoGenerator:
                 importance=self._importance(), confidence=self._confidence(),
                 source_session=self._session(user, when), created_at=when,
                 entity=ent, attribute=attr, value=val,
-                layer=rng.choice(LAYER_FOR[kind]),
             )
+            rng.randrange(LAYER_DRAWS[kind])  # see LAYER_DRAWS
             if rng.random() < 0.3:
                 row.access_count = rng.randrange(1, 40)
                 row.last_accessed = when + timedelta(
@@ -354,15 +353,15 @@ class DemoGenerator:
             hyp, attr, val = HYPOTHETICALS[i % len(HYPOTHETICALS)]
             yield _Row(self._id(), user, f"User said: \"{hyp}\" (hypothetical framing)", "fact",
                        "personal", 0.8, round(0.15 + 0.03 * i, 2), sess, base,
-                       entity="user", attribute=attr, value=val, layer="semantic")
+                       entity="user", attribute=attr, value=val)
             # Correction chain, linked: unittest -> pytest; pytest stays the answer.
             old = _Row(self._id(), user, "User prefers unittest for testing.", "preference",
                        "tech", 0.6, 0.85, sess, base + timedelta(hours=1), entity="user",
-                       attribute="test_framework", value="unittest", layer="procedural")
+                       attribute="test_framework", value="unittest")
             new = _Row(self._id(), user, "No, I use pytest not unittest.", "correction", "tech",
                        0.9, 0.95, self._session(user, base + timedelta(days=12)),
                        base + timedelta(days=12), entity="user", attribute="test_framework",
-                       value="pytest", layer="procedural")
+                       value="pytest")
             old.superseded_by, old.valid_until = new.id, new.created_at
             self.facts[(user, "user", "test_framework")] = _Fact("pytest")
             yield old
@@ -373,29 +372,29 @@ class DemoGenerator:
                 # A job change whose old memory was never retired: a real contradiction.
                 yield _Row(self._id(), user, f"User works at {c1}.", "fact", "work", 0.7, 0.9,
                            sess, base + timedelta(hours=2), entity="user",
-                           attribute="works_at", value=c1, layer="semantic")
+                           attribute="works_at", value=c1)
                 later = base + timedelta(days=40)
                 yield _Row(self._id(), user, f"User works at {c2} now.", "fact", "work", 0.7,
                            0.8, self._session(user, later), later, entity="user",
-                           attribute="works_at", value=c2, layer="semantic")
+                           attribute="works_at", value=c2)
             else:
                 # Spelled in capitals: the same value once normalised, not a contradiction.
                 yield _Row(self._id(), user, f"User works at {c2.upper()}.", "fact", "work",
                            0.7, 0.8, sess, base + timedelta(hours=2), entity="user",
-                           attribute="works_at", value=c2.upper(), layer="semantic")
+                           attribute="works_at", value=c2.upper())
             city = CITIES[i % len(CITIES)]
             self.facts[(user, "user", "lives_in")] = _Fact(city)
             yield _Row(self._id(), user, f"User lives in {city}.", "fact",
                        "personal", 0.5, 0.9, sess, base + timedelta(hours=3), entity="user",
-                       attribute="lives_in", value=city, layer="semantic")
+                       attribute="lives_in", value=city)
             # Odd spacing and case: the same value once normalised.
             yield _Row(self._id(), user, f"User lives in  {city.lower()} ",
                        "fact", "personal", 0.4, 0.7, sess, base + timedelta(days=3),
                        entity="user", attribute="lives_in",
-                       value=f" {city.lower()} ", layer="semantic")
+                       value=f" {city.lower()} ")
             # Hostile text, shown as plain text by the UI.
             yield _Row(self._id(), user, "Remember the tag <b>bold</b> and <img src=x> literally.",
-                       "note", "tech", 0.35, 0.9, sess, base + timedelta(hours=4), layer="episodic")
+                       "note", "tech", 0.35, 0.9, sess, base + timedelta(hours=4))
 
 
 def generate(

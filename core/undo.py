@@ -23,6 +23,7 @@ from memdesk.core.ids import new_id
 from memdesk.core.store import audit
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed, Changes
+from memdesk.core.write import jobs
 
 SWEEP_ACTIONS = frozenset({"revalue", "review_keep", "review_skip"})
 DELTA_KINDS = {"source": Changed.SOURCES, "review": Changed.REVIEWS}
@@ -42,6 +43,8 @@ def _kind_of(action: str) -> Changed:
         return Changed.SWEEPS
     if action.startswith("resolve"):
         return Changed.CONTRADICTIONS
+    if action == jobs.CANCEL_ACTION:
+        return Changed.JOBS
     return Changed.NOTHING
 
 
@@ -61,6 +64,9 @@ def undo_group(store: MemoryStore, group_id: str, *, actor: str = "operator") ->
         for event_id in rows:
             ev = audit.event(conn, event_id)
             kinds |= Changed.HISTORY | _kind_of(_root_action(conn, ev))
+            if jobs.is_job_event(ev):  # a job's status, not a memory's fields
+                events.append(jobs.undo_job_event_in(conn, ev, actor, redo))
+                continue
             if ev.after or ev.action == "add":
                 kinds |= Changed.MEMORIES
             events.append(store.undo_in(conn, event_id, actor, redo))
@@ -83,11 +89,22 @@ def undo_group(store: MemoryStore, group_id: str, *, actor: str = "operator") ->
                    tuple(dict.fromkeys(sources)), tuple(dict.fromkeys(diff_ids)))
 
 
+def undo_event(store: MemoryStore, event_id: int, *, actor: str = "operator") -> Changes:
+    """Undo one audited event (``memdesk undo EVENT``): a memory's, or a job's status."""
+    with store.read() as conn:
+        ev = audit.event(conn, event_id)
+    if not jobs.is_job_event(ev):
+        return store.undo(event_id, actor=actor)
+    with store.write() as conn:
+        new_ev = jobs.undo_job_event_in(conn, audit.event(conn, event_id), actor, None)
+    return Changes(event_ids=(new_ev,), kinds=Changed.JOBS | Changed.HISTORY)
+
+
 def undo_changes(store: MemoryStore, changes: Changes, *, actor: str = "operator") -> Changes:
     """Undo what one action did: its group, or its single event."""
     if changes.group_id is not None:
         return undo_group(store, changes.group_id, actor=actor)
     if len(changes.event_ids) != 1:
         raise MemdeskError("Nothing to undo: that action changed nothing.")
-    return store.undo(changes.event_ids[0], actor=actor)
+    return undo_event(store, changes.event_ids[0], actor=actor)
 

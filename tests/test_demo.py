@@ -141,3 +141,15 @@ def test_links_connect_a_correction_to_what_it_corrects(default_demo: MemoryStor
         assert (new.user_id, new.entity, new.attribute) == (old.user_id, old.entity,
                                                            old.attribute)
         assert new.value != old.value and old.valid_until == new.created_at
+
+
+def test_every_demo_layer_is_the_routers(default_demo: MemoryStore) -> None:
+    """The demo writes no layer of its own: every row's is the router's for its type
+    (preference and procedure procedural, fact semantic, the rest episodic)."""
+    from memdesk.core.write.router import ROUTES
+
+    with default_demo.read() as conn:
+        pairs = set(conn.exec_driver_sql("SELECT DISTINCT type, layer FROM memories"))
+    assert pairs == {(str(t), str(layer)) for t, layer in ROUTES.items()}
+    generated = demo.DemoGenerator(3, END).rows(2000)
+    assert all(r.layer == ROUTES[r.type].value for r in generated)

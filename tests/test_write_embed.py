@@ -66,8 +66,14 @@ def test_backfill_writes_the_models_vectors_and_records_the_space(
     assert any(e.action == "embed" for e in store.events("*"))
 
 
-def test_backfill_is_resumable_after_cancel(store: MemoryStore, embedder) -> None:  # type: ignore[no-untyped-def]
+def test_backfill_is_resumable_after_cancel(store: MemoryStore, embedder,  # type: ignore[no-untyped-def]
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdesk.core.write import embed
+
     fill(store)
+    # Two texts per encode call: the cancel is seen after the first call, and the two
+    # rows it encoded are written before the backfill stops.
+    monkeypatch.setattr(embed, "ENCODE_CHUNK", 2)
     calls = iter([False, True])
     rep = backfill(store, batch=2, cancelled=lambda: next(calls, True))
     assert rep.cancelled and rep.embedded == 2 and missing_count(store) == 3

@@ -36,7 +36,8 @@ def test_store_memory_returns_a_pending_job_and_writes_no_memory(store: MemorySt
     job = JobQueue(store).get(job_id)
     assert job.status == "pending" and job.text == TURN.text and job.session_id == "s1"
     assert count(store) == 0
-    assert JobQueue(store).counts() == {"pending": 1, "running": 0, "done": 0, "failed": 0}
+    assert JobQueue(store).counts() == {"pending": 1, "running": 0, "done": 0, "failed": 0,
+                                        "cancelled": 0}
 
 
 def test_worker_extracts_routes_embeds_and_inserts(store: MemoryStore, embedder) -> None:  # type: ignore[no-untyped-def]

@@ -1,8 +1,9 @@
 """The Jobs view: the extraction queue agents fill with ``memdesk store``.
 
 A table of jobs (newest first, filterable by status); the selected job's turn, error,
-log and the memories it created below; Retry for failed jobs (an ``Op`` through the
-desk); and "Embed missing vectors".  All reads run off the GUI thread (``LatestTask``);
+log and the memories it created below; Retry for failed jobs and Cancel for pending
+ones (``Op``s through the desk; a cancel is undoable: Edit → Undo puts the job back to
+pending); and "Embed missing vectors".  All reads run off the GUI thread (``LatestTask``);
 the list reloads on JOBS broadcasts: the window's worker finished a job, or the
 window's job-count poll saw agents queue jobs from other processes.  Everything shown
 from a turn, a model or a memory is plain text.
@@ -87,6 +88,11 @@ class JobsView(DeskView):
         self.retry_button.setToolTip("Put the selected failed job back in the queue")
         self.retry_button.setEnabled(False)
         self.retry_button.clicked.connect(self.retry_selected)
+        self.cancel_button = QPushButton("Cancel job")
+        self.cancel_button.setToolTip("Cancel the selected pending job: no worker will "
+                                      "take it (Edit → Undo puts it back)")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel_selected)
         self.embed_button = QPushButton("Embed missing vectors…")
         self.embed_button.clicked.connect(self._embed)
         self.summary = plain_label("")
@@ -95,6 +101,7 @@ class JobsView(DeskView):
         top.addWidget(self.status)
         top.addWidget(self.summary, 1)
         top.addWidget(self.retry_button)
+        top.addWidget(self.cancel_button)
         top.addWidget(self.embed_button)
 
         self.model = JobsModel(self)
@@ -162,6 +169,7 @@ class JobsView(DeskView):
 
     def _show_job(self, job: JobRecord | None) -> None:
         self.retry_button.setEnabled(job is not None and job.status == JobStatus.FAILED)
+        self.cancel_button.setEnabled(job is not None and job.status == JobStatus.PENDING)
         if job is None:
             self.details.clear()
             return
@@ -196,6 +204,15 @@ class JobsView(DeskView):
         # Not undoable: a retry changes no memory; the job's log records it.
         self.run(Op(f"Retry job {job_id[:8]}", lambda: queue.retry(job_id), undoable=False,
                     changes=lambda _job: Changes(kinds=Changed.JOBS)))
+
+    def cancel_selected(self) -> None:
+        job = self.selected_job()
+        if job is None:
+            return
+        queue, job_id = self.queue, job.id
+        # Undoable: the core audits the cancel as one action group (core/write/jobs.py).
+        # A job a worker claimed since the list loaded is refused with the core's message.
+        self.run(Op(f"Cancel job {job_id[:8]}", lambda: queue.cancel(job_id)))
 
     def _embed(self) -> None:
         embed_missing(self.desk, self)

@@ -2,7 +2,9 @@
 
 Life of a job: ``pending`` → ``running`` (claimed by one worker, with a lease) → ``done``
 (with the ids of the memories it created) or ``failed`` (with the error).  A failed job
-can be retried (back to ``pending``).
+can be retried (back to ``pending``).  An operator can cancel a pending job
+(``cancelled``: no worker ever claims it); the cancel is audited and undoable (undo puts
+it back to ``pending``).  A running job cannot be cancelled: its worker may be writing.
 
 Claiming happens in one write transaction (BEGIN IMMEDIATE on SQLite, ``FOR UPDATE SKIP
 LOCKED`` on PostgreSQL), so two workers never take the same job.  Finishing is
@@ -27,8 +29,11 @@ from typing import Any
 
 from sqlalchemy import Connection, and_, func, insert, or_, select, update
 
-from memdesk.core.errors import NotFoundError, ValidationError
+from memdesk.core.errors import MemdeskError, NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store import audit
+from memdesk.core.store.prefixes import resolve_id
+from memdesk.core.store.records import Changed, Changes, EventRecord
 from memdesk.core.write.models import Job
 from memdesk.core.write.units import Turn
 
@@ -44,6 +49,16 @@ class JobStatus(StrEnum):
     RUNNING = "running"
     DONE = "done"
     FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+# The audit action of a cancel.  Its event is a store-wide one (memory ``*``, like the
+# embed summary) naming the job in before/after; core/undo.py sends it here to undo.
+CANCEL_ACTION = "cancel_job"
+
+
+class JobStateError(MemdeskError):
+    """The job's status does not allow the action (e.g. cancelling a running job)."""
 
 
 class LeaseLost(Exception):
@@ -176,16 +191,24 @@ class JobQueue:
     # -- workers ----------------------------------------------------------------
     def claim(self, owner: str, lease_s: float = DEFAULT_LEASE_S) -> JobRecord | None:
         """Take the oldest pending (or abandoned) job, or None when there is none."""
+        jobs = self.claim_many(owner, lease_s, 1)
+        return jobs[0] if jobs else None
+
+    def claim_many(self, owner: str, lease_s: float = DEFAULT_LEASE_S,
+                   limit: int = 1) -> list[JobRecord]:
+        """Take up to ``limit`` of the oldest claimable jobs in one transaction (a worker
+        encodes their units together); each keeps its own lease and is finished alone."""
         # Idle workers poll: a read first, so an empty queue never takes the write lock.
         with self.store.read() as conn:
             waiting = conn.execute(select(J.id).where(
                 J.status.in_((JobStatus.PENDING, JobStatus.RUNNING))).limit(1)).first()
         if waiting is None:
-            return None
+            return []
         with self.store.write() as conn:
-            return self._claim_in(conn, owner, lease_s)
+            return self._claim_in(conn, owner, lease_s, max(1, limit))
 
-    def _claim_in(self, conn: Connection, owner: str, lease_s: float) -> JobRecord | None:
+    def _claim_in(self, conn: Connection, owner: str, lease_s: float,
+                  limit: int) -> list[JobRecord]:
         now = utcnow()
         # Abandoned: lease expired, or its owner process on this host is gone.
         running = conn.execute(
@@ -194,16 +217,24 @@ class JobQueue:
         abandoned = [r.id for r in running
                      if (r.lease_until is not None and r.lease_until < now)
                      or _owner_is_gone(r.lease_owner)]
-        stmt = (
-            select(JT)
-            .where(or_(J.status == JobStatus.PENDING,
-                       and_(J.status == JobStatus.RUNNING, J.id.in_(abandoned))))
-            .order_by(J.created_at, J.id)
-            .limit(1)
-            .with_for_update(skip_locked=True)
-        )
-        while (row := conn.execute(stmt).first()) is not None:
+
+        def oldest() -> Any:
+            # ``abandoned`` shrinks as jobs are taken: a job claimed in this loop is
+            # running under our lease now and must not match again.
+            return conn.execute(
+                select(JT)
+                .where(or_(J.status == JobStatus.PENDING,
+                           and_(J.status == JobStatus.RUNNING, J.id.in_(abandoned))))
+                .order_by(J.created_at, J.id)
+                .limit(1)
+                .with_for_update(skip_locked=True)
+            ).first()
+
+        claimed: list[JobRecord] = []
+        while len(claimed) < limit and (row := oldest()) is not None:
             job = _record(row)
+            if job.id in abandoned:
+                abandoned.remove(job.id)
             messages = []
             if job.status == JobStatus.RUNNING:
                 messages.append(f"taken over from {job.lease_owner}: its worker stopped "
@@ -221,8 +252,23 @@ class JobQueue:
                 lease_until=now + timedelta(seconds=lease_s), attempts=J.attempts + 1,
                 updated_at=now, error=None,
                 log=_append_log(row.log, *messages, f"claimed by {owner}")))
-            return self.get(job.id, conn)
-        return None
+            claimed.append(self.get(job.id, conn))
+        return claimed
+
+    def release(self, job_id: str, owner: str) -> bool:
+        """Give a claimed job back unprocessed (the worker is stopping before it got to
+        it): pending again, the claim not counted as an attempt.  False if not ours."""
+        with self.store.write() as conn:
+            current = conn.execute(select(J.log).where(
+                J.id == job_id, J.status == JobStatus.RUNNING,
+                J.lease_owner == owner)).first()
+            if current is None:
+                return False
+            conn.execute(update(JT).where(J.id == job_id).values(
+                status=JobStatus.PENDING, lease_owner=None, lease_until=None,
+                attempts=J.attempts - 1, updated_at=utcnow(),
+                log=_append_log(current.log, f"released unprocessed by {owner} (stopping)")))
+            return True
 
     def complete_in(self, conn: Connection, job_id: str, owner: str, memory_ids: list[str],
                     extractor: str | None, model: str | None, notes: list[str]) -> None:
@@ -266,6 +312,78 @@ class JobQueue:
                     conn.execute(select(J.log).where(J.id == job_id)).scalar(),
                     f"retry requested (last error: {job.error})")))
             return self.get(job_id, conn)
+
+
+    def resolve(self, ref: str) -> str:
+        """The job id ``ref`` names (the id or a unique prefix of it)."""
+        with self.store.read() as conn:
+            return resolve_id(conn, J.id, ref, "job")
+
+    def cancel(self, job_id: str, *, actor: str = "operator") -> Changes:
+        """Cancel a pending job: no worker will claim it.  Audited as one action group,
+        so ``memdesk.core.undo.undo_changes`` puts it back to pending."""
+        group = new_id()
+        with self.store.write() as conn:
+            job = self.get(job_id, conn)
+            if job.status != JobStatus.PENDING:
+                raise JobStateError(_why_not_cancellable(job))
+            before = {"job_id": job.id, "status": JobStatus.PENDING.value}
+            after = {"job_id": job.id, "status": JobStatus.CANCELLED.value}
+            event = audit.log_in(conn, "*", actor, CANCEL_ACTION, before, after,
+                                 group_id=group, note=f"job {job.id} cancelled")
+            _set_status_in(conn, job.id, JobStatus.CANCELLED,
+                           f"cancelled by the {actor} (event {event})")
+        return Changes(event_ids=(event,), group_id=group,
+                       kinds=Changed.JOBS | Changed.HISTORY)
+
+
+
+def _set_status_in(conn: Connection, job_id: str, status: JobStatus, message: str) -> None:
+    now = utcnow()
+    log = conn.execute(select(J.log).where(J.id == job_id)).scalar()
+    conn.execute(update(JT).where(J.id == job_id).values(
+        status=status, updated_at=now, lease_owner=None, lease_until=None,
+        finished_at=now if status == JobStatus.CANCELLED else None,
+        log=_append_log(log, message)))
+
+
+def _why_not_cancellable(job: JobRecord) -> str:
+    if job.status == JobStatus.RUNNING:
+        return (f"job {job.id} is running: a worker is processing it now and may be "
+                "writing its memories, so it cannot be cancelled. Wait for it to finish "
+                "(then undo or delete what it wrote), or stop that worker.")
+    if job.status == JobStatus.CANCELLED:
+        return f"job {job.id} is already cancelled"
+    return f"job {job.id} is {job.status}; only pending jobs can be cancelled"
+
+
+def is_job_event(ev: EventRecord) -> bool:
+    """Whether an audit event changed a job's status (a cancel, or an undo of one)."""
+    return ev.memory_id == "*" and "job_id" in ev.before and "status" in ev.before
+
+
+def undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
+                      group_id: str | None) -> int:
+    """Undo a job status event inside ``conn``'s transaction: the job goes back to its
+    ``before`` status, if it still has its ``after`` one (a job a worker claimed since
+    is not pulled from under it).  Returns the new undo event's id."""
+    if ev.undone_by is not None:
+        raise UndoConflictError(f"Action {ev.id} was already undone.")
+    job_id = str(ev.before["job_id"])
+    status = conn.execute(select(J.status).where(J.id == job_id)).scalar()
+    if status is None:
+        raise NotFoundError(f"No job with id {job_id!r}")
+    if status != ev.after["status"]:
+        raise UndoConflictError(
+            f"Cannot undo action {ev.id} on job {job_id}: it is {status} now, not "
+            f"{ev.after['status']}. A worker may have claimed it since.")
+    new_ev = audit.log_in(conn, "*", actor, "undo", dict(ev.after), dict(ev.before),
+                          group_id=group_id, undoes=ev.id,
+                          note=f"job {job_id} back to {ev.before['status']}")
+    conn.execute(update(audit.ET).where(audit.E.id == ev.id).values(undone_by=new_ev))
+    _set_status_in(conn, job_id, JobStatus(ev.before["status"]),
+                   f"{ev.before['status']} again: the {actor} undid event {ev.id}")
+    return new_ev
 
 
 def store_memory(store, turn: Turn) -> str:  # type: ignore[no-untyped-def]

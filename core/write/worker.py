@@ -5,6 +5,12 @@ parts (the LLM call, the embedding model) run outside any transaction; the inser
 their provenance rows and the job's ``done`` mark are one write transaction that only
 commits while this worker still holds the job's lease (see core/write/jobs.py).
 
+A worker claims up to ``WorkerConfig.batch`` jobs at once, extracts each, encodes all
+their units in one call (identical texts once), then commits each job on its own: a job
+whose extraction, encoding or insert fails is failed alone, and a job is still done
+exactly once (the lease check in ``complete_in``).  Stopping hands back the claimed
+jobs not yet started.
+
 Units the router finds session-scoped go to working memory (never stored).  Vectors are
 written when the embedding model is available and matches the store's recorded model;
 otherwise the memories are stored without one and the job's log says why.
@@ -16,6 +22,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from sqlalchemy import insert
 
@@ -24,11 +31,16 @@ from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.screen import screen_job_in
 from memdesk.core.ids import utcnow
 from memdesk.core.store.memory_store import validate_fields
-from memdesk.core.write.embed import EmbeddingSpaceMismatch, check_space_in, space_problem
+from memdesk.core.write.embed import (
+    EmbeddingSpaceMismatch,
+    check_space_in,
+    encode_unique,
+    space_problem,
+)
 from memdesk.core.write.jobs import DEFAULT_LEASE_S, JobQueue, JobRecord, LeaseLost, worker_identity
 from memdesk.core.write.models import MemoryProvenance
 from memdesk.core.write.router import is_session_scoped, route
-from memdesk.core.write.units import ExtractionError, Extractor, Unit
+from memdesk.core.write.units import Extraction, ExtractionError, Extractor, Unit
 from memdesk.core.write.working import WorkingMemory, working_memory
 
 log = logging.getLogger(__name__)
@@ -42,6 +54,10 @@ class WorkerConfig:
     embed: bool = True
     lease_s: float = DEFAULT_LEASE_S
     poll_s: float = 1.0
+    # Jobs claimed together, their units encoded in one call (one short text per encode
+    # call is mostly the model's fixed cost).  Small: claimed jobs wait on the batch's
+    # extractions, which are slow with an LLM, while another worker may be idle.
+    batch: int = 8
 
 
 @dataclass
@@ -52,8 +68,24 @@ class Outcome:
     error: str | None = None
 
 
+_T = TypeVar("_T")
+
+
+@dataclass
+class _Prepared:
+    """One claimed job between extraction and its write: units to store and vectors."""
+
+    job: JobRecord
+    extraction: Extraction
+    units: list[Unit]
+    notes: list[str]
+    blobs: list[bytes | None]
+    error: str | None = None  # set when encoding this job's units failed
+
+
 class Worker:
-    """Processes jobs of one store.  ``process_one`` is the unit of work; ``run`` loops."""
+    """Processes jobs of one store.  ``process_batch`` is the unit of work (a few jobs
+    claimed together, one encode call, one transaction per job); ``run`` loops."""
 
     def __init__(self, store, extractor: Extractor,  # type: ignore[no-untyped-def]
                  config: WorkerConfig | None = None,
@@ -67,14 +99,39 @@ class Worker:
         self.stop_event = threading.Event()
         self._vectors_off: str | None = None  # the model cannot load in this process
 
-    # -- one job ------------------------------------------------------------------
+    # -- one batch of jobs -----------------------------------------------------------
     def process_one(self) -> Outcome | None:
         """Claim and process one job; None when the queue is empty."""
-        job = self.queue.claim(self.identity, self.config.lease_s)
-        if job is None:
-            return None
+        outcomes = self._process_claimed(self.queue.claim_many(
+            self.identity, self.config.lease_s, 1))
+        return outcomes[0] if outcomes else None
+
+    def process_batch(self) -> list[Outcome]:
+        """Claim up to ``config.batch`` jobs, encode all their units in one call, and
+        finish each job in its own transaction; [] when the queue is empty."""
+        return self._process_claimed(self.queue.claim_many(
+            self.identity, self.config.lease_s, self.config.batch))
+
+    def _process_claimed(self, jobs: list[JobRecord]) -> list[Outcome]:
+        outcomes: list[Outcome] = []
+        prepared: list[_Prepared] = []
+        for i, job in enumerate(jobs):
+            if i and self.stop_event.is_set():  # stopping: hand back what we did not start
+                for rest in jobs[i:]:
+                    self.queue.release(rest.id, self.identity)
+                break
+            result = self._guard(job, lambda job=job: self._prepare(job))
+            (outcomes if isinstance(result, Outcome) else prepared).append(result)
+        self._vectors(prepared)
+        for p in prepared:
+            outcomes.append(self._guard(p.job, lambda p=p: self._write(p)))
+        order = {job.id: i for i, job in enumerate(jobs)}
+        return sorted(outcomes, key=lambda o: order[o.job_id])
+
+    def _guard(self, job: JobRecord, step: Callable[[], _T]) -> _T | Outcome:
+        """Run one job's step; its failure fails that job only, never its batch-mates."""
         try:
-            return self._process(job)
+            return step()
         except LeaseLost:
             log.warning("job %s was taken over by another worker; dropped our result", job.id)
             return Outcome(job.id, "lost")
@@ -87,7 +144,8 @@ class Worker:
             self.queue.fail(job.id, self.identity, error)
             return Outcome(job.id, "failed", error=error)
 
-    def _process(self, job: JobRecord) -> Outcome:
+    def _prepare(self, job: JobRecord) -> _Prepared | Outcome:
+        """Extract and route one job's turn (no transaction is open)."""
         turn = job.turn
         try:
             extraction = self.extractor.extract(turn)
@@ -104,7 +162,14 @@ class Worker:
         kept = len(extraction.units) - len(stored)
         if kept:
             notes.append(f"{kept} session-scoped unit(s) kept in working memory, not stored")
-        blobs = self._vectors(stored, notes)
+        return _Prepared(job, extraction, stored, notes, [None] * len(stored))
+
+    def _write(self, p: _Prepared) -> Outcome:
+        """One job's inserts, provenance and ``done`` mark: one transaction."""
+        if p.error is not None:
+            raise MemdeskError(p.error)
+        job, extraction, notes = p.job, p.extraction, p.notes
+        turn = job.turn
         rows = [
             validate_fields({
                 "user_id": turn.user_id, "text": u.text, "type": u.type,
@@ -113,8 +178,9 @@ class Worker:
                 "entity": u.entity, "attribute": u.attribute, "value": u.value,
                 "layer": route(u.type).value, "embedding": blob,
             }, creating=True)
-            for u, blob in zip(stored, blobs, strict=True)
+            for u, blob in zip(p.units, p.blobs, strict=True)
         ]
+        blobs = p.blobs
 
         def write() -> None:
             now = utcnow()
@@ -144,22 +210,38 @@ class Worker:
             write()
         return Outcome(job.id, "done", [r["id"] for r in rows])
 
-    def _vectors(self, units: list[Unit], notes: list[str]) -> list[bytes | None]:
-        if not units or not self.config.embed:
-            return [None] * len(units)
+    def _vectors(self, prepared: list[_Prepared]) -> None:
+        """Fill every prepared job's ``blobs``: one encode call for the whole batch."""
+        wanted = [p for p in prepared if p.units]
+        if not wanted or not self.config.embed:
+            return
         # The package's absence is fixed for the process; the store's recorded model can
-        # change under a running worker (`memdesk embed --reembed`), so check it per job.
+        # change under a running worker (`memdesk embed --reembed`), so check it per batch.
         problem = self._vectors_off or space_problem(self.store)
         if problem:
-            notes.append(f"stored without vectors: {problem}")
-            return [None] * len(units)
+            for p in wanted:
+                p.notes.append(f"stored without vectors: {problem}")
+            return
+        embedder = embeddings.default_embedder()
         try:
-            vecs = embeddings.default_embedder().encode([u.text for u in units])
+            found = encode_unique(embedder, [u.text for p in wanted for u in p.units])
         except embeddings.EmbeddingsUnavailable as exc:
             self._vectors_off = str(exc)
-            notes.append(f"stored without vectors: {exc}")
-            return [None] * len(units)
-        return [embeddings.to_blob(v) for v in vecs]
+            for p in wanted:
+                p.notes.append(f"stored without vectors: {exc}")
+            return
+        except Exception:  # one job's text broke the encoder: find it, spare the others
+            log.exception("batch encode failed; encoding job by job")
+            for p in wanted:
+                try:
+                    one = encode_unique(embedder, [u.text for u in p.units])
+                except Exception as exc:
+                    p.error = f"unexpected error: {type(exc).__name__}: {exc}"
+                    continue
+                p.blobs = [one[u.text] for u in p.units]
+            return
+        for p in wanted:
+            p.blobs = [found[u.text] for u in p.units]
 
     # -- the loop -----------------------------------------------------------------
     def run(self, *, drain: bool = False,
@@ -169,20 +251,21 @@ class Worker:
         n = 0
         while not self.stop_event.is_set():
             try:
-                outcome = self.process_one()
+                outcomes = self.process_batch()
             except MemdeskError as exc:  # the store is locked or gone: wait and try again
                 log.warning("worker: %s", exc)
-                outcome = None
+                outcomes = []
                 if drain:
                     raise
-            if outcome is None:
+            if not outcomes:
                 if drain:
                     break
                 self.stop_event.wait(self.config.poll_s)
                 continue
-            n += 1
+            n += len(outcomes)
             if on_outcome is not None:
-                on_outcome(outcome)
+                for outcome in outcomes:
+                    on_outcome(outcome)
         return n
 
     def stop(self) -> None:
