@@ -24,7 +24,7 @@ themselves; :func:`encode_unique`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import Connection, func, insert, select
