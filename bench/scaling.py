@@ -26,16 +26,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench_retrieve import QUERIES  # the same prompts as the retrieve benchmark
 from common import machine, pct
 
-QUERIES = [
-    "which test framework do I use?", "what database does atlas use?",
-    "how should I organize imports in Python files?", "where does the user live?",
-    "timeout connecting to Redis during the deploy", "which editor and theme?",
-    "why did we choose PostgreSQL?", "prefer simplicity over cleverness",
-    "deploys on Fridays", "what went wrong with the staging API?",
-    "who does the user work for?", "backend language preference",
-]
 READ_USERS = 20
 
 

@@ -138,6 +138,12 @@ def _append_log(current: str | None, *messages: str) -> str:
     return json.dumps(entries[-LOG_LIMIT:], ensure_ascii=False)
 
 
+def _owned_running(conn: Connection, job_id: str, owner: str) -> Any:
+    """The job's log row if it is running under ``owner``'s lease (None: not ours)."""
+    return conn.execute(select(J.log).where(
+        J.id == job_id, J.status == JobStatus.RUNNING, J.lease_owner == owner)).first()
+
+
 class JobQueue:
     """The ``jobs`` table's service.  Cheap; construct one per store."""
 
@@ -259,9 +265,7 @@ class JobQueue:
         """Give a claimed job back unprocessed (the worker is stopping before it got to
         it): pending again, the claim not counted as an attempt.  False if not ours."""
         with self.store.write() as conn:
-            current = conn.execute(select(J.log).where(
-                J.id == job_id, J.status == JobStatus.RUNNING,
-                J.lease_owner == owner)).first()
+            current = _owned_running(conn, job_id, owner)
             if current is None:
                 return False
             conn.execute(update(JT).where(J.id == job_id).values(
@@ -273,8 +277,7 @@ class JobQueue:
     def complete_in(self, conn: Connection, job_id: str, owner: str, memory_ids: list[str],
                     extractor: str | None, model: str | None, notes: list[str]) -> None:
         """Mark the job done inside the transaction that inserted its memories."""
-        current = conn.execute(select(J.log).where(
-            J.id == job_id, J.status == JobStatus.RUNNING, J.lease_owner == owner)).first()
+        current = _owned_running(conn, job_id, owner)
         if current is None:
             raise LeaseLost(job_id)
         now = utcnow()
@@ -287,9 +290,7 @@ class JobQueue:
     def fail(self, job_id: str, owner: str, error: str, notes: list[str] = ()) -> bool:  # type: ignore[assignment]
         """Mark the job failed (if still ours); returns whether it was."""
         with self.store.write() as conn:
-            current = conn.execute(select(J.log).where(
-                J.id == job_id, J.status == JobStatus.RUNNING,
-                J.lease_owner == owner)).first()
+            current = _owned_running(conn, job_id, owner)
             if current is None:
                 return False
             now = utcnow()
