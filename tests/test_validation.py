@@ -70,3 +70,33 @@ def test_bulk_insert_is_all_or_nothing(store: MemoryStore) -> None:
 
 def test_type_is_normalised(store: MemoryStore) -> None:
     assert store.add(**{**GOOD, "type": " Preference "}).type == "preference"
+
+
+# -- optional short text fields: each checked against its own column's limit -----------
+
+@pytest.mark.parametrize(("field", "limit"), [("topic", 200), ("entity", 200),
+                                              ("value", 10_000), ("superseded_by", 64)])
+def test_optional_text_fields_have_their_column_limit(store: MemoryStore, field, limit) -> None:
+    with pytest.raises(ValidationError) as info:
+        store.add(**{**GOOD, field: "x" * (limit + 1)})
+    assert info.value.field == field
+    assert str(info.value) == f"{field}: is {limit + 1} characters; the limit is {limit}"
+    assert store.counts()["total"] == 0
+
+
+def test_optional_text_fields_are_stored_as_given(store: MemoryStore) -> None:
+    long_value = "v" * 5000  # over the default text limit, under the value column's
+    rec = store.add(**GOOD, topic="x" * 200, entity="user", attribute="drink", value=long_value)
+    got = store.get(rec.id)
+    assert (got.topic, got.entity, got.attribute, got.value) == (
+        "x" * 200, "user", "drink", long_value)
+    assert store.add(**GOOD, topic="   ").topic is None  # blank means unset
+
+
+@pytest.mark.parametrize("field", ["topic", "source_session", "value"])
+def test_optional_text_fields_refuse_non_text_naming_the_field(store: MemoryStore,
+                                                               field) -> None:
+    with pytest.raises(ValidationError) as info:
+        store.add(**{**GOOD, field: 42})
+    assert info.value.field == field
+    assert str(info.value) == f"{field}: must be text, got int"
