@@ -38,6 +38,8 @@ from memdesk.core.delta.health import (
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import ValidationError
 
+from .delta_support import flagged_diff
+
 # Plain weights (not normalised): weighted score = weight × relevance × confidence.
 ONE = DeltaConfig((SourceConfig("a", "t", 1.0), SourceConfig("b", "t", 1.0),
                    SourceConfig("c", "t", 1.0)), normalize_weights=False)
@@ -338,21 +340,10 @@ def test_reviewing_a_healthy_diff_is_refused(store) -> None:  # type: ignore[no-
     assert dm.events() == [] and dm.queue() == []
 
 
-def _flagged(dm: DeltaMemory) -> int:
-    base = [Candidate("search", f"hit {i}", 1, 1) for i in range(3)] + [
-        Candidate("context", "the task", 1, 1)]
-    dm.snapshot("g", None, base, created_at=T0, use_database=False)
-    saved = dm.snapshot("g", None, base + [Candidate("search", f"new {i}", 1, 1)
-                                           for i in range(2)],
-                        created_at=T0 + timedelta(hours=1), use_database=False)
-    assert saved.diff.decision.action is Action.DAMPEN
-    return saved.diff_id
-
-
 @pytest.mark.parametrize(("weight", "after"), [(0.1, 0.0), (0.15, 0.0), (0.2, 0.05), (0.0, 0.0)])
 def test_dampening_never_takes_a_weight_below_zero(store, weight: float, after: float) -> None:  # type: ignore[no-untyped-def]
     dm = DeltaMemory(store)
-    diff_id = _flagged(dm)
+    diff_id = flagged_diff(dm)
     dm.set_source("search", weight=weight)
     dm.review(diff_id, "dampen")
     got = dm.config().source("search")

@@ -16,6 +16,8 @@ from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.sources import database_candidates
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
 
+from .delta_support import flagged_diff
+
 T0 = datetime(2026, 10, 1, 9)
 CTX = Candidate("context", "Generic repository search is probably enough.", 0.9, 0.9)
 PRIOR = Candidate("model_prior", "Use broad search first when routing is uncertain.", 0.7, 0.7)
@@ -80,14 +82,7 @@ def test_consecutive_snapshots_store_diffs_and_flag_the_queue(store) -> None:  #
 
 def flagged(store) -> tuple[DeltaMemory, int]:  # type: ignore[no-untyped-def]
     dm = DeltaMemory(store)
-    base = [Candidate("search", f"hit {i}", 1, 1) for i in range(3)] + [
-        Candidate("context", "the task", 1, 1)]
-    dm.snapshot("g", None, base, created_at=T0, use_database=False)
-    saved = dm.snapshot("g", None, base + [Candidate("search", f"new {i}", 1, 1)
-                                           for i in range(2)],
-                        created_at=T0 + timedelta(hours=1), use_database=False)
-    assert saved.diff.decision.action.value == "dampen"
-    return dm, saved.diff_id
+    return dm, flagged_diff(dm)
 
 
 def weight(dm: DeltaMemory, name: str) -> float:

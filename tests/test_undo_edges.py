@@ -3,13 +3,12 @@ recorded as, the redo of delta-memory groups, single-event actions and long redo
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 import pytest
 
 from memdesk.core.curation import contradictions as C
 from memdesk.core.curation import sweep
-from memdesk.core.delta.contracts import Candidate
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import MemdeskError, NotFoundError
 from memdesk.core.ids import new_id
@@ -18,19 +17,14 @@ from memdesk.core.store.query import Status
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.undo import undo_changes, undo_group
 
+from .delta_support import flagged_diff
+
 T0 = datetime(2026, 10, 1, 9)
 
 
 def _flagged_diff(store: MemoryStore) -> tuple[DeltaMemory, int]:
-    """A drift diff whose recommended review is "dampen the search source"."""
     dm = DeltaMemory(store)
-    base = [Candidate("search", f"hit {i}", 1, 1) for i in range(3)] + [
-        Candidate("context", "the task", 1, 1)]
-    dm.snapshot("g", None, base, created_at=T0, use_database=False)
-    saved = dm.snapshot("g", None, base + [Candidate("search", f"new {i}", 1, 1)
-                                           for i in range(2)],
-                        created_at=T0 + timedelta(hours=1), use_database=False)
-    return dm, saved.diff_id
+    return dm, flagged_diff(dm)
 
 
 # -- what an undo reports, so the views showing it refresh ----------------------------
