@@ -123,8 +123,8 @@ class Runtime:
             self._wake.clear()
             try:
                 if self.worker.run(drain=True):
-                    # A stored memory invalidates every snapshot: rebuild the active
-                    # users' here rather than on their next call.
+                    # A stored memory invalidates its user's snapshot: rebuild the
+                    # active users' stale ones here rather than on their next call.
                     self._warm_snapshots()
             except MemdeskError as exc:  # locked store: try again on the next round
                 log.warning("worker: %s", exc)

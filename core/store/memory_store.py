@@ -300,8 +300,7 @@ class MemoryStore:
         seq = conn.execute(insert(MT).values(**row)).inserted_primary_key[0]
         if values.get("embedding") is not None:
             add_vector_in(conn, seq, values["embedding"])
-        logged = row
-        return self.log_in(conn, values["id"], actor, "add", {}, logged,
+        return self.log_in(conn, values["id"], actor, "add", {}, row,
                            group_id=group_id, note=note)
 
     def add_many(
@@ -312,10 +311,11 @@ class MemoryStore:
         if not rows:
             return []
         # Vectors go to their own table once the rows (and so their seqs) exist.
-        vectors = [(r["id"], r.pop("embedding")) for r in rows
-                   if r.get("embedding") is not None]
+        vectors: list[tuple[str, bytes]] = []
         for r in rows:
-            r.pop("embedding", None)
+            blob = r.pop("embedding", None)
+            if blob is not None:
+                vectors.append((r["id"], blob))
 
         # An executemany binds every row with the first row's keys, so a key that only
         # later rows carry (an entity, a topic) would be dropped silently: insert each

@@ -169,8 +169,6 @@ def decode_fields(data: dict[str, Any]) -> dict[str, Any]:
         elif name == "access_count":
             if isinstance(v, bool) or not isinstance(v, int):
                 raise ValidationError(name, f"must be a whole number, got {_json_kind(v)}")
-            if isinstance(v, bool) or not isinstance(v, int):
-                raise ValidationError(name, f"must be a whole number, got {_json_kind(v)}")
             out[name] = check_count(name, v)  # the store's own limit, on both backends
         elif name in DATETIME_FIELDS:
             out[name] = parse_time(name, v)

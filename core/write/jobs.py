@@ -314,7 +314,6 @@ class JobQueue:
                     f"retry requested (last error: {job.error})")))
             return self.get(job_id, conn)
 
-
     def resolve(self, ref: str) -> str:
         """The job id ``ref`` names (the id or a unique prefix of it)."""
         with self.store.read() as conn:
@@ -336,7 +335,6 @@ class JobQueue:
                            f"cancelled by the {actor} (event {event})")
         return Changes(event_ids=(event,), group_id=group,
                        kinds=Changed.JOBS | Changed.HISTORY)
-
 
 
 def _set_status_in(conn: Connection, job_id: str, status: JobStatus, message: str) -> None:
