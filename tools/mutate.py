@@ -136,6 +136,29 @@ create_mutants(1)
 """
 
 
+# mutmut with one change: a mutant's tests run fastest first.  mutmut passes them to
+# pytest -x as a set, in arbitrary order, so a mutant that a 0.1 s test kills often
+# waited for a 15 s CLI test first (undo's killed mutants took 7.5 s each, median).
+RUN = """
+import sys
+from mutmut.__main__ import cli
+from mutmut.runners.harness import PytestRunner
+from mutmut.state import state
+
+_args = PytestRunner._pytest_args_regular_run
+
+
+def _fastest_first(self, tests):
+    took = state().duration_by_test
+    return _args(self, sorted(tests, key=lambda t: (took.get(t, 0.0), t)))
+
+
+PytestRunner._pytest_args_regular_run = _fastest_first
+sys.argv[0] = "mutmut"
+sys.exit(cli())
+"""
+
+
 def print_report(modules: list[str]) -> None:
     res = results()
     rows = [(m, c) for m, c in sorted(res.items()) if not modules or m in modules]
@@ -198,9 +221,8 @@ def main(argv: list[str] | None = None) -> int:
             print("nothing to test: every selected mutant has a cached result")
             print_report(modules)
             return 0
-    mutmut = Path(sys.executable).parent / "mutmut"
-    rc = subprocess.call([str(mutmut), "run", "--max-children", str(args.max_children), *names],
-                         cwd=STAGE, env=env)
+    rc = subprocess.call([sys.executable, "-c", RUN, "run", "--max-children",
+                          str(args.max_children), *names], cwd=STAGE, env=env)
     print()
     print_report(modules)
     return rc
