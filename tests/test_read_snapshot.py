@@ -134,8 +134,8 @@ def test_warm_builds_ahead_and_a_write_invalidates_a_warmed_snapshot(
 
 def test_warm_without_cached_users_takes_the_recently_retrieved(
         store_path, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
-    put(store, [{"text": "The kayak club meets on Tuesdays.", "days_ago": 3}], embed=False)
     put(store, [{"text": "Bob's kayak is red.", "days_ago": 3}], embed=False, user="bob")
+    put(store, [{"text": "The kayak club meets on Tuesdays.", "days_ago": 3}], embed=False)
     r = Retriever(store, ReadConfig(), clock=lambda: NOW)
     r.retrieve("kayak", "bob", channels="fts")
     r.flush()  # the retrieval record names bob
@@ -143,8 +143,51 @@ def test_warm_without_cached_users_takes_the_recently_retrieved(
     try:
         other = Retriever(fresh, ReadConfig())
         assert other.snapshots.users() == []
+        other.snapshots.max_users = 1
+        # bob was asked about; "u" wrote last but was never asked about: bob comes first.
         assert other.warm() == 1
         assert other.snapshots.users() == ["bob"]
+    finally:
+        fresh.close()
+
+
+def test_warm_with_nothing_retrieved_takes_the_newest_writers(
+        store_path, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+    for user in ("ann", "bob", "cy", "bob"):
+        put(store, [{"text": f"{user} rows a kayak.", "days_ago": 3}], embed=False,
+            user=user)
+    fresh = MemoryStore.open(store_path)
+    try:
+        other = Retriever(fresh, ReadConfig())
+        other.snapshots.max_users = 2
+        assert other.warm() == 2
+        # Built newest writer first (bob wrote last, then cy); ann wrote before both.
+        assert other.snapshots.users() == ["cy", "bob"]
+        fresh2 = MemoryStore.open(store_path)
+        try:
+            wide = Retriever(fresh2, ReadConfig())
+            assert wide.warm() == 3
+            assert set(wide.snapshots.users()) == {"ann", "bob", "cy"}
+        finally:
+            fresh2.close()
+    finally:
+        fresh.close()
+
+
+def test_warm_fills_up_after_the_retrieved_with_the_newest_writers(
+        store_path, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+    for user in ("ann", "bob", "cy"):
+        put(store, [{"text": f"{user} rows a kayak.", "days_ago": 3}], embed=False,
+            user=user)
+    r = Retriever(store, ReadConfig(), clock=lambda: NOW)
+    r.retrieve("kayak", "ann", channels="fts")
+    r.flush()
+    fresh = MemoryStore.open(store_path)
+    try:
+        other = Retriever(fresh, ReadConfig())
+        other.snapshots.max_users = 2
+        assert other.warm() == 2
+        assert other.snapshots.users() == ["cy", "ann"]  # ann (asked), then cy (newest)
     finally:
         fresh.close()
 

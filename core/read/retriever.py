@@ -289,8 +289,9 @@ class Retriever:
         stores memories), on a background thread: a user's first call after start or
         after any write otherwise pays for reading all of that user's rows.  By default
         the users whose snapshots this store's cache holds (the recently active ones),
-        else those retrieved for most recently.  A warmed snapshot is an ordinary one:
-        the next write invalidates it like any other.  Returns how many were built.
+        else those retrieved for most recently, then those who wrote most recently.  A
+        warmed snapshot is an ordinary one: the next write invalidates it like any
+        other.  Returns how many were built.
         """
         cache = self.snapshots
         if user_ids is None:
@@ -301,16 +302,30 @@ class Retriever:
                 cache.get(conn, user_id, DIM)
         return cache.builds - built
 
+    WRITERS_WINDOW = 20_000  # newest rows looked at for recent writers
+
     def _recent_users(self, limit: int) -> list[str]:
+        """Up to ``limit`` users: those retrieved for most recently, then the owners of
+        the newest memories.  The second part is for a store nobody has recalled from
+        yet (a new server over an imported or agent-filled store): the agents that
+        wrote last are the likeliest to ask next.  The newest rows are read by primary
+        key, so this costs the same at 1M memories as at 1,000."""
         from sqlalchemy import func, select
 
         from memdesk.core.read.models import Retrieval
+        from memdesk.core.store.models import Memory
 
         t = Retrieval.__table__.c
+        m = Memory.__table__.c
         with self.store.read() as conn:
-            return list(conn.execute(
+            users = list(conn.execute(
                 select(t.user_id).group_by(t.user_id).order_by(func.max(t.at).desc())
                 .limit(limit)).scalars())
+            if len(users) < limit:
+                newest = conn.execute(select(m.user_id).order_by(m.seq.desc())
+                                      .limit(self.WRITERS_WINDOW)).scalars()
+                users = list(dict.fromkeys([*users, *newest]))[:limit]
+        return users
 
     def flush(self) -> None:
         """Wait until this store's records, reinforcement and cursors are written."""
