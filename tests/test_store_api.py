@@ -299,3 +299,36 @@ def test_undo_group_undoes_newest_first(store: MemoryStore) -> None:
     assert store.get(a) == original
     undone = [store.event(i) for i in ch.event_ids]
     assert [e.before for e in undone] == [{"importance": 0.9}, {"importance": 0.7}]
+
+
+def test_record_access_counts_each_id_once_per_call_without_an_edit(
+        store: MemoryStore) -> None:
+    # 501 rows: the ids go to the database in chunks of 500, so the last one is in a
+    # second chunk that must be counted too.
+    ids = notes(store, 501)
+    other = store.add(user_id="u", text="never retrieved", type="note")
+    events_before = len(store.events(limit=10_000))
+    versions = {i: store.get(i).version for i in (ids[0], ids[-1], other.id)}
+    at = datetime(2026, 3, 4, 5, 6, 7)
+    assert store.record_access(ids, at=at) == 501
+    assert store.record_access([ids[0], ids[-1], "no-such-id"], at=at + timedelta(days=1)) == 2
+    first, middle, last = store.get(ids[0]), store.get(ids[250]), store.get(ids[-1])
+    assert (first.access_count, middle.access_count, last.access_count) == (2, 1, 2)
+    assert middle.last_accessed == at
+    assert last.last_accessed == at + timedelta(days=1)
+    untouched = store.get(other.id)
+    assert (untouched.access_count, untouched.last_accessed) == (0, None)
+    # Not an edit: no audit row, and an operator's open edit (its version) stays valid.
+    assert len(store.events(limit=10_000)) == events_before
+    assert {i: store.get(i).version for i in versions} == versions
+    assert store.record_access([]) == 0
+
+
+def test_record_access_without_a_time_uses_now(store: MemoryStore) -> None:
+    from memdesk.core.ids import utcnow
+
+    rec = store.add(user_id="u", text="counted", type="note")
+    before = utcnow()
+    assert store.record_access([rec.id]) == 1
+    got = store.get(rec.id).last_accessed
+    assert got is not None and before <= got <= utcnow()

@@ -4,6 +4,7 @@
     .venv/bin/python tools/mutate.py store/memory_store delta/health   # some modules
     .venv/bin/python tools/mutate.py --report             # only print the table
     .venv/bin/python tools/mutate.py --retest-survivors store/query
+    .venv/bin/python tools/mutate.py --sample 400         # estimate all of core/
 
 Why a wrapper: mutmut names a mutant after its file's path (``core/store/query.py`` →
 ``core.store.query.x_...``) and its trampolines compare that with the running function's
@@ -113,6 +114,55 @@ def _keys(modules: list[str], want: set[int | None]) -> list[str]:
     return names
 
 
+def every_key() -> list[str]:
+    base = STAGE / "mutants" / "memdesk" / "core"
+    return [key for meta in sorted(base.rglob("*.py.meta"))
+            for key in json.loads(meta.read_text()).get("exit_code_by_key", {})]
+
+
+SAMPLE = STAGE / "sample.json"
+
+
+def draw_sample(size: int, seed: int) -> list[str]:
+    """A uniform random sample of all of core's mutants (kept in build/mutation)."""
+    import random
+
+    keys = sorted(every_key())
+    picked = sorted(random.Random(seed).sample(keys, min(size, len(keys))))
+    SAMPLE.write_text(json.dumps({"seed": seed, "population": len(keys), "keys": picked}))
+    return picked
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion k/n."""
+    if n == 0:
+        return 0.0, 1.0
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def print_sample_estimate() -> None:
+    if not SAMPLE.exists():
+        return
+    data = json.loads(SAMPLE.read_text())
+    base = STAGE / "mutants" / "memdesk" / "core"
+    codes: dict[str, int | None] = {}
+    for meta in base.rglob("*.py.meta"):
+        codes.update(json.loads(meta.read_text()).get("exit_code_by_key", {}))
+    status = Counter(STATUS.get(codes.get(k), "suspicious") for k in data["keys"]
+                     if k in codes)
+    run = status["killed"] + status["survived"] + status["timeout"]
+    if not run:
+        return
+    lo, hi = wilson(status["killed"], run)
+    print(f"core/ estimated from a uniform sample of {len(data['keys'])} of "
+          f"{data['population']} mutants (seed {data['seed']}), {run} run: "
+          f"{100 * status['killed'] / run:.1f}% killed (95% interval {100 * lo:.1f}–"
+          f"{100 * hi:.1f}%); survived {status['survived']}, timeout {status['timeout']}")
+
+
 def survivors(modules: list[str]) -> list[str]:
     return _keys(modules, {0, 5, 33})  # and "no tests": new tests may reach them
 
@@ -172,6 +222,8 @@ def print_report(modules: list[str]) -> None:
         _row("TOTAL", total)
     print("score = killed / (killed + survived + timeout + other); "
           "'other' = not checked, no tests, suspicious")
+    if not modules:
+        print_sample_estimate()
 
 
 def _row(name: str, c: Counter[str]) -> None:
@@ -192,6 +244,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--retest-survivors", action="store_true",
                     help="retest mutants that survived before (after adding tests)")
     ap.add_argument("--clean", action="store_true", help="discard the cache first")
+    ap.add_argument("--sample", type=int, metavar="N",
+                    help="test a uniform random sample of N of all core mutants (those "
+                         "without a result) and print the estimated score of core/")
+    ap.add_argument("--seed", type=int, default=13, help="the sample's seed (default 13)")
     args = ap.parse_args(argv)
     modules = [m.removeprefix("core/").removesuffix(".py") for m in args.modules]
     for m in modules:
@@ -211,12 +267,18 @@ def main(argv: list[str] | None = None) -> int:
     subprocess.check_call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                            "tests/test_demo.py::test_shape_of_a_demo_store"], cwd=ROOT, env=env)
     names: list[str] = []
-    if modules or args.retest_survivors:
+    if args.sample and (modules or args.retest_survivors):
+        ap.error("--sample draws from every module; name none")
+    if modules or args.retest_survivors or args.sample:
         # mutmut re-runs every mutant named on its command line, cached or not, so name
         # only the ones to test: generate (cheap, per-function hashes reset what changed)
         # and pick the unchecked ones, or the survivors.
         subprocess.check_call([sys.executable, "-c", GENERATE], cwd=STAGE, env=env)
-        names = survivors(modules) if args.retest_survivors else unchecked(modules)
+        if args.sample:
+            todo = set(unchecked([]))
+            names = [k for k in draw_sample(args.sample, args.seed) if k in todo]
+        else:
+            names = survivors(modules) if args.retest_survivors else unchecked(modules)
         if not names:
             print("nothing to test: every selected mutant has a cached result")
             print_report(modules)
