@@ -11,6 +11,7 @@ import pytest
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
+from tests.deadline import finishes
 from tests.raw_sql import raw_sql
 
 T0 = datetime(2026, 4, 1)
@@ -227,8 +228,32 @@ def test_active_ties_keep_insertion_order(store: MemoryStore) -> None:
 
 
 def test_distinct_refusal_names_the_column(store: MemoryStore) -> None:
-    with pytest.raises(ValidationError, match="no distinct listing for 'embedding'"):
+    with pytest.raises(ValidationError) as info:
         store.distinct("embedding")
+    assert info.value.field == "column"
+    assert str(info.value) == "column: no distinct listing for 'embedding'"
+
+
+def test_distinct_lists_each_pickable_column_sorted_without_nulls(store: MemoryStore) -> None:
+    store.add(user_id="u2", text="a", type="fact", topic="t2", source_session="s2",
+              layer="semantic", entity="Oslo", attribute="a", value="v")
+    store.add(user_id="u1", text="b", type="note", topic="t1", source_session="s1",
+              layer="episodic", entity="Bergen", attribute="a", value="v")
+    store.add(user_id="u1", text="c", type="note")  # NULL topic, session, layer, entity
+    assert store.distinct("user_id") == ["u1", "u2"]
+    assert store.distinct("topic") == ["t1", "t2"]
+    assert store.distinct("source_session") == ["s1", "s2"]
+    assert store.distinct("type") == ["fact", "note"]
+    assert store.distinct("layer") == ["episodic", "semantic"]
+    assert store.distinct("entity") == ["Bergen", "Oslo"]
+
+
+def test_distinct_lists_at_most_a_thousand_by_default(store: MemoryStore) -> None:
+    store.add_many([dict(user_id="u", text=f"m{i}", type="note", topic=f"t{i:04d}")
+                    for i in range(1001)])
+    topics = store.distinct("topic")
+    assert len(topics) == 1000 and topics[-1] == "t0999"
+    assert len(store.distinct("topic", limit=1001)) == 1001
 
 
 def test_events_default_to_the_newest_500(store: MemoryStore) -> None:
@@ -252,9 +277,11 @@ def test_linking_into_an_existing_cycle_is_refused(store: MemoryStore, store_pat
     a, b, c = notes(store, 3)
     store.supersede(b, c)
     raw_sql(store_path, "UPDATE memories SET superseded_by = ? WHERE id = ?", b, c)  # c → b
-    with pytest.raises(ValidationError, match="cycle") as info:
-        store.update(a, superseded_by=b)
-    assert info.value.field == "superseded_by"
+    # The walk along b's chain must stop at the cycle it did not make (a bug there
+    # hangs the caller: run it under a deadline so the test fails instead).
+    with pytest.raises(ValidationError) as info:
+        finishes(lambda: store.update(a, superseded_by=b))
+    assert str(info.value) == "superseded_by: this would make a supersede cycle"
     assert store.get(a).superseded_by is None
 
 
@@ -332,3 +359,61 @@ def test_record_access_without_a_time_uses_now(store: MemoryStore) -> None:
     assert store.record_access([rec.id]) == 1
     got = store.get(rec.id).last_accessed
     assert got is not None and before <= got <= utcnow()
+
+
+def test_superseding_a_memory_by_itself_is_refused_naming_the_field(
+        store: MemoryStore) -> None:
+    [a] = notes(store, 1)
+    with pytest.raises(ValidationError) as info:
+        store.supersede(a, a)
+    assert info.value.field == "superseded_by"
+    assert str(info.value) == "superseded_by: a memory cannot supersede itself"
+    assert store.get(a).superseded_by is None
+
+
+def test_event_reads_the_event_asked_for(store: MemoryStore) -> None:
+    a, b = notes(store, 2)
+    first = store.update(a, topic="x").event_ids[0]
+    second = store.update(b, topic="y").event_ids[0]
+    ev = store.event(first)
+    assert (ev.id, ev.memory_id, ev.after) == (first, a, {"topic": "x"})
+    with store.read() as conn:  # inside a caller's transaction too
+        ev2 = store.event(second, conn)
+    assert (ev2.id, ev2.memory_id, ev2.after) == (second, b, {"topic": "y"})
+
+
+def test_undo_reports_the_memory_and_event_and_undo_group_keeps_the_actor(
+        store: MemoryStore) -> None:
+    a, b = notes(store, 2)
+    ch = store.update(a, topic="x")
+    undone = store.undo(ch.event_ids[0], actor="agent")
+    assert undone.memory_ids == (a,) and len(undone.event_ids) == 1
+    ev = store.event(undone.event_ids[0])
+    assert (ev.memory_id, ev.actor, ev.undoes) == (a, "agent", ch.event_ids[0])
+    group = store.bulk_update([a, b], topic="z")
+    g_undone = store.undo_group(group.group_id, actor="worker")
+    assert {store.event(i).actor for i in g_undone.event_ids} == {"worker"}
+    assert {i: store.get(i).topic for i in (a, b)} == {a: None, b: None}
+
+
+def test_is_undone_alternates_along_the_undo_chain_and_ends_at_a_cycle(
+        store: MemoryStore, store_path) -> None:  # type: ignore[no-untyped-def]
+    from memdesk.core.store.audit import is_undone
+
+    [a] = notes(store, 1)
+    edit = store.update(a, topic="x").event_ids[0]
+    undo = store.undo(edit).event_ids[0]  # edit undone
+    with store.read() as conn:
+        assert is_undone(conn, None) is False
+        assert is_undone(conn, store.event(edit).undone_by) is True
+    redo = store.undo(undo).event_ids[0]  # the undo undone: the edit holds again
+    with store.read() as conn:
+        assert is_undone(conn, store.event(edit).undone_by) is False
+    # Another tool links the redo back to the undo: the walk must still end.
+    raw_sql(store_path, "UPDATE memory_events SET undone_by = ? WHERE id = ?", undo, redo)
+
+    def walk() -> bool:
+        with store.read() as conn:
+            return is_undone(conn, undo)
+
+    assert finishes(walk) in (True, False)

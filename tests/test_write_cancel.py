@@ -11,6 +11,7 @@ import pytest
 from memdesk.app.main import main
 from memdesk.core.errors import NotFoundError, UndoConflictError
 from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changed
 from memdesk.core.undo import undo_changes
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import JobQueue, JobStateError, store_memory
@@ -43,6 +44,8 @@ def test_a_cancelled_job_is_never_claimed_and_undo_puts_it_back(store: MemorySto
 
     undone = undo_changes(store, changes)
     assert q.get(drop).status == "pending" and q.get(drop).finished_at is None
+    # The desk refreshes by kind: the jobs view and the history, not the memories.
+    assert undone.kinds == Changed.JOBS | Changed.HISTORY
     redone = undo_changes(store, undone)  # redo: cancelled again
     assert q.get(drop).status == "cancelled"
     undo_changes(store, redone)

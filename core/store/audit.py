@@ -78,11 +78,12 @@ def is_undone(conn: Connection, undone_by: int | None) -> bool:
     """Whether an event with this ``undone_by`` is undone now.  Undo, redo (the undo
     undone), undo again… alternate along the chain of undo events."""
     undone = False
-    hops = 0
-    while undone_by is not None and hops < 10_000:
+    seen: set[int] = set()
+    # A chain that comes back to an event (raw SQL from another tool) ends the walk.
+    while undone_by is not None and undone_by not in seen:
+        seen.add(undone_by)
         undone = not undone
         undone_by = conn.execute(select(E.undone_by).where(E.id == undone_by)).scalar()
-        hops += 1
     return undone
 
 
