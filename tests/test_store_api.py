@@ -8,9 +8,15 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
+from memdesk.core.errors import (
+    EditConflictError,
+    NotFoundError,
+    UndoConflictError,
+    ValidationError,
+)
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
+from memdesk.core.store.records import Changed
 from tests.deadline import finishes
 from tests.raw_sql import raw_sql
 
@@ -417,3 +423,70 @@ def test_is_undone_alternates_along_the_undo_chain_and_ends_at_a_cycle(
             return is_undone(conn, undo)
 
     assert finishes(walk) in (True, False)
+
+
+def test_page_skips_and_fills_across_fetch_chunks(store: MemoryStore, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from memdesk.core.store import memory_store
+
+    # page() fetches _SKIP_CHUNK rows at a time (5,000); 4 makes 23 rows several chunks.
+    monkeypatch.setattr(memory_store, "_SKIP_CHUNK", 4)
+    newest_first = notes(store, 23)[::-1]
+    assert _ids(store, limit=None) == newest_first
+    assert _ids(store, offset=9, limit=6) == newest_first[9:15]
+    assert _ids(store, offset=21, limit=5) == newest_first[21:]
+    assert _ids(store, offset=30) == []
+    assert _ids(store, limit=1) == newest_first[:1]
+    assert _ids(store) == newest_first  # the default limit (100) is above 23
+
+
+def test_page_returns_a_hundred_by_default(store: MemoryStore) -> None:
+    store.add_many([dict(user_id="u", text=f"m{i}", type="note") for i in range(101)])
+    assert len(store.page()) == 100
+    assert len(store.page(limit=None)) == 101
+
+
+def test_an_edit_reports_what_it_changed_and_a_no_op_nothing(store: MemoryStore) -> None:
+    [a] = notes(store, 1)
+    ch = store.update(a, topic="x")
+    assert ch.kinds == Changed.MEMORIES | Changed.HISTORY and ch.memory_ids == (a,)
+    same = store.update(a, topic="x")  # the value it already has: no event
+    assert same.event_ids == () and same.kinds == Changed.NOTHING
+
+
+def test_an_edit_cannot_make_a_memory_supersede_itself(store: MemoryStore) -> None:
+    [a] = notes(store, 1)
+    with pytest.raises(ValidationError) as info:
+        store.update(a, superseded_by=a)
+    assert str(info.value) == "superseded_by: a memory cannot supersede itself"
+    assert store.get(a).superseded_by is None
+
+
+def test_a_stale_edit_names_the_memory_and_both_versions(store: MemoryStore) -> None:
+    [a] = notes(store, 1)
+    seen = store.get(a).version
+    store.update(a, topic="x")
+    with pytest.raises(EditConflictError) as info:
+        store.update(a, topic="y", expected_version=seen)
+    assert info.value.memory_id == a
+    assert f"Memory {a} was changed by someone else" in str(info.value)
+    assert store.get(a).topic == "x"
+
+
+def test_undo_after_a_later_change_says_which_field_and_what_to_do(store: MemoryStore) -> None:
+    [a] = notes(store, 1)
+    first = store.update(a, topic="x").event_ids[0]
+    store.update(a, topic="y")
+    with pytest.raises(UndoConflictError) as info:
+        store.undo(first)
+    assert str(info.value) == (
+        f"Cannot undo action {first} on memory {a}: its topic was changed again since. "
+        "Undo the later change first.")
+
+
+def test_an_offered_id_is_kept_up_to_its_limit_and_refused_beyond(store: MemoryStore) -> None:
+    kept = store.add(id="k" * 64, user_id="u", text="a", type="note")
+    assert kept.id == "k" * 64
+    with pytest.raises(ValidationError) as info:
+        store.add(id="k" * 65, user_id="u", text="b", type="note")
+    assert str(info.value) == "id: is 65 characters; the limit is 64"
+    assert store.add(id="   ", user_id="u", text="c", type="note").id.strip()  # blank: a new one
