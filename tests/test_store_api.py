@@ -275,7 +275,7 @@ def test_chain_ends_in_a_cycle_written_by_another_tool(store: MemoryStore, store
     store.supersede(a, b)
     store.supersede(b, c)
     raw_sql(store_path, "UPDATE memories SET superseded_by = ? WHERE id = ?", b, c)  # c → b
-    older, newer = store.chain(a)
+    older, newer = finishes(lambda: store.chain(a))  # a walk that loops fails, not hangs
     assert [r.id for r in newer] == [b, c] and older == []
 
 
@@ -490,3 +490,19 @@ def test_an_offered_id_is_kept_up_to_its_limit_and_refused_beyond(store: MemoryS
         store.add(id="k" * 65, user_id="u", text="b", type="note")
     assert str(info.value) == "id: is 65 characters; the limit is 64"
     assert store.add(id="   ", user_id="u", text="c", type="note").id.strip()  # blank: a new one
+
+
+def test_add_records_its_note_and_checks_the_link_it_is_given(store: MemoryStore) -> None:
+    rec = store.add(user_id="u", text="a", type="note", note="from the inbox")
+    [ev] = store.events(rec.id)
+    assert (ev.action, ev.note) == ("add", "from the inbox")
+    with pytest.raises(ValidationError) as info:
+        store.add(user_id="u", text="b", type="note", superseded_by="no-such-memory")
+    assert str(info.value) == "superseded_by: no memory with id 'no-such-memory'"
+    with pytest.raises(ValidationError) as info:
+        store.add(id="me", user_id="u", text="c", type="note", superseded_by="me")
+    assert str(info.value) == "superseded_by: a memory cannot supersede itself"
+    newer = store.add(user_id="u", text="d", type="note")
+    older = store.add(user_id="u", text="e", type="note", superseded_by=newer.id)
+    assert store.get(older.id).superseded_by == newer.id
+    assert store.count() == 3  # the two refused adds wrote nothing

@@ -92,14 +92,36 @@ def module_of(key: str) -> str:
     return "/".join(parts[2:-1])
 
 
+EQUIVALENT = ROOT / "tools" / "equivalent_mutants.txt"
+
+
+def equivalents() -> dict[str, str]:
+    """Survivors read and judged equivalent: ``name  # reason`` per line of
+    tools/equivalent_mutants.txt.  mutmut numbers a function's mutants afresh when the
+    function changes, so a changed function's entries must be judged again."""
+    out: dict[str, str] = {}
+    if EQUIVALENT.exists():
+        for line in EQUIVALENT.read_text(encoding="utf-8").splitlines():
+            name, _, why = line.partition("#")
+            if name.strip():
+                out[name.strip()] = why.strip()
+    return out
+
+
+def status_of(key: str, code: int | None, equivalent: dict[str, str]) -> str:
+    status = STATUS.get(code, "suspicious")
+    return "equivalent" if status == "survived" and key in equivalent else status
+
+
 def results() -> dict[str, Counter[str]]:
     """Per-module counts of each status, read from mutmut's cache (mutants/*.meta)."""
     out: dict[str, Counter[str]] = {}
+    equivalent = equivalents()
     base = STAGE / "mutants" / "memdesk" / "core"
     for meta in sorted(base.rglob("*.py.meta")):
         data = json.loads(meta.read_text())
         for key, code in data.get("exit_code_by_key", {}).items():
-            out.setdefault(module_of(key), Counter())[STATUS.get(code, "suspicious")] += 1
+            out.setdefault(module_of(key), Counter())[status_of(key, code, equivalent)] += 1
     return out
 
 
@@ -151,20 +173,25 @@ def print_sample_estimate() -> None:
     codes: dict[str, int | None] = {}
     for meta in base.rglob("*.py.meta"):
         codes.update(json.loads(meta.read_text()).get("exit_code_by_key", {}))
-    status = Counter(STATUS.get(codes.get(k), "suspicious") for k in data["keys"]
+    equivalent = equivalents()
+    status = Counter(status_of(k, codes.get(k), equivalent) for k in data["keys"]
                      if k in codes)
     run = status["killed"] + status["survived"] + status["timeout"]
     if not run:
         return
-    lo, hi = wilson(status["killed"], run)
+    detected = status["killed"] + status["timeout"]
+    lo, hi = wilson(detected, run)
     print(f"core/ estimated from a uniform sample of {len(data['keys'])} of "
           f"{data['population']} mutants (seed {data['seed']}), {run} run: "
-          f"{100 * status['killed'] / run:.1f}% killed (95% interval {100 * lo:.1f}–"
-          f"{100 * hi:.1f}%); survived {status['survived']}, timeout {status['timeout']}")
+          f"{100 * detected / run:.1f}% detected (95% interval {100 * lo:.1f}–"
+          f"{100 * hi:.1f}%); survived {status['survived']}, timeout {status['timeout']}, "
+          f"judged equivalent {status['equivalent']} (left out)")
 
 
 def survivors(modules: list[str]) -> list[str]:
-    return _keys(modules, {0, 5, 33})  # and "no tests": new tests may reach them
+    # And "no tests": new tests may reach them.  Not the ones judged equivalent.
+    equivalent = equivalents()
+    return [k for k in _keys(modules, {0, 5, 33}) if k not in equivalent]
 
 
 def unchecked(modules: list[str]) -> list[str]:
@@ -212,26 +239,34 @@ sys.exit(cli())
 def print_report(modules: list[str]) -> None:
     res = results()
     rows = [(m, c) for m, c in sorted(res.items()) if not modules or m in modules]
-    print(f"{'module':28} {'mutants':>7} {'killed':>7} {'survived':>8} {'timeout':>7} "
-          f"{'other':>6} {'score':>6}")
+    print(f"{'module':28} {'mutants':>7} {'killed':>7} {'survived':>8} {'equiv':>6} "
+          f"{'timeout':>7} {'other':>6} {'score':>6}")
     total: Counter[str] = Counter()
     for mod, c in rows:
         total.update(c)
         _row(mod, c)
     if len(rows) > 1:
         _row("TOTAL", total)
-    print("score = killed / (killed + survived + timeout + other); "
-          "'other' = not checked, no tests, suspicious")
+    print("score = (killed + timeout) / (mutants - equivalent); 'equiv' = survivors judged "
+          "equivalent "
+          "(tools/equivalent_mutants.txt); 'other' = not checked, no tests, suspicious")
+    known = set(every_key())
+    stale = sorted(k for k in equivalents() if k not in known)
+    if stale:
+        print(f"{len(stale)} names in {EQUIVALENT.name} are no longer mutants (their "
+              f"function changed; judge its survivors again): {', '.join(stale[:5])}")
     if not modules:
         print_sample_estimate()
 
 
 def _row(name: str, c: Counter[str]) -> None:
     n = sum(c.values())
-    other = n - c["killed"] - c["survived"] - c["timeout"]
-    score = f"{100 * c['killed'] / n:5.1f}%" if n else "  -  "
-    print(f"{name:28} {n:7} {c['killed']:7} {c['survived']:8} {c['timeout']:7} {other:6} "
-          f"{score:>6}")
+    other = n - c["killed"] - c["survived"] - c["equivalent"] - c["timeout"]
+    scored = n - c["equivalent"]
+    # A timeout is detected too: the tests did not pass (the mutant made them hang).
+    score = f"{100 * (c['killed'] + c['timeout']) / scored:5.1f}%" if scored else "  -  "
+    print(f"{name:28} {n:7} {c['killed']:7} {c['survived']:8} {c['equivalent']:6} "
+          f"{c['timeout']:7} {other:6} {score:>6}")
 
 
 def main(argv: list[str] | None = None) -> int:
