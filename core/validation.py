@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 from memdesk.core import taxonomy as tx
@@ -39,8 +40,14 @@ def _time(field: str, value: Any) -> datetime | None:
     return value
 
 
-def _short(limit: int) -> Rule:
-    return lambda field, value: tx.check_optional_str(field, value, limit)
+def _short_text(limit: int, field: str, value: Any) -> str | None:
+    """An optional text of at most ``limit`` characters.
+
+    Bound to its limit with ``partial`` in FIELD_RULES rather than built by a factory
+    at import: the check then runs here on every call, where mutation testing (which
+    switches code per call, after import) can reach it.
+    """
+    return tx.check_optional_str(field, value, limit)
 
 
 def _required_short(field: str, value: Any) -> str:
@@ -73,11 +80,11 @@ FIELD_RULES: dict[str, Rule] = {
     "confidence": tx.check_unit,
     "decay_score": _optional_unit,
     "user_id": _required_short,
-    "topic": _short(SHORT_TEXT),
-    "source_session": _short(SHORT_TEXT),
-    "entity": _short(SHORT_TEXT),
-    "attribute": _short(SHORT_TEXT),
-    "value": _short(VALUE_CHARS),
+    "topic": partial(_short_text, SHORT_TEXT),
+    "source_session": partial(_short_text, SHORT_TEXT),
+    "entity": partial(_short_text, SHORT_TEXT),
+    "attribute": partial(_short_text, SHORT_TEXT),
+    "value": partial(_short_text, VALUE_CHARS),
     "created_at": _time,
     "last_accessed": _time,
     "valid_until": _time,
@@ -86,7 +93,7 @@ FIELD_RULES: dict[str, Rule] = {
     # not in EDITABLE_FIELDS, only the review actions release it (core/guard/review.py).
     "quarantined_at": _time,
     "access_count": tx.check_count,
-    "superseded_by": _short(ID_CHARS),
+    "superseded_by": partial(_short_text, ID_CHARS),
     "embedding": _embedding,
 }
 
