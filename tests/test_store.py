@@ -176,3 +176,29 @@ def test_add_many_keeps_fields_that_only_later_rows_carry(tmp_path):
     assert (second.entity, second.attribute, second.value, second.topic) == (
         "user", "works_at", "Acme", "work")
     assert third.importance == 0.9 and third.entity is None
+
+
+def test_add_many_audits_each_row_as_an_add_by_its_actor(store: MemoryStore) -> None:
+    ids = store.add_many([dict(user_id="u", text="first", type="note", topic="t"),
+                          dict(user_id="u", text="second", type="fact", topic=None)],
+                         actor="worker")
+    for memory_id, text in zip(ids, ["first", "second"], strict=True):
+        [ev] = store.events(memory_id)
+        assert (ev.action, ev.actor, ev.before) == ("add", "worker", {})
+        assert ev.after["text"] == text and ev.after["id"] == memory_id
+
+
+def test_add_many_refuses_an_id_given_twice_or_taken(store: MemoryStore) -> None:
+    with pytest.raises(ValidationError) as info:
+        store.add_many([dict(id="same", user_id="u", text=t, type="note") for t in "ab"])
+    assert str(info.value) == "id: 'same' is given twice"
+    # Taken ids are looked up 500 at a time: one in the second chunk (index 500) and
+    # one in the third (index 1,100) must each be found.
+    for at in (500, 1100):
+        taken = store.add(id=f"taken-{at}", user_id="u", text="old", type="note").id
+        rows = [dict(id=f"new-{i}", user_id="u", text="n", type="note") for i in range(1200)]
+        rows[at]["id"] = taken
+        with pytest.raises(ValidationError) as info:
+            store.add_many(rows)
+        assert str(info.value) == f"id: a memory with id {taken!r} exists already"
+    assert store.count() == 2  # all or nothing: only the two single adds

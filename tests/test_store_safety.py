@@ -445,3 +445,15 @@ def test_automatic_backup_policy(store_path: Path, tmp_path: Path, monkeypatch) 
     assert auto.before_risky("bulk") is not None  # before a risky operation: at once
     s.close()
     assert [b.reason for b in list_backups(store_path)] == ["bulk", "open"]
+
+
+def test_checkpoint_folds_the_wal_into_the_file(store_path: Path) -> None:
+    s = MemoryStore.open(store_path)
+    try:
+        s.add_many([dict(user_id="u", text=f"row {i}", type="note") for i in range(200)])
+        wal = Path(f"{store_path}-wal")
+        assert wal.exists() and wal.stat().st_size > 0
+        s.checkpoint()
+        assert wal.stat().st_size == 0  # TRUNCATE: every page is in the main file now
+    finally:
+        s.close()

@@ -100,3 +100,42 @@ def test_optional_text_fields_refuse_non_text_naming_the_field(store: MemoryStor
         store.add(**{**GOOD, field: 42})
     assert info.value.field == field
     assert str(info.value) == f"{field}: must be text, got int"
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ({"bogus": 1}, "bogus: is not a memory field"),
+    ({"created_at": "yesterday"}, "created_at: not an ISO-8601 time: 'yesterday'"),
+    ({"created_at": 5}, "created_at: must be a time, got int"),
+    ({"embedding": "0.1,0.2"}, "embedding: must be bytes (float32 little-endian) or None"),
+])
+def test_refusals_say_what_is_wrong(store: MemoryStore, override, message) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValidationError) as info:
+        store.add(**{**GOOD, **override})
+    assert str(info.value) == message
+
+
+def test_a_missing_required_field_is_named(store: MemoryStore) -> None:
+    for missing in ("user_id", "text", "type"):
+        with pytest.raises(ValidationError) as info:
+            store.add(**{k: v for k, v in GOOD.items() if k != missing})
+        assert str(info.value) == f"{missing}: is required"
+
+
+def test_aware_times_become_utc_whatever_the_machine_zone(store: MemoryStore) -> None:
+    import os
+    import time
+    from datetime import datetime, timedelta, timezone
+
+    old = os.environ.get("TZ")
+    os.environ["TZ"] = "Asia/Tokyo"  # UTC+9: a conversion to local time would show
+    time.tzset()
+    try:
+        rec = store.add(**GOOD, created_at=datetime(2026, 1, 1, 12, 0,
+                                                    tzinfo=timezone(timedelta(hours=2))))
+    finally:
+        if old is None:
+            del os.environ["TZ"]
+        else:
+            os.environ["TZ"] = old
+        time.tzset()
+    assert store.get(rec.id).created_at == datetime(2026, 1, 1, 10, 0)
