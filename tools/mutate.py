@@ -277,7 +277,8 @@ def main(argv: list[str] | None = None) -> int:
                     help="parallel mutant runs (default 1: the machine is shared)")
     ap.add_argument("--report", action="store_true", help="only print the table from the cache")
     ap.add_argument("--retest-survivors", action="store_true",
-                    help="retest mutants that survived before (after adding tests)")
+                    help="retest mutants that survived before (after adding tests), and "
+                         "those without a result")
     ap.add_argument("--clean", action="store_true", help="discard the cache first")
     ap.add_argument("--sample", type=int, metavar="N",
                     help="test a uniform random sample of N of all core mutants (those "
@@ -313,7 +314,9 @@ def main(argv: list[str] | None = None) -> int:
             todo = set(unchecked([]))
             names = [k for k in draw_sample(args.sample, args.seed) if k in todo]
         else:
-            names = survivors(modules) if args.retest_survivors else unchecked(modules)
+            # Retesting survivors also runs what has no result yet (changed functions).
+            names = (sorted(set(survivors(modules)) | set(unchecked(modules)))
+                     if args.retest_survivors else unchecked(modules))
         if not names:
             print("nothing to test: every selected mutant has a cached result")
             print_report(modules)
