@@ -457,3 +457,21 @@ def test_checkpoint_folds_the_wal_into_the_file(store_path: Path) -> None:
         assert wal.stat().st_size == 0  # TRUNCATE: every page is in the main file now
     finally:
         s.close()
+
+
+def test_open_passes_its_busy_timeout_to_every_connection(store_path: Path) -> None:
+    from memdesk.core.store.db import BUSY_TIMEOUT_S
+
+    s = MemoryStore.open(store_path, busy_timeout=0.25)
+    try:
+        with s.read() as conn:
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 250
+    finally:
+        s.close()
+    default = MemoryStore.open(store_path)
+    try:
+        with default.read() as conn:
+            assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == int(
+                BUSY_TIMEOUT_S * 1000)
+    finally:
+        default.close()
