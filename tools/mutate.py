@@ -236,6 +236,27 @@ sys.exit(cli())
 """
 
 
+def stats_out_of_date() -> bool:
+    """Whether core changed since mutmut recorded which tests reach which function.
+
+    mutmut re-collects that map only for new tests: a function added or changed since
+    keeps the tests mapped to it then (none, for a new one), so its mutants would run
+    against a handful of tests and read as survivors.  Any such change: collect the
+    whole map again (2-3 minutes here)."""
+    stats = STAGE / "mutants" / "mutmut-stats.json"
+    if not stats.exists():
+        return False
+    known = json.loads(stats.read_text()).get("function_hashes", {})
+    base = STAGE / "mutants"
+    for meta in (base / "memdesk" / "core").rglob("*.py.meta"):
+        module = ".".join(meta.relative_to(base).with_suffix("").with_suffix("").parts)
+        module = module.removesuffix(".__init__")
+        for fn, digest in json.loads(meta.read_text()).get("hash_by_function_name", {}).items():
+            if known.get(f"{module}.{fn}") != digest:
+                return True
+    return False
+
+
 def print_report(modules: list[str]) -> None:
     res = results()
     rows = [(m, c) for m, c in sorted(res.items()) if not modules or m in modules]
@@ -284,6 +305,9 @@ def main(argv: list[str] | None = None) -> int:
                     help="test a uniform random sample of N of all core mutants (those "
                          "without a result) and print the estimated score of core/")
     ap.add_argument("--seed", type=int, default=13, help="the sample's seed (default 13)")
+    ap.add_argument("--fresh-stats", action="store_true",
+                    help="record which tests reach which function again (done by itself "
+                         "when core changed since it was recorded)")
     args = ap.parse_args(argv)
     modules = [m.removeprefix("core/").removesuffix(".py") for m in args.modules]
     for m in modules:
@@ -305,11 +329,14 @@ def main(argv: list[str] | None = None) -> int:
     names: list[str] = []
     if args.sample and (modules or args.retest_survivors):
         ap.error("--sample draws from every module; name none")
+    # Generate first (cheap; per-function hashes reset the results of what changed).
+    subprocess.check_call([sys.executable, "-c", GENERATE], cwd=STAGE, env=env)
+    if args.fresh_stats or stats_out_of_date():
+        print("core changed since the test map was recorded: recording it again")
+        (STAGE / "mutants" / "mutmut-stats.json").unlink()
     if modules or args.retest_survivors or args.sample:
         # mutmut re-runs every mutant named on its command line, cached or not, so name
-        # only the ones to test: generate (cheap, per-function hashes reset what changed)
-        # and pick the unchecked ones, or the survivors.
-        subprocess.check_call([sys.executable, "-c", GENERATE], cwd=STAGE, env=env)
+        # only the ones to test: the unchecked ones, or the survivors.
         if args.sample:
             todo = set(unchecked([]))
             names = [k for k in draw_sample(args.sample, args.seed) if k in todo]
