@@ -202,3 +202,15 @@ def test_add_many_refuses_an_id_given_twice_or_taken(store: MemoryStore) -> None
             store.add_many(rows)
         assert str(info.value) == f"id: a memory with id {taken!r} exists already"
     assert store.count() == 2  # all or nothing: only the two single adds
+
+
+def test_each_vector_is_stored_with_its_own_memory(store: MemoryStore) -> None:
+    import struct
+
+    blob = struct.pack("<4f", 0.5, 0.25, 0.125, 1.0)
+    plain = store.add(user_id="u", text="no vector", type="note")
+    with_vec = store.add(user_id="u", text="a vector", type="note", embedding=blob)
+    # The second memory's vector is the first row of the vectors table: it must still
+    # be keyed by that memory, not by the next free row number.
+    assert store.get(with_vec.id).embedding == blob
+    assert store.get(plain.id).embedding is None

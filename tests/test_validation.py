@@ -139,3 +139,9 @@ def test_aware_times_become_utc_whatever_the_machine_zone(store: MemoryStore) ->
             os.environ["TZ"] = old
         time.tzset()
     assert store.get(rec.id).created_at == datetime(2026, 1, 1, 10, 0)
+
+
+def test_a_blank_user_is_refused_as_empty(store: MemoryStore) -> None:
+    with pytest.raises(ValidationError) as info:
+        store.add(**{**GOOD, "user_id": "   "})
+    assert str(info.value) == "user_id: must not be empty"

@@ -135,3 +135,14 @@ def test_jobs_view_cancel_goes_through_the_desk_and_undoes(qtbot, store: MemoryS
     desk.undo_stack.redo()
     assert JobQueue(store).get(pending).status == "cancelled"
     view.wait_idle()
+
+
+def test_undo_of_one_cancel_event_reports_the_jobs_view(store: MemoryStore) -> None:
+    from memdesk.core.undo import undo_event
+
+    q = JobQueue(store)
+    job = store_memory(store, Turn("I live in Oslo.", "u"))
+    [event] = q.cancel(job).event_ids
+    undone = undo_event(store, event)  # `memdesk undo EVENT` on the cancel event
+    assert q.get(job).status == "pending"
+    assert undone.kinds == Changed.JOBS | Changed.HISTORY and len(undone.event_ids) == 1
