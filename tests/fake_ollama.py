@@ -1,5 +1,5 @@
 """A fake Ollama server for tests: real HTTP on 127.0.0.1 (an ephemeral port), scripted
-replies to ``POST /api/chat``, so the official ``ollama`` client is exercised end to end.
+replies to ``POST /api/chat`` (and ``/api/generate``, the reranker's), so the official ``ollama`` client is exercised end to end.
 
 Each request takes the next scripted :class:`Reply` (the last one repeats): a message
 content (any string: valid JSON, malformed JSON, NaN), an HTTP status with an error body
@@ -61,6 +61,11 @@ class FakeOllama:
                     payload = json.dumps({"error": reply.error or "error"}).encode()
                 elif reply.raw is not None:
                     payload = reply.raw
+                elif self.path == "/api/generate":  # the reranker's completion call
+                    payload = json.dumps({
+                        "model": body.get("model", ""), "created_at": "2026-01-01T00:00:00Z",
+                        "response": reply.content, "done": True, "done_reason": "stop",
+                    }).encode()
                 else:
                     payload = json.dumps({
                         "model": body.get("model", ""), "created_at": "2026-01-01T00:00:00Z",

@@ -77,22 +77,9 @@ def keywords(query: str) -> list[str]:
     return out
 
 
-def fts_or_expression(stems: list[str]) -> str | None:
-    """An FTS5 expression matching any of ``stems`` as a prefix; quoted, so always valid."""
-    if not stems:
-        return None
-    return " OR ".join('"' + s.replace('"', '""') + '"*' for s in stems)
-
-
 def words(text: str) -> list[str]:
     """The lower-cased words of ``text``, as the keyword channel indexes them."""
     return _WORD.findall(normalise(text))
-
-
-def matched(stems: list[str], text: str) -> set[str]:
-    """Which stems occur in ``text`` as a word prefix (the Python twin of the FTS match)."""
-    words = _WORD.findall(normalise(text))
-    return {s for s in stems if any(w.startswith(s) for w in words)}
 
 
 def idf(n_docs: int, doc_freq: int) -> float:
