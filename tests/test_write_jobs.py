@@ -173,3 +173,26 @@ def test_provenance_of_an_operator_memory_is_none(store: MemoryStore) -> None:
     rec = store.add(user_id="u", text="typed by hand", type="note")
     assert provenance(store, rec.id) is None
     assert count(store, MemoryProvenance) == 0
+
+
+def test_a_job_as_json_is_every_field_with_iso_times_and_lists(store: MemoryStore) -> None:
+    import json
+    from datetime import datetime
+
+    from memdesk.core.write.jobs import JobQueue, store_memory
+    from memdesk.core.write.units import Turn
+
+    q = JobQueue(store)
+    job_id = store_memory(store, Turn("I live in Oslo.", "u", "s1", "home"))
+    q.cancel(job_id)
+    job = q.get(job_id)
+    out = job.to_json()
+    assert set(out) == set(job.__dataclass_fields__)
+    assert (out["id"], out["status"], out["user_id"], out["session_id"], out["topic"],
+            out["text"]) == (job_id, "cancelled", "u", "s1", "home", "I live in Oslo.")
+    assert out["created_at"] == job.created_at.isoformat()
+    assert out["finished_at"] == job.finished_at.isoformat()
+    assert datetime.fromisoformat(out["updated_at"]) == job.updated_at
+    assert out["lease_until"] is None and out["memory_ids"] == []
+    assert isinstance(out["log"], list) and out["log"] == list(job.log)
+    assert json.loads(json.dumps(out)) == out  # JSON-safe as it is
