@@ -153,3 +153,24 @@ def test_every_demo_layer_is_the_routers(default_demo: MemoryStore) -> None:
     assert pairs == {(str(t), str(layer)) for t, layer in ROUTES.items()}
     generated = demo.DemoGenerator(3, END).rows(2000)
     assert all(r.layer == ROUTES[r.type].value for r in generated)
+
+
+def test_every_demo_row_is_a_valid_memory_with_whole_triples() -> None:
+    # The demo loads in bulk without the store's validation, so its rows must already be
+    # what validation would accept: scores in [0, 1], known types, a triple either whole
+    # or absent (a contradiction or correction scenario with half a triple is no scenario).
+    from dataclasses import asdict
+
+    from memdesk.core.demo import DemoGenerator
+    from memdesk.core.validation import validate_fields
+
+    rows = list(DemoGenerator(7, END).rows(3000))
+    assert len(rows) == 3000
+    for row in rows:
+        values = {k: v for k, v in asdict(row).items() if v is not None}
+        validate_fields(values, creating=True)  # raises, naming the field, if not
+        triple = (row.entity, row.attribute, row.value)
+        assert all(triple) or not any(triple), (row.text, triple)
+    ids = {r.id for r in rows}
+    assert len(ids) == 3000
+    assert all(r.superseded_by in ids for r in rows if r.superseded_by)
