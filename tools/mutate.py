@@ -176,7 +176,8 @@ def print_sample_estimate() -> None:
     equivalent = equivalents()
     status = Counter(status_of(k, codes.get(k), equivalent) for k in data["keys"]
                      if k in codes)
-    run = status["killed"] + status["survived"] + status["timeout"]
+    # "no tests" is a result (nothing detects it); "not checked" is unknown, left out.
+    run = sum(n for st, n in status.items() if st not in ("not checked", "equivalent"))
     if not run:
         return
     detected = status["killed"] + status["timeout"]
@@ -184,7 +185,8 @@ def print_sample_estimate() -> None:
     print(f"core/ estimated from a uniform sample of {len(data['keys'])} of "
           f"{data['population']} mutants (seed {data['seed']}), {run} run: "
           f"{100 * detected / run:.1f}% detected (95% interval {100 * lo:.1f}–"
-          f"{100 * hi:.1f}%); survived {status['survived']}, timeout {status['timeout']}, "
+          f"{100 * hi:.1f}%); survived {status['survived']}, no tests {status['no tests']}, "
+          f"timeout {status['timeout']}, "
           f"judged equivalent {status['equivalent']} (left out)")
 
 
@@ -338,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         # mutmut re-runs every mutant named on its command line, cached or not, so name
         # only the ones to test: the unchecked ones, or the survivors.
         if args.sample:
-            todo = set(unchecked([]))
+            todo = set(unchecked([])) | set(survivors([]))  # survivors: tests may be new
             names = [k for k in draw_sample(args.sample, args.seed) if k in todo]
         else:
             # Retesting survivors also runs what has no result yet (changed functions).
