@@ -1,5 +1,6 @@
 """A fake Ollama server for tests: real HTTP on 127.0.0.1 (an ephemeral port), scripted
-replies to ``POST /api/chat`` (and ``/api/generate``, the reranker's), so the official ``ollama`` client is exercised end to end.
+replies to ``POST /api/chat`` (and ``/api/generate``, the reranker's), so the official
+``ollama`` client is exercised end to end.
 
 Each request takes the next scripted :class:`Reply` (the last one repeats): a message
 content (any string: valid JSON, malformed JSON, NaN), an HTTP status with an error body

@@ -36,7 +36,13 @@ def test_review_cli_round_trip(db: str, capsys: pytest.CaptureFixture[str]) -> N
     assert len(held) == 1  # the Oslo fact; tea's link was only in the turn; bob is clean
     (item,) = held
     assert item["status"] == "quarantined" and item["origin"]["client_name"] == "cli-agent"
-    assert item["reasons"][0]["rule"] == "override-instructions"
+    [reason] = item["reasons"]
+    assert set(reason) == {"rule", "reason", "evidence"}
+    assert reason["rule"] == "override-instructions"
+    assert "Ignore all previous instructions" in reason["evidence"]
+    # Found in the agent's turn, not in the extracted memory: the reason says so.
+    assert reason["reason"] == ("Reads as an attempt to override the model's instructions: "
+                                f"“{reason['evidence']}”. (in the turn it was extracted from)")
 
     assert main(["review", "list", "--db", db]) == 0
     out = capsys.readouterr()
