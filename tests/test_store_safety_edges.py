@@ -174,12 +174,12 @@ def test_damage_message_without_a_file_or_a_backup(tmp_path: Path) -> None:
 def test_summary_counts_live_memories_by_layer(tmp_path: Path) -> None:
     s = MemoryStore.open(tmp_path / "layers.db")
     try:
-        for layer in ("semantic", "semantic", "episodic", "working"):
+        for layer in ("semantic", "procedural", "semantic", "episodic"):
             s.add(user_id="u", text=f"a {layer} memory", type="fact", layer=layer)
-        gone = s.add(user_id="u", text="deleted one", type="fact", layer="procedural")
+        gone = s.add(user_id="u", text="deleted one", type="fact", layer="episodic")
         s.soft_delete(gone.id)
         summary = summarize(s)
-        assert summary.by_layer == {"episodic": 1, "semantic": 2, "working": 1}
+        assert summary.by_layer == {"episodic": 1, "procedural": 1, "semantic": 2}
         assert summary.by_type == {"fact": 4}
     finally:
         s.close()
