@@ -175,6 +175,7 @@ def test_ollama_request_follows_the_contract() -> None:
     [req] = fake.requests
     assert req["path"] == "/api/chat" and req["model"] == "test-model"
     assert req["format"] == REPLY_SCHEMA and req["stream"] is False
+    assert req["options"] == {"temperature": 0}  # the same turn extracts the same way
     system, user = req["messages"]
     assert system["content"] == SYSTEM_PROMPT and "I prefer Python." in user["content"]
     assert "Topic: tech" in user["content"]

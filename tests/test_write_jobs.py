@@ -196,3 +196,25 @@ def test_a_job_as_json_is_every_field_with_iso_times_and_lists(store: MemoryStor
     assert out["lease_until"] is None and out["memory_ids"] == []
     assert isinstance(out["log"], list) and out["log"] == list(job.log)
     assert json.loads(json.dumps(out)) == out  # JSON-safe as it is
+
+
+def test_fail_says_whether_the_job_was_still_ours(store: MemoryStore) -> None:
+    q = JobQueue(store)
+    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    assert q.claim("w1").id == job_id
+    assert q.fail(job_id, "w2", "not mine") is False  # another worker's lease
+    assert q.get(job_id).status == "running"
+    assert q.fail(job_id, "w1", "boom") is True
+    job = q.get(job_id)
+    assert (job.status, job.error, job.lease_owner) == ("failed", "boom", None)
+    assert q.fail(job_id, "w1", "again") is False  # no longer running
+    assert q.get(job_id).error == "boom"
+
+
+def test_resolve_names_a_job_by_prefix_or_says_there_is_none(store: MemoryStore) -> None:
+    q = JobQueue(store)
+    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    assert q.resolve(job_id) == job_id and q.resolve(job_id[:8]) == job_id
+    with pytest.raises(NotFoundError) as err:
+        q.resolve("zzzzzzzz")
+    assert str(err.value) == "No job 'zzzzzzzz'"
