@@ -100,3 +100,19 @@ def test_session_scoped_units_stay_in_working_memory_and_no_row_is_written(
     assert working.get("ann", "other session") == []
     working.end_session("ann", "s9")
     assert working.get("ann", "s9") == []
+
+
+def test_working_memory_forgets_the_least_recently_used_session(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdesk.core.write import working as working_mod
+    from memdesk.core.write.units import Unit
+
+    monkeypatch.setattr(working_mod, "MAX_SESSIONS", 2)
+    wm = WorkingMemory()
+    note = Unit("We decided to use Python for this task.", "decision", 0.5, 0.5)
+    wm.add("ann", "s1", note)
+    wm.add("ann", "s2", note)
+    wm.add("ann", "s1", note)  # s1 used again: now s2 is the oldest
+    wm.add("bob", None, note)  # a third session: s2 goes
+    assert len(wm.get("ann", "s1")) == 2 and len(wm.get("bob", None)) == 1
+    assert wm.get("ann", "s2") == []
