@@ -241,3 +241,29 @@ def test_idle_checkpointer_stays_passive_while_a_reader_holds_old_frames(
     finally:
         reader.close()
         conn.close()
+
+
+def test_a_backup_is_one_self_contained_file_and_journal_modes_are_reported(
+        tmp_path: Path) -> None:
+    from memdesk.core.store.wal import journal_mode
+
+    db = make_store(tmp_path / "modes.db", n=2)
+    live = make_engine(f"sqlite:///{db}")
+    try:
+        assert journal_mode(live) == "wal"  # every store runs in WAL mode
+    finally:
+        live.dispose()
+    info = backup_store(db)
+    # the backup is switched out of WAL so the one file holds everything
+    assert not Path(f"{info.path}-wal").exists()
+    copy = make_engine(f"sqlite:///{info.path}", read_only=True)
+    try:
+        assert journal_mode(copy) == "delete"
+    finally:
+        copy.dispose()
+
+    class _Other:  # any engine whose dialect is not SQLite
+        class dialect:  # mirrors SQLAlchemy's engine.dialect.name
+            name = "postgresql"
+
+    assert journal_mode(_Other()) is None
