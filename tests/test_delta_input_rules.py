@@ -76,3 +76,20 @@ def test_a_weight_out_of_range_is_refused_as_weight(bad: float) -> None:
     assert e.value.field == "weight"
     assert str(e.value) == f"weight: must be between 0 and 100, got {bad!r}"
     assert check_weight(100) == 100.0 and check_weight(0) == 0.0
+
+
+def test_bias_without_a_previous_state_keeps_five_expansions_and_suppresses_nothing() -> None:
+    from memdesk.core.delta.bias import build_search_bias
+    from memdesk.core.delta.compose import build_memory_set
+
+    cfg = DeltaConfig((SourceConfig("lens", "search_memory", 1.0),))
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf"]
+    # "alpha" is in every text, "bravo" in all but one, ...: frequencies 7, 6, 5, ... 1.
+    texts = [" ".join(words[:k]) for k in range(7, 0, -1)]
+    ms = build_memory_set("g", "golf", [Candidate("lens", t, 1, 1) for t in texts], cfg)
+    bias = build_search_bias(ms)
+    assert bias.query_expansions == ("alpha", "bravo", "charlie", "delta", "echo")
+    assert bias.suppressed_sources == () and bias.query_suppressions == ()
+    assert bias.preferred_sources == ("lens",)
+    assert (bias.depth_hint, bias.should_rerun, bias.should_stop) == ("normal", False, False)
+    assert bias.reason == "no previous memory state to compare with"
