@@ -137,3 +137,25 @@ def test_a_link_bumps_the_version_so_a_stale_operator_edit_is_refused(
     with pytest.raises(EditConflictError):
         store.update(ids[0], importance=0.9, expected_version=seen)
     assert store.get(ids[0]).superseded_by == ids[1]
+
+
+def test_a_type_without_its_own_half_life_decays_on_the_default(store: MemoryStore) -> None:
+    ids = put(store, [{"type": "note", "text": "Thirty days old.", "days_ago": 30},
+                      {"type": "fact", "text": "Sixty days old.", "days_ago": 60}], embed=False)
+    cfg = ReadConfig(half_lives={"fact": 60.0}, default_half_life=30.0)
+    report = maintain(store, cfg, now=NOW, link=False)
+    assert report.decayed == 2
+    assert store.get(ids[0]).decay_score == pytest.approx(0.5)  # 30 days / 30-day default
+    assert store.get(ids[1]).decay_score == pytest.approx(0.5)
+    maintain(store, ReadConfig(half_lives={"fact": 60.0}, default_half_life=15.0), now=NOW,
+             link=False)
+    assert store.get(ids[0]).decay_score == pytest.approx(0.25)  # 30 days / 15
+    assert store.get(ids[1]).decay_score == pytest.approx(0.5)
+
+
+@pytest.mark.xfail(strict=True, reason="bug: with no per-type half-lives the decay SQL is "
+                   "'CASE ELSE ... END' (no WHEN), a syntax error, instead of the default")
+def test_no_per_type_half_lives_means_the_default_for_all(store: MemoryStore) -> None:
+    ids = put(store, [{"type": "note", "text": "Thirty days old.", "days_ago": 30}], embed=False)
+    maintain(store, ReadConfig(half_lives={}, default_half_life=30.0), now=NOW, link=False)
+    assert store.get(ids[0]).decay_score == pytest.approx(0.5)
