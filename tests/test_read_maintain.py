@@ -159,3 +159,26 @@ def test_no_per_type_half_lives_means_the_default_for_all(store: MemoryStore) ->
     ids = put(store, [{"type": "note", "text": "Thirty days old.", "days_ago": 30}], embed=False)
     maintain(store, ReadConfig(half_lives={}, default_half_life=30.0), now=NOW, link=False)
     assert store.get(ids[0]).decay_score == pytest.approx(0.5)
+
+
+def test_a_lone_correction_links_only_to_what_came_before_it(store: MemoryStore) -> None:
+    # Same creation time: the earlier-inserted row (lower seq) counts as before it, a
+    # later-inserted one does not; a newer row never does, even one inserted before.
+    later = put(store, [
+        {"type": "note", "text": "Deploys run on Fridays again.", "days_ago": 2},
+        {"type": "correction", "text": "Correction: deploys run on Fridays.", "days_ago": 5},
+        {"type": "note", "text": "Deploys run on Fridays.", "days_ago": 5},
+        {"type": "note", "text": "Deploys run on Fridays now.", "days_ago": 1},
+    ], embed=False)
+    earlier = put(store, [
+        {"type": "note", "text": "Deploys run on Fridays.", "days_ago": 5},
+        {"type": "correction", "text": "Correction: deploys run on Fridays.", "days_ago": 5},
+    ], embed=False, user="v")
+    steps: list[tuple[str, float]] = []
+    report = maintain(store, now=NOW, progress=lambda name, frac: steps.append((name, frac)))
+    assert [(x.old_id, x.new_id) for x in report.links] == [(earlier[0], earlier[1])]
+    assert report.links[0].how.startswith("text similarity (word overlap ")
+    assert all(store.get(i).is_active for i in later)
+    assert steps == [("linking corrections by triple", 0.05),
+                     ("linking corrections by text", 0.35), ("writing links", 0.5),
+                     ("decaying scores", 0.6), ("committing", 0.95), ("done", 1.0)]
