@@ -246,3 +246,16 @@ def test_detail_marks_newest_oldest_and_highest_confidence(store, world) -> None
     assert {m.id for m in oldest.same_value} == {world["acme"], world["acme2"]}
     res = C.resolve_suggested(store, d)
     assert res.winner_id == world["globex"]
+
+
+def test_resolution_notes_and_merged_values_are_checked_exactly(store, world) -> None:
+    d = detail(store)
+    with pytest.raises(C.ValidationError) as e:
+        C.resolve_keep_all(store, d, note="n" * 10_001)
+    assert str(e.value) == "note: is 10001 characters; the limit is 10000"
+    with pytest.raises(C.ValidationError) as e:
+        C.resolve_merge(store, d, text_="Alice works somewhere.", value="   ")
+    assert (e.value.field, str(e.value)) == ("value", "value: must not be empty")
+    assert all(store.get(world[k]).is_active for k in ("acme", "acme2", "globex"))
+    res = C.resolve_keep_all(store, d, note="n" * 10_000)
+    assert {e.note for e in store.group_events(res.group_id)} == {"n" * 10_000}

@@ -127,3 +127,23 @@ def test_sweep_records_the_population(store: MemoryStore) -> None:
     state = sweep.start_sweep(store, band=(0.3, 0.49), n=5, seed=4)
     assert state.population == 20
     assert sweep.get_sweep(store, state.id).population == 20
+
+
+def test_first_probe_batch_is_sized_from_a_half_hit_rate(store: MemoryStore) -> None:
+    # Every row matches.  Before any probe the hit rate is estimated as (0+1)/(0+2) = 1/2,
+    # so the first batch is 40 / (1/2) × 1.5 = 120 draws: more than the 64 minimum, and
+    # all 40 rows are found in it.
+    store.add_many(_rows(3000, 1), audit=False)
+    with store.read() as conn:
+        s = sweep.sample_band(conn, (0.3, 0.49), 40, random.Random(3), small_table=0)
+    assert s.method == "rejection" and len(set(s.rows)) == 40
+    assert 64 < s.probes <= 120
+
+
+def test_one_users_rows_are_enumerated_when_few(store: MemoryStore) -> None:
+    rows = _rows(50, 5) + [dict(r, user_id="bob", text=f"bob {r['text']}") for r in _rows(30, 3)]
+    store.add_many(rows, audit=False)
+    with store.read() as conn:
+        s = sweep.sample_band(conn, (0.3, 0.49), 4, random.Random(0), user="bob", small_table=0)
+    assert (s.method, s.population, len(set(s.rows))) == ("enumeration", 10, 4)
+    assert all(imp == 0.4 for _, imp in s.rows)

@@ -137,3 +137,46 @@ def test_a_link_bumps_the_version_so_a_stale_operator_edit_is_refused(
     with pytest.raises(EditConflictError):
         store.update(ids[0], importance=0.9, expected_version=seen)
     assert store.get(ids[0]).superseded_by == ids[1]
+
+
+def test_a_type_without_its_own_half_life_decays_on_the_default(store: MemoryStore) -> None:
+    ids = put(store, [{"type": "note", "text": "Thirty days old.", "days_ago": 30},
+                      {"type": "fact", "text": "Sixty days old.", "days_ago": 60}], embed=False)
+    cfg = ReadConfig(half_lives={"fact": 60.0}, default_half_life=30.0)
+    report = maintain(store, cfg, now=NOW, link=False)
+    assert report.decayed == 2
+    assert store.get(ids[0]).decay_score == pytest.approx(0.5)  # 30 days / 30-day default
+    assert store.get(ids[1]).decay_score == pytest.approx(0.5)
+    maintain(store, ReadConfig(half_lives={"fact": 60.0}, default_half_life=15.0), now=NOW,
+             link=False)
+    assert store.get(ids[0]).decay_score == pytest.approx(0.25)  # 30 days / 15
+    assert store.get(ids[1]).decay_score == pytest.approx(0.5)
+
+
+def test_no_per_type_half_lives_means_the_default_for_all(store: MemoryStore) -> None:
+    ids = put(store, [{"type": "note", "text": "Thirty days old.", "days_ago": 30}], embed=False)
+    maintain(store, ReadConfig(half_lives={}, default_half_life=30.0), now=NOW, link=False)
+    assert store.get(ids[0]).decay_score == pytest.approx(0.5)
+
+
+def test_a_lone_correction_links_only_to_what_came_before_it(store: MemoryStore) -> None:
+    # Same creation time: the earlier-inserted row (lower seq) counts as before it, a
+    # later-inserted one does not; a newer row never does, even one inserted before.
+    later = put(store, [
+        {"type": "note", "text": "Deploys run on Fridays again.", "days_ago": 2},
+        {"type": "correction", "text": "Correction: deploys run on Fridays.", "days_ago": 5},
+        {"type": "note", "text": "Deploys run on Fridays.", "days_ago": 5},
+        {"type": "note", "text": "Deploys run on Fridays now.", "days_ago": 1},
+    ], embed=False)
+    earlier = put(store, [
+        {"type": "note", "text": "Deploys run on Fridays.", "days_ago": 5},
+        {"type": "correction", "text": "Correction: deploys run on Fridays.", "days_ago": 5},
+    ], embed=False, user="v")
+    steps: list[tuple[str, float]] = []
+    report = maintain(store, now=NOW, progress=lambda name, frac: steps.append((name, frac)))
+    assert [(x.old_id, x.new_id) for x in report.links] == [(earlier[0], earlier[1])]
+    assert report.links[0].how.startswith("text similarity (word overlap ")
+    assert all(store.get(i).is_active for i in later)
+    assert steps == [("linking corrections by triple", 0.05),
+                     ("linking corrections by text", 0.35), ("writing links", 0.5),
+                     ("decaying scores", 0.6), ("committing", 0.95), ("done", 1.0)]

@@ -129,3 +129,14 @@ def test_the_cache_can_be_turned_off_or_sized(monkeypatch: pytest.MonkeyPatch) -
     for bad in ("-1", "lots"):
         monkeypatch.setenv("MEMDESK_QUERY_CACHE_SIZE", bad)
         assert qv.configured_size() == qv.MAX_ENTRIES
+
+
+def test_a_bad_cache_size_is_named_in_the_warning(monkeypatch: pytest.MonkeyPatch,
+                                                   caplog: pytest.LogCaptureFixture) -> None:
+    monkeypatch.setenv("MEMDESK_QUERY_CACHE_SIZE", "lots")
+    with caplog.at_level("WARNING", logger=qv.log.name):
+        assert qv.configured_size() == qv.MAX_ENTRIES
+    assert [r.getMessage() for r in caplog.records if r.name == qv.log.name] == [
+        f"MEMDESK_QUERY_CACHE_SIZE='lots' is not a whole number >= 0; using {qv.MAX_ENTRIES}"]
+    monkeypatch.setenv("MEMDESK_QUERY_CACHE_SIZE", "0")
+    assert qv.configured_size() == 0

@@ -96,3 +96,18 @@ def test_a_missing_model_is_skipped_with_the_servers_reason(store: MemoryStore) 
     assert res.notes == [f"reranker skipped: Ollama at {fake.host} refused "
                          "(model 'judge' not found)"]
     assert [h.rerank for h in res.results] == [None]
+
+
+def test_without_the_ollama_package_the_reranker_says_so(
+        store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    from memdesk.core.read.rerank import OllamaReranker
+
+    monkeypatch.setitem(sys.modules, "ollama", None)  # "import ollama" now raises ImportError
+    assert OllamaReranker("judge").scores("kayak", []) == (
+        None, "reranker skipped: the ollama package is not installed")
+    put(store, [{"text": t, "days_ago": 3 + 7 * i} for i, t in enumerate(TEXTS)], embed=False)
+    res = _retriever(store, "http://127.0.0.1:9").retrieve("kayak", "u", channels="fts")
+    assert "reranker skipped: the ollama package is not installed" in res.notes
+    assert all(h.rerank is None for h in res.results)

@@ -284,3 +284,36 @@ def test_item_context_has_session_neighbours_and_hint(store: MemoryStore) -> Non
     ctx = sweep.item_context(store, item)
     assert [n.text for n in ctx.neighbours] == ["step 0", "step 1", "step 2", "step 3"]
     assert ctx.hint is not None and ctx.hint.labels == ("practiced",)
+
+
+def test_sweeps_created_together_list_by_id_and_decisions_keep_their_time(
+        store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    store.add_many([_row(i) for i in range(6)], audit=False)
+    at = datetime(2026, 6, 2, 12)
+    monkeypatch.setattr(sweep, "utcnow", lambda: at)
+    ids = iter(["f" * 32, "c" * 32, "a" * 32, "d" * 32])  # inserted out of id order
+    monkeypatch.setattr(sweep, "new_id", lambda: next(ids))
+    for seed in range(4):
+        sweep.start_sweep(store, band=(0.3, 0.49), n=3, seed=seed)
+    monkeypatch.undo()
+    # Same creation time: the id breaks the tie, ascending.
+    assert [s.id for s in sweep.list_sweeps(store)] == ["a" * 32, "c" * 32, "d" * 32, "f" * 32]
+
+    sid = "a" * 32
+    sweep.decide(store, sid, 0, "keep")
+    item = sweep.get_sweep(store, sid).items[0]
+    assert item.decision == "keep" and item.decided_at is not None
+    assert item.event_id is None or isinstance(item.event_id, int)
+    sweep.undo_decision(store, sid)
+    item = sweep.get_sweep(store, sid).items[0]
+    assert (item.decision, item.decided_at) == (None, None)
+
+
+def test_report_json_counts(store: MemoryStore) -> None:
+    store.add_many([_row(i) for i in range(6)], audit=False)
+    state = sweep.start_sweep(store, band=(0.3, 0.49), n=4, seed=1)
+    sweep.decide(store, state.id, 0, "revalue", importance=0.8)
+    sweep.decide(store, state.id, 1, "keep")
+    j = sweep.report(store, state.id).to_json()
+    assert (j["sweep_id"], j["total"], j["raised"], j["kept"], j["undecided"]) == (
+        state.id, 4, 1, 1, 2)

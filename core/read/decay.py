@@ -66,7 +66,9 @@ def _days_since_sql(dialect: str, now: datetime):  # type: ignore[no-untyped-def
 
 def _half_life_sql(cfg: ReadConfig):  # type: ignore[no-untyped-def]
     whens = [(M.type == t, literal(float(h))) for t, h in sorted(cfg.half_lives.items())]
-    base = case(*whens, else_=literal(float(cfg.default_half_life)))
+    default = literal(float(cfg.default_half_life))
+    # No per-type half-lives: the default for all (a CASE with no WHEN is invalid SQL).
+    base = case(*whens, else_=default) if whens else default
     return base * (1.0 + cfg.reinforcement * func.ln(1.0 + M.access_count))
 
 
