@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -12,7 +14,10 @@ import pytest
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Automatic and pre-migration backups go to the user data dir; never the real one in tests.
-os.environ.setdefault("MEMDESK_BACKUP_DIR", tempfile.mkdtemp(prefix="memdesk-test-backups-"))
+# A folder of this run's own, removed when the run ends (runs left hundreds behind).
+if "MEMDESK_BACKUP_DIR" not in os.environ:
+    os.environ["MEMDESK_BACKUP_DIR"] = tempfile.mkdtemp(prefix="memdesk-test-backups-")
+    atexit.register(shutil.rmtree, os.environ["MEMDESK_BACKUP_DIR"], ignore_errors=True)
 
 from memdesk.core import demo
 from memdesk.core.store.memory_store import MemoryStore
