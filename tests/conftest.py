@@ -35,7 +35,8 @@ BOTH_BACKENDS = frozenset({
     # its filters, delta edges, curation edges, injection and maintain, the job queue's
     # claim (SKIP LOCKED on PostgreSQL), the guard's quarantine, import/export and the
     # CLI's store commands.
-    "test_lifecycle", "test_fts_results", "test_store_api", "test_store_edit_contract",
+    "test_lifecycle", "test_query_status_layers", "test_fts_results", "test_store_api",
+    "test_store_edit_contract",
     "test_delta_edges", "test_curation_edges", "test_read_injection",
     "test_read_maintain", "test_write_jobs", "test_guard_store", "test_transfer",
     "test_cli_pg",

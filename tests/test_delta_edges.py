@@ -24,6 +24,7 @@ from memdesk.core.delta.contracts import (
     Health,
     HealthStatus,
     SourceConfig,
+    Warning_,
     text_key,
 )
 from memdesk.core.delta.decision import decide
@@ -430,3 +431,52 @@ def test_emptied_set_and_single_candidate_health() -> None:
     assert one.health.volatility_score == 1.0
     noise = diff(ms(c("a", "x", 0.5)), ms(c("a", "x", 0.5 + 1e-13)))
     assert noise.health.drift_score == 0.0
+
+
+# -- survivors of the 2026-11-24 mutation run ----------------------------------------------
+
+def test_an_unchanged_source_is_still_listed_with_its_totals() -> None:
+    d = diff(ms(c("a", "x", 0.5), c("b", "y", 0.5)), ms(c("a", "x", 0.9), c("b", "y", 0.5)))
+    got = {s.source: (s.added, s.removed, s.strengthened, s.weakened,
+                      round(s.before_total, 6), round(s.after_total, 6)) for s in d.source_deltas}
+    assert got == {"a": (0, 0, 1, 0, 0.5, 0.9), "b": (0, 0, 0, 0, 0.5, 0.5)}
+
+
+def test_attribution_names_the_first_listed_change_unless_it_is_zero() -> None:
+    from memdesk.core.delta.diff import attribute
+
+    def delta(key: str, value: float):  # type: ignore[no-untyped-def]
+        return replace(diff(ms(), ms(c("a", key))).candidate_deltas[0], key=key, delta=value)
+
+    # Listed largest first by candidate_deltas(); given in another order, the first
+    # non-zero change is still the top, and a zero first change gives way to the largest.
+    assert attribute([delta("k1", 0.2), delta("k2", -0.7)]).primary_cause_candidate == "k1"
+    assert attribute([delta("k0", 0.0), delta("k1", 0.2), delta("k2", -0.7)]
+                     ).primary_cause_candidate == "k2"
+
+
+def test_a_new_dominant_source_is_warned_about() -> None:
+    before = ms(c("a", "x", 0.9), c("b", "y", 0.1))
+    after = ms(c("a", "x", 0.1), c("b", "y", 0.9))
+    assert Warning_.DOMINANCE_CHANGED.value in diff(before, after).health.warnings
+    same = ms(c("a", "x", 0.8), c("b", "y", 0.1))
+    assert Warning_.DOMINANCE_CHANGED.value not in diff(before, same).health.warnings
+
+
+def test_an_emptied_set_is_not_called_dominated() -> None:
+    d = diff(ms(c("a", "x", 0.9)), ms())  # a change, and no dominance ratio after it
+    assert d.health.dominance_score == 0.0
+    assert Warning_.SOURCE_DOMINANCE.value not in d.health.warnings
+
+
+def test_an_untouched_old_disagreement_does_not_hide_a_touched_one() -> None:
+    from memdesk.core.delta.health import contradiction_score
+
+    after = ms(c("a", "Lives in Oslo.", 0.5, entity="user", attribute="city", value="Oslo"),
+               c("a", "Lives in Rome.", 0.5, entity="user", attribute="city", value="Rome"),
+               c("b", "Works at X.", 0.5, entity="user", attribute="job", value="X"),
+               c("b", "Works at Y.", 0.5, entity="user", attribute="job", value="Y"))
+    touched = {(x.source, x.key) for x in after.contributions if x.text == "Works at Y."}
+    # Four equal contributions; only the job group was touched: one of four is losing.
+    assert contradiction_score(after.contributions, touched, after.aggregate_score) == \
+        pytest.approx(0.25)
