@@ -267,3 +267,26 @@ def test_a_backup_is_one_self_contained_file_and_journal_modes_are_reported(
             name = "postgresql"
 
     assert journal_mode(_Other()) is None
+
+
+def test_rotate_deletes_what_thinning_drops_and_keeps_the_rest(tmp_path: Path) -> None:
+    from datetime import datetime, timedelta
+
+    from memdesk.core.store.backup import list_backups, rotate
+
+    db = make_store(tmp_path / "rot.db")
+    folder = backup_dir(db)
+    folder.mkdir(parents=True, exist_ok=True)
+    first = datetime(2026, 11, 3, 8, 0, 0)
+    # Ten small backups an hour apart on one day: the newest 8 are kept (and the
+    # newest of that day, week and month is among them), the two oldest go.
+    paths = []
+    for i in range(10):
+        p = folder / f"{(first + timedelta(hours=i)).strftime('%Y%m%dT%H%M%S-%f')}-auto.db"
+        p.write_bytes(b"x" * 10)
+        paths.append(p)
+    gone = rotate(db, now=first + timedelta(days=1))
+    assert sorted(gone) == sorted(paths[:2])
+    assert [p.exists() for p in paths] == [False, False] + [True] * 8
+    assert [b.path for b in list_backups(db)] == paths[:1:-1]  # newest first
+    assert rotate(db, now=first + timedelta(days=1)) == []  # nothing more to thin
