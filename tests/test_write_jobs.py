@@ -3,7 +3,8 @@ one transaction, failures are readable and retryable, leases keep workers apart.
 
 from __future__ import annotations
 
-from datetime import timedelta
+import json
+from datetime import datetime, timedelta
 
 import numpy as np
 import pytest
@@ -176,12 +177,6 @@ def test_provenance_of_an_operator_memory_is_none(store: MemoryStore) -> None:
 
 
 def test_a_job_as_json_is_every_field_with_iso_times_and_lists(store: MemoryStore) -> None:
-    import json
-    from datetime import datetime
-
-    from memdesk.core.write.jobs import JobQueue, store_memory
-    from memdesk.core.write.units import Turn
-
     q = JobQueue(store)
     job_id = store_memory(store, Turn("I live in Oslo.", "u", "s1", "home"))
     q.cancel(job_id)

@@ -113,33 +113,26 @@ def status_of(key: str, code: int | None, equivalent: dict[str, str]) -> str:
     return "equivalent" if status == "survived" and key in equivalent else status
 
 
-def results() -> dict[str, Counter[str]]:
-    """Per-module counts of each status, read from mutmut's cache (mutants/*.meta)."""
+def codes() -> dict[str, int | None]:
+    """Every mutant of core and its exit code (None: not run), from mutmut's cache."""
+    out: dict[str, int | None] = {}
+    for meta in sorted((STAGE / "mutants" / "memdesk" / "core").rglob("*.py.meta")):
+        out.update(json.loads(meta.read_text()).get("exit_code_by_key", {}))
+    return out
+
+
+def results(all_codes: dict[str, int | None]) -> dict[str, Counter[str]]:
+    """Per-module counts of each status."""
     out: dict[str, Counter[str]] = {}
     equivalent = equivalents()
-    base = STAGE / "mutants" / "memdesk" / "core"
-    for meta in sorted(base.rglob("*.py.meta")):
-        data = json.loads(meta.read_text())
-        for key, code in data.get("exit_code_by_key", {}).items():
-            out.setdefault(module_of(key), Counter())[status_of(key, code, equivalent)] += 1
+    for key, code in all_codes.items():
+        out.setdefault(module_of(key), Counter())[status_of(key, code, equivalent)] += 1
     return out
 
 
 def _keys(modules: list[str], want: set[int | None]) -> list[str]:
-    base = STAGE / "mutants" / "memdesk" / "core"
-    names = []
-    for meta in sorted(base.rglob("*.py.meta")):
-        data = json.loads(meta.read_text())
-        for key, code in data.get("exit_code_by_key", {}).items():
-            if code in want and (not modules or module_of(key) in modules):
-                names.append(key)
-    return names
-
-
-def every_key() -> list[str]:
-    base = STAGE / "mutants" / "memdesk" / "core"
-    return [key for meta in sorted(base.rglob("*.py.meta"))
-            for key in json.loads(meta.read_text()).get("exit_code_by_key", {})]
+    return [key for key, code in codes().items()
+            if code in want and (not modules or module_of(key) in modules)]
 
 
 SAMPLE = STAGE / "sample.json"
@@ -149,7 +142,7 @@ def draw_sample(size: int, seed: int) -> list[str]:
     """A uniform random sample of all of core's mutants (kept in build/mutation)."""
     import random
 
-    keys = sorted(every_key())
+    keys = sorted(codes())
     picked = sorted(random.Random(seed).sample(keys, min(size, len(keys))))
     SAMPLE.write_text(json.dumps({"seed": seed, "population": len(keys), "keys": picked}))
     return picked
@@ -165,17 +158,13 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def print_sample_estimate() -> None:
+def print_sample_estimate(all_codes: dict[str, int | None]) -> None:
     if not SAMPLE.exists():
         return
     data = json.loads(SAMPLE.read_text())
-    base = STAGE / "mutants" / "memdesk" / "core"
-    codes: dict[str, int | None] = {}
-    for meta in base.rglob("*.py.meta"):
-        codes.update(json.loads(meta.read_text()).get("exit_code_by_key", {}))
     equivalent = equivalents()
-    status = Counter(status_of(k, codes.get(k), equivalent) for k in data["keys"]
-                     if k in codes)
+    status = Counter(status_of(k, all_codes[k], equivalent) for k in data["keys"]
+                     if k in all_codes)
     # "no tests" is a result (nothing detects it); "not checked" is unknown, left out.
     run = sum(n for st, n in status.items() if st not in ("not checked", "equivalent"))
     if not run:
@@ -194,6 +183,11 @@ def survivors(modules: list[str]) -> list[str]:
     # And "no tests": new tests may reach them.  Not the ones judged equivalent.
     equivalent = equivalents()
     return [k for k in _keys(modules, {0, 5, 33}) if k not in equivalent]
+
+
+def to_retest(modules: list[str]) -> set[str]:
+    """Survivors and what has no result yet (a changed function's mutants)."""
+    return set(survivors(modules)) | set(unchecked(modules))
 
 
 def unchecked(modules: list[str]) -> list[str]:
@@ -260,7 +254,8 @@ def stats_out_of_date() -> bool:
 
 
 def print_report(modules: list[str]) -> None:
-    res = results()
+    all_codes = codes()
+    res = results(all_codes)
     rows = [(m, c) for m, c in sorted(res.items()) if not modules or m in modules]
     print(f"{'module':28} {'mutants':>7} {'killed':>7} {'survived':>8} {'equiv':>6} "
           f"{'timeout':>7} {'other':>6} {'score':>6}")
@@ -271,15 +266,14 @@ def print_report(modules: list[str]) -> None:
     if len(rows) > 1:
         _row("TOTAL", total)
     print("score = (killed + timeout) / (mutants - equivalent); 'equiv' = survivors judged "
-          "equivalent "
-          "(tools/equivalent_mutants.txt); 'other' = not checked, no tests, suspicious")
-    known = set(every_key())
-    stale = sorted(k for k in equivalents() if k not in known)
+          "equivalent (tools/equivalent_mutants.txt); 'other' = not checked, no tests, "
+          "suspicious")
+    stale = sorted(k for k in equivalents() if k not in all_codes)
     if stale:
         print(f"{len(stale)} names in {EQUIVALENT.name} are no longer mutants (their "
               f"function changed; judge its survivors again): {', '.join(stale[:5])}")
     if not modules:
-        print_sample_estimate()
+        print_sample_estimate(all_codes)
 
 
 def _row(name: str, c: Counter[str]) -> None:
@@ -305,7 +299,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--clean", action="store_true", help="discard the cache first")
     ap.add_argument("--sample", type=int, metavar="N",
                     help="test a uniform random sample of N of all core mutants (those "
-                         "without a result) and print the estimated score of core/")
+                         "without a result, and survivors) and print the estimated score "
+                         "of core/")
     ap.add_argument("--seed", type=int, default=13, help="the sample's seed (default 13)")
     ap.add_argument("--fresh-stats", action="store_true",
                     help="record which tests reach which function again (done by itself "
@@ -340,12 +335,11 @@ def main(argv: list[str] | None = None) -> int:
         # mutmut re-runs every mutant named on its command line, cached or not, so name
         # only the ones to test: the unchecked ones, or the survivors.
         if args.sample:
-            todo = set(unchecked([])) | set(survivors([]))  # survivors: tests may be new
+            todo = to_retest([])
             names = [k for k in draw_sample(args.sample, args.seed) if k in todo]
         else:
-            # Retesting survivors also runs what has no result yet (changed functions).
-            names = (sorted(set(survivors(modules)) | set(unchecked(modules)))
-                     if args.retest_survivors else unchecked(modules))
+            names = (sorted(to_retest(modules)) if args.retest_survivors
+                     else unchecked(modules))
         if not names:
             print("nothing to test: every selected mutant has a cached result")
             print_report(modules)
