@@ -307,12 +307,15 @@ class DemoGenerator:
     def rows(self, size: int):  # type: ignore[no-untyped-def]
         """Yield ``size`` rows (scenario rows first, then the generated body)."""
         users = self._users(size)
-        emitted = 0
-        for row in self._scenarios(users):
-            if emitted >= size:
-                return
-            emitted += 1
-            yield row
+        scenario = list(self._scenarios(users))[:size]
+        kept = {row.id for row in scenario}
+        for row in scenario:
+            if row.superseded_by is not None and row.superseded_by not in kept:
+                # A size that cuts between a memory and the correction superseding it:
+                # the memory stays current rather than link to a row never written.
+                row.superseded_by = row.valid_until = None
+        yield from scenario
+        emitted = len(scenario)
         rng = self.rng
         while emitted < size:
             self.room = size - emitted - 1  # what is left after this row

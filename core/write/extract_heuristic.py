@@ -180,15 +180,20 @@ _NO_CONJ = frozenset(re.findall(
 _PAST = frozenset(re.findall(
     r"\S+", "chose went made took got had did said found left moved bought built wrote ran "
     "began quit set put kept picked"))
+_NEGATED = {"don't": "doesn't", "haven't": "hasn't"}
 _SUBJECT_VERB = re.compile(
     r"\b(the user(?:'s team)?)((?: (?:always|never|usually|often|mostly|mainly|really|"
     r"generally|normally|also|just|still|only|strongly|typically|finally|currently))*) "
-    r"([a-z]+)\b")
+    r"([a-z]+(?:'[a-z]+)?)\b")
 
 _CLAUSES = re.compile(r"(?<=[.!?;])\s+|\n+|,?\s+(?:and|but)\s+(?=I\b|we\b|my\b)")
 
 
 def _third_person_verb(verb: str) -> str:
+    if verb.endswith("n't"):
+        # A negated auxiliary is conjugated as a whole ("haven't" -> "hasn't"), never
+        # as the word before the apostrophe ("doesn't" -> "doesns't").
+        return _NEGATED.get(verb, verb)
     if verb in _NO_CONJ or verb in _PAST or verb.endswith("ed"):
         return verb
     if verb in ("have", "do", "go"):
