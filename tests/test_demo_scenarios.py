@@ -119,6 +119,12 @@ def test_scenarios_are_the_first_rows_and_a_short_store_holds_only_some() -> Non
     assert list(dict.fromkeys(order)) == demo.USERS
 
 
+def test_every_scenario_row_has_its_own_random_id() -> None:
+    ids = [r.id for r in _scenario_rows()]
+    assert len(set(ids)) == 60
+    assert all(isinstance(i, str) and len(i) == 32 and int(i, 16) >= 0 for i in ids)
+
+
 def test_generated_mentions_repeat_what_the_scenarios_settled() -> None:
     """After the scenarios, the test framework is pytest, the employer the second company
     and the city the scenario's city for each of the eight users: the body repeats them
