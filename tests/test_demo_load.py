@@ -142,3 +142,17 @@ def test_the_delta_series_comes_with_the_store(store: MemoryStore) -> None:
     goals = {g for g, _n, _last in DeltaMemory(store).goals()}
     assert goals == {g for g, _q, _f in delta_demo.GOALS}
     assert len(DeltaMemory(store).snapshots(limit=1000)) == 3 * 42 * 2
+
+
+def test_the_default_size_is_5000(store: MemoryStore, snapshots_seen, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    asked: list[tuple] = []
+
+    class Recording(demo.DemoGenerator):
+        def rows(self, size: int):  # type: ignore[no-untyped-def]
+            asked.append((self.end, size))
+            return iter(())
+
+    monkeypatch.setattr(demo, "DemoGenerator", Recording)
+    assert demo.generate(store, end=END) == 0
+    assert asked == [(END, 5000)]
+    assert json.loads(_events(store)[0][4]) == {"rows": 0, "seed": 7}
