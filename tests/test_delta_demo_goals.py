@@ -144,6 +144,11 @@ def test_route_churn_only_once_search_dominates() -> None:
     assert all(calm[s][: len(calm[s - 1])] == calm[s - 1] for s in range(1, 83))
 
 
+def test_route_no_churn_when_the_draw_equals_the_chance() -> None:
+    out = _route(0.25)  # at step 0 the chance is 0.25: a draw of 0.25 is not below it
+    assert [c.candidate_id for c in _hits(out[0][1])] == ["search:route:0"]
+
+
 def test_route_churn_from_the_start_when_draws_are_low() -> None:
     out = _route(0.0)  # 0 < 0.25: churn at every step, even the first (one hit dropped)
     first = [c.candidate_id for c in _hits(out[0][1])]
