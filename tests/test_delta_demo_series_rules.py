@@ -43,8 +43,10 @@ def test_series_times_labels_and_queries(store: MemoryStore) -> None:
     assert sets[-1].created_at == datetime(2026, 10, 31, 17, 14)
     ids = [s.id for s in sets]
     assert len(set(ids)) == 252 and all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
-    # Deterministic per seed.
+    # Deterministic per seed; the default seed is 7.
     assert [s.id for s in dd.build_series(store, cfg, seed=3, end=END)] == ids
+    assert ([s.id for s in dd.build_series(store, cfg, end=END)]
+            == [s.id for s in dd.build_series(store, cfg, seed=7, end=END)])
 
 
 def test_each_goal_takes_at_most_twelve_database_memories(store: MemoryStore) -> None:
