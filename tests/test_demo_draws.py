@@ -150,13 +150,13 @@ def test_a_late_change_with_a_linked_correction() -> None:
 
 
 def test_an_unlinked_correction_at_the_link_threshold() -> None:
-    g = gen(0.0, 0.0, 0.4, 0.4, 0.6)
+    g = gen(0.0, 0.0, 0.123, 0.4, 0.6)
     g.room = 1
     fact = g._plan(KEY, OPTS, "indentation")
     assert fact.changed_at == END - timedelta(days=1)
     assert fact.correction_id is None
     [row] = g.extra
-    assert (row.importance, row.confidence) == (0.74, 0.9)  # 0.6+0.35*0.4, 0.85+0.13*0.4
+    assert (row.importance, row.confidence) == (0.64, 0.9)  # 0.6+0.35*0.123, 0.85+0.13*0.4
     assert g.room == 0
 
 
