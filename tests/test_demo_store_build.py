@@ -36,6 +36,19 @@ def test_demo_store_path_is_demo_db_in_the_users_data_dir(tmp_path: Path) -> Non
     assert demo_store.demo_store_path() == tmp_path / "profile" / "data" / "memdesk" / "demo.db"
 
 
+def test_the_data_dir_is_memdesks_without_an_author_folder(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    asked: list[tuple] = []
+
+    def user_data_dir(*args, **kw):  # type: ignore[no-untyped-def]
+        asked.append((args, kw))
+        return "/data/memdesk"
+
+    monkeypatch.setattr(demo_store.platformdirs, "user_data_dir", user_data_dir)
+    assert demo_store.demo_store_path() == Path("/data/memdesk/demo.db")
+    # appauthor=False: no "<author>" folder on Windows (memdesk/, not memdesk/memdesk/).
+    assert asked == [(("memdesk",), {"appauthor": False})]
+
+
 def test_demo_exists_only_for_a_non_empty_file(tmp_path: Path) -> None:
     path = tmp_path / "d.db"
     assert demo_store.demo_exists(path) is False
