@@ -12,6 +12,7 @@ import pytest
 from memdesk.core import demo
 
 END = datetime(2026, 11, 1)
+SCENARIOS = 60  # 4 even users x 8 rows + 4 odd users x 7
 HOSTILE = "Remember the tag <b>bold</b> and <img src=x> literally."
 
 
@@ -141,3 +142,13 @@ def test_generated_mentions_repeat_what_the_scenarios_settled() -> None:
             seen[(r.user_id, r.attribute)].add(r.value)
     assert {k: v for k, v in seen.items() if v} == {k: {want[k]} for k, v in seen.items() if v}
     assert sum(bool(v) for v in seen.values()) >= 20  # most keys are mentioned again
+
+
+def test_only_the_first_eight_users_get_scenarios() -> None:
+    """Big stores add users ("user-00000", ...); the hand-shaped cases stay the eight's."""
+    g = demo.DemoGenerator(7, END)
+    rows = list(g._scenarios([*demo.USERS, "user-00000", "user-00001"]))
+    assert len(rows) == SCENARIOS
+    assert {r.user_id for r in rows} == set(demo.USERS)
+    assert ("user-00000", "user", "works_at") not in g.facts
+    assert len(g.facts) == 3 * 8  # test_framework, works_at and lives_in per user
