@@ -8,6 +8,7 @@ graph channels in milliseconds; the real-model run is tests/test_read_cli.py's.
 from __future__ import annotations
 
 import json
+import locale
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -87,6 +88,20 @@ def test_a_fixture_keeps_its_query_memories_and_expectation(tmp_path: Path) -> N
 def test_has_correction_only_with_a_correction_memory() -> None:
     notes = ({"key": "a", "type": "note", "text": "t"}, {"key": "b", "text": "u"})
     assert not ev.Fixture("X", "negatives", "q", notes, frozenset()).has_correction
+
+
+def test_fixture_files_are_read_as_utf8_whatever_the_locale(tmp_path: Path) -> None:
+    mems = [{"key": "a", "type": "note", "text": "Café au lait, s'il vous plaît."}]
+    doc = {"category": "semantic_match", "fixtures": [fx("A1", "café?", ("a",), mems)]}
+    (tmp_path / "a.json").write_bytes(json.dumps(doc, ensure_ascii=False).encode("utf-8"))
+    old = locale.setlocale(locale.LC_CTYPE)
+    locale.setlocale(locale.LC_CTYPE, "C")  # an ASCII locale
+    try:
+        [f] = ev.load_fixtures(tmp_path)
+    finally:
+        locale.setlocale(locale.LC_CTYPE, old)
+    assert f.query == "café?"
+    assert f.memories[0]["text"] == "Café au lait, s'il vous plaît."
 
 
 def test_an_empty_folder_is_refused(tmp_path: Path) -> None:
