@@ -165,3 +165,12 @@ def test_exit_flushes_every_live_recorder(store: MemoryStore) -> None:
     rc._flush_all()
     with store.read() as conn:
         assert conn.execute(select(func.count()).select_from(R)).scalar_one() == 1
+
+
+def test_the_writer_never_keeps_the_process_alive(store: MemoryStore) -> None:
+    rec = rc.Recorder(store.engine, retention_days=None)
+    seen: list[tuple[str, bool]] = []
+    rec.submit(lambda conn: seen.append((threading.current_thread().name,
+                                         threading.current_thread().daemon)), lambda: NOW)
+    rec.flush()
+    assert seen == [("memdesk-recorder", True)]  # a daemon: exit is the atexit flush's job
