@@ -65,6 +65,7 @@ def test_keywords_drop_stopwords_and_single_letters_but_keep_digits() -> None:
     assert qt.keywords("How should I organize the imports in Python files?") == [
         "organize", "import", "python", "file"]
     assert qt.keywords("x 7 y 42 z") == ["7", "42"]
+    assert qt.keywords("go to db") == ["go", "db"]  # two letters are enough
     assert qt.keywords("") == []
     assert qt.keywords("the and of") == []
 
