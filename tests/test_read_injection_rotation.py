@@ -147,12 +147,14 @@ def test_a_cursor_row_with_a_missing_half_is_no_cursor(store: MemoryStore) -> No
 
 def test_active_preferences_select_by_type_or_layer_newest_first(store: MemoryStore) -> None:
     ids = put(store, [
-        {"type": "preference", "text": "Old preference.", "days_ago": 9},
+        {"type": "preference", "layer": "semantic", "text": "Old preference.", "days_ago": 9},
         {"type": "procedure", "layer": "procedural", "text": "Procedural rule.", "days_ago": 5},
         {"type": "procedure", "layer": "episodic", "text": "Episodic procedure.", "days_ago": 1},
-        {"type": "preference", "text": "Unsure preference.", "days_ago": 2},
-        {"type": "preference", "text": "Same day, later seq.", "days_ago": 5},
-        {"type": "note", "text": "A note.", "days_ago": 0},
+        {"type": "preference", "layer": "semantic", "text": "Unsure preference.",
+         "days_ago": 2},
+        {"type": "preference", "layer": "semantic", "text": "Same day, later seq.",
+         "days_ago": 5},
+        {"type": "note", "layer": "semantic", "text": "A note.", "days_ago": 0},
     ], embed=False)
     with store.read() as conn:
         snap = snapshot.build(conn, "u", snapshot.store_version(conn), DIM)
