@@ -50,6 +50,12 @@ def test_rrf_sums_reciprocal_ranks_over_active_channels_only() -> None:
     assert c.relevance == 0.0
 
 
+def test_rrf_with_no_active_channel_gives_no_relevance() -> None:
+    h = hit(ranks={"fts": 1, "vector": 1})
+    rrf([h], (), CFG)
+    assert h.relevance == 0.0
+
+
 def test_rrf_uses_the_configured_k() -> None:
     h = hit(ranks={"fts": 3})
     rrf([h], ("fts",), CFG.with_(rrf_k=1))
