@@ -173,3 +173,22 @@ def test_active_preferences_select_by_type_or_layer_newest_first(store: MemorySt
     assert [p.text for p in active_preferences(snap, notes, ok)] == ["A note."]
     layered = cfg.with_(inject_types=(), inject_layers=("procedural",))
     assert [p.text for p in active_preferences(snap, layered, ok)] == ["Procedural rule."]
+
+
+def test_active_preferences_memo_is_keyed_by_types_layers_and_threshold(
+    store: MemoryStore,
+) -> None:
+    put(store, [{"type": "preference", "layer": "semantic", "text": "Sure.", "days_ago": 2},
+                {"type": "preference", "layer": "semantic", "text": "Unsure.", "days_ago": 1}],
+        embed=False)
+    with store.read() as conn:
+        snap = snapshot.build(conn, "u", snapshot.store_version(conn), DIM)
+    low, high = ReadConfig(), ReadConfig(confidence_threshold=0.9)
+    both = np.ones(len(snap), dtype=bool)
+    sure = np.array([t == "Sure." for t in snap.texts])
+    assert [p.text for p in active_preferences(snap, low, both)] == ["Unsure.", "Sure."]
+    # Same key: the memoised answer, whatever mask comes with it.
+    assert [p.text for p in active_preferences(snap, low, sure)] == ["Unsure.", "Sure."]
+    assert [p.text for p in active_preferences(snap, high, sure)] == ["Sure."]
+    assert snap.memo[("preferences", ("preference",), ("procedural",), 0.9)] == [
+        active_preferences(snap, high, both)[0]]
