@@ -78,6 +78,9 @@ def test_keyword_shares_weigh_rarer_stems_more(store: MemoryStore) -> None:
     # kayak is rarer: the kayak-only row outranks the paddle-only rows.
     assert hits.ranked == [s[1], s[0], s[3], s[2]]
     assert hits.pool == {s[1]: "B", s[0]: "A", s[3]: "A", s[2]: "B"}
+    # A query stem no row holds weighs nothing: the kayak rows hold all of the weight.
+    only = channels.keyword_channel(snap, "kayak zebra", CFG, NOW, all_ok(snap))
+    assert only.share == {s[0]: 1.0, s[1]: 1.0}
 
 
 def test_keyword_channel_pools_have_their_own_budgets(store: MemoryStore) -> None:
