@@ -296,3 +296,51 @@ def test_word_overlap_when_either_has_no_vector_or_another_size(store: MemorySto
     how = {x.new_id: x.how for x in report.links}
     assert how[ids[1]] == "text similarity (word overlap 1.00)"
     assert how[other[1]] == "text similarity (word overlap 0.60)"
+
+
+def test_two_corrections_alone_link_the_older_to_the_newer(store: MemoryStore) -> None:
+    ids = put(store, [
+        {"type": "correction", "text": "Tea.", "days_ago": 9, "entity": "u", "attribute": "d"},
+        {"type": "correction", "text": "Coffee.", "days_ago": 3, "entity": "U",
+         "attribute": "D"},
+    ], embed=False)
+    report = maintain(store, now=NOW, do_decay=False)
+    assert pairs(report) == [(ids[0], ids[1])]
+
+
+def test_each_users_chain_is_linked_once(store: MemoryStore) -> None:
+    a = put(store, [
+        {"type": "preference", "text": "Tabs.", "days_ago": 9, "entity": "e", "attribute": "i"},
+        {"type": "correction", "text": "Spaces.", "days_ago": 3, "entity": "e",
+         "attribute": "i"},
+    ], embed=False, user="a")
+    b = put(store, [
+        {"type": "preference", "text": "Tabs.", "days_ago": 9, "entity": "e", "attribute": "i"},
+        {"type": "correction", "text": "Spaces.", "days_ago": 3, "entity": "e",
+         "attribute": "i"},
+    ], embed=False, user="b")
+    report = maintain(store, now=NOW, do_decay=False)
+    assert sorted(pairs(report)) == sorted([(a[0], a[1]), (b[0], b[1])])
+
+
+def test_a_blank_triple_part_written_by_raw_sql_is_no_triple(store: MemoryStore) -> None:
+    from sqlalchemy import update
+
+    from memdesk.core.store.models import Memory
+
+    ids = put(store, [
+        {"type": "preference", "text": "Red bikes.", "days_ago": 9, "entity": "x",
+         "attribute": "colour"},
+        {"type": "correction", "text": "Blue cars.", "days_ago": 3, "entity": "x",
+         "attribute": "colour"},
+        {"type": "preference", "text": "Green boats.", "days_ago": 9, "entity": "y",
+         "attribute": "size"},
+        {"type": "correction", "text": "Small trains.", "days_ago": 3, "entity": "y",
+         "attribute": "size"},
+    ], embed=False)
+    M = Memory.__table__.c
+    with store.write() as conn:  # unaudited writers (imports, raw SQL) may leave blanks
+        conn.execute(update(Memory.__table__).where(M.id.in_(ids[:2])).values(attribute="  "))
+        conn.execute(update(Memory.__table__).where(M.id.in_(ids[2:])).values(entity=" "))
+    assert maintain(store, now=NOW, do_decay=False).links == []
+    assert all(store.get(i).is_active for i in ids)
