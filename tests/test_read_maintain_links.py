@@ -344,3 +344,14 @@ def test_a_blank_triple_part_written_by_raw_sql_is_no_triple(store: MemoryStore)
         conn.execute(update(Memory.__table__).where(M.id.in_(ids[2:])).values(entity=" "))
     assert maintain(store, now=NOW, do_decay=False).links == []
     assert all(store.get(i).is_active for i in ids)
+
+
+def test_triples_of_more_than_five_hundred_users_are_all_read(store: MemoryStore) -> None:
+    # Users are read 500 at a time: the 501st (in sorted order) must be linked too.
+    rows = [{"type": "correction", "text": "Spaces.", "entity": "e", "attribute": "i",
+             "user_id": f"u{n:03d}", "days_ago": 3} for n in range(501)]
+    rows.append({"type": "preference", "text": "Tabs.", "entity": "e", "attribute": "i",
+                 "user_id": "u500", "days_ago": 9})
+    ids = put(store, rows, embed=False)
+    report = maintain(store, now=NOW, do_decay=False)
+    assert pairs(report) == [(ids[501], ids[500])]
