@@ -355,3 +355,14 @@ def test_triples_of_more_than_five_hundred_users_are_all_read(store: MemoryStore
     ids = put(store, rows, embed=False)
     report = maintain(store, now=NOW, do_decay=False)
     assert pairs(report) == [(ids[501], ids[500])]
+
+
+def test_triple_order_is_creation_time_not_insertion(store: MemoryStore) -> None:
+    ids = put(store, [
+        {"type": "correction", "text": "Spaces.", "days_ago": 3, "entity": "e",
+         "attribute": "i"},
+        {"type": "preference", "text": "Tabs, imported late.", "days_ago": 9, "entity": "e",
+         "attribute": "i"},
+    ], embed=False)
+    report = maintain(store, now=NOW, do_decay=False)
+    assert pairs(report) == [(ids[1], ids[0])]
