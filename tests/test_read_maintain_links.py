@@ -366,3 +366,33 @@ def test_triple_order_is_creation_time_not_insertion(store: MemoryStore) -> None
     ], embed=False)
     report = maintain(store, now=NOW, do_decay=False)
     assert pairs(report) == [(ids[1], ids[0])]
+
+
+def test_no_keywords_on_either_side_is_no_overlap(store: MemoryStore) -> None:
+    none = put(store, [{"type": "note", "text": "The and of it.", "days_ago": 9},
+                       {"type": "correction", "text": "Of the and.", "days_ago": 1}],
+               embed=False)
+    one = put(store, [{"type": "note", "text": "Kayak paddles.", "days_ago": 9},
+                      {"type": "correction", "text": "It is not.", "days_ago": 1}],
+              embed=False, user="v")
+    assert maintain(store, now=NOW, do_decay=False).links == []
+    assert all(store.get(i).is_active for i in none + one)
+
+
+def test_text_links_only_active_corrections_missing_a_triple_part(store: MemoryStore) -> None:
+    gone = put(store, [{"type": "note", "text": text(0, 1, 2), "days_ago": 9},
+                       {"type": "correction", "text": text(0, 1, 2), "days_ago": 1}],
+               embed=False, user="a")
+    store.soft_delete(gone[1])
+    full = put(store, [{"type": "note", "text": text(0, 1, 2), "days_ago": 9},
+                       {"type": "correction", "text": text(0, 1, 2), "days_ago": 1,
+                        "entity": "e", "attribute": "x"}], embed=False, user="b")
+    half = put(store, [{"type": "note", "text": text(0, 1, 2), "days_ago": 9},
+                       {"type": "correction", "text": text(0, 1, 2), "days_ago": 1,
+                        "entity": "e"}], embed=False, user="c")
+    attr = put(store, [{"type": "note", "text": text(0, 1, 2), "days_ago": 9},
+                       {"type": "correction", "text": text(0, 1, 2), "days_ago": 1,
+                        "attribute": "x"}], embed=False, user="d")
+    report = maintain(store, now=NOW, do_decay=False)
+    assert sorted(pairs(report)) == sorted([(half[0], half[1]), (attr[0], attr[1])])
+    assert store.get(gone[0]).is_active and store.get(full[0]).is_active
