@@ -396,3 +396,13 @@ def test_text_links_only_active_corrections_missing_a_triple_part(store: MemoryS
     report = maintain(store, now=NOW, do_decay=False)
     assert sorted(pairs(report)) == sorted([(half[0], half[1]), (attr[0], attr[1])])
     assert store.get(gone[0]).is_active and store.get(full[0]).is_active
+
+
+def test_lone_corrections_are_taken_in_creation_order(store: MemoryStore) -> None:
+    ids = put(store, [
+        {"type": "note", "text": text(0, 1, 2), "days_ago": 9},
+        {"type": "correction", "text": text(0, 1, 2), "days_ago": 1},
+        {"type": "correction", "text": text(0, 1, 2), "days_ago": 3},  # inserted last
+    ], embed=False)
+    report = maintain(store, now=NOW, do_decay=False)
+    assert pairs(report) == [(ids[0], ids[2]), (ids[2], ids[1])]
