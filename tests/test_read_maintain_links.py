@@ -406,3 +406,14 @@ def test_lone_corrections_are_taken_in_creation_order(store: MemoryStore) -> Non
     ], embed=False)
     report = maintain(store, now=NOW, do_decay=False)
     assert pairs(report) == [(ids[0], ids[2]), (ids[2], ids[1])]
+
+
+def test_a_lone_correction_never_links_to_itself_or_to_a_deleted_memory(
+    store: MemoryStore,
+) -> None:
+    ids = put(store, [{"type": "note", "text": text(0, 1, 2), "days_ago": 9},
+                      {"type": "correction", "text": text(0, 1, 2), "days_ago": 1}],
+              embed=False)
+    store.soft_delete(ids[0])
+    assert maintain(store, now=NOW, do_decay=False).links == []
+    assert store.get(ids[1]).is_active
