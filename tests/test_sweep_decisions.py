@@ -87,7 +87,7 @@ def test_n_caps_the_sample(three) -> None:
 
 
 def test_band_edges_are_inclusive(three) -> None:
-    store, imps = three
+    store, _ = three
     st = sweep.start_sweep(store, band=(0.49, 0.49), seed=1)
     assert [it.importance_before for it in st.items] == [0.49]
     st = sweep.start_sweep(store, band=(0.29, 0.29), seed=1)
