@@ -7,10 +7,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
+from sqlalchemy import select, update
 
 from memdesk.core.curation import sweep
+from memdesk.core.curation.models import Sweep, SweepItem
 from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.models import MemoryEvent
 from memdesk.core.store.records import Changed
 
 T0 = datetime(2026, 6, 1)
@@ -337,3 +340,54 @@ def test_undo_refuses_an_unknown_actor(store: MemoryStore) -> None:
     step = sweep.undo_decision(store, st.id, actor="agent")
     assert store.events(st.items[0].memory_id)[0].actor == "agent"
     assert step.changes.kinds & Changed.HISTORY
+
+
+# -- decisions recorded before each had its own audit group ---------------------------
+
+
+def _ungroup(store: MemoryStore, event_id: int) -> None:
+    with store.write() as conn:
+        conn.execute(update(MemoryEvent.__table__).where(MemoryEvent.__table__.c.id == event_id)
+                     .values(group_id=None))
+
+
+def test_legacy_revalue_undo_restores_and_reopens(store: MemoryStore) -> None:
+    st = _sweep_of(store, rows=1)
+    mid = st.items[0].memory_id
+    step = sweep.decide(store, st.id, 0, "revalue", importance=0.9, note="n")
+    [ev] = step.changes.event_ids
+    _ungroup(store, ev)
+    undo = sweep.undo_decision(store, st.id, actor="agent")
+    assert (undo.pos, undo.decision) == (0, "revalue")
+    [uev] = undo.changes.event_ids
+    assert undo.changes.memory_ids == (mid,) and undo.changes.group_id is None
+    assert undo.changes.kinds == Changed.SWEEPS | Changed.HISTORY | Changed.MEMORIES
+    assert store.get(mid).importance == 0.4
+    assert (store.event(uev).action, store.event(uev).actor) == ("undo", "agent")
+    it = sweep.get_sweep(store, st.id).items[0]
+    assert (it.decision, it.importance_after, it.note, it.decided_at, it.decided_by,
+            it.event_id) == (None, None, None, None, None, None)
+    assert sweep.get_sweep(store, st.id).finished_at is None
+
+
+def test_legacy_decision_without_an_event(store: MemoryStore) -> None:
+    st = _sweep_of(store, rows=2)
+    sweep.decide(store, st.id, 0, "keep")
+    sweep.decide(store, st.id, 1, "skip")
+    t = SweepItem.__table__
+    with store.write() as conn:
+        conn.execute(update(t).where(t.c.sweep_id == st.id).values(event_id=None))
+    undo = sweep.undo_decision(store, st.id, 0)
+    assert (undo.pos, undo.decision) == (0, "keep")
+    assert undo.changes.event_ids == () and undo.changes.kinds == Changed.SWEEPS
+    cur = sweep.get_sweep(store, st.id)
+    assert [it.decision for it in cur.items] == [None, "skip"]
+    assert cur.finished_at is None
+
+
+def test_start_stores_the_note(three) -> None:
+    store, _ = three
+    st = sweep.start_sweep(store, seed=1, note="why now")
+    t = Sweep.__table__
+    with store.read() as conn:
+        assert conn.execute(select(t.c.note).where(t.c.id == st.id)).scalar_one() == "why now"
