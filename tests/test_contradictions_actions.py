@@ -287,3 +287,29 @@ def test_merge_without_a_value_is_refused(store, three) -> None:
         C.resolve_merge(store, detail, text_="t", value=" ")
     assert str(err.value) == "value: must not be empty"
     assert len(C.load_group(store, ALICE).members) == 4
+
+
+def test_redoing_an_undone_keep_all_dismisses_again(store: MemoryStore) -> None:
+    add(store, "Acme", days=0)
+    add(store, "Globex", days=1)
+    res = C.resolve_keep_all(store, C.load_group(store, ALICE))
+    undo = C.undo_resolution(store, res.group_id)
+    assert [g.key for g in C.find_contradictions(store)] == [ALICE]
+    C.undo_resolution(store, undo.group_id)  # redo
+    assert C.find_contradictions(store) == []
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_scan_sql_per_dialect(dialect: str) -> None:
+    sql = C._scan_sql(dialect, False)
+    assert sql.startswith("SELECT user_id, entity, attribute, value, count(*), ")
+    assert sql.endswith(" GROUP BY user_id, entity, attribute, value")
+    assert ":user" not in sql
+    assert C._scan_sql(dialect, True) == sql.replace(
+        " GROUP BY", " AND user_id = :user GROUP BY")
+    if dialect == "sqlite":
+        assert "group_concat(seq)" in sql and "string_agg" not in sql
+        assert "FROM memories INDEXED BY ix_memories_active_triple WHERE" in sql
+    else:
+        assert "string_agg(CAST(seq AS TEXT), ',')" in sql and "group_concat" not in sql
+        assert "FROM memories WHERE" in sql and "INDEXED BY" not in sql
