@@ -4,9 +4,11 @@ superseded, when, by whom, with which note, the Changes it reports) and refusals
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta
 
 import pytest
+from sqlalchemy import select
 
 from memdesk.core.curation import contradictions as C
 from memdesk.core.errors import NotFoundError, ValidationError
@@ -313,3 +315,35 @@ def test_scan_sql_per_dialect(dialect: str) -> None:
     else:
         assert "string_agg(CAST(seq AS TEXT), ',')" in sql and "group_concat" not in sql
         assert "FROM memories WHERE" in sql and "INDEXED BY" not in sql
+
+
+def test_keep_all_dismissal_row(store: MemoryStore, now) -> None:
+    z = add(store, "Zürich", days=3)
+    a = add(store, "Acme", days=0)
+    detail = C.load_group(store, ALICE)
+    res = C.resolve_keep_all(store, detail, note="both", actor="agent")
+    with store.read() as conn:
+        [row] = conn.execute(select(C.DT)).mappings().all()
+    seqs = {r.id: r.seq for r in store.get_many([z, a])}
+    assert (row["user_id"], row["entity"], row["attribute"]) == ALICE
+    assert row["member_seqs"] == json.dumps(sorted(seqs.values()))
+    assert json.loads(row["member_ids"]) == [a, z]  # members oldest first
+    assert row["norm_values"] == '["acme", "zürich"]'
+    assert (row["group_id"], row["created_at"], row["actor"], row["note"]) == (
+        res.group_id, NOW, "agent", "both")
+
+
+def test_load_group_members_are_the_active_triples_oldest_first(store: MemoryStore) -> None:
+    a = add(store, "Acme", days=1)
+    b = add(store, "Globex", days=1)  # same time: insertion (seq) order
+    c = add(store, "Hooli", days=0)
+    add(store, None, days=2)  # no value
+    add(store, "X", user="bob")
+    add(store, "X", attr="lives_in")
+    other_entity = store.add(user_id="alice", text="t", type="fact", entity="acme",
+                             attribute="works_at", value="Y", created_at=T0).id
+    gone = add(store, "Gone", days=2)
+    store.soft_delete(gone)
+    d = C.load_group(store, ALICE)
+    assert d.member_ids == (c, a, b)
+    assert other_entity not in d.member_ids
