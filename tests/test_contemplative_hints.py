@@ -97,3 +97,14 @@ def test_excerpt_widens_to_whole_words() -> None:
 def test_excerpt_collapses_whitespace() -> None:
     h = contemplative_hint("so  I\n\nchose not to\tgo", 0.3)
     assert h is not None and h.matches[0].excerpt == "so I chose not to go"
+
+
+def test_excerpt_widens_back_to_the_start_and_on_to_the_end() -> None:
+    # 30 before the match (at 42) is 12, inside the first word: the excerpt starts at 0.
+    head = "a" * 20 + " " + "b" * 20 + " sat with"
+    h = contemplative_hint(head, 0.3)
+    assert h is not None and h.matches[0].excerpt == head
+    # 30 past the match's end (8) is 38, inside the last word: it runs to the end.
+    tail = "sat with " + "c" * 40
+    h = contemplative_hint(tail, 0.3)
+    assert h is not None and h.matches[0].excerpt == tail
