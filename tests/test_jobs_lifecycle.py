@@ -383,7 +383,8 @@ def test_undoing_a_cancel_puts_the_job_back_to_pending_and_logs_it(
     assert job.status == "pending" and job.finished_at is None
     assert (job.lease_owner, job.lease_until) == (None, None)
     assert job.updated_at == clock.now
-    assert msgs(job)[-1] == f"pending again: the agent undid event {cancel_ev}"
+    assert msgs(job) == [f"cancelled by the operator (event {cancel_ev})",
+                         f"pending again: the agent undid event {cancel_ev}"]
     [undo_ev] = undone.event_ids
     ev = store.event(undo_ev)
     assert (ev.memory_id, ev.actor, ev.action, ev.undoes) == ("*", "agent", "undo", cancel_ev)
@@ -478,7 +479,6 @@ def test_worker_identity_is_host_pid_and_a_token() -> None:
     (None, False),
     ("", False),
     (f"{socket.gethostname()}:{os.getpid()}:tok", False),  # ourselves
-    (f"{socket.gethostname()}:{os.getppid()}:tok", False),  # alive
     (f"{socket.gethostname()}:999999999:tok", True),  # no such process
     (f"{socket.gethostname()}:999999999", True),  # no token
     (f"not-{socket.gethostname()}:999999999:tok", False),  # another machine's
@@ -487,6 +487,30 @@ def test_worker_identity_is_host_pid_and_a_token() -> None:
 ])
 def test_owner_is_gone_only_for_a_dead_process_on_this_host(owner: str | None, gone: bool) -> None:
     assert jobs._owner_is_gone(owner) is gone
+
+
+@pytest.mark.parametrize(("kill", "gone"), [
+    (None, False),  # the signal was delivered: alive
+    (ProcessLookupError(), True),
+    (PermissionError(), False),  # alive, another user's
+])
+def test_owner_life_is_asked_with_signal_zero(monkeypatch: pytest.MonkeyPatch,
+                                              kill: Exception | None, gone: bool) -> None:
+    sent: list[tuple[int, int]] = []
+
+    def fake_kill(pid: int, sig: int) -> None:
+        sent.append((pid, sig))
+        if kill is not None:
+            raise kill
+
+    monkeypatch.setattr(jobs.os, "kill", fake_kill)
+    assert jobs._owner_is_gone(f"{socket.gethostname()}:4242:tok") is gone
+    assert sent == [(4242, 0)]
+
+
+def test_owner_life_is_never_asked_on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jobs.sys, "platform", "win32")
+    assert jobs._owner_is_gone(f"{socket.gethostname()}:999999999:tok") is False
 
 
 def test_a_job_whose_owner_process_died_is_taken_over_before_its_lease_ends(
