@@ -5,6 +5,8 @@ mid-batch, and the run loop.  A stub extractor and a fake encoder stand in for m
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import pytest
 from sqlalchemy import update
@@ -70,6 +72,11 @@ def enc(monkeypatch: pytest.MonkeyPatch) -> Encoder:
     monkeypatch.setattr(embeddings, "default_embedder", lambda: e)
     monkeypatch.setattr(embeddings, "unavailable_reason", lambda: None)
     return e
+
+
+def logged(caplog: pytest.LogCaptureFixture) -> list[tuple[int, str]]:
+    return [(r.levelno, r.getMessage()) for r in caplog.records
+            if r.name == "memdesk.core.write.worker"]
 
 
 def msgs(store: MemoryStore, job_id: str) -> list[str]:
@@ -145,11 +152,13 @@ def test_an_extraction_error_fails_the_job_with_its_message(
 
 
 def test_an_extractor_bug_fails_the_job_and_names_the_exception(
-        store: MemoryStore, enc: Encoder) -> None:
+        store: MemoryStore, enc: Encoder, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
     job_id = store_memory(store, Turn("Please crash.", "u"))
     error = "unexpected error: RuntimeError: extractor bug"
     assert Worker(store, Stub([FACT])).process_one() == Outcome(job_id, "failed", [], error)
     assert JobQueue(store).get(job_id).error == error
+    assert logged(caplog) == [(logging.ERROR, f"job {job_id} failed unexpectedly")]
 
 
 def test_a_unit_the_store_refuses_fails_its_job_with_the_stores_reason(
@@ -163,7 +172,8 @@ def test_a_unit_the_store_refuses_fails_its_job_with_the_stores_reason(
 
 
 def test_a_job_taken_over_during_extraction_is_lost_and_writes_nothing(
-        store: MemoryStore, enc: Encoder) -> None:
+        store: MemoryStore, enc: Encoder, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
     job_id = store_memory(store, Turn("I work at Acme.", "u"))
     stub = Stub([FACT])
 
@@ -175,6 +185,8 @@ def test_a_job_taken_over_during_extraction_is_lost_and_writes_nothing(
     stub.before_answer = steal
     assert Worker(store, stub).process_one() == Outcome(job_id, "lost")
     assert store.count() == 0 and JobQueue(store).get(job_id).status == "running"
+    assert logged(caplog) == [(logging.WARNING, f"job {job_id} was taken over by another "
+                               "worker; dropped our result")]
 
 
 def test_without_embedding_no_vector_and_no_note(store: MemoryStore, enc: Encoder) -> None:
@@ -213,7 +225,8 @@ def test_a_model_that_fails_to_load_is_not_tried_again_by_that_worker(
 
 
 def test_a_text_that_breaks_the_encoder_fails_only_its_job(
-        store: MemoryStore, enc: Encoder) -> None:
+        store: MemoryStore, enc: Encoder, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
     good = store_memory(store, Turn("fine", "u"))
     bad = store_memory(store, Turn("poison", "u"))
 
@@ -229,6 +242,7 @@ def test_a_text_that_breaks_the_encoder_fails_only_its_job(
     assert enc.calls == [[FACT.text, "POISON unit."], [FACT.text], ["POISON unit."]]
     assert store.get(outs[0].memory_ids[0]).embedding == Encoder.vector(FACT.text).tobytes()
     assert JobQueue(store).get(bad).error == error
+    assert logged(caplog) == [(logging.ERROR, "batch encode failed; encoding job by job")]
 
 
 def test_a_model_change_under_the_worker_stores_without_vectors(
@@ -284,7 +298,9 @@ def test_a_stopped_worker_processes_nothing(store: MemoryStore, enc: Encoder) ->
 
 
 def test_a_store_error_stops_a_draining_run_and_is_waited_out_otherwise(
-        store: MemoryStore, enc: Encoder, monkeypatch: pytest.MonkeyPatch) -> None:
+        store: MemoryStore, enc: Encoder, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.WARNING)
     w = Worker(store, Stub([FACT]), WorkerConfig(poll_s=0.0))
     calls: list[int] = []
 
@@ -299,6 +315,7 @@ def test_a_store_error_stops_a_draining_run_and_is_waited_out_otherwise(
         w.run(drain=True)
     assert len(calls) == 1
     assert w.run() == 0 and len(calls) == 2  # logged, waited, tried again until stopped
+    assert logged(caplog) == [(logging.WARNING, "worker: the store is locked")] * 2
 
 
 def test_an_idle_run_polls_until_stopped(store: MemoryStore, enc: Encoder) -> None:
