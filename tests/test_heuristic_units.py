@@ -108,6 +108,17 @@ def test_a_hedged_clause_is_read_as_what_it_imagines_and_not_asserted() -> None:
         "user", "is_a", "wizard")
 
 
+def test_a_non_procedure_unit_reads_the_whole_clause() -> None:
+    assert one("Honestly, I work at Acme.").text == "Honestly, the user works at Acme."
+
+
+def test_only_a_hedged_clause_is_read_in_the_subjunctive() -> None:
+    out = run("I worked at Acme.")
+    assert out.units == [] and out.notes == ["nothing recognised in 'I worked at Acme.'"]
+    assert one("Imagine I WORKED at Google.").text == (
+        "Not asserted (hypothetical): the user works at Google.")
+
+
 def test_a_hedge_is_not_also_a_correction() -> None:
     u = one("No, imagine I lived in Rome.")
     assert u == Unit("Not asserted (hypothetical): the user lives in Rome.", "fact", 0.3,
@@ -124,6 +135,14 @@ def test_a_hedge_is_not_also_a_correction() -> None:
      "nothing recognised in 'Imagine the sky was green.' (hypothetical)"),
     ("The weather here is mostly grey and quite cold in winter.",
      "nothing recognised in 'The weather here is mostly grey and quit'"),
+    ("I am so tired after all these long meetings today.",
+     "skipped 'I am so tired after all these long meeti': transient state"),
+    ("Thanks, thank you, cheers, great, awesome, perfect!",
+     "skipped 'Thanks, thank you, cheers, great, awesom': pleasantry or acknowledgement"),
+    ("Do you know whether the staging server is up again?",
+     "skipped 'Do you know whether the staging server i': a question asserts nothing"),
+    ("...", "skipped '...': pleasantry or acknowledgement"),
+    ("XX", "nothing recognised in 'XX'"),
 ])
 def test_a_clause_that_gives_nothing_says_why(turn: str, note: str) -> None:
     out = run(turn)
@@ -153,7 +172,8 @@ def test_clauses_split_on_sentence_ends_lines_and_joined_first_person() -> None:
 
 @pytest.mark.parametrize(("clause", "expected"), [
     ("I use vim.", "The user uses vim."),
-    ("my plan is simple", "The user's plan is simple."),
+    ("My plan is simple", "The user's plan is simple."),
+    ("i use VIM", "The user uses VIM."),
     ("I've moved to Oslo", "The user has moved to Oslo."),
     ("I'll write tests", "The user will write tests."),
     ("I'd rather not", "The user would rather not."),
@@ -181,7 +201,7 @@ def test_paraphrase_of_dont() -> None:
     ("needed", "needed"), ("have", "has"), ("do", "does"), ("go", "goes"),
     ("pass", "passes"), ("push", "pushes"), ("watch", "watches"), ("fix", "fixes"),
     ("buzz", "buzzes"), ("veto", "vetoes"), ("carry", "carries"), ("play", "plays"),
-    ("y", "ys"), ("run", "runs"), ("use", "uses"),
+    ("y", "ys"), ("by", "bies"), ("employ", "employs"), ("run", "runs"), ("use", "uses"),
 ])
 def test_third_person_verbs(verb: str, third: str) -> None:
     assert _third_person_verb(verb) == third
