@@ -131,6 +131,17 @@ def test_backfill_reads_a_window_of_read_ahead_rows_or_one_batch_if_larger(
     assert enc.texts() == [["bbbb", "cc", "a"], ["ddddd", "eee"]]
 
 
+def test_a_text_repeated_in_a_later_window_is_not_encoded_again(
+        store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    ids = fill(store, ["a", "bb", "a", "bb", "ccc"])
+    monkeypatch.setattr(embed, "READ_AHEAD", 2)
+    enc = FakeEncoder()
+    assert backfill(store, batch=2, embedder=enc).embedded == 5
+    assert enc.texts() == [["bb", "a"], ["ccc"]]
+    assert [store.get(i).embedding for i in ids] == [
+        blob("a"), blob("bb"), blob("a"), blob("bb"), blob("ccc")]
+
+
 def test_rows_added_while_running_are_embedded_and_the_figures_stay_in_range(
         store: MemoryStore) -> None:
     fill(store)
