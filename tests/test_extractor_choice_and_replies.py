@@ -5,6 +5,7 @@ extractor sends, and the exact error for each kind of bad reply (fake Ollama ser
 from __future__ import annotations
 
 import json
+import logging
 import socket
 
 import pytest
@@ -94,6 +95,17 @@ def test_a_failing_primary_falls_back_and_the_first_note_says_why() -> None:
     assert out.notes == ["primary failed: server down; used the heuristic extractor",
                          "nothing recognised in 'The sky is blue.'"]
     assert [u.value for u in out.units] == ["Acme"]
+
+
+def test_the_fallback_and_each_rejected_unit_are_logged(
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="memdesk.core.write.extract")
+    FallbackExtractor(Failing()).extract(TURN)
+    FallbackExtractor(Failing(ExtractionError("server down"))).extract(TURN)
+    assert [(r.levelno, r.getMessage()) for r in caplog.records
+            if r.name == "memdesk.core.write.extract"] == [
+        (logging.INFO, "primary: rejected unit 2: bad"),
+        (logging.INFO, "primary failed: server down; used the heuristic extractor")]
 
 
 def test_a_given_fallback_is_the_one_used() -> None:
