@@ -100,8 +100,11 @@ def test_an_agent_filter_refuses_what_it_cannot_run(kwargs, message) -> None:  #
     assert str(info.value) == message
 
 
-@pytest.mark.parametrize("user", ["", "   ", "a\x00"])
-def test_an_agent_filter_needs_a_user(user: str) -> None:
+@pytest.mark.parametrize(("user", "message"), [
+    ("", "user_id: must not be empty"), ("   ", "user_id: must not be empty"),
+    ("a\x00", "user_id: contains a NUL character"),
+])
+def test_an_agent_filter_needs_a_user(user: str, message: str) -> None:
     with pytest.raises(ValidationError) as info:
         agent_filter(user)
-    assert info.value.field == "user_id"
+    assert info.value.field == "user_id" and str(info.value) == message
