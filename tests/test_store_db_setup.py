@@ -1,0 +1,247 @@
+"""core/store/db.py: URLs and paths, the driver choice, connection pragmas, BEGIN IMMEDIATE,
+the WAL bound on check-in, and the WAL-reset warning.
+
+Expected pragma values come from the module's constants and docstring (WAL, synchronous
+NORMAL, foreign keys on, busy timeout in ms, journal_size_limit 16 MiB).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+from types import SimpleNamespace
+
+import platformdirs
+import pytest
+
+from memdesk.core.store import db
+from memdesk.core.store.db import (
+    DRIVER,
+    SqliteInfo,
+    connect_raw,
+    display_url,
+    make_engine,
+    read_only_uri,
+    sqlite_path,
+    to_url,
+    writer,
+)
+
+
+def _pragmas(engine) -> dict[str, object]:  # type: ignore[no-untyped-def]
+    with engine.connect() as c:
+        return {p: c.exec_driver_sql(f"PRAGMA {p}").scalar()
+                for p in ("busy_timeout", "foreign_keys", "journal_mode", "synchronous",
+                          "journal_size_limit")}
+
+
+# --- URLs and paths --------------------------------------------------------------------
+
+
+def test_default_store_path() -> None:
+    p = db.default_store_path()
+    assert p == Path(platformdirs.user_data_dir("memdesk", appauthor=False)) / "memories.db"
+
+
+def test_to_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert to_url("postgresql://u@h/db") == "postgresql://u@h/db"
+    assert to_url("sqlite:///x.db") == "sqlite:///x.db"
+    assert to_url("a.db") == f"sqlite:///{tmp_path.resolve() / 'a.db'}"
+    assert to_url(tmp_path / "sub" / ".." / "b.db") == f"sqlite:///{tmp_path.resolve() / 'b.db'}"
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert to_url("~/c.db") == f"sqlite:///{tmp_path.resolve() / 'c.db'}"
+    assert to_url(None) == f"sqlite:///{db.default_store_path().expanduser().resolve()}"
+
+
+def test_sqlite_path() -> None:
+    assert sqlite_path("sqlite:////data/s.db") == Path("/data/s.db")
+    assert sqlite_path("sqlite+pysqlite:////data/s.db") == Path("/data/s.db")
+    assert sqlite_path("sqlite://") is None
+    assert sqlite_path("sqlite:///:memory:") is None
+    assert sqlite_path("postgresql://u@h/s.db") is None
+
+
+def test_read_only_uri_quotes_the_path() -> None:
+    assert read_only_uri(Path("/data/a b#c?.db")) == "file:/data/a%20b%23c%3F.db?mode=ro"
+
+
+def test_display_url_masks_passwords() -> None:
+    assert display_url("postgresql://u:secret@h:5432/db") == "postgresql://u:***@h:5432/db"
+    assert display_url("sqlite:////data/s.db") == "sqlite:////data/s.db"
+    assert display_url("not a url at all") == "not a url at all"
+
+
+# --- the driver -------------------------------------------------------------------------
+
+
+def test_driver_choice(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MEMDESK_SQLITE_DRIVER", "sqlite3")
+    assert db._load_driver() == (sqlite3, "sqlite3")
+    monkeypatch.delenv("MEMDESK_SQLITE_DRIVER")
+    pysqlite3 = pytest.importorskip("pysqlite3.dbapi2")
+    assert db._load_driver() == (pysqlite3, "pysqlite3")
+    monkeypatch.setenv("MEMDESK_SQLITE_DRIVER", "other")
+    assert db._load_driver() == (pysqlite3, "pysqlite3")
+
+
+@pytest.mark.parametrize(("version", "bug"), [
+    ("3.6.23", False), ("3.7.0", True), ("3.40.1", True), ("3.51.2", True),
+    ("3.51.3", False), ("3.53.4", False), ("4.0.0", False),
+])
+def test_wal_reset_bug_range(monkeypatch: pytest.MonkeyPatch, version: str, bug: bool) -> None:
+    monkeypatch.setattr(db, "DRIVER", SimpleNamespace(sqlite_version=version))
+    info = db.sqlite_info()
+    assert info == SqliteInfo(version, bug, db.DRIVER_NAME)
+
+
+def test_wal_reset_warning_text() -> None:
+    assert SqliteInfo("3.40.1", False).warning is None
+    assert SqliteInfo("3.40.1", True).warning == (
+        "SQLite 3.40.1 is inside the WAL-reset bug range (3.7.0 to 3.51.2, fixed in 3.51.3). "
+        "Several processes writing the same store can, rarely, corrupt it; keep backups or "
+        "use a newer SQLite.")
+    assert SqliteInfo("3.40.1", True).driver == db.DRIVER_NAME
+
+
+# --- raw connections ---------------------------------------------------------------------
+
+
+def test_connect_raw_read_only_never_creates_or_writes(tmp_path: Path) -> None:
+    p = tmp_path / "s.db"
+    with pytest.raises(DRIVER.OperationalError):
+        connect_raw(p).execute("SELECT 1 FROM sqlite_master").fetchall()
+    assert not p.exists()
+    w = connect_raw(p, read_only=False)
+    assert w.isolation_level is None
+    w.execute("CREATE TABLE t(x)")
+    assert w.in_transaction is False  # autocommit: no implicit BEGIN left open
+    w.close()
+    r = connect_raw(p)
+    assert r.isolation_level is None
+    with pytest.raises(DRIVER.OperationalError) as ei:
+        r.execute("INSERT INTO t VALUES (1)")
+    assert str(ei.value) == "attempt to write a readonly database"
+    out: list = []
+    t = threading.Thread(target=lambda: out.append(r.execute("SELECT count(*) FROM t").fetchone()))
+    t.start()
+    t.join()
+    assert out == [(0,)]  # usable from another thread
+    r.close()
+
+
+# --- engines ---------------------------------------------------------------------------
+
+
+def test_file_engine_pragmas(tmp_path: Path) -> None:
+    eng = make_engine(f"sqlite:///{tmp_path / 's.db'}", busy_timeout=2.5)
+    try:
+        assert _pragmas(eng) == {"busy_timeout": 2500, "foreign_keys": 1, "journal_mode": "wal",
+                                 "synchronous": 1, "journal_size_limit": 16 * 1024 * 1024}
+        with eng.connect() as c:
+            assert c.connection.dbapi_connection.isolation_level is None
+    finally:
+        eng.dispose()
+
+
+def test_default_busy_timeout_is_ten_seconds(tmp_path: Path) -> None:
+    eng = make_engine(f"sqlite:///{tmp_path / 's.db'}")
+    try:
+        assert _pragmas(eng)["busy_timeout"] == 10_000
+    finally:
+        eng.dispose()
+
+
+def test_memory_engine_keeps_its_journal(tmp_path: Path) -> None:
+    eng = make_engine("sqlite://")
+    try:
+        got = _pragmas(eng)
+        assert (got["journal_mode"], got["foreign_keys"], got["busy_timeout"]) == \
+            ("memory", 1, 10_000)
+        assert got["synchronous"] == 2  # SQLite's default FULL: not switched
+    finally:
+        eng.dispose()
+
+
+def test_read_only_engine_changes_nothing(tmp_path: Path) -> None:
+    p = tmp_path / "s.db"
+    c = connect_raw(p, read_only=False)
+    c.execute("CREATE TABLE t(x)")
+    c.close()
+    before = p.read_bytes()
+    eng = make_engine(f"sqlite:///{p}", read_only=True, busy_timeout=1.0)
+    try:
+        got = _pragmas(eng)
+        assert (got["journal_mode"], got["foreign_keys"], got["busy_timeout"]) == \
+            ("delete", 1, 1000)
+        with pytest.raises(Exception) as ei, eng.begin() as conn:
+            conn.exec_driver_sql("INSERT INTO t VALUES (1)")
+        assert "attempt to write a readonly database" in str(ei.value)
+    finally:
+        eng.dispose()
+    assert p.read_bytes() == before
+    assert not Path(f"{p}-wal").exists()
+
+
+def test_writer_begins_immediate(tmp_path: Path) -> None:
+    p = tmp_path / "s.db"
+    eng = make_engine(f"sqlite:///{p}")
+    other = connect_raw(p, read_only=False, timeout=0)
+    try:
+        with eng.begin() as c:  # deferred: takes no lock until it writes
+            c.exec_driver_sql("SELECT 1").fetchall()
+            other.execute("BEGIN IMMEDIATE")
+            other.execute("ROLLBACK")
+        with writer(eng).begin() as c:
+            c.exec_driver_sql("SELECT 1").fetchall()
+            with pytest.raises(DRIVER.OperationalError) as ei:
+                other.execute("BEGIN IMMEDIATE")
+            assert str(ei.value) == "database is locked"
+        assert writer(eng).get_execution_options() == {db.WRITE_OPTION: True}
+        assert db.WRITE_OPTION == "memdesk_write"
+    finally:
+        other.close()
+        eng.dispose()
+
+
+def test_big_wal_is_truncated_when_a_connection_goes_back(tmp_path: Path) -> None:
+    p = tmp_path / "s.db"
+    eng = make_engine(f"sqlite:///{p}", busy_timeout=3.0)
+    try:
+        with writer(eng).begin() as c:
+            c.exec_driver_sql("CREATE TABLE t(x)")
+            c.exec_driver_sql("INSERT INTO t VALUES (zeroblob(5 * 1024 * 1024))")
+        # Check-in of the connection: the WAL (> 4 MiB) was checkpointed and truncated.
+        assert Path(f"{p}-wal").stat().st_size == 0
+        # The connection's own busy timeout is back after the short checkpoint one.
+        assert _pragmas(eng)["busy_timeout"] == 3000
+    finally:
+        eng.dispose()
+
+
+def test_small_wal_is_left_alone(tmp_path: Path) -> None:
+    p = tmp_path / "s.db"
+    eng = make_engine(f"sqlite:///{p}")
+    try:
+        with writer(eng).begin() as c:
+            c.exec_driver_sql("CREATE TABLE t(x)")
+            c.exec_driver_sql("INSERT INTO t VALUES (zeroblob(10000))")
+        assert Path(f"{p}-wal").stat().st_size > 10000
+    finally:
+        eng.dispose()
+
+
+def test_postgresql_url_means_psycopg() -> None:
+    pytest.importorskip("psycopg")
+    eng = make_engine("postgresql://u:p@localhost:1/db")
+    try:
+        assert (eng.dialect.name, eng.dialect.driver) == ("postgresql", "psycopg")
+        assert eng.pool._pre_ping is True
+    finally:
+        eng.dispose()
+    eng = make_engine("postgresql+psycopg://u:p@localhost:1/db")
+    try:
+        assert eng.dialect.driver == "psycopg"
+    finally:
+        eng.dispose()
