@@ -26,10 +26,6 @@ def test_term_overlap(terms: list[str], text: str, overlap: float) -> None:
     assert term_overlap(terms, text) == overlap
 
 
-def test_max_widen_terms() -> None:
-    assert MAX_WIDEN_TERMS == 6
-
-
 def add(store, text: str, confidence: float, user: str = "u", **kw):  # type: ignore[no-untyped-def]
     return store.add(user_id=user, text=text, type="fact", confidence=confidence, **kw).id
 
@@ -75,6 +71,18 @@ def test_single_words_widen_the_net_with_lower_relevance(store) -> None:  # type
     assert [c.candidate_id for c in got] == sorted([both, one])
     # Enough full matches: no widening.
     assert [c.candidate_id for c in database_candidates(store, "lens drift", limit=1)] == [both]
+
+
+def test_only_the_six_longest_words_widen_the_net(store) -> None:  # type: ignore[no-untyped-def]
+    assert MAX_WIDEN_TERMS == 6  # the rule this test is written for
+    cat = add(store, "A cat sleeps.", 1.0)
+    zebra = add(store, "A zebra sleeps.", 1.0)
+    # Seven words of seven different lengths: "cat", the shortest, is not tried alone.
+    query = "cat zebra donkey giraffe elephant crocodile rhinoceros"
+    got = database_candidates(store, query, limit=5)
+    assert [c.candidate_id for c in got] == [zebra]
+    assert got[0].relevance == 1 / 7
+    assert cat not in {c.candidate_id for c in got}
 
 
 def test_a_single_word_query_does_not_widen(store) -> None:  # type: ignore[no-untyped-def]
