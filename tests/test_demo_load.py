@@ -122,9 +122,6 @@ def test_the_bulk_path_starts_at_bulk_rows(store: MemoryStore, snapshots_seen, m
     assert store.count(MemoryFilter(text="hypothetical")) == 6
 
 
-@pytest.mark.xfail(strict=True, reason="BUG: a size that cuts a scenario between the "
-                   "preference and the correction superseding it writes a link to a row "
-                   "that is never written; the load fails on the foreign key")
 def test_a_small_size_that_cuts_a_correction_chain_still_loads(  # type: ignore[no-untyped-def]
         store: MemoryStore, snapshots_seen) -> None:
     # Rows 38-39 are farah's hypothetical and her "unittest" preference; 40 is the

@@ -190,8 +190,6 @@ def test_paraphrase_reads_in_the_third_person(clause: str, expected: str) -> Non
     assert paraphrase(clause) == expected
 
 
-@pytest.mark.xfail(strict=True, reason="bug: the verb pattern reads \"doesn\" of the "
-                   "\"doesn't\" it just wrote as a verb and conjugates it to \"doesns't\"")
 def test_paraphrase_of_dont() -> None:
     assert paraphrase("I don't like tabs") == "The user doesn't like tabs."
 
