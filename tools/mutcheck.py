@@ -23,10 +23,10 @@ import difflib
 import os
 import re
 import shutil
-import subprocess
+import signal
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,17 +79,61 @@ def build_tree(module: str, code: str) -> Path:
     return tmp
 
 
-def run_one(tree: Path, key: str, tests: list[str], timeout: float) -> str:
-    env = dict(os.environ, MUTANT_UNDER_TEST=key, QT_QPA_PLATFORM="offscreen",
-               PYTHONDONTWRITEBYTECODE="1")
-    cmd = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider",
-           "-k", "not postgresql", *tests]
+def _quiet_pytest(args: list[str]) -> int:
+    """pytest.main(args) with its output thrown away; returns its exit code."""
+    import pytest
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    saved = os.dup(1), os.dup(2)
+    os.dup2(devnull, 1)
+    os.dup2(devnull, 2)
     try:
-        rc = subprocess.run(cmd, cwd=tree, env=env, capture_output=True,
-                            timeout=timeout).returncode
-    except subprocess.TimeoutExpired:
-        return "timeout"
-    return {0: "survived", 1: "killed", 5: "no tests ran"}.get(rc, f"error {rc}")
+        return int(pytest.main(args))
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+
+
+def run_all(tree: Path, keys: list[str], tests: list[str], timeout: float,
+            jobs: int) -> dict[str, str]:
+    """Each mutant in a child forked from this process, which has imported pytest, the
+    conftest and the test modules once: no interpreter start and no imports per
+    mutant (mutmut's own trick), and a mutant cannot leak state into the next."""
+    os.chdir(tree)
+    sys.path.insert(0, str(tree))
+    os.environ.update(QT_QPA_PLATFORM="offscreen", PYTHONDONTWRITEBYTECODE="1")
+    args = ["-x", "-q", "-p", "no:cacheprovider", "-k", "not postgresql", *tests]
+    _quiet_pytest(["--collect-only", *args])  # imports everything, before forking
+    results: dict[str, str] = {}
+    running: dict[int, tuple[str, float]] = {}
+    todo = list(keys)
+    while todo or running:
+        while todo and len(running) < max(1, jobs):
+            key = todo.pop(0)
+            pid = os.fork()
+            if pid == 0:  # the child: run the tests with this mutant active
+                os.environ["MUTANT_UNDER_TEST"] = key
+                code = 3
+                try:
+                    code = _quiet_pytest(args)
+                finally:
+                    os._exit(code)
+            running[pid] = (key, time.monotonic() + timeout)
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid == 0:
+            now = time.monotonic()
+            for child, (key, deadline) in list(running.items()):
+                if now > deadline:
+                    os.kill(child, signal.SIGKILL)
+                    os.waitpid(child, 0)
+                    results[key] = "timeout"
+                    del running[child]
+            time.sleep(0.05)
+            continue
+        key, _ = running.pop(pid)
+        rc = os.waitstatus_to_exitcode(status)
+        results[key] = {0: "survived", 1: "killed", 5: "no tests ran"}.get(rc, f"error {rc}")
+    return results
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -100,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--list", action="store_true", help="print the mutants and diffs; run nothing")
     ap.add_argument("-j", type=int, default=1, help="mutants run at once (default 1)")
     ap.add_argument("--timeout", type=float, default=120.0, help="seconds per mutant")
-    args = ap.parse_args(argv)
+    args = ap.parse_intermixed_args(argv)
     module = args.module.removeprefix("core/").removesuffix(".py")
     if not (ROOT / "core" / f"{module}.py").exists():
         ap.error(f"no module core/{module}.py")
@@ -114,18 +158,17 @@ def main(argv: list[str] | None = None) -> int:
         for n in names:
             print(f"{prefix}.{n}\n{changes.get(n, '')}\n")
         return 0
-    # The unmutated tree must pass, or every mutant would read as killed.
     tree = build_tree(module, code)
     try:
-        base = run_one(tree, "", args.tests, args.timeout * 3)
-        if base != "survived":
-            print(f"the tests do not pass without a mutant ({base}); fix them first")
-            return 2
-        with ThreadPoolExecutor(max_workers=max(1, args.j)) as pool:
-            results = list(pool.map(
-                lambda n: (n, run_one(tree, f"{prefix}.{n}", args.tests, args.timeout)), names))
+        # The unmutated tree must pass, or every mutant would read as killed.
+        keys = [""] + [f"{prefix}.{n}" for n in names]
+        done = run_all(tree, keys, args.tests, args.timeout, args.j)
     finally:
         shutil.rmtree(tree, ignore_errors=True)
+    if done[""] != "survived":
+        print(f"the tests do not pass without a mutant ({done['']}); fix them first")
+        return 2
+    results = [(n, done[f"{prefix}.{n}"]) for n in names]
     survivors = [(n, r) for n, r in results if r not in ("killed", "timeout")]
     for n, r in survivors:
         print(f"{r}: {prefix}.{n}\n{changes.get(n, '')}\n")
