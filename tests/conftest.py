@@ -43,6 +43,17 @@ BOTH_BACKENDS = frozenset({
 })
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    # In a mutation run (mutmut, tools/mutcheck.py) many pytest sessions run at once, and
+    # all of them prune the shared /tmp/pytest-of-USER folders.  A session that loses that
+    # race gets a warning, which this suite turns into an error: a test fails, and the
+    # mutant reads as caught by no test at all.  There, each process gets its own folder.
+    if "MUTANT_UNDER_TEST" in os.environ and config.option.basetemp is None:
+        base = Path(tempfile.mkdtemp(prefix=f"memdesk-mutant-{os.getpid()}-"))
+        config.option.basetemp = str(base)
+        config.add_cleanup(lambda: shutil.rmtree(base, ignore_errors=True))
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     module = metafunc.module.__name__.rsplit(".", 1)[-1]
     if "backend" in metafunc.fixturenames and module in BOTH_BACKENDS:

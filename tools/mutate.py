@@ -302,6 +302,9 @@ def main(argv: list[str] | None = None) -> int:
                          "without a result, and survivors) and print the estimated score "
                          "of core/")
     ap.add_argument("--seed", type=int, default=13, help="the sample's seed (default 13)")
+    ap.add_argument("--rerun", action="store_true",
+                    help="with --sample: test every sampled mutant again, killed ones too "
+                         "(after a change to how tests run, which the cache cannot see)")
     ap.add_argument("--fresh-stats", action="store_true",
                     help="record which tests reach which function again (done by itself "
                          "when core changed since it was recorded)")
@@ -336,7 +339,10 @@ def main(argv: list[str] | None = None) -> int:
         # only the ones to test: the unchecked ones, or the survivors.
         if args.sample:
             todo = to_retest([])
-            names = [k for k in draw_sample(args.sample, args.seed) if k in todo]
+            drawn = draw_sample(args.sample, args.seed)
+            equivalent = equivalents()
+            names = ([k for k in drawn if k not in equivalent] if args.rerun
+                     else [k for k in drawn if k in todo])
         else:
             names = (sorted(to_retest(modules)) if args.retest_survivors
                      else unchecked(modules))
