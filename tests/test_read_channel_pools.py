@@ -277,3 +277,22 @@ def test_load_candidates_returns_active_rows_by_seq(store: MemoryStore) -> None:
         assert (row.id, row.text, row.user_id) == (ids[1], "b", "u")
         assert set(row._fields) == set(channels.CANDIDATE_COLUMNS)
         assert channels.load_candidates(conn, []) == {}
+
+
+def test_each_pool_keeps_its_best_share_first(store: MemoryStore) -> None:
+    ids = put(store, [
+        {"text": "Kayak paddle one.", "days_ago": 2},
+        {"text": "Kayak two.", "days_ago": 1},
+        {"text": "Kayak three.", "days_ago": 1},  # same time as "two", later seq
+        {"text": "Kayak paddle old.", "days_ago": 20, "importance": 0.1},
+        {"text": "Kayak old.", "days_ago": 10, "importance": 0.9},
+    ], embed=False)
+    s = seqs_of(store, ids)
+    snap = snap_of(store)
+    ok = all_ok(snap)
+    one = channels.keyword_channel(snap, "kayak paddle", CFG.with_(
+        pool_recent=1, pool_keyword_older=1), NOW, ok)
+    assert one.ranked == [s[0], s[3]]  # the best share beats the newest / most important
+    two = channels.keyword_channel(snap, "kayak paddle", CFG.with_(
+        pool_recent=2, pool_keyword_older=0), NOW, ok)
+    assert two.ranked == [s[0], s[2]]  # equal share and time: the later seq

@@ -417,3 +417,14 @@ def test_a_lone_correction_never_links_to_itself_or_to_a_deleted_memory(
     store.soft_delete(ids[0])
     assert maintain(store, now=NOW, do_decay=False).links == []
     assert store.get(ids[1]).is_active
+
+
+def test_report_seconds_is_the_time_between_start_and_commit(
+    store: MemoryStore, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from types import SimpleNamespace
+
+    ticks = iter([100.0, 102.5])
+    monkeypatch.setattr("memdesk.core.read.maintain.time",
+                        SimpleNamespace(perf_counter=lambda: next(ticks)))
+    assert maintain(store, now=NOW).seconds == 2.5
