@@ -32,7 +32,10 @@ class Conn:
 
 
 class Store:
-    """Just what generate() uses of a MemoryStore: its dialect and write transactions."""
+    """Just what generate() uses of a MemoryStore: its dialect and write transactions.
+
+    (No "postgresql" in the test names: mutation runs deselect those with -k.)
+    """
 
     def __init__(self, dialect: str) -> None:
         self.dialect = dialect
@@ -54,7 +57,7 @@ def _insert(conn: Conn) -> str:
     return next(s for s in conn.sql if s.startswith("INSERT INTO memories"))
 
 
-def test_postgresql_gets_pyformat_placeholders_and_deferred_constraints() -> None:
+def test_the_pg_dialect_gets_pyformat_placeholders_and_deferred_constraints() -> None:
     store = Store("postgresql")
     assert demo.generate(store, 30, seed=3, end=END) == 30  # type: ignore[arg-type]
     [conn] = store.conns  # no ANALYZE transaction on PostgreSQL
