@@ -145,6 +145,7 @@ def test_a_late_change_with_a_linked_correction() -> None:
     assert row.source_session == "alice-20261025-2"  # 2026-10-25 12:00
     assert row.layer == "episodic"
     assert fact.correction_id == row.id
+    assert isinstance(row.id, str) and len(row.id) == 32 and int(row.id, 16) >= 0
     assert g.room == 2
     assert g.facts[KEY] is fact
 
