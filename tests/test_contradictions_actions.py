@@ -370,3 +370,13 @@ def test_load_group_members_are_the_active_triples_oldest_first(store: MemorySto
     d = C.load_group(store, ALICE)
     assert d.member_ids == (c, a, b)
     assert other_entity not in d.member_ids
+
+
+def test_merge_takes_its_other_fields_from_the_newest_member(store: MemoryStore) -> None:
+    add(store, "Acme", days=0, topic="old", layer="episodic")
+    add(store, "Globex", days=4, type_="preference", topic="career", layer="semantic")
+    add(store, "Hooli", days=4, type_="decision", topic="latest", layer="procedural")
+    res = C.resolve_merge(store, C.load_group(store, ALICE), text_="t", value="v")
+    new = store.get(res.winner_id)
+    # Globex and Hooli share the newest time: the later insert (higher seq) wins.
+    assert (new.type, new.topic, new.layer) == ("decision", "latest", "procedural")
