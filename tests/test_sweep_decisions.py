@@ -141,6 +141,8 @@ def test_user_over_200_characters_is_refused(three) -> None:
     with pytest.raises(ValidationError) as err:
         sweep.start_sweep(store, user="u" * 201, seed=1)
     assert str(err.value) == "user: is 201 characters; the limit is 200"
+    with pytest.raises(sweep.SweepError):  # 200 passes the check; no such user
+        sweep.start_sweep(store, user="u" * 200, seed=1)
     with pytest.raises(ValueError):
         sweep.start_sweep(store, seed=1, actor="robot")
 
