@@ -108,3 +108,14 @@ def test_excerpt_widens_back_to_the_start_and_on_to_the_end() -> None:
     tail = "sat with " + "c" * 40
     h = contemplative_hint(tail, 0.3)
     assert h is not None and h.matches[0].excerpt == tail
+
+
+def test_excerpt_widens_one_character_at_a_time() -> None:
+    # Match at 47: 30 back is 17, one past the word start 16 (a space at 15); 30 past
+    # the end (55) is 85, one before the space at 86.  Odd distances either side.
+    text = ("aaaaaaa " * 5 + "aaaaaa " + "sat with" + " bbbbbbb" * 3 + " bbbbbb"
+            + " bbbbbbb" * 2)
+    h = contemplative_hint(text, 0.3)
+    assert h is not None and (h.matches[0].start, h.matches[0].end) == (47, 55)
+    assert h.matches[0].excerpt == (
+        "aaaaaaa aaaaaaa aaaaaaa aaaaaa sat with bbbbbbb bbbbbbb bbbbbbb bbbbbb")

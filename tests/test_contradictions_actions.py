@@ -148,6 +148,23 @@ def test_keep_supersedes_every_other_value_by_the_winner(store, three, now) -> N
     assert C.find_contradictions(store) == []
 
 
+@pytest.mark.parametrize("resolve", ["keep", "keep_all", "edit", "merge"])
+def test_default_actor_is_the_operator(store, three, resolve: str) -> None:
+    detail = C.load_group(store, ALICE)
+    if resolve == "keep":
+        res = C.resolve_keep(store, detail, three["acme"])
+    elif resolve == "keep_all":
+        res = C.resolve_keep_all(store, detail)
+    elif resolve == "edit":
+        res = C.resolve_edit(store, detail, three["acme"], value="Acme")
+    else:
+        res = C.resolve_merge(store, detail, text_="t", value="v")
+    assert {e.actor for e in store.group_events(res.group_id)} == {"operator"}
+    assert {e.note for e in store.group_events(res.group_id)} <= {
+        None, "values may coexist: not a contradiction",
+        f"merge of contradiction {C.group_id_for(ALICE)}"}
+
+
 def test_keep_a_non_member_is_refused(store, three) -> None:
     detail = C.load_group(store, ALICE)
     other = add(store, "X", user="bob")
@@ -178,7 +195,13 @@ def test_suggested_keeps_the_suggestion(store, three) -> None:
     res = C.resolve_suggested(store, detail, note="ok")
     assert (res.action, res.winner_id) == ("keep", three["globex"])
     assert store.get(three["acme"]).superseded_by == three["globex"]
-    assert store.events(three["acme"])[0].note == "ok"
+    ev = store.events(three["acme"])[0]
+    assert (ev.note, ev.actor, ev.group_id) == ("ok", "operator", res.group_id)
+    undo = C.undo_resolution(store, res.group_id)
+    assert store.events(three["acme"])[0].actor == "operator"
+    assert store.get(three["acme"]).superseded_by is None
+    C.undo_resolution(store, undo.group_id, actor="agent")
+    assert store.events(three["acme"])[0].actor == "agent"
 
 
 def test_suggested_without_a_suggestion_is_refused(store: MemoryStore) -> None:
@@ -347,3 +370,13 @@ def test_load_group_members_are_the_active_triples_oldest_first(store: MemorySto
     d = C.load_group(store, ALICE)
     assert d.member_ids == (c, a, b)
     assert other_entity not in d.member_ids
+
+
+def test_merge_takes_its_other_fields_from_the_newest_member(store: MemoryStore) -> None:
+    add(store, "Acme", days=0, topic="old", layer="episodic")
+    add(store, "Globex", days=4, type_="preference", topic="career", layer="semantic")
+    add(store, "Hooli", days=4, type_="decision", topic="latest", layer="procedural")
+    res = C.resolve_merge(store, C.load_group(store, ALICE), text_="t", value="v")
+    new = store.get(res.winner_id)
+    # Globex and Hooli share the newest time: the later insert (higher seq) wins.
+    assert (new.type, new.topic, new.layer) == ("decision", "latest", "procedural")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import insert, select
 
 from memdesk.core.curation import contradictions as C
 from memdesk.core.curation.models import Sweep
@@ -165,3 +165,14 @@ def test_default_actor_is_the_operator(store: MemoryStore, method: str) -> None:
     else:
         getattr(cx, method)(detail)
     assert store.events(a if method != "keep" else g)[0].actor == "operator"
+
+
+def test_list_shows_at_most_100_sweeps_by_default(store: MemoryStore) -> None:
+    t = Sweep.__table__
+    with store.write() as conn:
+        conn.execute(insert(t), [
+            dict(id=f"{i:032d}", created_at=T0 + timedelta(minutes=i), actor="operator",
+                 band_lo=0.3, band_hi=0.49, n=1, seed=i, method="enumeration", population=1)
+            for i in range(101)])
+    got = Sweeps(store).list()
+    assert len(got) == 100 and got[0].id == f"{100:032d}" and got[-1].id == f"{1:032d}"

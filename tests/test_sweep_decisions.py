@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
 
 from memdesk.core.curation import sweep
 from memdesk.core.curation.models import Sweep, SweepItem
@@ -141,6 +141,8 @@ def test_user_over_200_characters_is_refused(three) -> None:
     with pytest.raises(ValidationError) as err:
         sweep.start_sweep(store, user="u" * 201, seed=1)
     assert str(err.value) == "user: is 201 characters; the limit is 200"
+    with pytest.raises(sweep.SweepError):  # 200 passes the check; no such user
+        sweep.start_sweep(store, user="u" * 200, seed=1)
     with pytest.raises(ValueError):
         sweep.start_sweep(store, seed=1, actor="robot")
 
@@ -317,6 +319,7 @@ def test_undo_of_a_finished_sweep_reopens_it(store: MemoryStore) -> None:
     sweep.decide(store, st.id, 0, "keep")
     assert sweep.get_sweep(store, st.id).finished_at is not None
     sweep.undo_decision(store, st.id, 0)
+    assert store.events(st.items[0].memory_id)[0].actor == "operator"
     cur = sweep.get_sweep(store, st.id)
     assert (cur.finished, cur.finished_at, cur.done) == (False, None, 0)
     assert sweep.list_sweeps(store, unfinished=True)[0].id == st.id
@@ -391,3 +394,13 @@ def test_start_stores_the_note(three) -> None:
     t = Sweep.__table__
     with store.read() as conn:
         assert conn.execute(select(t.c.note).where(t.c.id == st.id)).scalar_one() == "why now"
+
+
+def test_list_shows_at_most_100_sweeps_by_default(store: MemoryStore) -> None:
+    t = Sweep.__table__
+    with store.write() as conn:
+        conn.execute(insert(t), [
+            dict(id=f"{i:032d}", created_at=T0 + timedelta(minutes=i), actor="operator",
+                 band_lo=0.3, band_hi=0.49, n=1, seed=i, method="enumeration", population=1)
+            for i in range(101)])
+    assert len(sweep.list_sweeps(store)) == 100
