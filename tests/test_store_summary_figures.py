@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from sqlalchemy import update
+
 from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.models import Memory
 from memdesk.core.store.summary import StoreSummary, summarize
 
 
@@ -14,7 +17,10 @@ def test_empty_store(store: MemoryStore) -> None:
 def test_counts_by_status_type_and_layer(store: MemoryStore) -> None:
     a = store.add(user_id="u", text="likes tea", type="preference", layer="semantic")
     store.add(user_id="u", text="works at acme", type="fact", layer="semantic")
-    store.add(user_id="u", text="met bob", type="fact")
+    bob = store.add(user_id="u", text="met bob", type="fact")
+    with store.write() as conn:  # rows from older stores or other programs: no layer
+        conn.execute(update(Memory.__table__).where(Memory.__table__.c.id == bob.id)
+                     .values(layer=None))
     gone = store.add(user_id="u", text="old note", type="note", layer="episodic")
     store.soft_delete(gone.id)
     s = summarize(store)
