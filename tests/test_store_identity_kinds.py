@@ -248,3 +248,17 @@ def test_identify_locked_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     with pytest.raises(StoreLockedError) as ei:
         identify(p)
     assert str(ei.value) == f"The store {p} is locked by another program. Close it or try again."
+
+
+def test_recall_store_with_exactly_recall_columns(tmp_path: Path) -> None:
+    p = _db(tmp_path / "s.db", RECALL_DDL.format(extra=""), "PRAGMA user_version = 4")
+    assert _identify_unchanged(p) == Identity(
+        StoreKind.RECALL, revision="0001", application_id=0, user_version=4,
+        journal_mode="delete")
+
+
+def test_non_recall_memories_table_keeps_the_pragmas(tmp_path: Path) -> None:
+    p = _db(tmp_path / "s.db", "CREATE TABLE memories(x)", "PRAGMA user_version = 6")
+    assert _identify_unchanged(p) == Identity(
+        StoreKind.FOREIGN, application_id=0, user_version=6, journal_mode="delete",
+        detail="its memories table is not Recall's")
