@@ -407,3 +407,90 @@ def test_restore_without_side_files(tmp_path: Path) -> None:
 def test_backup_info_fields() -> None:
     i = BackupInfo(Path("x"), datetime(2026, 1, 1), "auto", 3)
     assert (i.path, i.when, i.reason, i.size) == (Path("x"), datetime(2026, 1, 1), "auto", 3)
+
+
+# --- what the earlier tests let through ------------------------------------------------
+
+
+def test_backup_times_are_utc_whatever_the_local_zone(root: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    monkeypatch.setenv("TZ", "Asia/Tokyo")  # UTC+9, no daylight saving
+    time.tzset()
+    try:
+        before = datetime.now(UTC).replace(tzinfo=None)
+        info = backup_store(_db(tmp_path / "s.db"))
+        after = datetime.now(UTC).replace(tzinfo=None)
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert before <= info.when <= after
+
+
+def test_failed_rename_is_a_backup_error_and_leaves_nothing(
+        root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    def full(src, dst):  # type: ignore[no-untyped-def]
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    store = _db(tmp_path / "s.db")
+    dest = tmp_path / "copy.db"
+    monkeypatch.setattr(backup.os, "replace", full)
+    with pytest.raises(BackupError) as ei:
+        backup_store(store, to=dest)
+    assert str(ei.value) == (f"Could not write the backup {dest}: No space left on device. "
+                             "The store is unchanged.")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
+
+
+def test_backup_to_a_chosen_file_does_not_rotate(root: Path, tmp_path: Path) -> None:
+    store = _db(tmp_path / "s.db")
+    folder = backup_dir(store)
+    folder.mkdir(parents=True)
+    for h in range(10):
+        (folder / _name(f"20200101T{h:02d}0000-000000", "auto")).write_bytes(b"x")
+    backup_store(store, to=tmp_path / "copy.db")
+    assert len(list_backups(store)) == 10
+
+
+def test_restore_stamp_is_utc_and_stale_temp_file_is_replaced(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import time
+
+    b = _db(tmp_path / "b.db", rows=2)
+    store = _db(tmp_path / "s.db")
+    (tmp_path / "s.db.restoring").write_bytes(b"left by a crash")
+    monkeypatch.setenv("TZ", "Asia/Tokyo")  # UTC+9: a local stamp would be 9 hours off
+    time.tzset()
+    try:
+        before = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+        report = restore(store, b)
+        after = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    finally:
+        monkeypatch.delenv("TZ")
+        time.tzset()
+    assert report.set_aside is not None
+    stamp = report.set_aside.name.removeprefix("s.db.replaced-")
+    assert before <= stamp <= after
+    assert not (tmp_path / "s.db.restoring").exists()
+    assert _texts(store) == ["m0", "m1"]
+
+
+def test_restore_copy_failure_changes_nothing(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    import errno
+
+    def full(src, dst):  # type: ignore[no-untyped-def]
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    b = _db(tmp_path / "b.db", rows=2)
+    store = _db(tmp_path / "s.db")
+    current = store.read_bytes()
+    monkeypatch.setattr(backup.shutil, "copyfile", full)
+    with pytest.raises(BackupError) as ei:
+        restore(store, b)
+    assert str(ei.value) == "Could not restore: No space left on device."
+    assert store.read_bytes() == current
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.db", "s.db"]

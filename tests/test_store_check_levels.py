@@ -331,3 +331,74 @@ def test_open_check_passes_its_budget(tmp_path: Path) -> None:
         conn.close()
     assert (r.level, r.complete) == ("integrity", False)
 
+
+
+# --- what the earlier tests let through ------------------------------------------------
+
+
+def test_seconds_is_the_time_the_check_took(tmp_path: Path) -> None:
+    path = _big_db(tmp_path / "s.db")
+    conn = connect_raw(path)
+    try:
+        start = check.time.monotonic()
+        r = check_connection(conn, level="integrity")
+        outer = check.time.monotonic() - start
+    finally:
+        conn.close()
+    assert 0 < r.seconds <= outer  # measured inside the call, so within its span
+
+
+def test_check_file_never_creates_a_missing_file(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    r = check_file(path, level="quick")
+    assert r.problems == ("cannot open: unable to open database file",)
+    assert not path.exists()
+
+
+def test_check_file_is_read_only_so_fts_check_is_skipped(tmp_path: Path) -> None:
+    path = _fts_db(tmp_path / "s.db", damage=True)
+    before = path.read_bytes()
+    r = check_file(path, level="full")
+    # Only integrity_check's own finding: FTS5's check needs a writable connection.
+    assert r.problems == ("malformed inverted index for FTS5 table main.ft",)
+    assert path.read_bytes() == before
+
+
+def _fake_fts_db(path: Path) -> Path:
+    """A real FTS5 table, then a plain table whose SQL merely mentions "USING fts5"."""
+    c = _writable(path)
+    c.execute("CREATE VIRTUAL TABLE ft USING fts5(x)")
+    c.execute("CREATE TABLE fake(x DEFAULT 'USING fts5')")
+    c.execute("COMMIT")
+    c.close()
+    return path
+
+
+def test_other_fts_check_errors_are_reported_after_read_only_skips(tmp_path: Path) -> None:
+    path = _fake_fts_db(tmp_path / "s.db")
+    r = check_file(path, level="full")
+    assert r.problems == ("full-text index fake: table fake has no column named fake",)
+
+
+def test_other_fts_check_errors_on_a_writable_connection(tmp_path: Path) -> None:
+    conn = connect_raw(_fake_fts_db(tmp_path / "s.db"), read_only=False)
+    try:
+        assert check._fts_check(conn) == [
+            "full-text index fake: table fake has no column named fake"]
+        assert conn.in_transaction is False
+    finally:
+        conn.close()
+
+
+def test_locked_file_is_a_problem_not_a_cut_short_check(tmp_path: Path) -> None:
+    path = _big_db(tmp_path / "s.db")
+    holder = connect_raw(path, read_only=False)
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("INSERT INTO t(b) VALUES ('x')")  # takes the exclusive lock and keeps it
+    conn = connect_raw(path, timeout=0)
+    try:
+        r = check_connection(conn, level="quick", budget_s=3600.0)
+    finally:
+        conn.close()
+        holder.close()
+    assert (r.problems, r.complete) == (("database is locked",), True)

@@ -59,6 +59,8 @@ def _data(raw: str) -> str:
         ("Read-Only file system", StoreReadOnlyError, READ_ONLY),
         ("Could not decode to UTF-8 column 'text'", StoreDataError,
          _data("Could not decode to UTF-8 column 'text'")),
+        ("Could not decode to TEXT column 'x'", StoreDataError,
+         _data("Could not decode to TEXT column 'x'")),
         ("Invalid isoformat string: 'x'", StoreDataError, _data("Invalid isoformat string: 'x'")),
         ("bad utf-8 byte", StoreDataError, _data("bad utf-8 byte")),
         ("unable to open database file", StoreOpenError,

@@ -195,3 +195,70 @@ def test_version_table_without_memories_is_foreign(tmp_path: Path) -> None:
             "INSERT INTO alembic_version VALUES ('0009')")
     got = _identify_unchanged(p)
     assert (got.kind, got.detail, got.revision) == (StoreKind.FOREIGN, "other tables", None)
+
+
+# --- driver failures while identifying -------------------------------------------------
+
+
+def test_identify_reads_through_a_read_only_connection_with_a_short_timeout(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdesk.core.store import identity
+
+    seen: list = []
+    real = identity.connect_raw
+
+    def spy(path, **kw):  # type: ignore[no-untyped-def]
+        seen.append((path, kw))
+        return real(path, **kw)
+
+    p = _db(tmp_path / "s.db", "CREATE TABLE notes(x)")
+    monkeypatch.setattr(identity, "connect_raw", spy)
+    assert identify(p).kind is StoreKind.FOREIGN
+    assert seen == [(p, {"read_only": True, "timeout": 2.0})]
+
+
+def test_identify_cannot_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdesk.core.store import identity
+    from memdesk.core.store.db import DRIVER
+
+    def refuse(path, **kw):  # type: ignore[no-untyped-def]
+        raise DRIVER.OperationalError("unable to open database file")
+
+    p = _db(tmp_path / "s.db", "CREATE TABLE notes(x)")
+    monkeypatch.setattr(identity, "connect_raw", refuse)
+    with pytest.raises(StoreOpenError) as ei:
+        identify(p)
+    assert type(ei.value) is StoreOpenError
+    assert str(ei.value) == (f"Cannot open {p} to read it: unable to open database file. "
+                             "Nothing was changed.")
+
+
+@pytest.mark.parametrize("raw", ["database is locked", "Database Busy"])
+def test_identify_locked_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                               raw: str) -> None:
+    from memdesk.core.errors import StoreLockedError
+    from memdesk.core.store import identity
+    from memdesk.core.store.db import DRIVER
+
+    def locked(conn):  # type: ignore[no-untyped-def]
+        raise DRIVER.OperationalError(raw)
+
+    p = _db(tmp_path / "s.db", "CREATE TABLE notes(x)")
+    monkeypatch.setattr(identity, "_classify", locked)
+    with pytest.raises(StoreLockedError) as ei:
+        identify(p)
+    assert str(ei.value) == f"The store {p} is locked by another program. Close it or try again."
+
+
+def test_recall_store_with_exactly_recall_columns(tmp_path: Path) -> None:
+    p = _db(tmp_path / "s.db", RECALL_DDL.format(extra=""), "PRAGMA user_version = 4")
+    assert _identify_unchanged(p) == Identity(
+        StoreKind.RECALL, revision="0001", application_id=0, user_version=4,
+        journal_mode="delete")
+
+
+def test_non_recall_memories_table_keeps_the_pragmas(tmp_path: Path) -> None:
+    p = _db(tmp_path / "s.db", "CREATE TABLE memories(x)", "PRAGMA user_version = 6")
+    assert _identify_unchanged(p) == Identity(
+        StoreKind.FOREIGN, application_id=0, user_version=6, journal_mode="delete",
+        detail="its memories table is not Recall's")
