@@ -170,6 +170,18 @@ def test_vectors_encode_each_distinct_text_once_in_sorted_order(
                    "pear": emb.to_blob(np.array([2.0, 0.5]))}
 
 
+def test_an_encoder_that_loses_a_vector_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Short(CountingEmbedder):
+        def encode(self, texts: list[str]) -> np.ndarray:
+            return super().encode(texts)[:-1]
+
+    monkeypatch.setattr(emb, "default_embedder", lambda: Short())
+    f = ev.Fixture("A1", "semantic_match", "q", ({"key": "a", "text": "pear"},
+                                                 {"key": "b", "text": "apple"}), frozenset())
+    with pytest.raises(ValueError):  # never a text paired with another text's vector
+        ev._vectors([f])
+
+
 def test_vectors_are_none_when_the_model_is_unavailable(no_vectors: None) -> None:
     f = ev.Fixture("A1", "semantic_match", "q", ({"key": "a", "text": "t"},), frozenset())
     assert ev._vectors([f]) is None
