@@ -262,12 +262,14 @@ def test_run_case_runs_maintain_when_the_fixture_holds_a_correction(store,
     )
     f = ev.Fixture("E1", "correction_chains", "which test framework should I use?", mems,
                    frozenset({"corr"}))
-    counts, seen = ev.run_case(store, f, None, ReadConfig(), 10)
+    cfg = ReadConfig(half_lives={"correction": 5.0, "preference": 120.0})
+    counts, seen = ev.run_case(store, f, None, cfg, 10)
     assert seen == {"corr"}
     assert (counts.tp, counts.fp, counts.fn) == (1, 0, 0)
     [active] = store.active()
     assert active.text == "No, I use pytest not unittest."
-    assert active.decay_score is not None
+    # maintain decayed it with this config at the fixtures' clock: 10 days, half-life 5.
+    assert active.decay_score == pytest.approx(0.25)
 
 
 # ---- run ------------------------------------------------------------------------------
