@@ -342,12 +342,13 @@ def test_run_removes_its_stores_even_when_a_case_fails(tmp_path: Path, no_vector
 
 
 class TwoAxes:
-    """Texts naming a zorblat point one way, all others another: cosine 1 or 0."""
+    """Texts about the machine (a zorblat is one) point one way, all others another:
+    cosine 1 or 0."""
 
     def encode(self, texts: list[str]) -> np.ndarray:
         out = np.zeros((len(texts), emb.DIM), dtype=np.float32)
         for i, t in enumerate(texts):
-            out[i, 0 if "zorblat" in t.lower() else 1] = 1.0
+            out[i, 0 if "zorblat" in t.lower() or "machine" in t.lower() else 1] = 1.0
         return out
 
 
@@ -356,9 +357,9 @@ def test_run_gives_every_case_the_fixtures_vectors(tmp_path: Path,
     monkeypatch.setattr(emb, "default_embedder", lambda: TwoAxes())
     monkeypatch.setattr(rt, "_threads_set", True)
     # No shared keyword: only the vector channel can find the expected memory.
-    mems = [{"key": "v", "type": "note", "text": "Zorblat frobnicates quietly.", "days_ago": 3},
+    mems = [{"key": "v", "type": "note", "text": "Zorblat frobnicates.", "days_ago": 3},
             {"key": "w", "type": "note", "text": "Lunch was pasta.", "days_ago": 2}]
-    write(tmp_path, "a.json", "semantic_match", [fx("A1", "what about the zorblat?", ("v",),
+    write(tmp_path, "a.json", "semantic_match", [fx("A1", "tell me about the machine", ("v",),
                                                     mems)])
     out = ev.run(ev.load_fixtures(tmp_path), trials=2, inject=False)
     assert [(x.tp, x.fp, x.fn) for x, _ in out.cases[0].trials] == [(1, 0, 0), (1, 0, 0)]
