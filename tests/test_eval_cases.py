@@ -170,6 +170,18 @@ def test_vectors_encode_each_distinct_text_once_in_sorted_order(
                    "pear": emb.to_blob(np.array([2.0, 0.5]))}
 
 
+def test_an_encoder_that_loses_a_vector_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Short(CountingEmbedder):
+        def encode(self, texts: list[str]) -> np.ndarray:
+            return super().encode(texts)[:-1]
+
+    monkeypatch.setattr(emb, "default_embedder", lambda: Short())
+    f = ev.Fixture("A1", "semantic_match", "q", ({"key": "a", "text": "pear"},
+                                                 {"key": "b", "text": "apple"}), frozenset())
+    with pytest.raises(ValueError):  # never a text paired with another text's vector
+        ev._vectors([f])
+
+
 def test_vectors_are_none_when_the_model_is_unavailable(no_vectors: None) -> None:
     f = ev.Fixture("A1", "semantic_match", "q", ({"key": "a", "text": "t"},), frozenset())
     assert ev._vectors([f]) is None
@@ -233,8 +245,10 @@ def test_run_case_writes_each_memory_as_the_fixture_says(store, no_vectors: None
     assert u3.created_at == ev.CLOCK  # no days_ago: written at the clock
     assert rows["Lunch was pasta."].embedding == b"\x01\x02\x03\x04"
     assert k1.embedding is None  # a text without a vector gets none
-    # What was returned or injected was recorded (and reinforced) before run_case returned.
+    # What was returned or injected was recorded (and reinforced) before run_case returned,
+    # at the fixtures' clock.
     assert (k1.access_count, p1.access_count, rows["Lunch was pasta."].access_count) == (1, 1, 0)
+    assert k1.last_accessed == ev.CLOCK
     # No correction: maintain (which decays every memory) did not run.
     assert {r.decay_score for r in rows.values()} == {None}
 
@@ -250,12 +264,14 @@ def test_run_case_runs_maintain_when_the_fixture_holds_a_correction(store,
     )
     f = ev.Fixture("E1", "correction_chains", "which test framework should I use?", mems,
                    frozenset({"corr"}))
-    counts, seen = ev.run_case(store, f, None, ReadConfig(), 10)
+    cfg = ReadConfig(half_lives={"correction": 5.0, "preference": 120.0})
+    counts, seen = ev.run_case(store, f, None, cfg, 10)
     assert seen == {"corr"}
     assert (counts.tp, counts.fp, counts.fn) == (1, 0, 0)
     [active] = store.active()
     assert active.text == "No, I use pytest not unittest."
-    assert active.decay_score is not None
+    # maintain decayed it with this config at the fixtures' clock: 10 days, half-life 5.
+    assert active.decay_score == pytest.approx(0.25)
 
 
 # ---- run ------------------------------------------------------------------------------
@@ -323,3 +339,34 @@ def test_run_removes_its_stores_even_when_a_case_fails(tmp_path: Path, no_vector
     with pytest.raises(RuntimeError, match="case failed"):
         ev.run(fixtures, trials=1)
     assert len(made) == 2 and not made[1].dir.exists()
+
+
+class TwoAxes:
+    """Texts about the machine (a zorblat is one) point one way, all others another:
+    cosine 1 or 0."""
+
+    def encode(self, texts: list[str]) -> np.ndarray:
+        out = np.zeros((len(texts), emb.DIM), dtype=np.float32)
+        for i, t in enumerate(texts):
+            out[i, 0 if "zorblat" in t.lower() or "machine" in t.lower() else 1] = 1.0
+        return out
+
+
+def test_run_gives_every_case_the_fixtures_vectors(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(emb, "default_embedder", lambda: TwoAxes())
+    monkeypatch.setattr(rt, "_threads_set", True)
+    # No shared keyword: only the vector channel can find the expected memory.
+    mems = [{"key": "v", "type": "note", "text": "Zorblat frobnicates.", "days_ago": 3},
+            {"key": "w", "type": "note", "text": "Lunch was pasta.", "days_ago": 2}]
+    write(tmp_path, "a.json", "semantic_match", [fx("A1", "tell me about the machine", ("v",),
+                                                    mems)])
+    out = ev.run(ev.load_fixtures(tmp_path), trials=2, inject=False)
+    assert [(x.tp, x.fp, x.fn) for x, _ in out.cases[0].trials] == [(1, 0, 0), (1, 0, 0)]
+
+
+def test_progress_counts_trials_of_all_fixtures(tmp_path: Path, no_vectors: None) -> None:
+    fixtures = dispositional(tmp_path)
+    seen: list[tuple[int, int]] = []
+    ev.run(fixtures, trials=3, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 3), (2, 3), (3, 3)]

@@ -142,6 +142,18 @@ def test_report_with_ablation_by_hand() -> None:
     ]
 
 
+def test_the_drop_is_full_f1_minus_ablation_f1() -> None:
+    c1 = fixture("C1", "pure_dispositional", ("a",))
+    full = ev.EvalRun(True, [case(c1, ((1, 0, 0), {"a"}))])
+    off = ev.EvalRun(False, [case(c1, ((1, 1, 0), {"a", "x"}))])
+    # Ablation: P .5, R 1, F1 2*.5/1.5 = .667; drop 1 - .667 = .333.
+    assert ev.report_lines(full, off)[2:5] == [
+        "C. pure dispositional        1   1.000   1.000   1.000      0.667   0.333",
+        "-" * 73,
+        "overall                      1   1.000   1.000   1.000      0.667   0.333",
+    ]
+
+
 def test_report_without_ablation_has_no_ablation_columns_or_lines() -> None:
     full, _ = full_and_ablation()
     assert ev.report_lines(full, None) == [

@@ -28,7 +28,7 @@ def no_torch(monkeypatch: pytest.MonkeyPatch) -> None:
 def make(store: MemoryStore, host: str | None, **cfg: object) -> rt.Retriever:
     model = "judge" if host else None
     return rt.Retriever(store, ReadConfig(rerank_model=model, rerank_host=host,
-                                          rerank_timeout=5.0, record=False, **cfg),  # type: ignore[arg-type]
+                                          record=False, **{"rerank_timeout": 5.0, **cfg}),  # type: ignore[arg-type]
                         clock=lambda: NOW)
 
 
@@ -79,3 +79,20 @@ def test_the_model_host_and_prompt_reach_the_server(store: MemoryStore) -> None:
     assert req["model"] == "judge"
     assert req["prompt"].endswith(f"Query: kayak\nMemory: {TEXTS[0]}\nScore:")
     assert [h.rerank for h in res.results] == [0.7]
+
+
+def test_the_reranker_defaults_to_the_local_ollama_and_ten_seconds() -> None:
+    from memdesk.core.read.rerank import OllamaReranker
+
+    r = OllamaReranker("judge")
+    assert (r.model, r.host, r.timeout) == ("judge", "http://127.0.0.1:11434", 10.0)
+    assert OllamaReranker("judge", "http://h:1", 2.5).timeout == 2.5
+
+
+def test_a_slow_server_is_skipped_after_the_timeout(store: MemoryStore) -> None:
+    put(store, [{"text": TEXTS[0], "days_ago": 3}], embed=False)
+    with FakeOllama([Reply("7", delay=3.0)]) as fake:
+        res = make(store, fake.host, rerank_timeout=0.2).retrieve("kayak", "u", channels="fts")
+    [note] = res.notes
+    assert note.startswith(f"reranker skipped: Ollama is not reachable at {fake.host} (")
+    assert [h.rerank for h in res.results] == [None]
