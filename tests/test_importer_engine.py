@@ -285,3 +285,33 @@ def test_skipped_rows_are_looked_up_beyond_one_query_chunk(store: MemoryStore) -
     cands = [Candidate(i + 1, mem(f"m{i}")) for i in range(901)]
     rep = Importer(store, batch_size=1000).run(Items(cands))
     assert (rep.skipped, rep.imported) == (901, 0)
+
+
+def test_a_link_that_never_resolves_is_a_bad_item_in_line_order(store: MemoryStore) -> None:
+    rep = Importer(store).run(jl(mem("a", superseded_by="nowhere"), {"id": 5}, mem("b")))
+    assert [(b.number, b.ref) for b in rep.bad] == [(1, "a"), (2, None)]
+    assert rep.bad[0].reason == ("superseded_by: no memory with id 'nowhere' in the store "
+                                 "or in the input")
+    assert rep.imported == 1 and rep.stopped_at is None
+
+
+def test_a_cancel_does_not_report_links_still_waiting(store: MemoryStore) -> None:
+    calls: list[int] = []
+    rep = Importer(store).run(jl(mem("a", superseded_by="later"), mem("b"), mem("c")),
+                              cancelled=lambda: len(calls) >= 2 or bool(calls.append(1)))
+    assert rep.cancelled and rep.bad == [] and rep.imported == 1
+    assert rep.stopped_at == 2
+    assert rep.summary() == "cancelled after line 2: imported 1, updated 0, skipped 0, bad 0"
+
+
+def test_the_store_itself_is_not_an_input(store: MemoryStore, store_path) -> None:  # type: ignore[no-untyped-def]
+    from memdesk.core.transfer.recall import RecallSource
+
+    store.checkpoint()
+    source = RecallSource(store_path)
+    try:
+        with pytest.raises(TransferError) as info:
+            Importer(store).run(source)
+    finally:
+        source.close()
+    assert str(info.value) == f"{store_path} is the store being imported into; nothing to do."

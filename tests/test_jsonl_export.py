@@ -112,14 +112,14 @@ def test_an_export_to_a_file_writes_it_whole_with_plain_permissions(
         store: MemoryStore, tmp_path: Path) -> None:
     store.add(user_id="u", text="a", type="fact")
     path = tmp_path / "out.jsonl"
-    old = os.umask(0o027)
+    old = os.umask(0o022)
     try:
         rep = export_to_file(store, path)
     finally:
         os.umask(old)
     assert rep == ExportReport(written=1, dangling=0)
     assert texts(path.read_bytes()) == ["a"]
-    assert path.stat().st_mode & 0o777 == 0o640
+    assert path.stat().st_mode & 0o777 == 0o644  # 0o666 less the umask
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
 
 
@@ -201,3 +201,17 @@ def test_an_error_that_is_not_about_the_file_is_raised_as_it_is(
         export_to_file(store, path, progress=boom)
     assert not path.exists()
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
+
+
+def test_an_export_to_a_file_applies_its_filter_and_vectors(store: MemoryStore,
+                                                            tmp_path: Path) -> None:
+    store.add(user_id="u", text="a", type="fact", embedding=np.ones(4, dtype="<f4").tobytes())
+    store.add(user_id="v", text="b", type="fact")
+    path = tmp_path / "o.jsonl"
+    rep = export_to_file(store, path, MemoryFilter(user_ids=("u",)), with_embeddings=True)
+    assert rep == ExportReport(written=1, dangling=0)
+    line = json.loads(path.read_bytes())
+    assert line["text"] == "a" and line["embedding"] == "AACAPwAAgD8AAIA/AACAPw=="
+    export_to_file(store, path)
+    assert texts(path.read_bytes()) == ["a", "b"]
+    assert "embedding" not in json.loads(path.read_bytes().splitlines()[0])

@@ -236,3 +236,73 @@ def test_a_file_that_is_not_json_names_line_and_column() -> None:
         load_items(io.BytesIO(b'[\n  1,\n  2,,\n]'), "x.json")
     assert str(info.value) == ("x.json is not a Mem0 export: not JSON (Expecting value, "
                                "line 3 column 5).")
+
+
+def test_what_is_not_carried_over_is_counted_per_item() -> None:
+    src = source()
+    for _ in range(2):
+        src.map_item({"memory": "m", "user_id": "u", "categories": ["a", "b"],
+                      "expiration_date": "2099-01-01",
+                      "metadata": {"type": "opinion", "importance": "high",
+                                   "confidence": 2}})
+    assert dict(src.dropped) == {
+        "categories (after the first)": 2, "expiration_date (in the future)": 2,
+        "metadata.type (not a memdesk type)": 2,
+        "metadata.importance (not a number in [0, 1])": 2,
+        "metadata.confidence (not a number in [0, 1])": 2,
+    }
+
+
+def test_without_a_given_now_expiry_is_judged_in_utc(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a machine fourteen hours ahead of UTC, a date two hours from now (UTC) has not
+    passed, however late the local clock reads."""
+    import time
+    from datetime import UTC, timedelta
+
+    monkeypatch.setenv("TZ", "Etc/GMT-14")
+    time.tzset()
+    try:
+        soon = datetime.now(UTC).replace(tzinfo=None) + timedelta(hours=2)
+        src = Mem0Source(io.BytesIO(b"[]"))
+        out = src.map_item({"memory": "m", "user_id": "u",
+                            "expiration_date": soon.isoformat()})
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert "valid_until" not in out
+    assert dict(src.dropped) == {"expiration_date (in the future)": 1}
+
+
+class Sized:
+    """What a stream's read returns, as far as load_items looks at it: its length, and
+    text decoding to an empty list."""
+
+    def __init__(self, n: int) -> None:
+        self.n = n
+
+    def __len__(self) -> int:
+        return self.n
+
+    def decode(self, encoding: str) -> str:
+        return "[]"
+
+
+class Stream:
+    def __init__(self, n: int) -> None:
+        self.n, self.asked = n, []
+
+    def read(self, size: int) -> Sized:
+        self.asked.append(size)
+        return Sized(self.n)
+
+
+def test_a_file_over_one_gigabyte_is_refused_unread() -> None:
+    from memdesk.core.transfer.mem0 import MAX_FILE_BYTES
+
+    assert MAX_FILE_BYTES == 1024**3
+    big = Stream(1024**3 + 1)
+    with pytest.raises(TransferError) as info:
+        load_items(big, "huge.json")  # type: ignore[arg-type]
+    assert str(info.value) == "huge.json is larger than 1 GB; split it before importing."
+    assert big.asked == [1024**3 + 1]  # reads one byte past the limit, no more
+    assert load_items(Stream(1024**3), "x") == []  # type: ignore[arg-type]
