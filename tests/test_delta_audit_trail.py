@@ -202,3 +202,13 @@ def test_apply_to_a_review_changes_that_diff_only(store) -> None:  # type: ignor
         audit.apply(conn, "review", str(diff_id), {"review": "accepted", "review_note": "n"})
     rec = dm.stored_diff(diff_id)
     assert (rec.review, rec.review_note) == ("accepted", "n")
+
+
+def test_a_weight_off_by_exactly_the_tolerance_counts_as_changed(store) -> None:  # type: ignore[no-untyped-def]
+    # |1e-12 - 0.0| is exactly 1e-12: "the same" means strictly closer than that.
+    dm = DeltaMemory(store)
+    g = dm.set_source("search", weight=1e-12).group_id
+    with store.write() as conn:
+        conn.execute(update(SRC).where(SRC.c.name == "search").values(weight=0.0))
+    with pytest.raises(UndoConflictError, match="search's weight was changed again"):
+        dm.undo(g)
