@@ -136,13 +136,13 @@ def test_pg_match_uses_the_indexed_simple_config() -> None:
                    "to_tsquery('simple'::regconfig, '''a'':*')")
 
 
-def test_postgresql_match_clause_is_the_tsquery_of_the_text() -> None:
+def test_pg_match_clause_is_the_tsquery_of_the_text() -> None:
     clause = fts.match_clause("postgresql", MEMORIES.c.seq, MEMORIES.c.text, "Hello World")
     assert _pg_sql(clause) == ("to_tsvector('simple'::regconfig, memories.text) @@ "
                                "to_tsquery('simple'::regconfig, '''hello'' & ''world'':*')")
 
 
-def test_postgresql_match_clause_ignores_scan() -> None:
+def test_pg_match_clause_ignores_scan() -> None:
     a = fts.match_clause("postgresql", MEMORIES.c.seq, MEMORIES.c.text, "x", scan=True)
     b = fts.match_clause("postgresql", MEMORIES.c.seq, MEMORIES.c.text, "x")
     assert _pg_sql(a) == _pg_sql(b)

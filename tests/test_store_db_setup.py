@@ -232,7 +232,7 @@ def test_small_wal_is_left_alone(tmp_path: Path) -> None:
         eng.dispose()
 
 
-def test_postgresql_url_means_psycopg() -> None:
+def test_pg_url_means_psycopg() -> None:
     pytest.importorskip("psycopg")
     eng = make_engine("postgresql://u:p@localhost:1/db")
     try:
