@@ -133,6 +133,9 @@ def run_all(tree: Path, keys: list[str], tests: list[str], timeout: float,
         key, _ = running.pop(pid)
         rc = os.waitstatus_to_exitcode(status)
         results[key] = {0: "survived", 1: "killed", 5: "no tests ran"}.get(rc, f"error {rc}")
+        if results[key] == "survived" and key:
+            print(f"survived: {key}", file=sys.stderr, flush=True)
+        print(f"{len(results)}/{len(keys)}", end="\r", file=sys.stderr, flush=True)
     return results
 
 
