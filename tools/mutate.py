@@ -303,8 +303,9 @@ def main(argv: list[str] | None = None) -> int:
                          "of core/")
     ap.add_argument("--seed", type=int, default=13, help="the sample's seed (default 13)")
     ap.add_argument("--rerun", action="store_true",
-                    help="with --sample: test every sampled mutant again, killed ones too "
-                         "(after a change to how tests run, which the cache cannot see)")
+                    help="test every selected mutant again (of the sample, or of the "
+                         "modules named), killed ones too: after a change to how tests run, "
+                         "which the cache cannot see")
     ap.add_argument("--fresh-stats", action="store_true",
                     help="record which tests reach which function again (done by itself "
                          "when core changed since it was recorded)")
@@ -329,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     names: list[str] = []
     if args.sample and (modules or args.retest_survivors):
         ap.error("--sample draws from every module; name none")
+    if args.rerun and not (args.sample or modules):
+        ap.error("--rerun needs --sample or the modules to run again")
     # Generate first (cheap; per-function hashes reset the results of what changed).
     subprocess.check_call([sys.executable, "-c", GENERATE], cwd=STAGE, env=env)
     if args.fresh_stats or stats_out_of_date():
@@ -343,6 +346,10 @@ def main(argv: list[str] | None = None) -> int:
             equivalent = equivalents()
             names = ([k for k in drawn if k not in equivalent] if args.rerun
                      else [k for k in drawn if k in todo])
+        elif args.rerun and modules:
+            equivalent = equivalents()
+            names = sorted(k for k in codes()
+                           if module_of(k) in modules and k not in equivalent)
         else:
             names = (sorted(to_retest(modules)) if args.retest_survivors
                      else unchecked(modules))
