@@ -5,7 +5,6 @@ the command palette and the shortcuts window."""
 from __future__ import annotations
 
 import importlib.util
-import time
 from pathlib import Path
 
 import pytest
@@ -120,14 +119,18 @@ def test_saved_filter_in_sidebar_runs_and_persists(qtbot, window: MainWindow,
     assert "Alice deadlines" not in settings.saved_filters
 
 
-def test_window_shows_within_budget(qtbot, demo_store: MemoryStore, settings: Settings) -> None:
-    t = time.perf_counter()
+def test_window_opens_on_a_store_with_its_first_rows_and_count(
+        qtbot, demo_store: MemoryStore, settings: Settings) -> None:
+    # How fast this happens is measured in bench/bench_browser.py (docs/benchmarks.md),
+    # not here: a wall-clock bound in a unit test fails on a busy machine and proves little.
     w = MainWindow(demo_store, settings)
     qtbot.addWidget(w)
     w.show()
     browse_loaded(qtbot, w)
-    assert time.perf_counter() - t < 3.0  # generous for CI; the benchmark measures 1M rows
-    assert w.views["browse"].model.rowCount() > 0
+    m = w.views["browse"].model
+    assert w.isVisible()
+    assert m.total == demo_store.count(m.filter) > 0
+    assert m.rowCount() == min(m.total, m.PAGE)
     w.close()
 
 
