@@ -9,7 +9,12 @@ from pathlib import Path
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.migrations.versions.m0001_recall_schema import RECALL_SCHEMA
 from memdesk.core.store.query import MemoryFilter, Status
-from memdesk.core.store.schema import REVISIONS, head_revision, script_revisions
+from memdesk.core.store.schema import (
+    REVISIONS,
+    OpenReport,
+    head_revision,
+    script_revisions,
+)
 
 
 def make_recall_store(path: Path, rows: int = 50) -> Path:
@@ -68,6 +73,8 @@ def test_fresh_store_is_created_at_head(store_path: Path) -> None:
     store = MemoryStore.open(store_path)  # a new file (the `store` fixture copies one)
     assert store.report is not None and store.report.created
     assert store.report.message == f"Created a new store at {store.url}"
+    # Created, nothing upgraded, no backup, writable; a new file has no open check.
+    assert store.report == OpenReport(store.url, True, None, None, None, False, None)
     with store.read() as conn:
         rev = conn.exec_driver_sql("SELECT version_num FROM alembic_version").scalar()
         fk = conn.exec_driver_sql("PRAGMA foreign_keys").scalar()

@@ -232,6 +232,34 @@ def test_small_wal_is_left_alone(tmp_path: Path) -> None:
         eng.dispose()
 
 
+def test_first_big_wal_is_truncated_whatever_the_clock_reads(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # time.monotonic's reference point is undefined (Python docs): a clock that reads
+    # 0.0 at the first check-in is legal, and that check-in must still checkpoint.  Later
+    # attempts are spaced out (the docstring: at most one a second; the code: 0.25 s), so
+    # a second big WAL 0.1 s later waits and one 1.5 s later is truncated.
+    now = [0.0]
+    monkeypatch.setattr("time.monotonic", lambda: now[0])
+    p = tmp_path / "s.db"
+    wal = Path(f"{p}-wal")
+    eng = make_engine(f"sqlite:///{p}")
+    try:
+        with writer(eng).begin() as c:
+            c.exec_driver_sql("CREATE TABLE t(x)")
+            c.exec_driver_sql("INSERT INTO t VALUES (zeroblob(5 * 1024 * 1024))")
+        assert wal.stat().st_size == 0
+        now[0] = 0.1
+        with writer(eng).begin() as c:
+            c.exec_driver_sql("INSERT INTO t VALUES (zeroblob(5 * 1024 * 1024))")
+        assert wal.stat().st_size > db.WAL_CHECKPOINT_BYTES
+        now[0] = 1.5
+        with eng.connect() as c:
+            c.exec_driver_sql("SELECT 1").fetchall()
+        assert wal.stat().st_size == 0
+    finally:
+        eng.dispose()
+
+
 def test_pg_url_means_psycopg() -> None:
     pytest.importorskip("psycopg")
     eng = make_engine("postgresql://u:p@localhost:1/db")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import create_engine
@@ -92,6 +93,47 @@ def test_open_report_messages() -> None:
     assert OpenReport("u", False, None, None, None).message is None
     # read_only without a report says nothing of damage
     assert OpenReport("u", False, None, None, None, True, None).message is None
+
+
+# --- compacting after an upgrade ---------------------------------------------------
+
+
+class _RawConnection:
+    """A stand-in for engine.raw_connection(): records what it is asked to run."""
+
+    def __init__(self) -> None:
+        self.driver_connection = self
+        self.ran: list[str] = []
+        self.closed = False
+
+    def execute(self, sql: str) -> None:
+        self.ran.append(sql)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+# COMPACT_AFTER is {"0012"}: a SQLite file found below 0012 is VACUUMed once the
+# migration is done; a current or new store, an unknown revision and any other
+# database (PostgreSQL: "a SQLite file is compacted") are left as they are.  Ids say
+# "pg", not "postgresql": mutation runs deselect that word, and this needs no server.
+@pytest.mark.parametrize(("dialect", "found", "ran"), [
+    ("sqlite", "0011", ["VACUUM"]),
+    ("sqlite", "0001", ["VACUUM"]),
+    ("sqlite", "0012", []),
+    ("sqlite", None, []),
+    ("sqlite", "9999", []),
+    ("postgresql", "0011", []),
+    ("postgresql", None, []),
+], ids=["sqlite-0011", "sqlite-0001", "sqlite-head", "sqlite-new", "sqlite-unknown",
+        "pg-0011", "pg-new"])
+def test_only_an_upgraded_sqlite_file_is_compacted(dialect: str, found: str | None,
+                                                   ran: list[str]) -> None:
+    raw = _RawConnection()
+    engine = SimpleNamespace(dialect=SimpleNamespace(name=dialect), raw_connection=lambda: raw)
+    schema._compact_if_needed(engine, found)
+    assert raw.ran == ran
+    assert raw.closed is bool(ran)
 
 
 # --- schema_state on engines --------------------------------------------------------

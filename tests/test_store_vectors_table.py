@@ -70,6 +70,10 @@ def test_clear_vectors_counts_across_chunks(conn) -> None:  # type: ignore[no-un
     assert sorted(_stored(conn)) == list(range(1101, 1201))
     assert vectors.clear_vectors_in(conn, [1, 2, 1150]) == 1
     assert vectors.clear_vectors_in(conn, []) == 0
+    assert vectors.clear_vectors_in(conn, [1, 2]) == 0  # already gone: nothing counted
+    # Chunks 1-500 and 501-1000 find nothing; 1001-1200 holds 1101..1200 less 1150: 99.
+    assert vectors.clear_vectors_in(conn, list(range(1, 1201))) == 99
+    assert _stored(conn) == {}
 
 
 def test_clear_one_by_id_and_all(conn) -> None:  # type: ignore[no-untyped-def]

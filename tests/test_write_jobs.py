@@ -132,6 +132,37 @@ def test_two_claims_never_get_the_same_job(store: MemoryStore) -> None:
     assert q.claim("w3") is None
 
 
+def test_jobs_of_the_same_instant_are_claimed_in_id_order(
+        store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Oldest first; jobs enqueued in the same clock tick (coarse clocks make that
+    # common) go by id, as in list(): the same order on every backend, whatever the
+    # insertion order.  Ids are handed out in reverse so insertion order differs.
+    ids = iter(["job-c", "job-b", "job-a"])
+    monkeypatch.setattr("memdesk.core.write.jobs.new_id", lambda: next(ids))
+    q = JobQueue(store)
+    for _ in range(3):
+        q.enqueue(TURN)
+    with store.write() as conn:
+        conn.execute(update(Job.__table__).values(created_at=datetime(2026, 3, 1, 12)))
+    assert [q.claim("h:1:w").id for _ in range(3)] == ["job-a", "job-b", "job-c"]
+
+
+def test_a_claim_in_progress_holds_only_the_job_it_took(store: MemoryStore,
+                                                         backend: str) -> None:
+    if backend != "postgresql":
+        pytest.skip("SQLite serialises claims (BEGIN IMMEDIATE): a second one waits")
+    q = JobQueue(store)
+    for _ in range(3):
+        q.enqueue(TURN)
+    # claim_many's transaction held open: worker A has taken the oldest job and holds
+    # its row lock; worker B, meanwhile, skips that one row and takes the next.
+    with store.write() as conn:
+        (a,) = q._claim_in(conn, "h:1:a", 60.0, 1)
+        b = JobQueue(store).claim("h:2:b")
+    assert b is not None and b.id != a.id
+    assert {j.lease_owner for j in q.list(("running",))} == {"h:1:a", "h:2:b"}
+
+
 def _expire(store: MemoryStore, job_id: str) -> None:
     with store.write() as conn:
         conn.execute(update(Job.__table__).where(Job.id == job_id)
