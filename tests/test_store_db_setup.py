@@ -236,7 +236,7 @@ def test_first_big_wal_is_truncated_whatever_the_clock_reads(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     # time.monotonic's reference point is undefined (Python docs): a clock that reads
     # 0.0 at the first check-in is legal, and that check-in must still checkpoint.  Later
-    # attempts are spaced out (the docstring: at most one a second; the code: 0.25 s), so
+    # attempts are spaced out (at most one every 0.25 s), so
     # a second big WAL 0.1 s later waits and one 1.5 s later is truncated.
     now = [0.0]
     monkeypatch.setattr("time.monotonic", lambda: now[0])

@@ -34,7 +34,8 @@ WRITE_OPTION = "memdesk_write"
 # checkpoint); see core/store/wal.py for when that happens.
 JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
 # Above this WAL size a connection going back to the pool tries a truncating
-# checkpoint (at most once a second per engine, waiting at most WAL_CHECKPOINT_BUSY_MS).
+# checkpoint (at most one attempt every 0.25 s per engine, waiting at most
+# WAL_CHECKPOINT_BUSY_MS).
 WAL_CHECKPOINT_BYTES = 4 * 1024 * 1024
 WAL_CHECKPOINT_BUSY_MS = 250
 
@@ -184,7 +185,7 @@ def _bound_wal(engine: Engine, path: Path, busy_timeout: float) -> None:
     So when a connection goes back to the pool (no transaction open) and the WAL is
     over WAL_CHECKPOINT_BYTES, it runs a TRUNCATE checkpoint that waits at most
     WAL_CHECKPOINT_BUSY_MS for readers to move to the newest snapshot, then resets
-    the file.  One os.stat per check-in otherwise; at most one attempt a second.
+    the file.  One os.stat per check-in otherwise; at most one attempt every 0.25 s.
     """
     import time
 
