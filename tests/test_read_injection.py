@@ -49,6 +49,20 @@ def test_preferences_newest_first_deduplicated_and_limited(store: MemoryStore) -
     assert len(limited.preferences) == 1
 
 
+def test_a_preference_repeating_a_results_text_is_not_injected(store: MemoryStore) -> None:
+    # The same sentence twice: a note (the result) and an older preference (not a result,
+    # k=1).  Injecting the preference would show the agent the sentence a second time.
+    note, _, other = put(store, [
+        {"text": "Always answer in French.", "days_ago": 1, "importance": 0.9},
+        {"type": "preference", "text": "always answer in  FRENCH.", "days_ago": 20,
+         "importance": 0.1},
+        {"type": "preference", "text": "Prefer short answers.", "days_ago": 5},
+    ], embed=False)
+    res = retriever(store).retrieve("answer in French", "u", k=1, channels=None)
+    assert [h.id for h in res.results] == [note]
+    assert [p.id for p in res.preferences] == [other]  # not the second: same text once normalised
+
+
 @pytest.mark.parametrize(("n", "limit"), [(12, 5), (7, 3), (20, 5), (6, 5)])
 def test_rotation_covers_every_preference_within_ceil_n_over_limit(
     store: MemoryStore, n: int, limit: int

@@ -46,6 +46,20 @@ def test_a_repeated_text_gets_the_same_vector_without_encoding_again() -> None:
     assert (cache.hits, cache.misses) == (1, 2)
 
 
+class Float64Embedder:
+    """An embedder that answers in float64 lists (a foreign model, say)."""
+
+    def encode(self, texts: list[str], *, batch_size: int = 64) -> list[list[float]]:
+        return [[0.1 * (i + 1) for i in range(DIM)] for _ in texts]
+
+
+def test_cached_vectors_are_float32_whatever_the_encoder_returns() -> None:
+    # MAX_ENTRIES' memory bound counts 1.5 KB per vector: DIM float32 values of 4 bytes.
+    vec = qv.QueryVectorCache().vector(Float64Embedder(), "q")  # type: ignore[arg-type]
+    assert vec.dtype == np.float32 and vec.nbytes == DIM * 4 == 1536
+    assert vec.tolist() == [float(np.float32(0.1 * (i + 1))) for i in range(DIM)]
+
+
 def test_cached_vectors_cannot_be_changed_by_a_caller() -> None:
     cache = qv.QueryVectorCache()
     vec = cache.vector(CountingEmbedder(), "q")
@@ -71,7 +85,7 @@ def test_the_cache_is_bounded_and_evicts_the_least_recently_used() -> None:
     for i in range(50):
         cache.vector(emb, f"query {i}")
     assert len(cache) == 3
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match=r"^max_entries must be at least 1$"):
         qv.QueryVectorCache(max_entries=0)
 
 

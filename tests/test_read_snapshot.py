@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import numpy as np
 
 from memdesk.core.embeddings import DIM
@@ -147,6 +149,27 @@ def test_warm_without_cached_users_takes_the_recently_retrieved(
         # bob was asked about; "u" wrote last but was never asked about: bob comes first.
         assert other.warm() == 1
         assert other.snapshots.users() == ["bob"]
+    finally:
+        fresh.close()
+
+
+def test_warm_takes_the_users_retrieved_for_most_recently_first(
+        store_path, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
+    for user in ("ann", "bob", "cy"):
+        put(store, [{"text": f"{user} rows a kayak.", "days_ago": 3}], embed=False,
+            user=user)
+    # Asked about in the order bob, cy, ann: not the order of their names.
+    for hours, user in enumerate(("bob", "cy", "ann")):
+        r = Retriever(store, ReadConfig(), clock=lambda h=hours: NOW + timedelta(hours=h))
+        r.retrieve("kayak", user, channels="fts")
+        r.flush()
+    fresh = MemoryStore.open(store_path)
+    try:
+        other = Retriever(fresh, ReadConfig())
+        other.snapshots.max_users = 2
+        assert other.warm() == 2
+        # Built ann (asked last), then cy; users() lists the last built first.
+        assert other.snapshots.users() == ["cy", "ann"]
     finally:
         fresh.close()
 
