@@ -228,3 +228,36 @@ def test_content_branches_at_their_thresholds() -> None:
     text, topic, *rest = gen(0.35)._content("note", "gus", when)
     assert text.startswith("Noted that the ") and text.endswith(" slipped a week.")
     assert topic in demo.TOPICS and rest == [None] * 4
+
+
+class Opt(Scripted):
+    """``randrange`` returns the scripted ``opts`` first (the fact kind's 0, 1 or 2)."""
+
+    def __init__(self, *opts: int) -> None:
+        super().__init__([0.9] * 10)  # no change, no stray: every mention states ``old``
+        self.opts = list(opts)
+
+    def randrange(self, *args, **kw):  # type: ignore[no-untyped-def]
+        return self.opts.pop(0) if self.opts else super().randrange(*args, **kw)
+
+
+def test_a_fact_is_an_employer_a_city_or_a_projects_database() -> None:
+    when = END - timedelta(days=40)
+    g = gen()
+    g.rng = Opt(0, 1, 2, 2)
+    text, topic, ent, attr, val, fact = g._content("fact", "gus", when)
+    assert val in demo.COMPANIES and fact is g.facts[("gus", "user", "works_at")]
+    assert (text, topic, ent, attr, val) == (f"User works at {val}.", "work", "user",
+                                             "works_at", fact.old)
+    text, topic, ent, attr, val, fact = g._content("fact", "gus", when)
+    assert val in demo.CITIES and fact is g.facts[("gus", "user", "lives_in")]
+    assert (text, topic, ent, attr, val) == (f"User lives in {val}.", "personal", "user",
+                                             "lives_in", fact.old)
+    text, topic, proj, attr, val, fact = g._content("fact", "gus", when)
+    assert proj in demo.PROJECTS and val in demo.PRIMARY_DBS
+    assert fact is g.facts[("gus", proj, "primary_database")]
+    assert (topic, attr, val) == ("tech", "primary_database", fact.old)
+    assert text.startswith(f"{proj} keeps its data in {val} (noted during the ")
+    # Another user's project is a question of its own, with its own answer.
+    _text, _topic, other_proj, _attr, _val, other = g._content("fact", "hana", when)
+    assert other is g.facts[("hana", other_proj, "primary_database")] and other is not fact

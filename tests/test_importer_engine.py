@@ -15,6 +15,7 @@ import base64
 import io
 import json
 from contextlib import contextmanager
+from datetime import datetime
 
 import numpy as np
 import pytest
@@ -250,7 +251,10 @@ def test_an_imported_deleted_memory_is_logged_as_add_then_delete(store: MemorySt
     assert sorted((e.memory_id, e.action) for e in events) == [
         ("a", "add"), ("d", "add"), ("d", "delete")]
     assert {(e.actor, e.note) for e in events} == {("import", "from backup")}
-    assert store.get("d").deleted_at is not None
+    [delete] = [e for e in events if e.action == "delete"]
+    assert (delete.before, delete.after) == ({"deleted_at": None},
+                                             {"deleted_at": datetime(2025, 1, 1)})
+    assert store.get("d").deleted_at == datetime(2025, 1, 1)
     store.undo_group(rep.group_id)
     assert store.get("d").deleted_at is not None and store.get("a").deleted_at is not None
 

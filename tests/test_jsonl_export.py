@@ -189,6 +189,31 @@ def test_a_failed_write_leaves_the_previous_file_and_no_partial(
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
 
 
+def test_a_partial_that_cannot_be_removed_still_reports_the_write_error(
+        store: MemoryStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The drive went away: the write fails, and so does removing the partial file.
+    store.add(user_id="u", text="a", type="fact")
+    path = tmp_path / "out.jsonl"
+    real_unlink = os.unlink
+    tried: list[str] = []
+
+    def full(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    def stuck(name, *args, **kw):  # type: ignore[no-untyped-def]
+        if str(name).endswith(".partial"):
+            tried.append(str(name))
+            raise OSError(5, "Input/output error")
+        return real_unlink(name, *args, **kw)
+
+    monkeypatch.setattr(os, "fsync", full)
+    monkeypatch.setattr(os, "unlink", stuck)
+    with pytest.raises(TransferError) as info:
+        export_to_file(store, path)
+    assert str(info.value) == f"Cannot write {path}: No space left on device."
+    assert len(tried) == 1 and not path.exists()
+
+
 def test_an_error_that_is_not_about_the_file_is_raised_as_it_is(
         store: MemoryStore, tmp_path: Path) -> None:
     many(store, 1000)
