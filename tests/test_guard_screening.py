@@ -167,6 +167,31 @@ def test_no_contradiction_without_a_differing_curated_value(store: MemoryStore,
         assert contradicts_curated(conn, Candidate(**{**base, **change})) is None
 
 
+def test_agreeing_memories_cannot_hide_one_that_disagrees(store: MemoryStore) -> None:
+    # 25 operator-touched memories agree with the candidate (more than the 20 rows the
+    # query reads), written before the one that disagrees: it must still be found.
+    for i in range(25):
+        curated(store, "Globex" if i % 2 else " globex ")
+    rival = curated(store, "Initech")
+    c = Candidate("t", "alice", "user", "works_at", "GLOBEX", "new")
+    with store.read() as conn:
+        assert contradicts_curated(conn, c) == (
+            f"“User works at Initech” ({rival}) says works_at = Initech, this says GLOBEX")
+
+
+@pytest.mark.parametrize(("stored", "says"), [
+    ("ÉCOLE", "école"),      # SQLite's lower() folds ASCII only: Python decides
+    ("Globex\t", "globex"),  # SQLite's trim() strips spaces only
+    ("STRASSE", "straße"),   # casefold: ß is ss
+])
+def test_values_equal_after_folding_are_not_contradictions(
+        store: MemoryStore, stored: str, says: str) -> None:
+    curated(store, stored)
+    with store.read() as conn:
+        assert contradicts_curated(
+            conn, Candidate("t", "alice", "user", "works_at", says, "new")) is None
+
+
 def test_only_active_operator_touched_memories_count(store: MemoryStore) -> None:
     agents = store.add(user_id="alice", text="User works at Hooli", type="fact",
                        entity="user", attribute="works_at", value="Hooli", actor="agent")

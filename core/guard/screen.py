@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, exists, insert, select
+from sqlalchemy import Connection, and_, exists, func, insert, select, true
 
 from memdesk.core.guard.models import QuarantineReason
 from memdesk.core.guard.origin import origin_of_job
@@ -95,15 +95,21 @@ def contradicts_curated(conn: Connection, c: Candidate) -> str | None:
     if not (c.entity and c.attribute and c.value):
         return None
     curated = exists().where(and_(E.memory_id == M.id, E.actor == "operator"))
+    mine = c.value.strip().casefold()
+    # Rows with the candidate's own value (or the candidate itself) are left out in SQL,
+    # so agreeing rows cannot fill the limit and hide one that disagrees.  SQL's lower()
+    # and trim() fold less than casefold()/strip() (SQLite: ASCII and spaces only), so a
+    # row they keep may still be the same value: the loop checks again.
+    same = func.lower(func.trim(M.value)) == c.value.strip().lower()
+    others = M.id != c.id if c.id else true()
     rows = conn.execute(
         select(M.id, M.text, M.value).where(
             M.user_id == c.user_id, M.entity == c.entity, M.attribute == c.attribute,
-            M.value.is_not(None), active_belief_state(), curated,
+            M.value.is_not(None), active_belief_state(), curated, ~same, others,
         ).limit(20)
     ).all()
-    mine = c.value.strip().casefold()
     for r in rows:
-        if r.id != c.id and r.value.strip().casefold() != mine:
+        if r.value.strip().casefold() != mine:
             return _clip(f"“{r.text}” ({r.id}) says {c.attribute} = {r.value}, "
                          f"this says {c.value}")
     return None
