@@ -256,6 +256,19 @@ def test_edit_of_the_confidence_only_keeps_the_value(store, three) -> None:
     assert len(res.changes.event_ids) == 3
 
 
+def test_edit_to_the_winners_own_value_reports_only_the_supersedes(store, three) -> None:
+    detail = C.load_group(store, ALICE)
+    # "Acme" is already acme's value: the edit changes nothing, so it writes no
+    # resolve_edit row; the two other values (Globex, Hooli) are still superseded.
+    res = C.resolve_edit(store, detail, three["acme"], value="Acme")
+    assert [e for e in store.events(three["acme"]) if e.action == "resolve_edit"] == []
+    group = store.group_events(res.group_id)
+    assert sorted(e.action for e in group) == ["resolve_keep", "resolve_keep"]
+    assert len(res.changes.event_ids) == 2
+    assert set(res.changes.event_ids) == {e.id for e in group}
+    assert store.get(three["globex"]).superseded_by == three["acme"]
+
+
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({}, "value: an edit needs a new value, text or confidence"),
     ({"value": "  "}, "value: must not be empty"),

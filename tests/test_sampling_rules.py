@@ -212,3 +212,18 @@ def test_user_with_few_live_rows_is_enumerated(store: MemoryStore, monkeypatch) 
     monkeypatch.setattr(sp, "ENUMERATE_MAX", 2)
     s = _sample(store, 2, small_table=0, user="alice")
     assert s.method == "rejection" and s.rows == ((ids[0], 0.4), (ids[1], 0.4))
+
+
+def test_probe_chunk_caps_a_chunk(alternating, monkeypatch) -> None:
+    store, ids, _ = alternating
+    monkeypatch.setattr(sp, "PROBE_CHUNK", 40)
+    s = _sample(store, 5, small_table=0)
+    # The sized chunk would be 64 (as above); the cap makes it 40: seqs 1..40, 20 hits.
+    assert (s.method, s.probes, s.population) == ("rejection", 40, 150)  # 20/40*300
+    assert s.rows == tuple((ids[i], 0.4) for i in (0, 2, 4, 6, 8))
+
+
+def test_n_zero_is_an_empty_sample_without_probes(alternating) -> None:
+    store, _, _ = alternating
+    s = _sample(store, 0, small_table=0)
+    assert (s.rows, s.probes, s.population) == ((), 0, 0)

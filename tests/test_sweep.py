@@ -286,6 +286,16 @@ def test_item_context_has_session_neighbours_and_hint(store: MemoryStore) -> Non
     assert ctx.hint is not None and ctx.hint.labels == ("practiced",)
 
 
+def test_neighbours_of_a_late_memory_in_a_long_session(store: MemoryStore) -> None:
+    # 150 memories of one session a minute apart; the last one's ten nearest in time
+    # are the ten before it (minutes 139..148), listed oldest first.
+    store.add_many([_row(i, source_session="long", text=f"step {i}") for i in range(150)],
+                   audit=False)
+    last = next(r for r in store.page(limit=None) if r.text == "step 149")
+    assert [n.text for n in sweep.session_neighbours(store, last)] == [
+        f"step {i}" for i in range(139, 149)]
+
+
 def test_sweeps_created_together_list_by_id_and_decisions_keep_their_time(
         store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
     store.add_many([_row(i) for i in range(6)], audit=False)

@@ -83,6 +83,14 @@ def test_start_filters_user_and_normalised_type(three) -> None:
     assert (anyone.user_id, anyone.type, anyone.total) == (None, None, 4)
 
 
+def test_type_alone_filters_the_sample(three) -> None:
+    store, imps = three
+    st = sweep.start_sweep(store, type="note", seed=1)
+    # In band 0.3-0.49: alice's three notes and bob's fact; only the notes are drawn.
+    assert {it.memory_id for it in st.items} == set(imps)
+    assert (st.total, st.population) == (3, 3)
+
+
 def test_n_caps_the_sample(three) -> None:
     store, _ = three
     st = sweep.start_sweep(store, n=2, seed=3)
