@@ -287,13 +287,28 @@ def test_item_context_has_session_neighbours_and_hint(store: MemoryStore) -> Non
 
 
 def test_neighbours_of_a_late_memory_in_a_long_session(store: MemoryStore) -> None:
-    # 150 memories of one session a minute apart; the last one's ten nearest in time
-    # are the ten before it (minutes 139..148), listed oldest first.
-    store.add_many([_row(i, source_session="long", text=f"step {i}") for i in range(150)],
+    # 300 memories of one session a minute apart.  The last one's ten nearest in time
+    # are the ten before it; minute 250's are 245..249 and 251..255 (a session's first
+    # rows are far from both), listed oldest first.
+    store.add_many([_row(i, source_session="long", text=f"step {i}") for i in range(300)],
                    audit=False)
-    last = next(r for r in store.page(limit=None) if r.text == "step 149")
-    assert [n.text for n in sweep.session_neighbours(store, last)] == [
-        f"step {i}" for i in range(139, 149)]
+    by_text = {r.text: r for r in store.page(limit=None)}
+    assert [n.text for n in sweep.session_neighbours(store, by_text["step 299"])] == [
+        f"step {i}" for i in range(289, 299)]
+    assert [n.text for n in sweep.session_neighbours(store, by_text["step 250"])] == [
+        f"step {i}" for i in (245, 246, 247, 248, 249, 251, 252, 253, 254, 255)]
+    assert [n.text for n in sweep.session_neighbours(store, by_text["step 0"], limit=3)] == [
+        "step 1", "step 2", "step 3"]
+
+
+def test_neighbours_written_at_the_same_instant_come_first(store: MemoryStore) -> None:
+    # Thirteen rows share a minute (a batch import): the target and twelve others; one
+    # more comes a minute later.
+    ids = store.add_many([_row(5, source_session="b", text=f"same {i}") for i in range(13)]
+                         + [_row(6, source_session="b", text="later")], audit=False)
+    got = sweep.session_neighbours(store, store.get(ids[0]))
+    # Ten others at distance 0, in id order (ties by id); "later" is not among them.
+    assert [r.id for r in got] == sorted(ids[1:13])[:10]
 
 
 def test_sweeps_created_together_list_by_id_and_decisions_keep_their_time(

@@ -412,3 +412,23 @@ def test_list_shows_at_most_100_sweeps_by_default(store: MemoryStore) -> None:
                  band_lo=0.3, band_hi=0.49, n=1, seed=i, method="enumeration", population=1)
             for i in range(101)])
     assert len(sweep.list_sweeps(store)) == 100
+
+
+def test_a_sweep_completed_by_a_redo_is_finished(store: MemoryStore,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    st = _sweep_of(store)
+    clock = iter([T0 + timedelta(hours=h) for h in range(1, 10)])
+    monkeypatch.setattr(sweep, "utcnow", lambda: next(clock))
+    first = sweep.decide(store, st.id, 1, "keep")                      # decided at 01:00
+    undo = store.undo_group(first.changes.group_id).group_id  # generic undo (Edit menu)
+    sweep.decide(store, st.id, 0, "skip")                               # 02:00: 1 of 2
+    assert sweep.get_sweep(store, st.id).finished_at is None
+    store.undo_group(undo)                           # redo: item 1's decision is back
+    done = sweep.get_sweep(store, st.id)
+    assert done.done == done.total == 2
+    # No stamp was written (decide did not take the last item): the newest decision's
+    # time stands for it, so lists show the sweep as finished, not open.
+    assert done.finished_at == T0 + timedelta(hours=2)
+    assert [s.id for s in sweep.list_sweeps(store, unfinished=True)] == []
+    with store.read() as conn:
+        assert conn.execute(select(Sweep.__table__.c.finished_at)).scalar() is None

@@ -141,12 +141,18 @@ def _load(conn: Connection, sweep_id: str) -> SweepState:
             decided_by=m["decided_by"], event_id=None if undone else m["event_id"],
         ))
     m = row._mapping
+    # finished_at is stamped when decide() takes the last item.  A sweep can also become
+    # complete by a redo (undoing the undo of a decision), which writes no stamp: then
+    # it finished with its newest decision.
+    finished_at = None
+    if all(it.decided for it in items):
+        finished_at = m["finished_at"] or max(
+            (it.decided_at for it in items if it.decided_at), default=None)
     return SweepState(
         id=m["id"], created_at=m["created_at"], actor=m["actor"],
         band=(m["band_lo"], m["band_hi"]), n=m["n"], user_id=m["user_id"], type=m["type"],
         seed=m["seed"], method=m["method"], population=m["population"],
-        finished_at=m["finished_at"] if all(it.decided for it in items) else None,
-        items=tuple(items),
+        finished_at=finished_at, items=tuple(items),
     )
 
 
@@ -369,13 +375,19 @@ def session_neighbours(
     """Other memories of the same user and source session, closest in time first."""
     if not memory.source_session:
         return []
-    rows = store.page(
-        MemoryFilter(sessions=(memory.source_session,), user_ids=(memory.user_id,)),
-        order_by="created_at", descending=False, limit=200,
-    )
-    rows = [r for r in rows if r.id != memory.id]
-    rows.sort(key=lambda r: abs((r.created_at - memory.created_at).total_seconds()))
-    return sorted(rows[:limit], key=lambda r: r.created_at)
+    # The nearest lie on both sides of the memory: read the closest limit + 1 before and
+    # after it (the memory itself may be among them), not the session's first rows,
+    # which in a long session are far from a late memory.
+    flt = MemoryFilter(sessions=(memory.source_session,), user_ids=(memory.user_id,))
+    at = memory.created_at
+    before = store.page(flt.with_(created_to=at), order_by="created_at", descending=True,
+                        limit=limit + 1)
+    after = store.page(flt.with_(created_from=at), order_by="created_at",
+                       descending=False, limit=limit + 1)
+    rows = {r.id: r for r in (*before, *after) if r.id != memory.id}.values()
+    near = sorted(rows, key=lambda r: (abs((r.created_at - at).total_seconds()),
+                                       r.created_at, r.id))
+    return sorted(near[:limit], key=lambda r: (r.created_at, r.id))
 
 
 def item_context(store: MemoryStore, item: SweepItemState) -> ItemContext:
