@@ -179,6 +179,41 @@ def test_agreeing_memories_cannot_hide_one_that_disagrees(store: MemoryStore) ->
             f"“User works at Initech” ({rival}) says works_at = Initech, this says GLOBEX")
 
 
+def test_agreeing_memories_in_another_case_cannot_hide_one_that_disagrees(
+        store: MemoryStore) -> None:
+    # SQLite's lower() leaves É alone, so SQL cannot tell these 25 agree with "école";
+    # Python can.  The query reads on past them to the one that disagrees.
+    for _ in range(25):
+        curated(store, "ÉCOLE")
+    rival = curated(store, "Lycée")
+    c = Candidate("t", "alice", "user", "works_at", "école", "new")
+    with store.read() as conn:
+        assert contradicts_curated(conn, c) == (
+            f"“User works at Lycée” ({rival}) says works_at = Lycée, this says école")
+
+
+def test_a_memory_screened_again_with_a_new_value_is_not_its_own_rival(
+        store: MemoryStore) -> None:
+    # The operator's memory says Initech; re-screening it with the value it is being
+    # changed to must not cite its own stored value, but another curated one counts.
+    cid = curated(store)
+    c = Candidate("t", "alice", "user", "works_at", "Globex", cid)
+    with store.read() as conn:
+        assert contradicts_curated(conn, c) is None
+    other = curated(store, "Hooli")
+    with store.read() as conn:
+        assert contradicts_curated(conn, c) == (
+            f"“User works at Hooli” ({other}) says works_at = Hooli, this says Globex")
+
+
+def test_curated_memories_without_a_value_are_not_rivals(store: MemoryStore) -> None:
+    store.add(user_id="alice", text="User works somewhere", type="fact", entity="user",
+              attribute="works_at", actor="operator")
+    with store.read() as conn:
+        assert contradicts_curated(
+            conn, Candidate("t", "alice", "user", "works_at", "Globex", "new")) is None
+
+
 @pytest.mark.parametrize(("stored", "says"), [
     ("ÉCOLE", "école"),      # SQLite's lower() folds ASCII only: Python decides
     ("Globex\t", "globex"),  # SQLite's trim() strips spaces only

@@ -299,6 +299,11 @@ def test_neighbours_of_a_late_memory_in_a_long_session(store: MemoryStore) -> No
         f"step {i}" for i in (245, 246, 247, 248, 249, 251, 252, 253, 254, 255)]
     assert [n.text for n in sweep.session_neighbours(store, by_text["step 0"], limit=3)] == [
         "step 1", "step 2", "step 3"]
+    # More than store.page's default of 100 rows, on either side.
+    assert [n.text for n in sweep.session_neighbours(store, by_text["step 299"], limit=120)
+            ] == [f"step {i}" for i in range(179, 299)]
+    assert [n.text for n in sweep.session_neighbours(store, by_text["step 0"], limit=120)
+            ] == [f"step {i}" for i in range(1, 121)]
 
 
 def test_neighbours_written_at_the_same_instant_come_first(store: MemoryStore) -> None:

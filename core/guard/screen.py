@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, exists, func, insert, select, true
+from sqlalchemy import Connection, and_, exists, func, insert, select
 
 from memdesk.core.guard.models import QuarantineReason
 from memdesk.core.guard.origin import origin_of_job
@@ -96,22 +96,22 @@ def contradicts_curated(conn: Connection, c: Candidate) -> str | None:
         return None
     curated = exists().where(and_(E.memory_id == M.id, E.actor == "operator"))
     mine = c.value.strip().casefold()
-    # Rows with the candidate's own value (or the candidate itself) are left out in SQL,
-    # so agreeing rows cannot fill the limit and hide one that disagrees.  SQL's lower()
-    # and trim() fold less than casefold()/strip() (SQLite: ASCII and spaces only), so a
-    # row they keep may still be the same value: the loop checks again.
-    same = func.lower(func.trim(M.value)) == c.value.strip().lower()
-    others = M.id != c.id if c.id else true()
-    rows = conn.execute(
-        select(M.id, M.text, M.value).where(
-            M.user_id == c.user_id, M.entity == c.entity, M.attribute == c.attribute,
-            M.value.is_not(None), active_belief_state(), curated, ~same, others,
-        ).limit(20)
-    ).all()
-    for r in rows:
-        if r.value.strip().casefold() != mine:
-            return _clip(f"“{r.text}” ({r.id}) says {c.attribute} = {r.value}, "
-                         f"this says {c.value}")
+    # Left out in SQL: the candidate's own row (an id of None leaves out none: SQL
+    # renders "!= None" as IS NOT NULL) and rows with its value, so agreeing rows cannot
+    # crowd out one that disagrees; a NULL value compares as unknown and is left out
+    # too.  SQL's lower() and trim() fold less than casefold() and strip() (SQLite:
+    # ASCII and spaces only), so the loop checks again and reads on until one differs:
+    # no LIMIT, which rows differing only in non-ASCII case could fill.
+    stmt = select(M.id, M.text, M.value).where(
+        M.user_id == c.user_id, M.entity == c.entity, M.attribute == c.attribute,
+        M.id != c.id, func.lower(func.trim(M.value)) != c.value.strip().lower(),
+        active_belief_state(), curated,
+    )
+    with conn.execute(stmt) as rows:
+        for r in rows:
+            if r.value.strip().casefold() != mine:
+                return _clip(f"“{r.text}” ({r.id}) says {c.attribute} = {r.value}, "
+                             f"this says {c.value}")
     return None
 
 
