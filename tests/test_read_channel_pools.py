@@ -279,6 +279,18 @@ def test_load_candidates_returns_active_rows_by_seq(store: MemoryStore) -> None:
         assert channels.load_candidates(conn, []) == {}
 
 
+def test_load_candidates_reads_every_chunk_of_a_long_seq_list(store: MemoryStore) -> None:
+    ids = put(store, [{"text": "a", "days_ago": 2}, {"text": "b", "days_ago": 1}], embed=False)
+    s = seqs_of(store, ids)
+    # 1000 unknown seqs first: the real ones sit at index 1000 and 1001, in the third
+    # chunk of 500 (1002 seqs -> chunks starting at 0, 500, 1000)
+    missing = [10**9 + k for k in range(1000)]
+    with store.read() as conn:
+        got = channels.load_candidates(conn, [*missing, *s])
+    assert sorted(got) == sorted(s)
+    assert {got[q].id for q in s} == set(ids)
+
+
 def test_each_pool_keeps_its_best_share_first(store: MemoryStore) -> None:
     ids = put(store, [
         {"text": "Kayak paddle one.", "days_ago": 2},

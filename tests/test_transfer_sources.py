@@ -175,6 +175,29 @@ def test_wal_mode_recall_file_leaves_nothing_behind(store: MemoryStore, tmp_path
     assert sha256(path) == digest
 
 
+def test_wal_mode_recall_file_with_a_running_writer_reads_its_wal(
+        store: MemoryStore, tmp_path: Path) -> None:
+    """A -wal file with content (its writer still open) holds committed rows the main
+    file lacks: they are read too, not skipped as an immutable read would."""
+    path = tmp_path / "recall.db"
+    make_recall(path)
+    writer = sqlite3.connect(path)
+    writer.execute("PRAGMA journal_mode=WAL")
+    writer.execute("PRAGMA wal_autocheckpoint=0")  # the new row stays in the -wal file
+    writer.execute("INSERT INTO memories (id, user_id, text, type, created_at) VALUES "
+                   "('m9', 'bob', 'only in the WAL', 'fact', '2025-01-01T00:00:00')")
+    writer.commit()
+    try:
+        assert Path(str(path) + "-wal").stat().st_size > 0
+        source = RecallSource(path)
+        rep = Importer(store).run(source)
+        source.close()
+    finally:
+        writer.close()
+    assert rep.imported == 5  # the 4 good rows of make_recall, and m9
+    assert store.get("m9").text == "only in the WAL"
+
+
 def test_recall_source_refuses_other_files(tmp_path: Path) -> None:
     other = tmp_path / "other.db"
     conn = sqlite3.connect(other)
