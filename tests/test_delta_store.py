@@ -215,3 +215,13 @@ def test_demo_store_has_takeover_and_flood(demo_store) -> None:  # type: ignore[
     assert any(r.status == "dangerous" and r.action == "reject" for r in pending)
     reviewed = [r for r in dm.queue(pending_only=False) if r.review != "pending"]
     assert reviewed and all(e.kind == "review" for e in dm.events())
+
+
+def test_a_snapshot_diffs_against_the_latest_saved_of_several_at_the_same_moment(store) -> None:  # type: ignore[no-untyped-def]
+    # Snapshots taken at one instant: "previous" is the one saved last, by insertion order
+    # (the time alone does not decide).  Each of these diffs against the one just before.
+    dm = DeltaMemory(store)
+    saved = [dm.snapshot("route", "q", [CTX, PRIOR], created_at=T0, use_database=False)
+             for _ in range(4)]
+    assert saved[0].diff is None
+    assert [s.diff.before_id for s in saved[1:]] == [s.memory_set.id for s in saved[:3]]

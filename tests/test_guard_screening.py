@@ -80,6 +80,14 @@ def test_a_rule_gives_the_sentence_of_its_first_match() -> None:
                       Source.USER) is None
 
 
+def test_a_match_in_a_blank_sentence_is_a_finding_with_blank_evidence() -> None:
+    # "Done." ends a sentence; the three spaces after it are a sentence of their own,
+    # empty once trimmed, so the evidence falls back to the match: blank, clipped to "".
+    r = rule(pattern=r" {3}")
+    assert match_rule(r, "Done.   ", Source.USER) == ""
+    assert screen(Candidate("Done.   ", "u"), rules=[r]) == [Finding("zap", "Saw “”.", "")]
+
+
 def test_unless_skips_one_match_and_the_next_still_counts() -> None:
     r = rule(unless=r"zapped")
     assert match_rule(r, "It was zapped. Now zap this.", Source.USER) == "Now zap this."

@@ -347,3 +347,31 @@ def test_report_json_counts(store: MemoryStore) -> None:
     j = sweep.report(store, state.id).to_json()
     assert (j["sweep_id"], j["total"], j["raised"], j["kept"], j["undecided"]) == (
         state.id, 4, 1, 1, 2)
+
+
+def test_a_first_memory_written_while_a_sweep_reads_the_table_edges_is_not_swept(
+        store: MemoryStore, backend: str) -> None:
+    # The sampler reads min(seq) and max(seq) in two statements.  SQLite reads both in
+    # one snapshot (the sweep's write transaction); PostgreSQL (READ COMMITTED) gives each
+    # statement its own, so another writer can commit in between: here the store is
+    # empty at min() and holds one memory at max().  Only one edge known: an empty
+    # sample, hence the usual "nothing to sweep", not a crash.
+    if backend == "sqlite":
+        pytest.skip("SQLite reads both edges in one snapshot; no writer can come between")
+    from sqlalchemy import event
+
+    written: list[str] = []
+
+    def write_before_max(conn, cursor, statement, params, context, executemany) -> None:  # type: ignore[no-untyped-def]
+        if not written and "max(memories.seq)" in statement:
+            written.append("")  # before the write: its own statements pass through here
+            written[0] = store.add(user_id="alice", text="late", type="note",
+                                   importance=0.4).id
+
+    event.listen(store.engine, "before_cursor_execute", write_before_max)
+    try:
+        with pytest.raises(sweep.SweepError, match="nothing to sweep"):
+            sweep.start_sweep(store, (0.3, 0.5), 5, seed=1)
+    finally:
+        event.remove(store.engine, "before_cursor_execute", write_before_max)
+    assert written[0] and store.get(written[0]).importance == 0.4  # it did commit between

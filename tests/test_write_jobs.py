@@ -237,6 +237,16 @@ def test_fail_says_whether_the_job_was_still_ours(store: MemoryStore) -> None:
     assert q.get(job_id).error == "boom"
 
 
+def test_list_gives_at_most_500_jobs_unless_told_otherwise(store: MemoryStore) -> None:
+    q = JobQueue(store)
+    with store.write() as conn:
+        for i in range(501):
+            q.enqueue_in(conn, Turn(f"turn {i}", "u"))
+    assert len(q.list()) == 500
+    assert len(q.list(limit=501)) == 501
+    assert len(q.list(("pending",))) == 500
+
+
 def test_resolve_names_a_job_by_prefix_or_says_there_is_none(store: MemoryStore) -> None:
     q = JobQueue(store)
     job_id = store_memory(store, Turn("I live in Oslo.", "u"))
