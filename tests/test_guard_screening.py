@@ -175,29 +175,23 @@ def test_no_contradiction_without_a_differing_curated_value(store: MemoryStore,
         assert contradicts_curated(conn, Candidate(**{**base, **change})) is None
 
 
-def test_agreeing_memories_cannot_hide_one_that_disagrees(store: MemoryStore) -> None:
-    # 25 operator-touched memories agree with the candidate (more than the 20 rows the
-    # query reads), written before the one that disagrees: it must still be found.
+# 25 operator-touched memories agree with the candidate, written before the one that
+# disagrees: it must still be found.  25 is more than the 20 rows the check once read;
+# "ÉCOLE" agrees with "école" though SQLite's lower() leaves É alone, so SQL cannot tell
+# and the check reads on past them.
+@pytest.mark.parametrize(("agreeing", "rival", "says"), [
+    (("Globex", " globex "), "Initech", "GLOBEX"),
+    (("ÉCOLE",), "Lycée", "école"),
+])
+def test_agreeing_memories_cannot_hide_one_that_disagrees(
+        store: MemoryStore, agreeing: tuple[str, ...], rival: str, says: str) -> None:
     for i in range(25):
-        curated(store, "Globex" if i % 2 else " globex ")
-    rival = curated(store, "Initech")
-    c = Candidate("t", "alice", "user", "works_at", "GLOBEX", "new")
+        curated(store, agreeing[i % len(agreeing)])
+    rid = curated(store, rival)
+    c = Candidate("t", "alice", "user", "works_at", says, "new")
     with store.read() as conn:
         assert contradicts_curated(conn, c) == (
-            f"“User works at Initech” ({rival}) says works_at = Initech, this says GLOBEX")
-
-
-def test_agreeing_memories_in_another_case_cannot_hide_one_that_disagrees(
-        store: MemoryStore) -> None:
-    # SQLite's lower() leaves É alone, so SQL cannot tell these 25 agree with "école";
-    # Python can.  The query reads on past them to the one that disagrees.
-    for _ in range(25):
-        curated(store, "ÉCOLE")
-    rival = curated(store, "Lycée")
-    c = Candidate("t", "alice", "user", "works_at", "école", "new")
-    with store.read() as conn:
-        assert contradicts_curated(conn, c) == (
-            f"“User works at Lycée” ({rival}) says works_at = Lycée, this says école")
+            f"“User works at {rival}” ({rid}) says works_at = {rival}, this says {says}")
 
 
 def test_a_memory_screened_again_with_a_new_value_is_not_its_own_rival(

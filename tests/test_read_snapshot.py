@@ -153,6 +153,19 @@ def test_warm_without_cached_users_takes_the_recently_retrieved(
         fresh.close()
 
 
+def warmed(store_path, max_users: int | None) -> tuple[int, list[str]]:  # type: ignore[no-untyped-def]
+    """Warm a retriever on the store opened anew (as another process would: an empty
+    snapshot cache): how many snapshots it built, and users() (the last built first)."""
+    fresh = MemoryStore.open(store_path)
+    try:
+        other = Retriever(fresh, ReadConfig())
+        if max_users is not None:
+            other.snapshots.max_users = max_users
+        return other.warm(), other.snapshots.users()
+    finally:
+        fresh.close()
+
+
 def test_warm_takes_the_users_retrieved_for_most_recently_first(
         store_path, store: MemoryStore) -> None:  # type: ignore[no-untyped-def]
     for user in ("ann", "bob", "cy"):
@@ -163,15 +176,8 @@ def test_warm_takes_the_users_retrieved_for_most_recently_first(
         r = Retriever(store, ReadConfig(), clock=lambda h=hours: NOW + timedelta(hours=h))
         r.retrieve("kayak", user, channels="fts")
         r.flush()
-    fresh = MemoryStore.open(store_path)
-    try:
-        other = Retriever(fresh, ReadConfig())
-        other.snapshots.max_users = 2
-        assert other.warm() == 2
-        # Built ann (asked last), then cy; users() lists the last built first.
-        assert other.snapshots.users() == ["cy", "ann"]
-    finally:
-        fresh.close()
+    # Built ann (asked last), then cy; users() lists the last built first.
+    assert warmed(store_path, 2) == (2, ["cy", "ann"])
 
 
 def test_warm_with_nothing_retrieved_takes_the_newest_writers(
@@ -179,22 +185,10 @@ def test_warm_with_nothing_retrieved_takes_the_newest_writers(
     for user in ("ann", "bob", "cy", "bob"):
         put(store, [{"text": f"{user} rows a kayak.", "days_ago": 3}], embed=False,
             user=user)
-    fresh = MemoryStore.open(store_path)
-    try:
-        other = Retriever(fresh, ReadConfig())
-        other.snapshots.max_users = 2
-        assert other.warm() == 2
-        # Built newest writer first (bob wrote last, then cy); ann wrote before both.
-        assert other.snapshots.users() == ["cy", "bob"]
-        fresh2 = MemoryStore.open(store_path)
-        try:
-            wide = Retriever(fresh2, ReadConfig())
-            assert wide.warm() == 3
-            assert set(wide.snapshots.users()) == {"ann", "bob", "cy"}
-        finally:
-            fresh2.close()
-    finally:
-        fresh.close()
+    # Built newest writer first (bob wrote last, then cy); ann wrote before both.
+    assert warmed(store_path, 2) == (2, ["cy", "bob"])
+    built, users = warmed(store_path, None)
+    assert (built, set(users)) == (3, {"ann", "bob", "cy"})
 
 
 def test_warm_fills_up_after_the_retrieved_with_the_newest_writers(
@@ -205,14 +199,7 @@ def test_warm_fills_up_after_the_retrieved_with_the_newest_writers(
     r = Retriever(store, ReadConfig(), clock=lambda: NOW)
     r.retrieve("kayak", "ann", channels="fts")
     r.flush()
-    fresh = MemoryStore.open(store_path)
-    try:
-        other = Retriever(fresh, ReadConfig())
-        other.snapshots.max_users = 2
-        assert other.warm() == 2
-        assert other.snapshots.users() == ["cy", "ann"]  # ann (asked), then cy (newest)
-    finally:
-        fresh.close()
+    assert warmed(store_path, 2) == (2, ["cy", "ann"])  # ann (asked), then cy (newest)
 
 
 def test_a_write_invalidates_only_the_snapshots_of_the_users_it_touches(
