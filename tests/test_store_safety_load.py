@@ -13,6 +13,7 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -161,10 +162,13 @@ def _reader(path: Path, seconds: float) -> None:
 
 
 # Under this flat-out load (4 writers committing back to back) the WAL restarts
-# whenever a truncating checkpoint gets through: its median stays small, its peaks
-# depend on how loaded the machine is.  Without the checkpoints it grows ~10 MB/s.
+# whenever a truncating checkpoint gets through: its median stays small and it keeps
+# coming back down.  Its peaks depend on how loaded the machine is (65-170 MB over 8 s
+# on an idle 2-core machine), so bench/bench_store_safety.py measures them
+# (docs/benchmarks.md) and this test does not bound them.  Without the checkpoints
+# the WAL only grows: it never comes back down, and its median is past the bound.
 WAL_MEDIAN_BOUND = 32 * 1024 * 1024
-WAL_PEAK_BOUND = 128 * 1024 * 1024
+WAL_RESTARTED = 8 * 1024 * 1024  # twice the size that triggers a checkpoint
 
 
 def test_wal_stays_bounded_under_five_processes_and_shrinks_when_idle(
@@ -186,10 +190,13 @@ def test_wal_stays_bounded_under_five_processes_and_shrinks_when_idle(
         codes = reap(pids)
     assert codes == [0] * 5
     assert gui.count() > 0
-    samples.sort()
-    median, peak = samples[len(samples) // 2], samples[-1]
+    # Times it came back down (12-14 in 8 s on an idle machine): from above
+    # WAL_RESTARTED to below it between two samples, which only a restart does.
+    restarts = sum(1 for a, b in pairwise(samples)
+                   if a > WAL_RESTARTED >= b)
+    assert restarts >= 3, f"WAL came back down {restarts} times: {samples}"
+    median = sorted(samples)[len(samples) // 2]
     assert median < WAL_MEDIAN_BOUND, f"WAL median {median / 1e6:.1f} MB"
-    assert peak < WAL_PEAK_BOUND, f"WAL reached {peak / 1e6:.1f} MB"
     IdleCheckpointer(store_path).tick()  # the GUI's idle timer
     assert wal_bytes(store_path) == 0
     gui.close()
