@@ -27,6 +27,7 @@ import signal
 import sys
 import tempfile
 import time
+import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,6 +80,15 @@ def build_tree(module: str, code: str) -> Path:
     return tmp
 
 
+def deselected() -> list[str]:
+    """The measurement's ``-k`` (pyproject's [tool.mutmut]): the tests a mutation run
+    leaves out, so a survivor here is one there too."""
+    args = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mutmut"][
+        "pytest_add_cli_args"]
+    i = args.index("-k")
+    return args[i:i + 2]
+
+
 def _quiet_pytest(args: list[str]) -> int:
     """pytest.main(args) with its output thrown away; returns its exit code."""
     import pytest
@@ -102,7 +112,7 @@ def run_all(tree: Path, keys: list[str], tests: list[str], timeout: float,
     os.chdir(tree)
     sys.path.insert(0, str(tree))
     os.environ.update(QT_QPA_PLATFORM="offscreen", PYTHONDONTWRITEBYTECODE="1")
-    args = ["-x", "-q", "-p", "no:cacheprovider", "-k", "not postgresql", *tests]
+    args = ["-x", "-q", "-p", "no:cacheprovider", *deselected(), *tests]
     _quiet_pytest(["--collect-only", *args])  # imports everything, before forking
     results: dict[str, str] = {}
     running: dict[int, tuple[str, float]] = {}
