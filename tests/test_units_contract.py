@@ -98,7 +98,15 @@ def test_a_unit_as_json_is_its_fields() -> None:
     u = Unit("t", "note", 0.25, 0.5)
     assert u.to_json() == {"text": "t", "type": "note", "importance": 0.25,
                            "confidence": 0.5, "entity": None, "attribute": None,
-                           "value": None}
+                           "value": None, "framing": None}
+
+
+def test_framing_is_optional_and_checked() -> None:
+    assert validate_unit(raw()).framing is None
+    assert validate_unit(raw(framing=" Hypothetical ")).framing == "hypothetical"
+    for bad in ("maybe", 3, ""):
+        with pytest.raises(UnitRejected, match="framing"):
+            validate_unit(raw(framing=bad))
 
 
 def test_text_of_exactly_the_limit_is_kept() -> None:

@@ -22,6 +22,11 @@ MAX_UNITS = 5
 MAX_UNIT_TEXT = 2_000  # "1–2 sentences": anything this long is not a memory unit
 MAX_TURN_TEXT = 100_000
 UNIT_FIELDS = ("text", "type", "importance", "confidence", "entity", "attribute", "value")
+# How a unit was said.  None: stated as the user's belief.  "hypothetical": framed as a
+# supposition, role-play or "what if" -- kept for the operator (the write-phase design
+# caps its confidence at 0.3) but never an active belief.  Optional in an extractor's
+# JSON, so an LLM that does not know the key still produces valid units.
+FRAMINGS = ("hypothetical",)
 
 
 class ExtractionError(MemdeskError):
@@ -63,6 +68,7 @@ class Unit:
     entity: str | None = None
     attribute: str | None = None
     value: str | None = None
+    framing: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -134,7 +140,16 @@ def validate_unit(raw: Any) -> Unit:
         entity=_opt_str(raw, "entity", 200),
         attribute=_opt_str(raw, "attribute", 200),
         value=_opt_str(raw, "value", 10_000),
+        framing=_framing(raw.get("framing")),
     )
+
+
+def _framing(v: Any) -> str | None:
+    if v is None:
+        return None
+    if not isinstance(v, str) or v.strip().lower() not in FRAMINGS:
+        raise UnitRejected(f"framing {v!r} is not one of: null, " + ", ".join(FRAMINGS))
+    return v.strip().lower()
 
 
 def top_units(units: list[Unit], notes: list[str]) -> list[Unit]:
