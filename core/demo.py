@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import text
 
+from memdesk.core.store import actions as acts
 from memdesk.core.store import fts
 from memdesk.core.store.memory_store import MemoryStore, utcnow
 from memdesk.core.store.records import encode_values
@@ -460,9 +461,10 @@ def generate(
         conn.execute(
             text(
                 "INSERT INTO memory_events (memory_id, actor, action, before, after, at, note) "
-                "VALUES ('*', 'worker', 'demo_load', '{}', :after, :at, :note)"
+                "VALUES (:mid, 'worker', :action, '{}', :after, :at, :note)"
             ),
-            {"after": encode_values({"rows": written, "seed": seed}), "at": now,
+            {"mid": acts.STORE_WIDE, "action": acts.DEMO_LOAD.name,
+             "after": encode_values({"rows": written, "seed": seed}), "at": now,
              "note": f"demo generator, seed {seed}"},
         )
         for _name, sql_ in indexes:

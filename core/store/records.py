@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from enum import Flag, auto
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdesk.core.store.query import Status, status_of
+
+if TYPE_CHECKING:  # actions.py builds on Changed below
+    from memdesk.core.store.actions import Action
 
 DATETIME_FIELDS = frozenset({"created_at", "last_accessed", "valid_until", "deleted_at",
                              "quarantined_at"})
@@ -54,7 +57,7 @@ class MemoryRecord:
     def to_json(self) -> dict[str, Any]:
         """JSON-safe dict (embedding reported by size only)."""
         out: dict[str, Any] = {}
-        for f in fields(self):
+        for f in fields(MemoryRecord):  # a subclass's extras (AddedRecord.changes) are not data
             v = getattr(self, f.name)
             if f.name == "embedding":
                 out["embedding_dims"] = (len(v) // 4) if v else None
@@ -123,6 +126,15 @@ class Changes:
     kinds: Changed = MEMORY_EDIT
     sources: tuple[str, ...] = ()  # delta source names
     diff_ids: tuple[int, ...] = ()  # delta diffs whose review changed
+    # The declared action (memdesk.core.store.actions) when one made these changes:
+    # its undo label is what Edit → Undo shows.
+    action: Action | None = None
+    # Rows that did not exist before (an add, an import): a table showing a filtered
+    # list must fetch them, not only refresh rows it has.
+    new_memory_ids: tuple[str, ...] = ()
+
+    def with_action(self, action: Action) -> Changes:
+        return replace(self, action=action)
 
     @classmethod
     def everything(cls) -> Changes:
@@ -140,6 +152,37 @@ class Changes:
     @property
     def undoable(self) -> bool:
         return self.group_id is not None or len(self.event_ids) == 1
+
+    @property
+    def undo_event(self) -> int | None:
+        """The event number ``memdesk undo N`` takes back (single-event actions)."""
+        return self.event_ids[0] if len(self.event_ids) == 1 else None
+
+    @property
+    def count(self) -> int:
+        """How many things the action touched (for its label)."""
+        return len(self.memory_ids or self.sources or self.diff_ids or self.event_ids) or 1
+
+    def undo_label(self) -> str | None:
+        """"Undo soft-delete of 3 memories", from the declared action; None if none."""
+        return self.action.undo_label(self.count) if self.action is not None else None
+
+
+@dataclass(frozen=True, eq=False)
+class AddedRecord(MemoryRecord):
+    """The record ``MemoryStore.add`` returns: the new memory, carrying the action's
+    ``Changes`` (its event number for ``memdesk undo``, the new row).  Equal to the
+    plain record of the same memory."""
+
+    changes: Changes = field(default_factory=Changes, compare=False)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MemoryRecord):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name)
+                   for f in fields(MemoryRecord) if f.compare)
+
+    __hash__ = MemoryRecord.__hash__
 
 
 def encode_values(values: dict[str, Any]) -> str:

@@ -28,6 +28,7 @@ from sqlalchemy import Connection, insert, select
 
 from memdesk.core.errors import MemdeskError, StoreOpenError, ValidationError
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.records import (
@@ -419,12 +420,12 @@ class Importer:
         adds, deletes = [], []
         for r in rows:
             logged = {k: v for k, v in r.items() if k not in ("embedding", "deleted_at")}
-            adds.append(dict(base, memory_id=r["id"], action="add", before="{}",
+            adds.append(dict(base, memory_id=r["id"], action=acts.ADD.name, before="{}",
                              after=encode_values(logged)))
             if r.get("deleted_at") is not None:
                 # Logged as add-then-delete: undoing an add expects deleted_at unset, and
                 # the group is undone newest first, so the delete is undone before the add.
-                deletes.append(dict(base, memory_id=r["id"], action="delete",
+                deletes.append(dict(base, memory_id=r["id"], action=acts.DELETE.name,
                                     before=encode_values({"deleted_at": None}),
                                     after=encode_values({"deleted_at": r["deleted_at"]})))
         conn.execute(insert(ET), adds)
@@ -450,7 +451,7 @@ class Importer:
             return
         try:
             if changes:
-                self.store.apply_in(conn, rid, changes, actor=ACTOR, action="import",
+                self.store.apply_in(conn, rid, changes, actor=ACTOR, action=acts.IMPORT,
                                     group_id=self.group, note=self.note)
         except ValidationError as exc:
             self.report.add_bad(BadItem(number, str(exc), rid))
