@@ -270,8 +270,12 @@ class BrowserView(DeskView):
 
     # -- broadcast --------------------------------------------------------------------------
     def refresh(self, changes: Changes) -> None:
-        """Patch loaded rows in place, even while hidden (cheap: only changed ids)."""
-        if changes.memories:
+        """Patch loaded rows in place, even while hidden (cheap: only changed ids); run
+        the query again when rows were added (an import, a merge): patching in place
+        shows edits, never rows the list did not have."""
+        if changes.new_memory_ids:
+            self.model.set_query()
+        elif changes.memories:
             self.model.refresh(changes)
         if self.detail.record is not None and (
             self.detail.record.id in changes.memory_ids or Changed.ALL in changes.kinds

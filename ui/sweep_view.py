@@ -435,11 +435,11 @@ class SweepView(DeskView):
         self.start.status.setText("Sampling…")
         self.start.start_button.setEnabled(False)
         store = self.store
-        # A new sweep changes no memory and has nothing to undo (pausing leaves it).
+        # A new sweep changes no memory and has nothing to undo (pausing leaves it);
+        # its state carries those Changes.
         self.run(Op("Start a revaluation sweep",
                     lambda st: sweep.start_sweep(store, **params), self._started,
-                    undoable=False, background=True,
-                    changes=lambda _state: Changes(kinds=Changed.SWEEPS)))
+                    undoable=False, background=True))
 
     def _started(self, state: sweep.SweepState) -> None:
         self.start.start_button.setEnabled(True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -94,6 +94,9 @@ class SweepState:
     population: int | None
     finished_at: datetime | None
     items: tuple[SweepItemState, ...]
+    # What starting it changed (``start_sweep``): a new sweep, nothing to undo.
+    changes: Changes = field(default_factory=lambda: Changes(kinds=Changed.NOTHING),
+                             compare=False)
 
     @property
     def total(self) -> int:
@@ -206,7 +209,8 @@ def start_sweep(
             dict(sweep_id=sweep_id, pos=i, memory_id=mid, importance_before=imp)
             for i, (mid, imp) in enumerate(sample.rows)
         ])
-        return _load(conn, sweep_id)
+        state = _load(conn, sweep_id)
+    return replace(state, changes=Changes(kinds=Changed.SWEEPS))
 
 
 @dataclass(frozen=True)

@@ -150,3 +150,24 @@ EDITABLE_FIELDS = (
     "access_count",
     "deleted_at",
 )
+
+
+class MemoryProvenance(Base):
+    """How an extracted memory came to be: extractor, model and job.
+
+    Written by the write path's worker in the insert's transaction; read by the detail
+    pane and by the guard (which agent's job a held memory came from), which sits below
+    the write path, so the table is declared here.  A side table rather than columns on
+    ``memories``: most rows (operator adds, imports) have no extraction behind them."""
+
+    __tablename__ = "memory_provenance"
+
+    memory_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True
+    )
+    extractor: Mapped[str] = mapped_column(String(64), nullable=False)
+    model: Mapped[str | None] = mapped_column(String(200))
+    job_id: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+
+    __table_args__ = (Index("ix_memory_provenance_job", "job_id"),)

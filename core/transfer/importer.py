@@ -125,6 +125,7 @@ class ImportReport:
     error: str | None = None
     group_id: str | None = None
     memory_ids: list[str] = field(default_factory=list)
+    new_ids: list[str] = field(default_factory=list)  # of memory_ids, the inserted ones
 
     def add_bad(self, item: BadItem) -> None:
         self.bad_count += 1
@@ -143,7 +144,8 @@ class ImportReport:
     def changes(self) -> Changes:
         """What views must refresh for, and the group an Edit → Undo takes back."""
         kinds = MEMORY_EDIT if self.changed else Changed.NOTHING
-        return Changes(tuple(self.memory_ids), (), self.group_id, kinds)
+        return Changes(tuple(self.memory_ids), (), self.group_id, kinds,
+                       action=acts.IMPORT, new_memory_ids=tuple(self.new_ids))
 
     def summary(self) -> str:
         parts = [f"imported {self.imported:,}", f"updated {self.updated:,}"]
@@ -332,7 +334,7 @@ class Importer:
 
         rep = self.report
         saved = (rep.imported, rep.updated, rep.unchanged, rep.skipped, len(rep.bad),
-                 len(rep.memory_ids), rep.bad_count)
+                 len(rep.memory_ids), rep.bad_count, len(rep.new_ids))
         try:
             run()
         except BaseException:
@@ -341,6 +343,7 @@ class Importer:
             del rep.bad[saved[4]:]
             rep.bad_count = saved[6]
             del rep.memory_ids[saved[5]:]
+            del rep.new_ids[saved[7]:]
             self._pending.clear()
             raise
         rep.stopped_at = through
@@ -434,6 +437,7 @@ class Importer:
         self.report.imported += len(rows)
         if self.keep_ids:
             self.report.memory_ids.extend(r["id"] for r in rows)
+            self.report.new_ids.extend(r["id"] for r in rows)
 
     def _update(self, conn: Connection, item: Row) -> None:
         number, row, given = item
