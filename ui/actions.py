@@ -170,7 +170,7 @@ class Desk(QObject):
         if op.undoable and changes.undoable:
             # Edit → Undo says what the registry declares ("Undo soft-delete of 3
             # memories"); an action the core did not name keeps the op's own name.
-            label = changes.action.label(changes.count) if changes.action else op.name
+            label = changes.label() or op.name
             self.undo_stack.push(ActionCommand(self, label, changes))
         self.changed.emit(changes)
         if op.done is not None:

@@ -32,7 +32,7 @@ from .delegates import ScoreBarDelegate
 from .detail import DetailPane
 from .filters import FilterBar
 from .ops import LatestTask
-from .store_safety import edit_checked
+from .store_safety import ask_after_conflict, edit_or_conflict
 from .view import DeskView
 
 
@@ -208,8 +208,15 @@ class BrowserView(DeskView):
         names = ", ".join(sorted(fields))
         store = self.store
         seen = self.detail.record  # the version the operator edited (optimistic check)
+
+        def on_top(version: int) -> None:
+            self.run(Op(f"Edit {names}", lambda: store.update(
+                memory_id, expected_version=version, **fields)))
+
+        # A conflict is the op's result, asked about after it, on the GUI thread.
         self.run(Op(f"Edit {names}",
-                    lambda: edit_checked(self, store, memory_id, fields, seen)))
+                    lambda: edit_or_conflict(store, memory_id, fields, seen),
+                    lambda result: ask_after_conflict(self, result, fields, seen, on_top)))
 
     def bulk_set(self, field: str, value: Any, ids: list[str] | None = None) -> None:
         ids = self.selected_ids() if ids is None else ids

@@ -10,6 +10,8 @@ window's current store, replaced whenever the window switches store.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -157,16 +159,35 @@ class ConflictDialog(QDialog):
         return dlg.choice
 
 
-def edit_checked(parent: QWidget | None, store: MemoryStore, memory_id: str,
-                 fields: dict[str, Any], seen: MemoryRecord | None) -> Changes:
-    """``store.update`` based on the version the operator saw; on a conflict, ask."""
+@dataclass(frozen=True)
+class Conflicted:
+    """An edit refused because the memory changed since the operator read it.  Its
+    ``changes`` apply nothing but make the views reload the stored row."""
+
+    error: EditConflictError
+    changes: Changes
+
+
+def edit_or_conflict(store: MemoryStore, memory_id: str, fields: dict[str, Any],
+                     seen: MemoryRecord | None) -> Changes | Conflicted:
+    """``store.update`` based on the version the operator saw (an op's core call: no
+    dialog in here).  A conflict comes back as a result, for the op's ``done`` to ask
+    about on the GUI thread (:func:`ask_after_conflict`)."""
     version = seen.version if seen is not None and seen.id == memory_id else None
     try:
         return store.update(memory_id, expected_version=version, **fields)
     except EditConflictError as exc:
-        if ConflictDialog.ask(parent, fields, seen, exc) == ConflictDialog.MINE:
-            return store.update(memory_id, expected_version=exc.actual, **fields)
-        return Changes((memory_id,), ())  # nothing applied; views reload the stored row
+        return Conflicted(exc, Changes((memory_id,), ()))
+
+
+def ask_after_conflict(parent: QWidget | None, result: Changes | Conflicted,
+                       fields: dict[str, Any], seen: MemoryRecord | None,
+                       apply_on_top: Callable[[int], None]) -> None:
+    """After the op: if the edit conflicted, show both versions; "Apply my edit on top"
+    calls ``apply_on_top(version now stored)``, which runs a new op on the desk."""
+    if isinstance(result, Conflicted) and ConflictDialog.ask(
+            parent, fields, seen, result.error) == ConflictDialog.MINE:
+        apply_on_top(result.error.actual)
 
 
 class Banner(QFrame):

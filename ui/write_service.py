@@ -19,21 +19,24 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QProgressDialog, QWidget
 
+from memdesk.core.store import actions as acts
 from memdesk.core.store.records import MEMORY_EDIT, Changed, Changes
 
-from .actions import Desk
-from .ops import LatestTask, Task
+from .actions import Desk, Op
+from .ops import LatestTask
 from .text import tooltip_text
 
 COUNTS_POLL_MS = 3000
 EMBED = "Embed missing vectors"
 
 
-def embed_missing(desk: Desk, parent: QWidget | None = None) -> Task | None:
-    """Backfill vectors off the GUI thread, with a progress dialog that can cancel.
+def embed_missing(desk: Desk, parent: QWidget | None = None) -> QProgressDialog | None:
+    """Backfill vectors through the desk's pipeline (off the GUI thread), with a progress
+    dialog that can cancel; returns the dialog (None when embedding is unavailable).
 
     Cancelling stops after the batch in hand; committed batches stay, so running it
-    again continues where it stopped.  Failures go to the desk's one error channel.
+    again continues where it stopped.  Failures go to the desk's one error channel, and
+    the result is broadcast as the desk's ``Changes`` like any other action's.
     """
     from memdesk.core import embeddings
 
@@ -47,35 +50,38 @@ def embed_missing(desk: Desk, parent: QWidget | None = None) -> Task | None:
     dialog.setMinimumDuration(0)
     dialog.setAutoClose(False)
     dialog.setAutoReset(False)
+    # The backfill's own flag, not the task's: a cancelled backfill still returns its
+    # report (what it embedded is kept), which a cancelled task would drop.
+    stop = threading.Event()
 
-    def work(state):  # type: ignore[no-untyped-def]
+    def work(state: Any) -> Any:
         from memdesk.core.write.embed import backfill
 
-        return backfill(store, progress=state.progress, cancelled=lambda: state.cancelled)
-
-    task = Task(work, dialog)  # owned by the dialog: both go when it closes
+        return backfill(store, progress=state.progress, cancelled=stop.is_set)
 
     def progress(done: int, total: int) -> None:
         dialog.setMaximum(max(total, 1))
         dialog.setValue(done)
         dialog.setLabelText(f"Embedding memories: {done:,} of {total:,}")
 
-    def finished(rep: Any) -> None:
+    def finish() -> None:
+        desk.progress.disconnect(progress)
+        dialog.close()
+
+    def done(rep: Any) -> None:
         dialog.setLabelText(f"Embedded {rep.embedded:,} memories with {rep.model}.")
-        dialog.close()
-        desk.changed.emit(Changes(kinds=Changed.MEMORIES))
+        finish()
 
-    def failed(exc: object, _tb: str) -> None:
-        dialog.close()
-        desk.report(EMBED, str(exc))
-
-    task.progress.connect(progress)
-    task.finished.connect(finished)
-    task.failed.connect(failed)
-    # Cancel: the backfill stops after the batch in hand; what it wrote stays.
-    dialog.canceled.connect(task.cancel)
+    desk.progress.connect(progress)
+    dialog.canceled.connect(stop.set)
     dialog.show()
-    return task.start()
+    # New vectors change what retrieval finds, not a memory's fields: no undo, and the
+    # embedding pass is recorded in the store's history (core/write/embed.py).
+    desk.run(Op(EMBED, work, done, undoable=False, background=True,
+                changes=lambda _rep: Changes(kinds=Changed.MEMORIES | Changed.HISTORY,
+                                             action=acts.EMBED),
+                on_error=lambda _message: finish()))
+    return dialog
 
 
 class WriteService(QObject):
@@ -91,7 +97,7 @@ class WriteService(QObject):
         self._worker = None
         self._thread: threading.Thread | None = None
         self.counts: dict[str, int] = {}
-        self.last_embed: Task | None = None
+        self.last_embed: QProgressDialog | None = None
 
         self.label = QLabel("Jobs: —")
         self.label.setContentsMargins(10, 0, 10, 0)
@@ -109,7 +115,7 @@ class WriteService(QObject):
         self.job_finished.connect(self._on_job, Qt.ConnectionType.QueuedConnection)
         desk.changed.connect(self._on_changed)
 
-    def embed(self) -> Task | None:
+    def embed(self) -> QProgressDialog | None:
         self.last_embed = embed_missing(self.desk, self.window)
         return self.last_embed
 

@@ -67,12 +67,15 @@ class Action:
     undoable: bool = True
     planned: bool = False
 
-    def label(self, count: int = 1) -> str:
-        """What Edit → Undo says after the word "Undo": "soft-delete of 3 memories"."""
+    def label(self, count: int = 1, target: str | None = None) -> str:
+        """What Edit → Undo says after the word "Undo": "soft-delete of 3 memories", or
+        with one named target, "acceptance of change #12"."""
+        if count == 1 and target:
+            return f"{self.verb} of {self.noun} {target}"
         return f"{self.verb} of {count:,} {self.noun if count == 1 else self.plural}"
 
-    def undo_label(self, count: int = 1) -> str:
-        return f"Undo {self.label(count)}"
+    def undo_label(self, count: int = 1, target: str | None = None) -> str:
+        return f"Undo {self.label(count, target)}"
 
     def __str__(self) -> str:  # the stored name, so an Action can go where a str went
         return self.name

@@ -163,9 +163,24 @@ class Changes:
         """How many things the action touched (for its label)."""
         return len(self.memory_ids or self.sources or self.diff_ids or self.event_ids) or 1
 
+    @property
+    def target(self) -> str | None:
+        """A short name of the one thing changed when it has one (memory ids do not:
+        they are long and say nothing to a reader)."""
+        if not self.memory_ids and len(self.sources) == 1 and not self.diff_ids:
+            return self.sources[0]
+        if not self.memory_ids and len(self.diff_ids) == 1:
+            return f"#{self.diff_ids[0]}"
+        return None
+
+    def label(self) -> str | None:
+        """"soft-delete of 3 memories", from the declared action; None if none."""
+        return self.action.label(self.count, self.target) if self.action else None
+
     def undo_label(self) -> str | None:
-        """"Undo soft-delete of 3 memories", from the declared action; None if none."""
-        return self.action.undo_label(self.count) if self.action is not None else None
+        """"Undo soft-delete of 3 memories"; None when no declared action made these."""
+        label = self.label()
+        return f"Undo {label}" if label else None
 
 
 @dataclass(frozen=True, eq=False)
