@@ -16,7 +16,7 @@ that started each chain of undos, so the views that show them refresh.
 from __future__ import annotations
 
 from memdesk.core.actions import EVENT_UNDO, GROUP_UNDO
-from memdesk.core.errors import MemdeskError, NotFoundError
+from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
 from memdesk.core.ids import new_id
 from memdesk.core.store import actions as acts
 from memdesk.core.store import audit
@@ -56,10 +56,10 @@ def undo_event(store: MemoryStore, event_id: int, *, actor: str = "operator") ->
         ev = audit.event(conn, event_id)
         action = acts.declared(ev)
         handler = EVENT_UNDO.get(action.stream) if action.undoable else None
-        if handler is None:
-            raise MemdeskError(
-                f"Event {event_id} ({action.label()}) is a record of the store's history, "
-                "not an action that can be undone.")
+        if handler is None:  # bad input (exit 2 in the CLI): nothing changed
+            raise ValidationError(
+                "event", f"{event_id} is a record in the store's history ({action.verb}), "
+                "not an action that can be undone")
         kinds = event_kinds(conn, ev)
         new_ev = handler(store, conn, ev, actor, None)
     memory_ids = (ev.memory_id,) if action.stream is acts.Stream.MEMORY else ()

@@ -16,7 +16,7 @@ from memdesk.core.curation.service import Contradictions, Sweeps
 from memdesk.core.delta import audit as delta_audit
 from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
-from memdesk.core.errors import MemdeskError
+from memdesk.core.errors import ValidationError
 from memdesk.core.guard import review
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.read.maintain import maintain
@@ -159,7 +159,7 @@ def test_store_wide_records_are_history_not_undoable(store: MemoryStore) -> None
     store.add_many([{"user_id": "u", "text": "x", "type": "fact"}])
     backfill(store, embedder=FakeEncoder())  # type: ignore[arg-type]
     [ev] = [e for e in store.events() if e.action == acts.EMBED.name]
-    with pytest.raises(MemdeskError, match="record of the store's history"):
+    with pytest.raises(ValidationError, match=r"a record in the store's history \(embedding"):
         undo_event(store, ev.id)
 
 

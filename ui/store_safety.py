@@ -37,7 +37,7 @@ from memdesk.core.store.backup import AutoBackup, backup_dir, backup_store, list
 from memdesk.core.store.check import check_file
 from memdesk.core.store.db import sqlite_info, sqlite_path
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.records import Changes, MemoryRecord
+from memdesk.core.store.records import RECORD_COLUMNS, Changes, MemoryRecord
 from memdesk.core.store.wal import IdleCheckpointer, journal_mode
 
 from .ops import LatestTask
@@ -145,7 +145,8 @@ class ConflictDialog(QDialog):
         if a is None or b is None:
             return set()
         skip = {"version", "embedding", "access_count", "last_accessed"}
-        return {k for k in vars(a) if k not in skip and getattr(a, k) != getattr(b, k)}
+        return {k for k in RECORD_COLUMNS
+                if k not in skip and getattr(a, k) != getattr(b, k)}
 
     def _mine(self) -> None:
         self.choice = self.MINE

@@ -16,7 +16,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
-from memdesk.core.errors import MemdeskError
+from memdesk.core.errors import ValidationError
 from memdesk.core.store import audit
 from memdesk.core.store.actions import ADD, Action, EventUndo, Stream, declared
 from memdesk.core.store.records import Changed, EventRecord
@@ -73,9 +73,9 @@ def undo_events_in(store: Any, conn: Connection, group_id: str, actor: str, redo
         ev = audit.event(conn, event_id)
         action = declared(ev)
         handler = handlers.get(action.stream) if action.undoable else None
-        if handler is None:
-            raise MemdeskError(
-                f"Event {ev.id} ({action.label()}) cannot be undone here.")
+        if handler is None:  # a store-wide record, or another stream's row
+            raise ValidationError(
+                "group", f"event {ev.id} ({action.verb}) cannot be undone here")
         out.kinds |= event_kinds(conn, ev)
         out.event_ids.append(handler(store, conn, ev, actor, redo))
         if action.stream is Stream.MEMORY:
