@@ -460,10 +460,10 @@ def generate(
         # One audit row for the whole load, so the store's history says where data came from.
         conn.execute(
             text(
-                "INSERT INTO memory_events (memory_id, actor, action, before, after, at, note) "
-                "VALUES (:mid, 'worker', :action, '{}', :after, :at, :note)"
+                "INSERT INTO memory_events (memory_id, stream, actor, action, before, after, "
+                "at, note) VALUES (NULL, :stream, 'worker', :action, '{}', :after, :at, :note)"
             ),
-            {"mid": acts.STORE_WIDE, "action": acts.DEMO_LOAD.name,
+            {"stream": acts.Stream.STORE.value, "action": acts.DEMO_LOAD.name,
              "after": encode_values({"rows": written, "seed": seed}), "at": now,
              "note": f"demo generator, seed {seed}"},
         )

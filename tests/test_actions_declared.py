@@ -6,11 +6,12 @@ store-wide rows) still undo."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import numpy as np
 import pytest
-from sqlalchemy import select, text
+from sqlalchemy import create_engine, select, text
 
 from memdesk.core.curation.service import Contradictions, Sweeps
 from memdesk.core.delta import audit as delta_audit
@@ -21,8 +22,10 @@ from memdesk.core.guard import review
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store import actions as acts
+from memdesk.core.store.identity import stamp_statements
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed, Changes
+from memdesk.core.store.schema import MIGRATIONS_DIR
 from memdesk.core.transfer.formats import open_source
 from memdesk.core.transfer.importer import Importer
 from memdesk.core.undo import undo_changes, undo_event
@@ -175,27 +178,62 @@ def test_undo_labels_read_as_english() -> None:
 
 
 # -- a store written before the registry ---------------------------------------------
-def test_an_old_stores_free_string_and_store_wide_rows_still_undo(store: MemoryStore) -> None:
-    """Rows as code before the registry wrote them: an edit under a caller's own name
-    ("retag"), a group under "bulk_edit", and a job cancel as a ``memory_id='*'`` row;
-    each is undone by the generic undo, and the CLI's ``undo N`` path."""
-    a = store.add(user_id="u", text="old", type="fact")
-    job = store_memory(store, Turn("I work at Acme.", "u"))
-    with store.write() as conn:
-        conn.execute(text("UPDATE memories SET topic = 'new' WHERE id = :id"), {"id": a.id})
+def store_at_0012(path: Path) -> None:
+    """A store as memdesk left it before migration 0014: schema 0012, audit rows with
+    free-string actions and the store-wide sentinel, written as that code wrote them."""
+    from alembic import command
+    from alembic.config import Config
+
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    engine = create_engine(f"sqlite:///{path}")
+    with engine.begin() as conn:
+        cfg.attributes["connection"] = conn
+        command.upgrade(cfg, "0012")
+        for stmt in stamp_statements("0012"):
+            conn.exec_driver_sql(stmt)
         conn.execute(text(
-            "INSERT INTO memory_events (memory_id, actor, action, before, after, at) "
-            "VALUES (:id, 'operator', 'retag', '{\"topic\": null}', '{\"topic\": \"new\"}', "
-            "'2025-01-01 00:00:00')"), {"id": a.id})
-        retag = conn.execute(text("SELECT max(id) FROM memory_events")).scalar_one()
-        conn.execute(text("UPDATE jobs SET status = 'cancelled' WHERE id = :j"), {"j": job})
+            "INSERT INTO memories (id, user_id, text, type, layer, importance, confidence, "
+            "created_at, access_count, topic) VALUES ('m1', 'u', 'old', 'fact', 'semantic', "
+            "0.5, 0.5, '2025-01-01 00:00:00', 0, 'new')"))
         conn.execute(text(
-            "INSERT INTO memory_events (memory_id, actor, action, before, after, at, group_id) "
-            "VALUES ('*', 'operator', 'cancel_job', :b, :a, '2025-01-01 00:00:00', 'old-g')"),
-            {"b": f'{{"job_id": "{job}", "status": "pending"}}',
-             "a": f'{{"job_id": "{job}", "status": "cancelled"}}'})
-    undone = undo_event(store, retag)
-    assert store.get(a.id).topic is None and undone.touches(Changed.MEMORIES)
-    undone = undo_changes(store, Changes(group_id="old-g"))
-    assert JobQueue(store).get(job).status == "pending"
-    assert undone.kinds == Changed.JOBS | Changed.HISTORY
+            "INSERT INTO jobs (id, status, user_id, text, created_at, updated_at, attempts) "
+            "VALUES ('j1', 'cancelled', 'u', 'I work at Acme.', '2025-01-01 00:00:00', "
+            "'2025-01-01 00:00:00', 0)"))
+        rows = [  # (memory_id, action, before, after, group)
+            ("m1", "retag", {"topic": None}, {"topic": "new"}, None),
+            ("*", "cancel_job", {"job_id": "j1", "status": "pending"},
+             {"job_id": "j1", "status": "cancelled"}, "old-group"),
+            ("*", "embed", {}, {"rows": 1, "model": "m"}, None),
+        ]
+        for mid, action, before, after, group in rows:
+            conn.execute(text(
+                "INSERT INTO memory_events (memory_id, actor, action, before, after, at, "
+                "group_id) VALUES (:m, 'operator', :a, :b, :f, '2025-01-01 00:00:00', :g)"),
+                {"m": mid, "a": action, "b": json.dumps(before), "f": json.dumps(after),
+                 "g": group})
+    engine.dispose()
+
+
+def test_an_old_stores_free_string_and_store_wide_rows_still_undo(tmp_path: Path) -> None:
+    """Upgrading files each old row in its stream once; then the generic undo undoes an
+    edit saved under a caller's own name ("retag") and a job cancel that was a
+    ``memory_id='*'`` row, and refuses the store-wide embed record as history."""
+    store_at_0012(tmp_path / "old.db")
+    store = MemoryStore.open(tmp_path / "old.db", allow_upgrade=True)
+    try:
+        retag, cancel, embed = sorted(store.events(limit=10), key=lambda e: e.id)
+        assert (retag.memory_id, cancel.memory_id, embed.memory_id) == ("m1", None, None)
+        assert [acts.stream_of_event(e) for e in (retag, cancel, embed)] == [
+            acts.Stream.MEMORY, acts.Stream.JOB, acts.Stream.STORE]
+        assert {e.id for e in store.events("*")} == {cancel.id, embed.id}
+
+        undone = undo_event(store, retag.id)
+        assert store.get("m1").topic is None and undone.touches(Changed.MEMORIES)
+        undone = undo_changes(store, Changes(group_id="old-group"))
+        assert JobQueue(store).get("j1").status == "pending"
+        assert undone.kinds == Changed.JOBS | Changed.HISTORY
+        with pytest.raises(ValidationError, match="history"):
+            undo_event(store, embed.id)
+    finally:
+        store.close()

@@ -204,9 +204,10 @@ def maintain(
         if do_decay:
             step("decaying scores", 0.6)
             report.decayed = decay.apply_decay(conn, now, cfg)
-            store.log_in(conn, acts.STORE_WIDE, "worker", acts.DECAY, {},
+            store.log_in(conn, None, "worker", acts.DECAY, {},
                          {"rows": report.decayed, "at": now},
-                         note="maintain: Ebbinghaus decay with per-type half-lives")
+                         note="maintain: Ebbinghaus decay with per-type half-lives",
+                         stream=acts.Stream.STORE)
         step("committing", 0.95)
     report.seconds = time.perf_counter() - t0
     if progress is not None:

@@ -34,9 +34,9 @@ from sqlalchemy import Connection
 
 from memdesk.core.store.records import MEMORY_EDIT, Changed, EventRecord
 
-# The memory id of store-wide and job audit rows (``memory_events.memory_id`` is not
-# nullable in stores written so far).  Read through :func:`declared`, never compared
-# by callers.
+# What ``MemoryStore.events`` takes for "the rows about no memory", and what callers
+# written before migration 0014 passed as the memory id of a job's or a store-wide row
+# (:func:`home_of` files those; migration 0014 mapped the stored ones).
 STORE_WIDE = "*"
 
 
@@ -158,14 +158,23 @@ def lookup(stream: Stream, name: str) -> Action | None:
     return _BY_KEY.get((stream, name))
 
 
+def home_of(memory_id: str | None, stream: str, target: str | None,
+            before: dict[str, Any], after: dict[str, Any]
+            ) -> tuple[str | None, Stream, str | None]:
+    """Where a new ``memory_events`` row belongs: (memory id, stream, target).  A caller
+    that still passes the old sentinel ``"*"`` gets the row filed as migration 0014
+    files the stored ones: a row naming a ``job_id`` is the job's, others the store's."""
+    if memory_id != STORE_WIDE:
+        return memory_id, Stream(stream), target
+    job = {**after, **before}.get("job_id")
+    if job is not None:
+        return None, Stream.JOB, target or str(job)
+    return None, (Stream.STORE if stream == Stream.MEMORY else Stream(stream)), target
+
+
 def stream_of_event(ev: EventRecord) -> Stream:
-    """Which stream a ``memory_events`` row belongs to.  The one place that reads the
-    store-wide sentinel: a job's rows name the job in before/after."""
-    if ev.memory_id != STORE_WIDE:
-        return Stream.MEMORY
-    if "job_id" in ev.before or "job_id" in ev.after:
-        return Stream.JOB
-    return Stream.STORE
+    """Which stream a ``memory_events`` row belongs to (its ``stream`` column)."""
+    return Stream(ev.stream)
 
 
 def declared(ev: EventRecord) -> Action:

@@ -275,13 +275,16 @@ class MemoryStore:
             return audit.group_events(conn, group_id)
 
     def log_in(
-        self, conn: Connection, memory_id: str, actor: str, action: str | acts.Action,
+        self, conn: Connection, memory_id: str | None, actor: str, action: str | acts.Action,
         before: dict[str, Any], after: dict[str, Any], *, group_id: str | None = None,
         undoes: int | None = None, note: str | None = None,
+        stream: str = acts.Stream.MEMORY, target: str | None = None,
     ) -> int:
-        """Append one audit row in ``conn``'s transaction; returns its event id."""
+        """Append one audit row in ``conn``'s transaction; returns its event id (a row
+        about no memory passes None and its ``stream``: ``memdesk.core.store.audit``)."""
         return audit.log_in(conn, memory_id, actor, str(action), before, after,
-                            group_id=group_id, undoes=undoes, note=note)
+                            group_id=group_id, undoes=undoes, note=note, stream=stream,
+                            target=target)
 
     # -- writing --------------------------------------------------------------
     # The ``*_in`` methods are building blocks for services that write several rows in

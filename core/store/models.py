@@ -108,12 +108,17 @@ class MemoryVector(Base):
 
 
 class MemoryEvent(Base):
-    """One audited change.  ``before``/``after`` hold only the fields that changed (JSON)."""
+    """One audited change.  ``before``/``after`` hold only the fields that changed (JSON).
+
+    ``stream`` is the audit stream of the row's action (``memdesk.core.store.actions``):
+    ``memory`` rows name their memory; ``job`` rows name their job in ``target``;
+    ``store`` rows (an embedding pass, a decay run) are about no one row.  ``memory_id``
+    is NULL for the last two (migration 0014)."""
 
     __tablename__ = "memory_events"
 
     id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
-    memory_id: Mapped[str] = mapped_column(String(64), nullable=False)
+    memory_id: Mapped[str | None] = mapped_column(String(64))
     actor: Mapped[str] = mapped_column(String(32), nullable=False)
     action: Mapped[str] = mapped_column(String(32), nullable=False)
     before: Mapped[str | None] = mapped_column(Text)
@@ -123,6 +128,8 @@ class MemoryEvent(Base):
     undoes: Mapped[int | None] = mapped_column(SeqType)
     undone_by: Mapped[int | None] = mapped_column(SeqType)
     note: Mapped[str | None] = mapped_column(Text)
+    stream: Mapped[str] = mapped_column(String(16), nullable=False, server_default="memory")
+    target: Mapped[str | None] = mapped_column(String(64))
 
     __table_args__ = (
         Index("ix_memory_events_memory", "memory_id", "id"),

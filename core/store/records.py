@@ -73,7 +73,7 @@ RECORD_COLUMNS = tuple(f.name for f in fields(MemoryRecord))
 @dataclass(frozen=True)
 class EventRecord:
     id: int
-    memory_id: str
+    memory_id: str | None  # None: a job's or a store-wide row (``stream``)
     actor: str
     action: str
     before: dict[str, Any]
@@ -83,6 +83,8 @@ class EventRecord:
     undoes: int | None
     undone_by: int | None
     note: str | None
+    stream: str = "memory"  # memdesk.core.store.actions.Stream
+    target: str | None = None  # the job a job row is about
 
 
 class Changed(Flag):

@@ -330,9 +330,9 @@ class JobQueue:
                 raise JobStateError(_why_not_cancellable(job))
             before = {"job_id": job.id, "status": JobStatus.PENDING.value}
             after = {"job_id": job.id, "status": JobStatus.CANCELLED.value}
-            event = audit.log_in(conn, acts.STORE_WIDE, actor, acts.CANCEL_JOB.name,
-                                 before, after,
-                                 group_id=group, note=f"job {job.id} cancelled")
+            event = audit.log_in(conn, None, actor, acts.CANCEL_JOB.name, before, after,
+                                 group_id=group, note=f"job {job.id} cancelled",
+                                 stream=acts.Stream.JOB, target=job.id)
             _set_status_in(conn, job.id, JobStatus.CANCELLED,
                            f"cancelled by the {actor} (event {event})")
         return Changes(event_ids=(event,), group_id=group, kinds=acts.CANCEL_JOB.kinds,
@@ -378,10 +378,10 @@ def undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
         raise UndoConflictError(
             f"Cannot undo action {ev.id} on job {job_id}: it is {status} now, not "
             f"{ev.after['status']}. A worker may have claimed it since.")
-    new_ev = audit.log_in(conn, acts.STORE_WIDE, actor, acts.UNDO_JOB.name, dict(ev.after),
-                          dict(ev.before),
-                          group_id=group_id, undoes=ev.id,
-                          note=f"job {job_id} back to {ev.before['status']}")
+    new_ev = audit.log_in(conn, None, actor, acts.UNDO_JOB.name, dict(ev.after),
+                          dict(ev.before), group_id=group_id, undoes=ev.id,
+                          note=f"job {job_id} back to {ev.before['status']}",
+                          stream=acts.Stream.JOB, target=job_id)
     conn.execute(update(audit.ET).where(audit.E.id == ev.id).values(undone_by=new_ev))
     _set_status_in(conn, job_id, JobStatus(ev.before["status"]),
                    f"{ev.before['status']} again: the {actor} undid event {ev.id}")
