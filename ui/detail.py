@@ -41,6 +41,7 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.errors import NotFoundError
+from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
@@ -93,7 +94,7 @@ def _item(text: str, memory_id: str | None = None, tip: str | None = None) -> QS
 
 def describe_event(ev: EventRecord) -> str:
     """One line per event: which fields went from what to what."""
-    if ev.action == "add":
+    if ev.action == acts.ADD.name:
         return "created"
     parts = []
     for k in sorted(set(ev.before) | set(ev.after)):

@@ -276,7 +276,7 @@ class DeltaMemory:
         """The newest review group of this diff that has not been undone."""
         with self.store.read() as conn:
             for ev in audit.events(conn, kind="review", target=str(diff_id), limit=50):
-                if ev.action != "undo" and ev.undone_by is None:
+                if ev.action != acts.UNDO_DELTA.name and ev.undone_by is None:
                     return ev.group_id
         return None
 

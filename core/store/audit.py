@@ -19,7 +19,7 @@ from sqlalchemy import Connection, insert, select, update
 from memdesk.core import taxonomy as tx
 from memdesk.core.errors import NotFoundError, UndoConflictError
 from memdesk.core.ids import utcnow
-from memdesk.core.store.actions import STORE_WIDE, Stream, home_of
+from memdesk.core.store.actions import ADD, STORE_WIDE, UNDO, Stream, home_of
 from memdesk.core.store.models import MemoryEvent
 from memdesk.core.store.records import EventRecord, MemoryRecord, decode_values, encode_values
 
@@ -110,7 +110,7 @@ def undo_in(
     if ev.undone_by is not None:
         raise UndoConflictError(f"Action {event_id} was already undone.")
     now = current(ev.memory_id)
-    if ev.action == "add":
+    if ev.action == ADD.name:
         target: dict[str, Any] = {"deleted_at": utcnow()}  # never hard-delete: hide it
         expect: dict[str, Any] = {"deleted_at": None}
     else:
@@ -121,7 +121,7 @@ def undo_in(
                 f"Cannot undo action {event_id} on memory {ev.memory_id}: its {k} "
                 "was changed again since. Undo the later change first."
             )
-    new_ev = apply(ev.memory_id, target, actor=actor, action="undo", undoes=event_id,
+    new_ev = apply(ev.memory_id, target, actor=actor, action=UNDO, undoes=event_id,
                    group_id=group_id)
     assert new_ev is not None  # undoes= always logs, even when nothing changed
     conn.execute(update(ET).where(E.id == event_id).values(undone_by=new_ev))
