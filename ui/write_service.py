@@ -1,5 +1,6 @@
 """The write path inside the app: the job worker thread, the status bar's job counts, and
-"Embed missing vectors" with a progress dialog that can cancel.
+"Embed missing vectors" (an op on the desk's pipeline) with a progress dialog that can
+cancel.
 
 One ``WriteService`` per window, wired to the window's ``Desk``.  The worker
 (core/write/worker.py) runs in a Python thread for the open store; each finished job
@@ -7,7 +8,8 @@ reaches the GUI thread through a queued signal and is broadcast on the desk as
 ``Changes`` (MEMORIES | HISTORY | JOBS), so the browser and the Jobs view refresh.
 Switching stores stops the old worker (after the job in hand) and starts a new one.
 
-Private state: ``_worker``/``_thread`` (the running worker), ``_counts`` (the poll task).
+Private state: ``_worker``/``_thread`` (the running worker), ``_counts`` (the poll task),
+``_embed_stop`` (the running backfill's stop flag).
 """
 
 from __future__ import annotations
@@ -30,7 +32,8 @@ COUNTS_POLL_MS = 3000
 EMBED = "Embed missing vectors"
 
 
-def embed_missing(desk: Desk, parent: QWidget | None = None) -> QProgressDialog | None:
+def embed_missing(desk: Desk, parent: QWidget | None = None,
+                  stop: threading.Event | None = None) -> QProgressDialog | None:
     """Backfill vectors through the desk's pipeline (off the GUI thread), with a progress
     dialog that can cancel; returns the dialog (None when embedding is unavailable).
 
@@ -52,7 +55,7 @@ def embed_missing(desk: Desk, parent: QWidget | None = None) -> QProgressDialog 
     dialog.setAutoReset(False)
     # The backfill's own flag, not the task's: a cancelled backfill still returns its
     # report (what it embedded is kept), which a cancelled task would drop.
-    stop = threading.Event()
+    stop = stop or threading.Event()
 
     def work(state: Any) -> Any:
         from memdesk.core.write.embed import backfill
@@ -98,6 +101,7 @@ class WriteService(QObject):
         self._thread: threading.Thread | None = None
         self.counts: dict[str, int] = {}
         self.last_embed: QProgressDialog | None = None
+        self._embed_stop = threading.Event()
 
         self.label = QLabel("Jobs: —")
         self.label.setContentsMargins(10, 0, 10, 0)
@@ -116,7 +120,8 @@ class WriteService(QObject):
         desk.changed.connect(self._on_changed)
 
     def embed(self) -> QProgressDialog | None:
-        self.last_embed = embed_missing(self.desk, self.window)
+        self._embed_stop = threading.Event()  # set by Cancel, or when the window closes
+        self.last_embed = embed_missing(self.desk, self.window, self._embed_stop)
         return self.last_embed
 
     # -- counts -------------------------------------------------------------------
@@ -180,7 +185,6 @@ class WriteService(QObject):
 
     def shutdown(self) -> None:
         self._timer.stop()
-        if self.last_embed is not None:
-            self.last_embed.cancel()
+        self._embed_stop.set()  # a running backfill stops after the batch in hand
         self.stop_worker()
         self._counts.wait(5000)

@@ -147,6 +147,7 @@ DECAY = Action("decay", Stream.STORE, _HISTORY_ONLY, "decay run", "run", "runs",
 DEMO_LOAD = Action("demo_load", Stream.STORE, _HISTORY_ONLY, "demo load", "store", "stores",
                    undoable=False)
 
+# Every Action above, in declaration order (the registry: tests walk it).
 ACTIONS: tuple[Action, ...] = tuple(
     v for v in list(globals().values()) if isinstance(v, Action))
 _BY_KEY: dict[tuple[Stream, str], Action] = {(a.stream, a.name): a for a in ACTIONS}
