@@ -1,17 +1,13 @@
 """Edit → Undo names each action the way the action registry declares it, in English:
-one memory, several memories, a delta change by number; and the CLI gives `memdesk add`'s
-undo number from the action itself and refuses to "undo" a history record."""
+one memory, several memories; undo and redo keep the names."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
 
-from memdesk.app.main import main
-from memdesk.core.read.maintain import maintain
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.ui.main_window import MainWindow
 from memdesk.ui.settings import Settings
@@ -42,22 +38,3 @@ def test_edit_menu_labels_count_memories_in_english(window: MainWindow,
     assert window.redo_action.text() == "Redo edit of 1 memory"
     window.undo_stack.undo()
     assert all(store.get(i).deleted_at is None for i in ids[1:])
-
-
-def test_cli_add_prints_its_own_undo_number_and_history_records_are_refused(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    db = str(tmp_path / "s.db")
-    assert main(["--db", db, "add", "--user", "u", "--text", "hello there", "--type",
-                 "fact", "--json"]) == 0
-    added = json.loads(capsys.readouterr().out)
-    assert main(["--db", db, "undo", str(added["event_id"])]) == 0
-    store = MemoryStore.open(db)
-    try:
-        assert store.get(added["id"]).deleted_at is not None
-        maintain(store)
-        [decay] = [e for e in store.events() if e.action == "decay"]
-    finally:
-        store.close()
-    capsys.readouterr()
-    assert main(["--db", db, "undo", str(decay.id)]) == 2
-    assert "is a record in the store's history (decay run)" in capsys.readouterr().err
