@@ -162,8 +162,10 @@ class Changes:
 
     @property
     def count(self) -> int:
-        """How many things the action touched (for its label)."""
-        return len(self.memory_ids or self.sources or self.diff_ids or self.event_ids) or 1
+        """How many things the action changed (for its label): its audit events when it
+        has them (a bulk edit that left some rows as they were counts the others; a
+        supersede counts the memory retired, not its replacement), else what it names."""
+        return len(self.event_ids or self.memory_ids or self.sources or self.diff_ids) or 1
 
     @property
     def target(self) -> str | None:

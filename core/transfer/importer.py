@@ -145,7 +145,8 @@ class ImportReport:
         """What views must refresh for, and the group an Edit → Undo takes back."""
         kinds = MEMORY_EDIT if self.changed else Changed.NOTHING
         return Changes(tuple(self.memory_ids), (), self.group_id, kinds,
-                       action=acts.IMPORT, new_memory_ids=tuple(self.new_ids))
+                       action=acts.IMPORT if self.changed else None,
+                       new_memory_ids=tuple(self.new_ids))
 
     def summary(self) -> str:
         parts = [f"imported {self.imported:,}", f"updated {self.updated:,}"]
