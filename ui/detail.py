@@ -46,7 +46,7 @@ from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
 
 from .table_model import read_only_table
-from .text import display_lines, elide, fluid, plain_label, tooltip_text
+from .text import display_lines, elide, fluid, hidden_count, plain_label, reveal, tooltip_text
 
 IdRole = Qt.ItemDataRole.UserRole
 TEXT_PREVIEW_CHARS = 4000  # what the form shows of a longer text
@@ -161,6 +161,14 @@ class DetailPane(QWidget):
         self.partial_row.setLayout(partial)
         self.partial_row.hide()
         form.addRow("", self.partial_row)
+        # Invisible and direction-control characters are shown, not obeyed: the editor
+        # keeps the stored text exactly; this line says what hides in it.
+        self.hidden_note = fluid(plain_label(""))
+        self.hidden_note.setObjectName("detail-hidden-characters")
+        self.hidden_note.setStyleSheet("color: #a40000")
+        self.hidden_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hidden_note.hide()
+        form.addRow("", self.hidden_note)
         row = QHBoxLayout()
         row.addWidget(self.type, 1)
         row.addWidget(QLabel("Layer"))
@@ -202,6 +210,9 @@ class DetailPane(QWidget):
             lab = fluid(plain_label("—"))
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.facts[key] = lab
+            if key == "id":
+                pform.addRow(label, self._id_field())
+                continue
             pform.addRow(label, lab)
 
         self.chain_model = QStandardItemModel(0, 3, self)
@@ -236,6 +247,18 @@ class DetailPane(QWidget):
         sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         sc.activated.connect(self.request_apply)
         self._set_enabled(False)
+
+    def _id_field(self) -> QLineEdit:
+        """The id never wraps (it has no spaces) and must never be cut: a read-only,
+        selectable line as wide as an id, which the pane's minimum width respects."""
+        self.id_field = QLineEdit()
+        self.id_field.setObjectName("detail-id")
+        self.id_field.setReadOnly(True)
+        self.id_field.setFrame(False)
+        self.id_field.setStyleSheet("background: transparent")
+        fm = self.id_field.fontMetrics()
+        self.id_field.setMinimumWidth(fm.horizontalAdvance("0" * 32) + 12)
+        return self.id_field
 
     @staticmethod
     def _score() -> QDoubleSpinBox:
@@ -276,6 +299,8 @@ class DetailPane(QWidget):
             )
             self.chain_model.setRowCount(0)
             self.history_model.setRowCount(0)
+            self.id_field.clear()
+            self.hidden_note.hide()
             return
         self.heading.setText(f"{rec.type} · {rec.status.value} · {elide(rec.id, 80)}")
         self._fill_form(rec)
@@ -298,14 +323,24 @@ class DetailPane(QWidget):
             self.text.setPlainText(rec.text)
         self.text.setReadOnly(self.text_is_partial)
         self.partial_row.setVisible(self.text_is_partial)
+        hidden = hidden_count(rec.text)
+        self.hidden_note.setVisible(hidden > 0)
+        if hidden:
+            self.hidden_note.setText(
+                f"This text holds {hidden:,} invisible or direction-control character"
+                f"{'s' if hidden != 1 else ''}, shown here: "
+                + reveal(rec.text[:TEXT_PREVIEW_CHARS]))
         self.type.setCurrentText(rec.type)
         self.layer.setCurrentIndex(max(0, self.layer.findData(rec.layer or "")))
         self.topic.setText(rec.topic or "")
         self.importance.setValue(rec.importance)
         self.confidence.setValue(rec.confidence)
-        self.entity.setText(rec.entity or "")
-        self.attribute.setText(rec.attribute or "")
-        self.value.setText(rec.value or "")
+        for box, v in ((self.topic, rec.topic), (self.entity, rec.entity),
+                       (self.attribute, rec.attribute), (self.value, rec.value)):
+            box.setText(v or "")
+            # A long value shows its start (not its tail) and whole in the tooltip.
+            box.setCursorPosition(0)
+            box.setToolTip(tooltip_text(reveal(v)) if v else "")
 
     def _fill_facts(self, rec: MemoryRecord) -> None:
         vals = {
@@ -319,7 +354,10 @@ class DetailPane(QWidget):
         }
         vals["recalled"] = recall_text(self.store, rec.id)
         for k, v in vals.items():
-            self.facts[k].setText(elide(v, 300))
+            self.facts[k].setText(reveal(elide(v, 300)))
+        self.id_field.setText(rec.id)
+        self.id_field.setCursorPosition(0)
+        self.id_field.setToolTip(tooltip_text(rec.id))
 
     def _provenance(self, memory_id: str) -> str:
         """Which extractor and model wrote this memory (issue 8); plain text."""
@@ -383,6 +421,11 @@ class DetailPane(QWidget):
             if abs(box.value() - getattr(rec, k)) > 0.0005:  # spin boxes hold 3 decimals
                 out[k] = box.value()
         return out
+
+    def has_unsaved(self) -> bool:
+        """Whether the form holds a typed edit that Apply has not sent yet."""
+        return self.record is not None and self.apply_button.isEnabled() and bool(
+            self.edited_fields())
 
     def request_apply(self) -> None:
         fields = self.edited_fields()

@@ -200,6 +200,8 @@ class MainWindow(QMainWindow):
                                              self.show_shortcuts)
         self.services_action = self._action(help_, "Check Ollama again", "Ctrl+Shift+H",
                                             self.check_services)
+        help_.addSeparator()
+        self.about_action = self._action(help_, "About memdesk", "Shift+F1", self.show_about)
 
     def all_actions(self) -> list[QAction]:
         """Every command with a shortcut, for the palette and the shortcuts window."""
@@ -498,6 +500,11 @@ class MainWindow(QMainWindow):
         from .palette import CommandPalette
 
         CommandPalette(self.all_actions(), self).exec()
+
+    def show_about(self) -> None:
+        from .about import AboutDialog
+
+        AboutDialog(self).exec()
 
     def show_shortcuts(self) -> None:
         from .palette import ShortcutsDialog
