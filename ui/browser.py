@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -96,7 +96,7 @@ class BrowserView(DeskView):
 
         self.filters.changed.connect(self.set_filter)
         self.model.loaded.connect(self._on_loaded)
-        self.model.countChanged.connect(lambda _n: self._update_summary())
+        self.model.countChanged.connect(lambda _n: self._on_loaded())
         self.model.rowsInserted.connect(lambda *_: self._update_summary())
         self.model.failed.connect(self._refuse)  # a read failed: said where one looks
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
@@ -163,7 +163,9 @@ class BrowserView(DeskView):
         self._update_summary()
         if self.model.rowCount() and not self.table.selectionModel().hasSelection():
             self.table.selectRow(0)
-        empty = self.model.rowCount() == 0 and not self.model.loading
+        # Only once the count says so: between a query's reset and its first page the
+        # table is empty too, and the pane must not flicker to nothing then.
+        empty = self.model.rowCount() == 0 and self.model.total == 0
         self.empty_note.set_visible(empty)
         if empty and not self.detail.has_unsaved():
             # The pane must not keep showing a memory that is not in the list.
@@ -229,8 +231,11 @@ class BrowserView(DeskView):
         try:
             if row is None:
                 self.table.clearSelection()
-            else:
-                self.table.selectRow(row)
+            else:  # not selectRow: it would follow a held Ctrl and toggle instead
+                sm.setCurrentIndex(self.model.index(row, 0),
+                                   QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                   | QItemSelectionModel.SelectionFlag.Rows
+                                   | QItemSelectionModel.SelectionFlag.Current)
         finally:
             sm.blockSignals(False)
         self.table.viewport().update()

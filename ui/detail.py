@@ -211,7 +211,10 @@ class DetailPane(QWidget):
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.facts[key] = lab
             if key == "id":
-                pform.addRow(label, self._id_field())
+                # On a row of its own (full width): an id is 32 characters without a
+                # space, and a label column beside it would widen the narrow pane.
+                pform.addRow(QLabel(label))
+                pform.addRow(self._id_field())
                 continue
             pform.addRow(label, lab)
 
@@ -257,7 +260,7 @@ class DetailPane(QWidget):
         self.id_field.setFrame(False)
         self.id_field.setStyleSheet("background: transparent")
         fm = self.id_field.fontMetrics()
-        self.id_field.setMinimumWidth(fm.horizontalAdvance("0" * 32) + 12)
+        self.id_field.setMinimumWidth(fm.horizontalAdvance("0" * 32) + 6)
         return self.id_field
 
     @staticmethod
