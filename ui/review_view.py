@@ -17,7 +17,6 @@ from PySide6.QtGui import QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QSplitter,
@@ -30,6 +29,7 @@ from memdesk.core.guard import review
 from memdesk.core.store.records import Changed, Changes
 
 from .actions import Desk, Op
+from .columns import capped_columns
 from .ops import LatestTask
 from .table_model import RowsTableModel
 from .text import elide, plain_label, tooltip_text
@@ -164,7 +164,8 @@ class ReviewView(DeskView):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)  # a wrapped date or rule list was cut mid-line
+        capped_columns(self.table, {0: 17, 1: 14, 2: 30, 3: 26}, stretch=4)
         self.table.installEventFilter(self)
         self.table.selectionModel().currentRowChanged.connect(
             lambda cur, _prev: self.card.show_item(self.model.row_at(cur.row())))

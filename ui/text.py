@@ -112,3 +112,37 @@ def isolate(text: str) -> str:
 def count_of(n: int, one: str, many: str) -> str:
     """"1 memory", "2 memories" (undo labels and summaries read as English)."""
     return f"{n:,} {one if n == 1 else many}"
+
+
+def elide_middle(text: str, limit: int = 60) -> str:
+    """Cut the middle of a long path or id, so its end (the file name) stays."""
+    if len(text) <= limit:
+        return text
+    head = (limit - 1) // 2
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
+
+
+class ElidedLabel(QLabel):
+    """A one-line plain-text label that elides in the middle to its width (the whole
+    text stays in ``full_text`` and the tooltip)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(40)
+        self.full_text = ""
+
+    def setText(self, text: str) -> None:
+        self.full_text = text
+        self.setToolTip(tooltip_text(text))
+        self._fit()
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        shown = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideMiddle,
+                                              max(0, self.width() - 4))
+        super().setText(shown)
