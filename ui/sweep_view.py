@@ -44,6 +44,7 @@ from memdesk.core.taxonomy import MemoryType
 
 from .actions import Desk, Op
 from .ops import LatestTask
+from .sweep_buttons import decision_buttons
 from .sweep_models import HistogramModel, NeighbourModel, SweepListModel
 from .text import display_lines, fluid, plain_label
 from .view import DeskView
@@ -199,6 +200,7 @@ class SweepReviewPage(QWidget):
         self.status.setWordWrap(True)
         keys = plain_label(REVIEW_KEYS)
         keys.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        buttons, self.decision_buttons = decision_buttons(self)
 
         side = QVBoxLayout()
         side.addWidget(ctx_box)
@@ -218,6 +220,7 @@ class SweepReviewPage(QWidget):
         outer.addWidget(self.pending_note)
         outer.addWidget(self.note)
         outer.addWidget(self.status)
+        outer.addLayout(buttons)
         outer.addWidget(keys)
 
     def show_item(self, state: sweep.SweepState, ctx: sweep.ItemContext) -> None:
