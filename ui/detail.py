@@ -20,7 +20,13 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QStandardItem, QStandardItemModel
+from PySide6.QtGui import (
+    QKeySequence,
+    QShortcut,
+    QStandardItem,
+    QStandardItemModel,
+    QTextOption,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -28,6 +34,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -169,18 +176,13 @@ class DetailPane(QWidget):
         self.hidden_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.hidden_note.hide()
         form.addRow("", self.hidden_note)
-        row = QHBoxLayout()
-        row.addWidget(self.type, 1)
-        row.addWidget(QLabel("Layer"))
-        row.addWidget(self.layer, 1)
-        form.addRow("Type", row)
+        # One field per row: side-by-side pairs made the form wider than the pane at
+        # 1280 px, and the scroll area (no horizontal bar) cut Apply off.
+        form.addRow("Type", self.type)
+        form.addRow("Layer", self.layer)
         form.addRow("Topic", self.topic)
-        scores = QHBoxLayout()
-        scores.addWidget(self.importance)
-        scores.addWidget(QLabel("Confidence"))
-        scores.addWidget(self.confidence)
-        scores.addStretch(1)
-        form.addRow("Importance", scores)
+        form.addRow("Importance", self.importance)
+        form.addRow("Confidence", self.confidence)
         triple = QHBoxLayout()
         for w in (self.entity, self.attribute, self.value):
             w.setMinimumWidth(40)
@@ -243,6 +245,10 @@ class DetailPane(QWidget):
         # The pane is narrow: wrap and shrink rather than scroll sideways.
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(body)
+        # The splitter may not squeeze the pane below what its form needs: content
+        # narrower than its minimum would be cut at the right (Apply included).
+        self.setMinimumWidth(body.minimumSizeHint().width()
+                             + scroll.verticalScrollBar().sizeHint().width() + 4)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
@@ -251,16 +257,21 @@ class DetailPane(QWidget):
         sc.activated.connect(self.request_apply)
         self._set_enabled(False)
 
-    def _id_field(self) -> QLineEdit:
-        """The id never wraps (it has no spaces) and must never be cut: a read-only,
-        selectable line as wide as an id, which the pane's minimum width respects."""
-        self.id_field = QLineEdit()
+    def _id_field(self) -> QPlainTextEdit:
+        """The id never wraps at a space (it has none) and must never be cut: a
+        read-only, selectable box that breaks it anywhere onto a second line when the
+        pane is narrow, instead of widening the pane past its scroll area."""
+        self.id_field = QPlainTextEdit()
         self.id_field.setObjectName("detail-id")
         self.id_field.setReadOnly(True)
-        self.id_field.setFrame(False)
+        self.id_field.setFrameShape(QFrame.Shape.NoFrame)
         self.id_field.setStyleSheet("background: transparent")
-        fm = self.id_field.fontMetrics()
-        self.id_field.setMinimumWidth(fm.horizontalAdvance("0" * 32) + 6)
+        self.id_field.setWordWrapMode(QTextOption.WrapMode.WrapAnywhere)
+        self.id_field.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.id_field.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.id_field.setMinimumWidth(60)
+        line = self.id_field.fontMetrics().lineSpacing()
+        self.id_field.setFixedHeight(2 * line + 10)
         return self.id_field
 
     @staticmethod
@@ -358,8 +369,7 @@ class DetailPane(QWidget):
         vals["recalled"] = recall_text(self.store, rec.id)
         for k, v in vals.items():
             self.facts[k].setText(reveal(elide(v, 300)))
-        self.id_field.setText(rec.id)
-        self.id_field.setCursorPosition(0)
+        self.id_field.setPlainText(rec.id)
         self.id_field.setToolTip(tooltip_text(rec.id))
 
     def _provenance(self, memory_id: str) -> str:
