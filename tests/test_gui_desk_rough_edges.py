@@ -227,3 +227,22 @@ def test_writing_in_other_scripts_is_not_flagged(qtbot, store: MemoryStore, desk
 def test_no_leaked_dialogs(qapp) -> None:
     assert not [w for w in QApplication.topLevelWidgets()
                 if isinstance(w, QMessageBox) and w.isVisible()]
+
+
+def test_user_text_in_the_apps_own_lines_is_isolated_and_revealed() -> None:
+    from memdesk.ui.text import count_of, elide_middle, isolate, reveal
+
+    name = "txt\u202eexe.doc"
+    line = f"Edited {isolate(name)} · risk 0.399"
+    assert line.endswith("\u2069 · risk 0.399")  # what follows the value is the app's
+    assert "\u202e" not in line and "⟨U+202E⟩" in line
+    assert reveal("a\u200bb\nc\td") == "a⟨U+200B⟩b\nc\td"  # layout characters stay
+    assert reveal("\U000e0049\U000e0067") == "⟨U+E0049⟩⟨U+E0067⟩"  # tag characters
+    # Genuine writing is untouched: joiners inside emoji and Persian, Hebrew as it is.
+    for text in ("👨\u200d👩\u200d👧", "می\u200cخواهم", "שלום עולם"):
+        assert reveal(text) == text
+    assert reveal("ad\u200dmin") == "ad⟨U+200D⟩min"  # a joiner hiding inside a word
+    assert count_of(1, "memory", "memories") == "1 memory"
+    assert count_of(1200, "memory", "memories") == "1,200 memories"
+    assert elide_middle("/home/ana/.local/share/memdesk/backups/memdesk-20261125.db", 30
+                        ).endswith("memdesk-20261125.db")

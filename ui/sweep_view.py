@@ -46,7 +46,7 @@ from .actions import Desk, Op
 from .ops import LatestTask
 from .sweep_buttons import decision_buttons
 from .sweep_models import HistogramModel, NeighbourModel, SweepListModel
-from .text import display_lines, fluid, plain_label
+from .text import display_lines, fluid, plain_label, reveal
 from .view import DeskView
 
 ANY = "(any)"
@@ -247,8 +247,8 @@ class SweepReviewPage(QWidget):
         f["importance"].setText(f"{rec.importance:.2f}{changed}")
         f["confidence"].setText(f"{rec.confidence:.2f}")
         f["type"].setText(f"{rec.type} · {rec.layer or '—'}")
-        f["topic"].setText(rec.topic or "—")
-        f["user"].setText(rec.user_id)
+        f["topic"].setText(reveal(rec.topic or "—"))
+        f["user"].setText(reveal(rec.user_id))
         f["session"].setText(rec.source_session or "—")
         f["created"].setText(f"{rec.created_at:%Y-%m-%d %H:%M}")
         f["status"].setText(rec.status.value + ("" if rec.is_active else

@@ -115,9 +115,14 @@ def count_of(n: int, one: str, many: str) -> str:
 
 
 def elide_middle(text: str, limit: int = 60) -> str:
-    """Cut the middle of a long path or id, so its end (the file name) stays."""
+    """Cut the middle of a long path or id, so its end (the file name) stays whole."""
     if len(text) <= limit:
         return text
+    for sep in ("/", "\\"):
+        cut = text.rfind(sep)
+        name = text[cut:]
+        if cut > 0 and len(name) + 8 <= limit:  # the whole name, and some of the head
+            return text[: limit - 1 - len(name)] + "…" + name
     head = (limit - 1) // 2
     return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
 
