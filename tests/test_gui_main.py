@@ -96,7 +96,7 @@ def test_status_bar_counts_and_services(qtbot, window: MainWindow,
     assert window.embed_label.text() == (
         "Embeddings: available" if has_st and has_model else "Embeddings: off"
     )
-    assert str(demo_store.engine.url.database) == window.store_label.text()
+    assert str(demo_store.engine.url.database) == window.store_label.full_text
 
 
 def test_saved_filter_in_sidebar_runs_and_persists(qtbot, window: MainWindow,

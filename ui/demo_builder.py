@@ -25,7 +25,7 @@ def _build(path: Path, size: int, state: TaskState) -> Path:
             raise BuildCancelled()
         state.progress(done, total)
 
-    return build_demo(path, size, progress)
+    return build_demo(path, size, progress, vectors=True)
 
 
 class DemoBuilder(QObject):
@@ -48,7 +48,8 @@ class DemoBuilder(QObject):
             return
         path, size = self.path, self.size
         self.dialog = QProgressDialog(
-            f"Creating the demo store ({size:,} memories)…", "Cancel", 0, 0,
+            f"Creating the demo store ({size:,} memories, then their vectors)…", "Cancel",
+            0, 0,
             self.parent() if isinstance(self.parent(), QWidget) else None,
         )
         self.dialog.setWindowTitle("memdesk")

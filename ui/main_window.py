@@ -47,7 +47,7 @@ from .lazy_views import LazyViews, shutdown
 from .opener import OPEN_BUSY_TIMEOUT_S, is_temporary, open_store, store_path
 from .ops import LatestTask
 from .settings import Settings, SettingsDialog
-from .text import error_box, plain_label, tooltip_text
+from .text import ElidedLabel, error_box, plain_label, tooltip_text
 from .transfer import add_to_file_menu
 from .view import View
 from .views import VIEWS, ViewSpec
@@ -92,8 +92,7 @@ class MainWindow(QMainWindow):
         split.setSizes([190, 1250])
         self.setCentralWidget(split)
 
-        self.store_label = QLabel()
-        self.store_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.store_label = ElidedLabel()  # a long path keeps its file name in view
         self.counts_label = QLabel("")
         # Nothing in the desk calls Ollama yet: probe it only when asked (Help menu) or
         # when the operator changes its host, never at every start.
@@ -200,6 +199,8 @@ class MainWindow(QMainWindow):
                                              self.show_shortcuts)
         self.services_action = self._action(help_, "Check Ollama again", "Ctrl+Shift+H",
                                             self.check_services)
+        help_.addSeparator()
+        self.about_action = self._action(help_, "About memdesk", "Shift+F1", self.show_about)
 
     def all_actions(self) -> list[QAction]:
         """Every command with a shortcut, for the palette and the shortcuts window."""
@@ -260,7 +261,6 @@ class MainWindow(QMainWindow):
         path = store_path(store)
         self.setWindowTitle(f"memdesk — {path}")
         self.store_label.setText(path)
-        self.store_label.setToolTip(tooltip_text(store.url))
         if store.engine.url.database and not is_temporary(path):
             self.settings.add_recent(str(Path(path).resolve()))
         self._fill_sidebar()
@@ -498,6 +498,11 @@ class MainWindow(QMainWindow):
         from .palette import CommandPalette
 
         CommandPalette(self.all_actions(), self).exec()
+
+    def show_about(self) -> None:
+        from .about import AboutDialog
+
+        AboutDialog(self).exec()
 
     def show_shortcuts(self) -> None:
         from .palette import ShortcutsDialog

@@ -41,7 +41,7 @@ from memdesk.core.store.records import RECORD_COLUMNS, Changes, MemoryRecord
 from memdesk.core.store.wal import IdleCheckpointer, journal_mode
 
 from .ops import LatestTask
-from .text import error_box
+from .text import elide_middle, error_box
 
 # Opening in the GUI checks for at most this long, so the first rows show within a
 # second at 1M rows; an unfinished check then continues in the background.
@@ -308,7 +308,8 @@ class StoreSafety(QObject):
 
     def _say(self, title: str, text: str, *, error: bool = False) -> None:
         self.last_message = text
-        self.window.statusBar().showMessage(text.splitlines()[0], 10_000)
+        # Cut in the middle: a path keeps its file name (it was cut mid-filename).
+        self.window.statusBar().showMessage(elide_middle(text.splitlines()[0], 90), 10_000)
         if error:
             error_box(self.window, title, text).open()
 

@@ -106,7 +106,7 @@ class WriteService(QObject):
         self.label = QLabel("Jobs: —")
         self.label.setContentsMargins(10, 0, 10, 0)
         self.embed_action = QAction(EMBED + "…", window)
-        self.embed_action.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        self.embed_action.setShortcut(QKeySequence("Ctrl+Shift+V"))
         self.embed_action.triggered.connect(lambda _=False: self.embed())
 
         self._counts = LatestTask(self)
