@@ -190,7 +190,7 @@ def test_undo_labels_read_as_english(qtbot, view: BrowserView) -> None:
     pick(view, 0)
     view.delete_selected()
     qtbot.waitUntil(lambda: view.undo_stack.count() == 1, timeout=5_000)
-    assert view.undo_stack.undoText() == "Soft-delete 1 memory"
+    assert view.undo_stack.undoText() == "soft-delete of 1 memory"
     view.table.selectAll()
     view.delete_selected()
     qtbot.waitUntil(lambda: view.undo_stack.count() == 2, timeout=5_000)

@@ -233,6 +233,8 @@ def test_demo_store_is_created_on_a_fresh_machine(qtbot, tmp_path: Path, monkeyp
     qtbot.addWidget(w)
     assert target.exists() and not target.with_name("demo.db.building").exists()
     assert w.store.count() >= 300
+    # Its vectors are written in the background: the window is usable meanwhile.
+    assert w.write_service.last_embed is not None
     w.close()
 
 

@@ -25,11 +25,16 @@ def _build(path: Path, size: int, state: TaskState) -> Path:
             raise BuildCancelled()
         state.progress(done, total)
 
-    return build_demo(path, size, progress, vectors=True)
+    return build_demo(path, size, progress)
 
 
 class DemoBuilder(QObject):
-    """Ensures the demo store exists, then emits ``ready(path)`` (or ``failed(message)``)."""
+    """Ensures the demo store exists, then emits ``ready(path)`` (or ``failed(message)``).
+
+    ``built_now`` says whether this builder created it: the window then embeds the new
+    demo's memories in the background (progress dialog, not modal), so every view —
+    the Retrieval inspector's vector channel included — has something true to show,
+    without making the operator wait for the model before the window opens."""
 
     ready = Signal(object)
     failed = Signal(str)
@@ -41,6 +46,7 @@ class DemoBuilder(QObject):
         self.size = size
         self.task: Task | None = None
         self.dialog: QProgressDialog | None = None
+        self.built_now = False
 
     def start(self) -> None:
         if demo_exists(self.path):
@@ -48,8 +54,7 @@ class DemoBuilder(QObject):
             return
         path, size = self.path, self.size
         self.dialog = QProgressDialog(
-            f"Creating the demo store ({size:,} memories, then their vectors)…", "Cancel",
-            0, 0,
+            f"Creating the demo store ({size:,} memories)…", "Cancel", 0, 0,
             self.parent() if isinstance(self.parent(), QWidget) else None,
         )
         self.dialog.setWindowTitle("memdesk")
@@ -81,6 +86,7 @@ class DemoBuilder(QObject):
 
     def _done(self, path: object) -> None:
         self._close_dialog()
+        self.built_now = True
         self.ready.emit(path)
 
     def _failed(self, exc: object, _tb: str) -> None:

@@ -445,11 +445,16 @@ class MainWindow(QMainWindow):
             return
         self.open_path(path, create=True)
 
+    def _open_built_demo(self, path: object) -> None:
+        self.open_path(path, create=False)  # type: ignore[arg-type]
+        if self._builder is not None and self._builder.built_now:
+            self.write_service.embed()  # a new demo gets its vectors, in the background
+
     def open_demo(self) -> None:
         from .demo_builder import DemoBuilder
 
         self._builder = DemoBuilder(self, self.demo_path)
-        self._builder.ready.connect(lambda p: self.open_path(p, create=False))
+        self._builder.ready.connect(self._open_built_demo)
         self._builder.failed.connect(lambda msg: self.show_error("Demo store", msg))
         self._builder.start()
 
@@ -531,6 +536,11 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.sync()
         self.review.stop()  # no poll may start after this
+        # A backfill (the new demo's vectors) stops after the batch in hand; loading the
+        # model cannot be interrupted, so wait for it rather than let the thread outlive
+        # the window (Qt aborts the process when a pool thread raises at exit).
+        self.write_service.stop_embedding()
+        self.desk.wait_idle(60_000)
         self.wait_idle()  # results must not arrive after their receivers are deleted
         self.write_service.shutdown()
         super().closeEvent(event)

@@ -183,6 +183,10 @@ class WriteService(QObject):
     def wait_idle(self, msecs: int = 5000) -> None:
         self._counts.wait(msecs)
 
+    def stop_embedding(self) -> None:
+        """Ask a running backfill to stop after the batch in hand (the window closes)."""
+        self._embed_stop.set()
+
     def shutdown(self) -> None:
         self._timer.stop()
         self._embed_stop.set()  # a running backfill stops after the batch in hand
