@@ -30,8 +30,8 @@ from memdesk.core.write import extract_predicates as ep
 from memdesk.core.write.extract_text import (
     clauses,
     is_english,
-    protected_clauses,
     paraphrase,
+    protected_clauses,
     reported_speech,
     restore,
     third_person_verb,
@@ -69,13 +69,13 @@ class Rule:
 
 _TEAM = r"(?:I|we|the team|our team|my team|the user's team)"
 RULES: tuple[Rule, ...] = (
-    Rule("decision", rf"\b{_TEAM} (?:have |'ve |has )?(?:finally |just |all )?(?:decided"
+    Rule("decision", rf"\b{_TEAM}(?: have|'ve| has)? (?:finally |just |all )?(?:decided"
          r"|agreed|chose|picked|selected|settled on|opted for|went with|are going with"
          r"|'re going with|will go with|committed to|voted to)\b.+$"
          r"|^(?:we|the team|our team) (?:have |'ve )?(?:switched|migrated|moved) (?:over )?"
          r"(?:from .+ )?to\b.+$|^let's (?:go with|use|stick with)\b.+$",
          "decision", 0.8, 0.85),
-    Rule("considering", rf"\b{_TEAM} (?:am|are|'re) (?:considering|thinking (?:about|of)"
+    Rule("considering", rf"\b{_TEAM}(?: am| are|'m|'re) (?:considering|thinking (?:about|of)"
          r"|leaning towards)\b.+$", "decision", 0.6, UNCERTAIN_CONFIDENCE),
     Rule("assistant_rule", r"^(?:please,? |from now on,? |going forward,? )+(?P<rest>"
          r"(?:always|never|don't|do not|use|answer|reply|write|keep|avoid)\b.+)$",
@@ -148,12 +148,12 @@ HEDGES: tuple[tuple[str, str], ...] = (
 )
 
 # Stripped before the rules run; the unit becomes a correction of an earlier belief.
-CORRECTION = re.compile(r"^(?:no|nope|not quite|wrong|that's wrong|correction|actually"
-                        r"|update|scratch that|to correct myself)\b[\s,.!:;-]*"
-                        r"(?:actually[\s,]*)?", re.IGNORECASE)
+CORRECTION = re.compile(r"^(?:(?:no|nope|not quite|wrong|that's wrong|correction|actually"
+                        r"|update|scratch that|to correct myself|sorry|oops|oh wait|wait"
+                        r"|I meant(?: that)?|I mean)\b[\s,.!:;-]*)+", re.IGNORECASE)
 # "… now" makes a statement a correction; "right now", "for now", "just now" do not.
 NOW = re.compile(r"(?<!right )(?<!for )(?<!just )(?<!until )(?<!by )(?<!from )\bnow\b"
-                 r"(?! and then)|\b(?:these days|nowadays|any more|anymore|no longer)\b",
+                 r"(?! and then)|\b(?:any more|anymore|no longer)\b",
                  re.IGNORECASE)
 
 UNCERTAIN = re.compile(r"\b(?:I think|I guess|I believe|I suppose|maybe|probably|perhaps"
@@ -162,9 +162,11 @@ EMPHASIS = re.compile(r"\b(?:really important|very important|always remember|sev
                       r"|deathly|must|critical)\b|!!", re.IGNORECASE)
 # Said before the statement, not part of it: "Honestly, I …", "I think I might …".
 LEAD_IN = re.compile(
-    r"^(?:(?:honestly|well|also|so|oh|btw|by the way|personally|fwiw|anyway|and|plus"
+    r"^(?:(?:honestly|well|also|so|oh|btw|maybe|perhaps|probably|these days|nowadays"
+    r"|by the way|personally|fwiw|anyway|and|plus"
     r"|fyi|for the record|just so you know|in case it matters|as you know|remember that"
-    r"|note that|turns out|it turns out|to be honest|oh and|okay so|ok so|quick note"
+    r"|note that|turns out|(?:for|at|in|on|with) [\w' ]{1,30}?(?=,? I\b)|it turns out"
+    r"|to be honest|oh and|okay so|ok so|quick note"
     r"|I (?:think|guess|believe|suppose|feel like|reckon)(?: that)?"
     r"|I (?:realised|realized|found out|learned|learnt|discovered|noticed|figured out"
     r"|recently found out|just realised|just realized)(?: that)?)[\s,:;-]+)+", re.I)
@@ -237,14 +239,15 @@ class HeuristicExtractor:
             for pat, repl in SUBJUNCTIVE:
                 clause = re.sub(pat, repl, clause, flags=re.IGNORECASE)
             # The framing words go ("what if", "imagine"): read from the first "I".
-            if (i := re.search(r"\bI (?!guess|think|suppose)", clause)) is not None:
+            if (i := re.search(r"\bI(?:'m|\s)(?!guess|think|suppose)", clause)) is not None:
                 clause = clause[i.start():]
         else:
             clause = LEAD_IN.sub("", clause).strip()
             clause = MODALS.sub("I ", clause)
         said = self._read(clause, ctx)
         if not said:
-            notes.append(f"nothing recognised in {restore(raw)[:40]!r}" + (f" ({hedge})" if hedge else ""))
+            notes.append(f"nothing recognised in {restore(raw)[:40]!r}"
+                         + (f" ({hedge})" if hedge else ""))
             return []
         out = []
         for unit in said:
@@ -265,6 +268,8 @@ class HeuristicExtractor:
         if subj is not None:
             said = [*subj.extra, *ep.parse_predicate(subj.predicate)] if subj.predicate \
                 else list(subj.extra)
+            if subj.tools_only:
+                said = [s for s in said if (s.attribute or "").startswith("prefers_")]
             units = [_unit(subj.entity, subj.label, s, subj.is_user) for s in said]
             if units:
                 return units

@@ -59,7 +59,7 @@ waitress cashier driver marketer recruiter salesperson entrepreneur economist ph
 chemist biologist mathematician statistician nutritionist dietitian psychologist
 psychiatrist radiologist anesthesiologist engineers maintainer devops sre pm teacher
 instructor coach tutor principal clerk secretary receptionist assistant paralegal judge
-editor reporter producer director animator illustrator architect biochemist geologist
+editor reporter captain producer director animator illustrator architect biochemist geologist
 """))
 
 DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian", "gluten-free", "keto",

@@ -57,6 +57,7 @@ class Subject:
     label: str  # how the text names it: "The user", "Emma", "The user's wife"
     predicate: str
     extra: list[Said] = field(default_factory=list)  # e.g. "Emma is the user's daughter"
+    tools_only: bool = False
 
     @property
     def is_user(self) -> bool:
@@ -70,7 +71,8 @@ STOP = (r"\s*(?:[,;:!?()]|\.(?!\S)|$)|\s+(?:and|but|because|so|since|which|thoug
         r"|now|nowadays|anymore|any more|after|before|until|as|who|that|while|working|too"
         r"|lately|recently|already|again|haha|lol|last|this|next|ago|right|by|or|whenever"
         r"|like|than|mostly|mainly|most|all|every|each|because|except|unless|though"
-        r"|originally|full-time|part-time|yet|then|here|there)\b")
+        r"|originally|full-time|part-time|yet|then|here|there|near|outside|around|close to|next to"
+        r"|which|where)\b")
 V = rf"(?P<v>(?:[^,;!?.()]|\.(?=\S))+?)(?={STOP})"
 W = V.replace("?P<v>", "?P<w>")
 NAME = r"(?P<n>[A-Z][a-zà-ÿ'’]+(?:\s[A-Z][a-zà-ÿ'’]+)?)"
@@ -256,7 +258,7 @@ _LIKE = r"(?P<verb>love|loves|like|likes|enjoy|enjoys|adore|adores|really like|r
 _NOT_OBJ = r"(?!to\b|it\b|that\b|this\b|when\b|how\b|the idea\b|being\b|about\b)"
 PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ...] = (
     (_rx(rf"^{BE} {ADVS}allergic to {V}"), _allergy),
-    (_rx(r"^(?:have|has) (?:an? )?(?:severe |mild |bad |serious |bad )?"
+    (_rx(r"^(?:have|has)(?: got)? (?:an? )?(?:severe |mild |bad |serious |bad )?"
          r"(?P<v>[\w -]+?) allerg(?:y|ies)\b"), _allergy),
     (_rx(rf"^{BE} {ADVS}(?P<v>lactose|gluten|fructose|histamine|caffeine) intolerant"),
      _simple("intolerant_to", "is {v} intolerant")),
@@ -282,6 +284,11 @@ PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ..
     (_rx(rf"^(?:have |has )?(?:just |recently |finally )?(?P<verb>moved|switched|changed"
          rf"|migrated|converted) (?:over )?(?:from {W} )?to {V}"), _switch),
     (_rx(rf"^{BE} {ADVS}from {V}"), _simple("from", "is from {v}")),
+    (_rx(rf"^(?:was|were) born (?:and raised )?in {V}"), _simple("from", "is from {v}")),
+    (_rx(rf"^(?:have|has) (?:been living|lived) in {V}"), _simple("lives_in", "lives in {v}")),
+    (_rx(rf"^would rather (?:use |have |go with |work with )?{V}(?:\s+(?:than|over|to)\s+{W})?"),
+     _prefers),
+    (_rx(rf"^(?:have |has )?(?:stopped|quit) (?P<verb>using) {V}"), _no_longer),
     (_rx(r"^(?:speak|speaks) (?:fluent )?(?P<v>[A-Za-z]+(?:(?:,\s*|\s+and\s+)[A-Za-z]+)*)"),
      _speaks),
     (_rx(rf"^(?:would |'d )?prefers? {ADVS}not to (?:talk about|discuss|talk|get into|go into"
@@ -302,7 +309,7 @@ PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ..
     (_rx(rf"^{ADVS}(?P<verb>hate|hates|dislike|dislikes|can't stand|cannot stand|don't like"
          rf"|do not like|doesn't like|detest|detests) {_NOT_OBJ}{V}"), _dislikes),
     (_rx(rf"^(?:play|plays) {ADVS}{V}"), _simple("plays", "plays {v}")),
-    (_rx(rf"^(?:have|has) (?P<v>two|three|four|five|one|\d) (?:kids|children)\b"),
+    (_rx(r"^(?:have|has) (?P<v>two|three|four|five|one|\d) (?:kids|children)\b"),
      _simple("number_of_children", "has {v} children")),
 )
 
@@ -340,7 +347,7 @@ def parse_predicate(predicate: str) -> list[Said]:
 
 # -- subjects ---------------------------------------------------------------------------
 _REL = "|".join(sorted((re.escape(r) for r in lx.RELATIONS), key=len, reverse=True))
-_MY_REL = re.compile(rf"^my (?:(?:little|older|younger|big|eldest|youngest|oldest|best|"
+_MY_REL = re.compile(rf"^(?:my|our) (?:(?:little|older|younger|big|eldest|youngest|oldest|best|"
                      rf"new|baby|late|ex-)\s*)?(?P<r>{_REL})\b(?:'s name is|,? (?:named|called)"
                      rf"|,)?\s*", re.IGNORECASE)
 _VERB_START = re.compile(rf"^(?:{_VERB_AHEAD}|can't|cannot|doesn't|does not|just|really"
@@ -394,6 +401,10 @@ def subject(clause: str, ctx: Context) -> Subject | None:
             return Subject(name, name, pred, [rel_said])
         ctx.last = (rel, f"The user's {rel}")
         return Subject(rel, f"The user's {rel}", pred)
+    if m := re.match(r"^we\s+(?P<p>(?:use|are using|now use)\b.+)$", c, re.I | re.S):
+        # "we use Teams now": the user's tool too, when we know what kind of tool it is
+        # (a team's other habits are decisions, read elsewhere).
+        return Subject("user", "The user", m.group("p"), tools_only=True)
     if (m := re.match(r"^(?:she|he)\s+(?P<p>.+)$", c, re.I | re.S)) and ctx.last:
         return Subject(ctx.last[0], ctx.last[1], m.group("p"))
     if (m := re.match(rf"^{NAME}\s+(?P<p>.+)$", c, re.S)) and m.group("n").lower() in ctx.names:

@@ -21,7 +21,7 @@ _DOTTED = re.compile(r"\b(?:[A-Za-z]{1,2}\.){2,}(?=[\s,;:)]|$)")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
 _SEQUENCE = re.compile(r"^(?:when|whenever|before|after|if|first|once)\b", re.IGNORECASE)
 _JOINED = re.compile(r",?\s+(?:and|but|though|although|whereas)\s+(?=(?:I|we|my)\b)"
-                     r"|,\s+(?=I\b(?!'d like))", re.IGNORECASE)
+                     r"|,\s+(?=(?:I\b(?!'d like)|we\b))", re.IGNORECASE)
 
 
 def protect(text: str) -> str:
