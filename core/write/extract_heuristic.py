@@ -311,7 +311,8 @@ def _unit(entity: str, label: str, s: ep.Said, about_user: bool = True) -> Unit:
         kind = "fact"  # a person's likes are facts about them, not the user's preferences
     if s.correction:
         kind = "correction"
-    text = restore(f"{label} {s.predicate}").rstrip(" .") + "."
+    gap = "" if s.predicate.startswith("'") else " "
+    text = restore(f"{label}{gap}{s.predicate}").rstrip(" .") + "."
     if s.attribute is None:
         return Unit(text, kind, importance, confidence)
     return Unit(text, kind, importance, confidence, entity, s.attribute,

@@ -372,7 +372,7 @@ def my_attribute(clause: str) -> list[tuple[str, Said]]:
     v = _v(m)
     a = m.group("a").lower()
     if a == "name":
-        return [("user", Said("name", v, f"is called {v}"))]
+        return [("user", Said("name", v, f"'s name is {v}"))]
     if a == "birthday":
         return [("user", Said("birthday", v, f"has their birthday on {v}"))]
     kind = m.group("k").strip().lower()
