@@ -103,6 +103,9 @@ def test_abbreviations_do_not_end_a_sentence() -> None:
         "I moved to the U.S. in May."]
     assert triples("I work at Mt. Sinai. I'm a radiologist.") == [
         ("fact", "user", "works_at", "Mt. Sinai"), ("fact", "user", "occupation", "radiologist")]
+    # a company suffix may end a sentence
+    assert triples("I work at Acme Corp. I'm allergic to peanuts.") == [
+        ("fact", "user", "works_at", "Acme Corp"), ("fact", "user", "allergic_to", "peanuts")]
     [u] = run("I live in the U.S.").units
     assert u.value == "the U.S." and u.text == "The user lives in the U.S."
 

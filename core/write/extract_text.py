@@ -11,11 +11,15 @@ from __future__ import annotations
 import re
 
 ABBR_DOT = "\u2024"  # ONE DOT LEADER: looks like a period, is not one to the patterns
-ABBREVIATIONS = ("St", "Dr", "Mr", "Mrs", "Ms", "Prof", "Sr", "Jr", "Inc", "Ltd", "Co",
-                 "Corp", "vs", "approx", "Mt", "Ave", "Rd", "No", "Jan", "Feb", "Mar",
-                 "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec", "Gen",
-                 "Lt", "Sgt", "Capt", "Rev", "Hon", "Dept", "Univ", "Mme", "Mlle")
-_ABBR = re.compile(r"\b(" + "|".join(ABBREVIATIONS) + r")\.(?=\s+\S)")
+# Titles come before a name: their period never ends a sentence.
+TITLES = ("St", "Dr", "Mr", "Mrs", "Ms", "Prof", "Mt", "Rev", "Hon", "Gen", "Lt", "Sgt",
+          "Capt", "Mme", "Mlle", "Ave", "Rd", "No", "vs", "approx", "Dept", "Univ", "Jan",
+          "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec")
+# Suffixes end a name, often a sentence too: "I work at Acme Corp. I'm allergic …".
+SUFFIXES = ("Inc", "Ltd", "Co", "Corp", "Jr", "Sr", "etc")
+ABBREVIATIONS = TITLES + SUFFIXES
+_ABBR = re.compile(r"\b(" + "|".join(TITLES) + r")\.(?=\s+\S)"
+                   r"|\b(" + "|".join(SUFFIXES) + r")\.(?=\s+[a-z0-9(])")
 # Dotted initialisms: e.g. i.e. U.S. U.K. a.m. p.m. Ph.D.
 _DOTTED = re.compile(r"\b(?:[A-Za-z]{1,2}\.){2,}(?=[\s,;:)]|$)")
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
@@ -30,7 +34,7 @@ def protect(text: str) -> str:
     # A dotted initialism at a sentence's end still ends it: "…in the U.S. It was…"
     text = re.sub(r"(?<=[A-Z])" + ABBR_DOT + r"(?=\s+(?:I|It|We|My|The|This|He|She|They)\b)",
                   ABBR_DOT + ".", text)
-    return _ABBR.sub(lambda m: m.group(1) + ABBR_DOT, text)
+    return _ABBR.sub(lambda m: (m.group(1) or m.group(2)) + ABBR_DOT, text)
 
 
 def restore(text: str) -> str:
