@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).parent))
 
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.units import Turn, Unit
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     LOOSE = args.loose
     turns = [json.loads(line) for line in args.data.read_text("utf-8").splitlines() if line]
     if args.semantic:
-        from memdesk.core.write.extract_semantic import SemanticExtractor
+        from extract_semantic_gate import SemanticExtractor
         extractor: Any = SemanticExtractor(HeuristicExtractor())
         extractor.warm()
     else:
