@@ -51,16 +51,25 @@ def protected_clauses(text: str) -> list[str]:
     out: list[str] = []
     for s in sentences(protect(text)):
         # "When I deploy, I first run the tests": one procedure, not two clauses.
-        parts = [s] if _SEQUENCE.match(s) else _JOINED.split(s)
-        merged: list[str] = []
-        for c in (c.strip() for c in parts if c and c.strip()):
-            # "Actually, I …": a lead-in of one or two words stays with its clause.
-            if merged and len(merged[-1].split()) < 3 and not merged[-1].endswith(
+        if _SEQUENCE.match(s):
+            out.append(s)
+            continue
+        merged: list[tuple[int, str]] = []  # (start in s, text)
+        start = 0
+        for m in [*_JOINED.finditer(s), None]:
+            part = s[start:m.start() if m else len(s)].strip()
+            # "Actually, I …", "My wife and I …": a part of one or two words stays with
+            # the clause after it, joined as it was said.
+            if merged and len(merged[-1][1].split()) < 3 and not merged[-1][1].endswith(
                     (".", "!", "?", ";")):
-                merged[-1] = f"{merged[-1]}, {c}"
-            else:
-                merged.append(c)
-        out += merged
+                begin = merged.pop()[0]
+                part = s[begin:m.start() if m else len(s)].strip()
+                merged.append((begin, part))
+            elif part:
+                merged.append((start, part))
+            if m:
+                start = m.end()
+        out += [p for _, p in merged if p]
     return out
 
 
