@@ -83,7 +83,8 @@ ADVS = (r"(?:(?:really|strongly|generally|usually|mostly|mainly|normally|always|
         r"|much|very|severely|deathly|highly|quite|extremely|mildly|slightly|pretty|so"
         r"|originally|strictly|fully|officially|kind of|sort of|truly|genuinely|even)\s+)*")
 _PRONOUN_VALUE = re.compile(r"^(?:it|this|that|them|these|those|one|something|anything"
-                            r"|everything|nothing|you|him|her|myself|stuff|things|neither|either|none|both|all)$", re.I)
+                            r"|everything|nothing|you|him|her|myself|stuff|things|neither"
+                            r"|either|none|both|all)$", re.I)
 _VERB_AHEAD = (r"(?:is|are|am|was|loves?|likes?|enjoys?|adores?|hates?|works?|lives?"
                r"|speaks?|prefers?|uses?|has|have|eats?|plays?|goes|attends?|studies)")
 _AND_VERB = re.compile(rf"\s*,?\s+(?:and|but)\s+(?={_VERB_AHEAD}\b)", re.IGNORECASE)
