@@ -42,3 +42,10 @@ def test_a_switch_supersedes_the_tool_it_replaces_and_nothing_else(
     maintain(store)
     assert active(store) == {("prefers_editor", "Helix"), ("prefers_indentation", "tabs"),
                              ("allergic_to", "peanuts")}
+
+
+def test_a_second_allergy_does_not_supersede_the_first(store: MemoryStore) -> None:
+    said(store, "I'm allergic to peanuts.")
+    said(store, "Actually, I'm allergic to cats too.")
+    maintain(store)
+    assert active(store) == {("allergic_to", "peanuts"), ("allergic_to", "cats")}

@@ -101,10 +101,16 @@ def test_a_correction_is_stripped_and_scored_as_one() -> None:
     assert one("No, I use pytest not unittest") == Unit(
         "Correction: the user uses pytest.", "correction", 0.9, 0.9, "user",
         "prefers_test_framework", "pytest")
-    # an emphasised correction keeps its higher importance
+    # emphasis raises a correction's importance too
+    assert one("Actually, I'm severely vegan!!") == Unit(
+        "Correction: the user is vegan.", "correction", 1.0, 0.9, "user", "diet", "vegan")
+
+
+def test_actually_does_not_correct_an_attribute_held_with_several_values() -> None:
+    # A correction supersedes every older value of its attribute: read as one, this
+    # would drop the user's other allergies.  Changed from a correction on purpose.
     assert one("Actually, I'm severely allergic to cats") == Unit(
-        "Correction: the user is allergic to cats.", "correction", 1.0, 0.9,
-        "user", "allergic_to", "cats")
+        "The user is allergic to cats.", "fact", 1.0, 0.9, "user", "allergic_to", "cats")
 
 
 def test_a_hedged_clause_is_read_as_what_it_imagines_and_not_asserted() -> None:

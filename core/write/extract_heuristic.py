@@ -44,6 +44,11 @@ HEDGED_IMPORTANCE = 0.3
 UNCERTAIN_CONFIDENCE = 0.5
 EMPHASIS_BOOST = 0.1
 HYPOTHETICAL = "hypothetical"
+# Attributes a person holds several values of at once.  "Actually" or "now" does not make
+# such a statement a correction: a correction supersedes every older value of its
+# attribute, and "Actually, I'm allergic to cats" must not drop a peanut allergy.
+MULTI_VALUED = frozenset(("relation", "likes", "dislikes", "allergic_to", "intolerant_to",
+                          "speaks", "avoids_topic", "plays"))
 ENGLISH_ONLY = ("the offline extractor reads English only: skipped {n} sentence(s) in "
                 "another language (an Ollama model can read them)")
 
@@ -282,14 +287,13 @@ class HeuristicExtractor:
                emphasis: bool) -> Unit:
         importance, confidence, typ, text = unit.importance, unit.confidence, unit.type, \
             unit.text
-        if emphasis:
-            importance = min(1.0, importance + EMPHASIS_BOOST)
-        correction = correction or typ == "correction"
-        if hedge is None and correction and unit.attribute != "relation" \
-                and typ not in ("decision", "procedure"):
+        correction = (correction and unit.attribute not in MULTI_VALUED) or typ == "correction"
+        if hedge is None and correction and typ not in ("decision", "procedure"):
             typ, importance, confidence = "correction", max(importance, 0.9), 0.9
             if not text.startswith("Correction: "):
                 text = "Correction: " + _lower_first(text)
+        if emphasis:
+            importance = min(1.0, importance + EMPHASIS_BOOST)
         if uncertain:
             confidence = min(confidence, UNCERTAIN_CONFIDENCE)
         framing = None
