@@ -254,11 +254,7 @@ class HeuristicExtractor:
             notes.append(f"nothing recognised in {restore(raw)[:40]!r}"
                          + (f" ({hedge})" if hedge else ""))
             return []
-        out = []
-        for unit in said:
-            unit = self._score(unit, hedge, correction, uncertain, emphasis)
-            out.append(unit)
-        return out
+        return [self._score(u, hedge, correction, uncertain, emphasis) for u in said]
 
     def _read(self, clause: str, ctx: ep.Context) -> list[Unit]:
         """The units a clause states, before framing and scoring."""
