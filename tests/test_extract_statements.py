@@ -209,3 +209,25 @@ def test_the_text_says_what_is_stored() -> None:
         Unit("Emma is the user's daughter.", "fact", 0.6, 0.85, "Emma", "relation", "daughter"),
         Unit("Emma is 7 years old.", "fact", 0.5, 0.85, "Emma", "age", "7"),
         Unit("Emma loves dinosaurs.", "fact", 0.6, 0.8, "Emma", "likes", "dinosaurs")]
+
+
+@pytest.mark.parametrize(("turn", "expected"), [
+    ("I'm not a fan of YAML.", [("preference", "user", "dislikes", "YAML")]),
+    ("I'm allergic to both pollen and dust.", [("fact", "user", "allergic_to", "pollen"),
+                                               ("fact", "user", "allergic_to", "dust")]),
+    ("I have a cat named Luna.", [("fact", "Luna", "relation", "cat")]),
+    ("Oh, correction: my son is 9, not 8.", [("correction", "son", "age", "9")]),
+    # a generic noun after a known name is not part of it
+    ("Actually, I'm using Fish shell now, not zsh.",
+     [("correction", "user", "prefers_shell", "Fish")]),
+    # a way of doing things has no object to store as a value
+    ("I prefer working in the early morning.", [("preference", None, None, None)]),
+])
+def test_more_phrasings(turn: str, expected: list[tuple[str | None, ...]]) -> None:
+    assert triples(turn) == expected
+
+
+def test_an_imagined_move_corrects_nothing() -> None:
+    [u] = run("Say I moved to Canada, would my pension transfer?").units
+    assert (u.type, u.attribute, u.value, u.framing) == (
+        "fact", "lives_in", "Canada", "hypothetical")

@@ -234,6 +234,7 @@ class HeuristicExtractor:
             notes.append(f"skipped {restore(raw)[:40]!r}: a question asserts nothing")
             return []
         correction = False
+        clause = re.sub(r"^(?:oh|ah|hmm|um|uh|well|ok|okay)\b[\s,.!]*", "", clause, flags=re.I)
         if hedge is None and (m := CORRECTION.match(clause)) and m.end() < len(clause):
             correction, clause = True, clause[m.end():]
         if hedge is None and NOW.search(clause):
@@ -293,6 +294,9 @@ class HeuristicExtractor:
         if uncertain:
             confidence = min(confidence, UNCERTAIN_CONFIDENCE)
         framing = None
+        if hedge is not None and typ == "correction":
+            # "Say I moved to Canada": imagined, so it corrects nothing.
+            typ = ep.scores(unit.attribute)[0] if unit.attribute else "fact"
         if hedge is not None:
             confidence = min(confidence, HEDGED_CONFIDENCE)
             importance = min(importance, HEDGED_IMPORTANCE)

@@ -97,13 +97,27 @@ def strip_article(value: str) -> str:
     return _ARTICLE.sub("", value.strip()).strip()
 
 
+# Said after a name and adding nothing to it: "Fish shell", "the VS Code editor".
+_GENERIC_TAIL = re.compile(r"\s+(?:shell|editor|ide|browser|language|database|db|os"
+                           r"|terminal|theme|framework|distro)$", re.IGNORECASE)
+
+
+def bare_name(value: str) -> str:
+    """A value without a generic noun after a known name ("Fish shell" -> "Fish")."""
+    bare = _GENERIC_TAIL.sub("", value.strip())
+    return bare if bare != value.strip() and category(bare) is not None else value
+
+
 def category(value: str) -> str | None:
     """The known category of a value ("VS Code" -> "editor"), or None."""
     v = " ".join(value.lower().split())
     if v in _CATEGORY_OF:
         return _CATEGORY_OF[v]
     v = strip_article(v)
-    return _CATEGORY_OF.get(v)
+    if v in _CATEGORY_OF:
+        return _CATEGORY_OF[v]
+    bare = _GENERIC_TAIL.sub("", v)
+    return _CATEGORY_OF.get(bare) if bare != v else None
 
 
 def singular(word: str) -> str:

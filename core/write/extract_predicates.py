@@ -75,7 +75,7 @@ STOP = (r"\s*(?:[,;:!?()]|\.(?!\S)|$)|\s+(?:and|but|because|so|since|which|thoug
         r"|which|where)\b")
 V = rf"(?P<v>(?:[^,;!?.()]|\.(?=\S))+?)(?={STOP})"
 W = V.replace("?P<v>", "?P<w>")
-NAME = r"(?P<n>[A-Z][a-zà-ÿ'’]+(?:\s[A-Z][a-zà-ÿ'’]+)?)"
+NAME = r"(?P<n>(?-i:[A-Z][a-zà-ÿ'’]+(?:\s[A-Z][a-zà-ÿ'’]+)?))"
 ORG = rf"(?P<o>[A-Z0-9]{_W}*(?:\s+(?:[A-Z0-9&]{_W}*|of|de|and|the|für))*?)"
 BE = r"(?:am|is|are)"
 ADVS = (r"(?:(?:really|strongly|generally|usually|mostly|mainly|normally|always|also|still"
@@ -119,9 +119,16 @@ def _verb3(verb: str) -> str:
 # -- the parsers -------------------------------------------------------------------------
 def _allergy(m: re.Match[str]) -> list[Said]:
     v = _v(m)
-    if v is None or v.lower() in lx.JOKE_OBJECTS:
+    if v is None:
         return []
-    return [Said("allergic_to", v, f"is allergic to {v}")]
+    values = [re.sub(r"^(?:both|either)\s+", "", v, flags=re.I)]
+    # "allergic to pollen and dust": each is an allergy of its own.
+    if more := re.match(r"\s*(?:,\s*|\s+and\s+|\s+or\s+)([\w-]+(?: [\w-]+)?)(?=[.,;!?]|$)",
+                        m.string[m.end():]):
+        values.append(more.group(1))
+    if any(x.lower() in lx.JOKE_OBJECTS for x in values):
+        return []
+    return [Said("allergic_to", x, f"is allergic to {x}") for x in values]
 
 
 def _role(m: re.Match[str]) -> list[Said]:
@@ -172,6 +179,11 @@ def _prefers(m: re.Match[str]) -> list[Said]:
     v, w = _v(m), _v(m, "w")
     if v is None or _PRONOUN_VALUE.match(v):
         return []
+    if re.match(r"^\w+ing$", v) and lx.category(v) is None:
+        # "I prefer working in the early morning": a way of doing things, no object.
+        rest = third_person_value(m.string[m.start("v"):]).rstrip(" .!")
+        return [Said(None, None, f"prefers {rest}", type="preference")]
+    v = lx.bare_name(v)
     attr = lx.preference_attribute(v, w)
     return [Said(attr, v, f"prefers {v}" + (f" over {w}" if w else ""), type="preference")]
 
@@ -180,6 +192,7 @@ def _uses(m: re.Match[str]) -> list[Said]:
     v = _v(m)
     if v is None or _PRONOUN_VALUE.match(v):
         return []
+    v = lx.bare_name(v)
     if lx.category(v) is not None:
         return [Said(lx.preference_attribute(v), v, f"uses {v}", type="preference")]
     return [Said(lx.preference_attribute(v, verb="uses"), v, f"uses {v}")]
@@ -205,6 +218,7 @@ def _switch(m: re.Match[str]) -> list[Said]:
     v, w = _v(m), _v(m, "w")
     if v is None:
         return []
+    v = lx.bare_name(v)
     was = f" (switched from {w})" if w else ""
     if lx.category(v) or (w and lx.category(w)):
         return [Said(lx.preference_attribute(v, w), v, f"uses {v}{was}", True, "preference")]
@@ -271,6 +285,8 @@ PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ..
     (_rx(rf"^{BE} (?P<v>\d{{1,3}})(?: years? old| yo| yrs old)?(?={STOP})"),
      _simple("age", "is {v} years old")),
     (_rx(rf"^{BE} no longer {V}"), lambda m: _no_longer(_Fake(m, "am"))),
+    (_rx(rf"^{BE} not (?:really )?(?:an? )?(?:big |huge )?fan of {V}"),
+     lambda m: [Said("dislikes", _v(m), f"is not a fan of {_v(m)}")] if _v(m) else []),
     (_rx(rf"^{BE} {ADVS}(?:a |an )?(?:big |huge |massive )?fan of {V}"),
      lambda m: _likes(_Fake(m, "fan"))),
     (_rx(rf"^{BE} {ADVS}(?:an? ){V}"), _role),
@@ -384,6 +400,12 @@ def my_attribute(clause: str) -> list[tuple[str, Said]]:
 def subject(clause: str, ctx: Context) -> Subject | None:
     """The subject of a clause (see the module docstring), or None."""
     c = clause.strip()
+    if m := re.match(rf"^I (?:have|have got|got) (?:an? )(?P<r>{_REL}) (?:named|called) {NAME}"
+                     r"[,.]?\s*(?P<p>.*)$", c, re.I | re.S):
+        name, rel = m.group("n"), m.group("r").lower()
+        ctx.last, ctx.names[name.lower()] = (name, name), name
+        return Subject(name, name, re.sub(r"^(?:who|which|that)\s+", "", m.group("p")),
+                       [Said("relation", rel, f"is the user's {rel}")])
     if m := re.match(r"^I\s+(?P<p>.+)$", c, re.S):
         return Subject("user", "The user", m.group("p"))
     if m := re.match(rf"^(?:my|our) (?:{_REL}) and I\s+(?P<p>.+)$", c, re.I | re.S):
