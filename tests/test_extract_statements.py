@@ -222,6 +222,10 @@ def test_the_text_says_what_is_stored() -> None:
      [("correction", "user", "prefers_shell", "Fish")]),
     # a way of doing things has no object to store as a value
     ("I prefer working in the early morning.", [("preference", None, None, None)]),
+    # a bare noun keeps the clause that narrows it
+    ("I like languages with strong types.",
+     [("preference", "user", "likes", "languages with strong types")]),
+    ("I live on Baker St. in London.", [("fact", "user", "lives_in", "London")]),
 ])
 def test_more_phrasings(turn: str, expected: list[tuple[str | None, ...]]) -> None:
     assert triples(turn) == expected

@@ -198,10 +198,20 @@ def _uses(m: re.Match[str]) -> list[Said]:
     return [Said(lx.preference_attribute(v, verb="uses"), v, f"uses {v}")]
 
 
+def _qualified(m: re.Match[str], v: str) -> str:
+    """A lower-case value with the clause that narrows it: "languages with strong types",
+    "meetings that run late" (the bare noun would say more than was said)."""
+    if v[:1].isupper() or " " in v.strip():
+        return v
+    q = re.match(r"\s+((?:with|without|that|which|who)\s+[^,;.!?]+)", m.string[m.end("v"):])
+    return f"{v} {third_person_value(q.group(1))}" if q else v
+
+
 def _likes(m: re.Match[str]) -> list[Said]:
     v = _v(m)
     if v is None or _PRONOUN_VALUE.match(v):
         return []
+    v = _qualified(m, v)
     verb = m.groupdict().get("verb") or "likes"
     pred = f"is a fan of {v}" if "fan" in verb.lower() else f"{_verb3(verb)} {v}"
     return [Said("likes", v, pred)]
@@ -211,6 +221,7 @@ def _dislikes(m: re.Match[str]) -> list[Said]:
     v = _v(m)
     if v is None or _PRONOUN_VALUE.match(v):
         return []
+    v = _qualified(m, v)
     return [Said("dislikes", v, f"{_verb3(m.group('verb'))} {v}")]
 
 
@@ -296,6 +307,7 @@ PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ..
     (_rx(rf"^(?:work|works) {ADVS}(?P<v>(?:the )?(?:night|late|early|weekend) shifts?|nights"
          r"|weekends|part[- ]time|full[- ]time|remotely|from home)\b"),
      _simple("work_schedule", "works {v}")),
+    (_rx(rf"^(?:live|lives) on [A-Z][^,;!?]*? in {V}"), _simple("lives_in", "lives in {v}")),
     (_rx(rf"^(?:live|lives|{BE} living|{BE} based|reside|resides) {ADVS}in {V}"),
      _simple("lives_in", "lives in {v}")),
     (_rx(rf"^(?:have |has )?(?:just |recently |finally )?(?P<verb>moved|switched|changed"
