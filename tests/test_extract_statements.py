@@ -235,3 +235,9 @@ def test_an_imagined_move_corrects_nothing() -> None:
     [u] = run("Say I moved to Canada, would my pension transfer?").units
     assert (u.type, u.attribute, u.value, u.framing) == (
         "fact", "lives_in", "Canada", "hypothetical")
+
+
+def test_the_month_may_is_not_a_hedge() -> None:
+    [u] = run("I moved to Denver in May.").units
+    assert (u.type, u.value, u.confidence) == ("correction", "Denver", 0.9)
+    assert run("I may prefer Go.").units[0].confidence == 0.5

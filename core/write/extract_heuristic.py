@@ -162,7 +162,7 @@ NOW = re.compile(r"(?<!right )(?<!for )(?<!just )(?<!until )(?<!by )(?<!from )\b
                  re.IGNORECASE)
 
 UNCERTAIN = re.compile(r"\b(?:I think|I guess|I believe|I suppose|maybe|probably|perhaps"
-                       r"|might|may|not sure|I suspect|possibly|I feel like)\b", re.I)
+                       r"|might|(?-i:may)|not sure|I suspect|possibly|I feel like)\b", re.I)
 EMPHASIS = re.compile(r"\b(?:really important|very important|always remember|severely"
                       r"|deathly|must|critical)\b|!!", re.IGNORECASE)
 # Said before the statement, not part of it: "Honestly, I …", "I think I might …".

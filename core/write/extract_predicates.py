@@ -403,7 +403,9 @@ def my_attribute(clause: str) -> list[tuple[str, Said]]:
     if a == "name":
         return [("user", Said("name", v, f"'s name is {v}"))]
     if a == "birthday":
-        return [("user", Said("birthday", v, f"has their birthday on {v}"))]
+        v = re.sub(r"^(?:in|on)\s+", "", v, flags=re.I)
+        return [("user", Said("birthday", v, f"has their birthday in {v}"
+                              if not re.search(r"\d", v) else f"has their birthday on {v}"))]
     kind = m.group("k").strip().lower()
     return [("user", Said(f"favorite_{lx.slug(kind)}", v, f"has {v} as their favourite {kind}",
                           type="preference"))]
