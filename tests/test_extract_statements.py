@@ -241,3 +241,24 @@ def test_the_month_may_is_not_a_hedge() -> None:
     [u] = run("I moved to Denver in May.").units
     assert (u.type, u.value, u.confidence) == ("correction", "Denver", 0.9)
     assert run("I may prefer Go.").units[0].confidence == 0.5
+
+
+@pytest.mark.parametrize("turn", [
+    "I'm an idiot, I forgot the semicolon.",  # banter, not identity
+    "I work at night mostly.",  # a time, not an employer
+    "I prefer the first option.",  # points into the conversation
+    "I like your style.",
+    "I'm using the free tier.",  # this conversation's setting
+    "I've moved to the new office.",  # not a place to live
+    "I'm trying to deploy my app to Heroku but it keeps failing.",
+    "My wife thinks I work too much.",
+    "I'm 100% sure.",
+    "Actually, that's wrong, the function returns None.",
+])
+def test_everyday_chat_stores_nothing(turn: str) -> None:
+    assert run(turn).units == []
+
+
+def test_a_version_does_not_hide_the_language() -> None:
+    assert triples("I'm using Python 3.12 these days.") == [
+        ("preference", "user", "prefers_language", "Python 3.12")]

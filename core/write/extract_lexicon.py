@@ -108,9 +108,25 @@ def bare_name(value: str) -> str:
     return bare if bare != value.strip() and category(bare) is not None else value
 
 
+# Self-deprecation and banter, not identity: "I'm an idiot, I forgot the semicolon".
+NOT_IDENTITY = frozenset(("idiot", "moron", "dummy", "genius", "mess", "disaster", "fool",
+                          "klutz", "loser", "legend", "machine", "robot", "noob", "dork",
+                          "nerd", "clown", "potato", "zombie", "hot mess", "total mess"))
+# What points into the conversation, not at a thing the user holds: "I prefer the first
+# option", "I like your style".
+_DEICTIC = re.compile(r"^(?:your|yours|this|that|these|those|the (?:first|second|third|last"
+                      r"|other|previous|next|former|latter|same|new one|old one|one)|option"
+                      r"|one|both)\b", re.IGNORECASE)
+
+
+def deictic(value: str) -> bool:
+    return _DEICTIC.match(value.strip()) is not None
+
+
 def category(value: str) -> str | None:
     """The known category of a value ("VS Code" -> "editor"), or None."""
     v = " ".join(value.lower().split())
+    v = re.sub(r"\s+v?\d+(?:\.\d+)*$", "", v)  # "Python 3.12": the language
     if v in _CATEGORY_OF:
         return _CATEGORY_OF[v]
     v = strip_article(v)

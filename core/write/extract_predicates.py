@@ -142,6 +142,8 @@ def _role(m: re.Match[str]) -> list[Said]:
     elif lx.strip_article(role).lower() in lx.DIETS:
         d = lx.strip_article(role).lower()
         return [Said("diet", d, f"is {d}")]
+    elif role.lower() in lx.NOT_IDENTITY:
+        return []
     elif len(role.split()) <= 3 and not re.match(
             r"(?:bit|little|lot|fan|huge|big|total|kind|sort|couple|few|new user|fan)\b",
             role, re.I):
@@ -159,9 +161,14 @@ def _role(m: re.Match[str]) -> list[Said]:
     return out
 
 
+_NOT_A_PLACE_OF_WORK = re.compile(r"^(?:night|nights|home|weekends?|the weekend|the moment"
+                                  r"|times|midnight|dawn|noon|the same time|once|least|most"
+                                  r"|all|it|this|that|my desk|a desk)$", re.IGNORECASE)
+
+
 def _work_at(m: re.Match[str]) -> list[Said]:
     org = _v(m)
-    if org is None:
+    if org is None or _NOT_A_PLACE_OF_WORK.match(org):
         return []
     out = [Said("works_at", org, f"works at {org}")]
     rest = m.string[m.end():]
@@ -177,7 +184,7 @@ def _work_as(m: re.Match[str]) -> list[Said]:
 
 def _prefers(m: re.Match[str]) -> list[Said]:
     v, w = _v(m), _v(m, "w")
-    if v is None or _PRONOUN_VALUE.match(v):
+    if v is None or _PRONOUN_VALUE.match(v) or lx.deictic(v):
         return []
     if re.match(r"^\w+ing$", v) and lx.category(v) is None:
         # "I prefer working in the early morning": a way of doing things, no object.
@@ -190,11 +197,13 @@ def _prefers(m: re.Match[str]) -> list[Said]:
 
 def _uses(m: re.Match[str]) -> list[Said]:
     v = _v(m)
-    if v is None or _PRONOUN_VALUE.match(v):
+    if v is None or _PRONOUN_VALUE.match(v) or lx.deictic(v):
         return []
     v = lx.bare_name(v)
     if lx.category(v) is not None:
         return [Said(lx.preference_attribute(v), v, f"uses {v}", type="preference")]
+    if re.match(r"^(?:the|a|an)\s+[a-z]", v):
+        return []  # "I'm using the free tier": this conversation's setting, not a tool
     return [Said(lx.preference_attribute(v, verb="uses"), v, f"uses {v}")]
 
 
@@ -209,7 +218,7 @@ def _qualified(m: re.Match[str], v: str) -> str:
 
 def _likes(m: re.Match[str]) -> list[Said]:
     v = _v(m)
-    if v is None or _PRONOUN_VALUE.match(v):
+    if v is None or _PRONOUN_VALUE.match(v) or lx.deictic(v):
         return []
     v = _qualified(m, v)
     verb = m.groupdict().get("verb") or "likes"
@@ -234,6 +243,8 @@ def _switch(m: re.Match[str]) -> list[Said]:
     if lx.category(v) or (w and lx.category(w)):
         return [Said(lx.preference_attribute(v, w), v, f"uses {v}{was}", True, "preference")]
     if m.group("verb").lower() == "moved":
+        if not lx.strip_article(v)[:1].isupper():
+            return []  # "I moved to the new office": not a place to live
         return [Said("lives_in", v, f"lives in {v}" + (f" (moved from {w})" if w else ""),
                      True)]
     # An unknown kind of thing: a correction without a triple (linked by its text).
