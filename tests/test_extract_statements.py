@@ -226,6 +226,14 @@ def test_the_text_says_what_is_stored() -> None:
     ("I like languages with strong types.",
      [("preference", "user", "likes", "languages with strong types")]),
     ("I live on Baker St. in London.", [("fact", "user", "lives_in", "London")]),
+    ("I'm diabetic, so watch the sugar.", [("fact", "user", "condition", "diabetic")]),
+    ("I have ADHD.", [("fact", "user", "condition", "ADHD")]),
+    ("Call me Sam.", [("fact", "user", "name", "Sam")]),
+    ("My name's Jo.", [("fact", "user", "name", "Jo")]),
+    ("I'm a student at MIT.", [("fact", "user", "occupation", "student"),
+                               ("fact", "user", "studies_at", "MIT")]),
+    ("I'm a huge Arsenal fan.", [("preference", "user", "likes", "Arsenal")]),
+    ("I'm allergic to nothing, luckily.", []),
 ])
 def test_more_phrasings(turn: str, expected: list[tuple[str | None, ...]]) -> None:
     assert triples(turn) == expected

@@ -23,6 +23,7 @@ is unsure it stores nothing and says why in the notes:
 
 from __future__ import annotations
 
+import logging
 import re
 from dataclasses import dataclass, replace
 
@@ -38,6 +39,8 @@ from memdesk.core.write.extract_text import (
 )
 from memdesk.core.write.units import Extraction, Turn, Unit, top_units
 
+log = logging.getLogger(__name__)
+
 NAME = "heuristic"
 HEDGED_CONFIDENCE = 0.25  # the write-phase checklist: hypotheticals at most 0.3
 HEDGED_IMPORTANCE = 0.3
@@ -48,7 +51,7 @@ HYPOTHETICAL = "hypothetical"
 # such a statement a correction: a correction supersedes every older value of its
 # attribute, and "Actually, I'm allergic to cats" must not drop a peanut allergy.
 MULTI_VALUED = frozenset(("relation", "likes", "dislikes", "allergic_to", "intolerant_to",
-                          "speaks", "avoids_topic", "plays"))
+                          "speaks", "avoids_topic", "plays", "condition"))
 ENGLISH_ONLY = ("the offline extractor reads English only: skipped {n} sentence(s) in "
                 "another language (an Ollama model can read them)")
 
@@ -210,7 +213,14 @@ class HeuristicExtractor:
             if not is_english(clause):
                 foreign += 1
                 continue
-            for unit in self._clause(clause, notes, ctx):
+            try:
+                found = self._clause(clause, notes, ctx)
+            except Exception as exc:  # a bug in one rule must not lose the turn's others
+                log.warning("offline extractor failed on %r", clause[:80], exc_info=True)
+                notes.append(f"could not read {restore(clause)[:40]!r}: "
+                             f"{type(exc).__name__} (a bug; the rest of the turn was read)")
+                continue
+            for unit in found:
                 if unit not in units:
                     units.append(unit)
         if foreign:

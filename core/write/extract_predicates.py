@@ -31,6 +31,7 @@ SCORES: dict[str, tuple[str, float, float]] = {
     "likes": ("preference", 0.6, 0.8), "dislikes": ("preference", 0.6, 0.8),
     "prefers": ("preference", 0.8, 0.85), "uses": ("fact", 0.6, 0.85),
     "favorite": ("preference", 0.6, 0.85), "plays": ("fact", 0.5, 0.85),
+    "condition": ("fact", 0.85, 0.9), "studies_at": ("fact", 0.6, 0.85),
 }
 
 
@@ -123,10 +124,10 @@ def _allergy(m: re.Match[str]) -> list[Said]:
         return []
     values = [re.sub(r"^(?:both|either)\s+", "", v, flags=re.I)]
     # "allergic to pollen and dust": each is an allergy of its own.
-    if more := re.match(r"\s*(?:,\s*|\s+and\s+|\s+or\s+)([\w-]+(?: [\w-]+)?)(?=[.,;!?]|$)",
+    if more := re.match(r"\s+(?:and|or)\s+([\w-]+(?: [\w-]+)?)(?=[.,;!?]|$)",
                         m.string[m.end():]):
         values.append(more.group(1))
-    if any(x.lower() in lx.JOKE_OBJECTS for x in values):
+    if any(x.lower() in lx.JOKE_OBJECTS or _PRONOUN_VALUE.match(x) for x in values):
         return []
     return [Said("allergic_to", x, f"is allergic to {x}") for x in values]
 
@@ -137,8 +138,10 @@ def _role(m: re.Match[str]) -> list[Said]:
         return []
     role = lx.strip_article(role)
     out: list[Said] = []
+    studies = False
     if lx.is_role(role):
         out.append(Said("occupation", role, f"is {lx.article(role)} {role}"))
+        studies = role.lower().endswith("student")
     elif lx.strip_article(role).lower() in lx.DIETS:
         d = lx.strip_article(role).lower()
         return [Said("diet", d, f"is {d}")]
@@ -157,7 +160,10 @@ def _role(m: re.Match[str]) -> list[Said]:
         out.append(Said("work_schedule", s.group("s"), f"works {s.group('s')}"))
     if o := re.search(rf"(?:^|\s)(?:at|for|with)\s+{ORG}(?={STOP})", rest):
         org = _clean(o.group("o"))
-        out.append(Said("works_at", org, f"works at {org}"))
+        if out[0].attribute == "occupation" and studies:
+            out.append(Said("studies_at", org, f"studies at {org}"))
+        else:
+            out.append(Said("works_at", org, f"works at {org}"))
     return out
 
 
@@ -307,6 +313,14 @@ PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ..
     (_rx(rf"^{BE} (?P<v>\d{{1,3}})(?: years? old| yo| yrs old)?(?={STOP})"),
      _simple("age", "is {v} years old")),
     (_rx(rf"^{BE} no longer {V}"), lambda m: _no_longer(_Fake(m, "am"))),
+    (_rx(rf"^{BE} {ADVS}(?P<v>diabetic|coeliac|celiac|asthmatic|epileptic|colou?rblind|deaf"
+         r"|hard of hearing|left-handed|pregnant|autistic|dyslexic)\b"),
+     _simple("condition", "is {v}")),
+    (_rx(r"^(?:have|has) (?P<v>ADHD|asthma|diabetes|type [12] diabetes|celiac disease"
+         r"|coeliac disease|epilepsy|dyslexia|autism|migraines|high blood pressure"
+         r"|tinnitus)\b"), _simple("condition", "has {v}")),
+    (_rx(rf"^{BE} {ADVS}(?:an? )(?:big |huge |massive |die-hard )?(?P<v>(?-i:[A-Z][\w.&-]*"
+         r"(?: [A-Z][\w.&-]*)?)) fan\b"), lambda m: _likes(_Fake(m, "fan"))),
     (_rx(rf"^{BE} not (?:really )?(?:an? )?(?:big |huge )?fan of {V}"),
      lambda m: [Said("dislikes", _v(m), f"is not a fan of {_v(m)}")] if _v(m) else []),
     (_rx(rf"^{BE} {ADVS}(?:a |an )?(?:big |huge |massive )?fan of {V}"),
@@ -366,8 +380,11 @@ class _Fake:
     def groupdict(self) -> dict[str, str | None]:
         return {**self._m.groupdict(), "verb": self._verb}
 
-    def end(self) -> int:
-        return self._m.end()
+    def end(self, group: int | str = 0) -> int:
+        return self._m.end(group)
+
+    def start(self, group: int | str = 0) -> int:
+        return self._m.start(group)
 
 
 def parse_predicate(predicate: str) -> list[Said]:
@@ -392,8 +409,8 @@ _MY_REL = re.compile(rf"^(?:my|our) (?:(?:little|older|younger|big|eldest|younge
                      rf"|,)?\s*", re.IGNORECASE)
 _VERB_START = re.compile(rf"^(?:{_VERB_AHEAD}|can't|cannot|doesn't|does not|just|really"
                          r"|also|still|always|never|used|recently|currently)\b", re.I)
-_MY_ATTR = re.compile(rf"^my (?P<a>name|birthday|favou?rite (?P<k>[\w ]+?)) is {V}",
-                      re.IGNORECASE)
+_MY_ATTR = re.compile(rf"^(?:my (?P<a>name|birthday|favou?rite (?P<k>[\w ]+?))(?: is|'s)"
+                      rf"|(?P<call>call me|I go by)) {V}", re.IGNORECASE)
 
 
 @dataclass
@@ -410,7 +427,7 @@ def my_attribute(clause: str) -> list[tuple[str, Said]]:
     if m is None or _v(m) is None:
         return []
     v = _v(m)
-    a = m.group("a").lower()
+    a = "name" if m.group("call") else m.group("a").lower()
     if a == "name":
         return [("user", Said("name", v, f"'s name is {v}"))]
     if a == "birthday":
