@@ -81,8 +81,10 @@ RULES: tuple[Rule, ...] = (
          r"|agreed|chose|picked|selected|settled on|opted for|went with|are going with"
          r"|'re going with|will go with|committed to|voted to)\b.+$"
          r"|^(?:we|the team|our team) (?:have |'ve )?(?:switched|migrated|moved) (?:over )?"
-         r"(?:from .+ )?to\b.+$|^let's (?:go with|use|stick with)\b.+$",
+         r"(?:from .+ )?to\b.+$",
          "decision", 0.8, 0.85),
+    Rule("lets", r"^let'?s go with (?P<rest>.+)$", "decision", 0.8, 0.85,
+         prefix="The user decided to go with "),
     Rule("considering", rf"\b{_TEAM}(?: am| are|'m|'re) (?:considering|thinking (?:about|of)"
          r"|leaning towards)\b.+$", "decision", 0.6, UNCERTAIN_CONFIDENCE),
     Rule("assistant_rule", r"^(?:please,? |from now on,? |going forward,? )+(?P<rest>"

@@ -392,6 +392,8 @@ def parse_predicate(predicate: str) -> list[Said]:
     out: list[Said] = []
     for part in _AND_VERB.split(predicate.strip()):
         part = re.sub(rf"^{ADVS}", "", part.strip(), flags=re.IGNORECASE)
+        # "I've been vegan for ten years": a state that still holds.
+        part = re.sub(r"^(?:have|has) been (?!to\b|living\b)", "am ", part, flags=re.I)
         for pat, parse in PARSERS:
             m = pat.search(part)
             if m is not None:
