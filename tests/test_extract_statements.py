@@ -152,6 +152,9 @@ def test_preferring_not_to_talk_is_a_topic_to_avoid_not_a_value_not() -> None:
 
 
 def test_hedges_lower_confidence() -> None:
+    [w] = run("I think my wife might be lactose intolerant.").units
+    assert (w.entity, w.attribute, w.value, w.confidence) == (
+        "wife", "intolerant_to", "lactose", 0.5)
     [u] = run("I think I might prefer PostgreSQL.").units
     assert (u.attribute, u.value, u.confidence) == ("prefers_database", "PostgreSQL", 0.5)
     [d] = run("I'm considering switching to Rust.").units
@@ -164,6 +167,7 @@ def test_hedges_lower_confidence() -> None:
     "We've decided to move the standup to 10am.",
     "The team agreed to freeze the API until March.",
     "We went with Kafka for the event bus.",
+    "We've chosen Rust for the new parser.",
 ])
 def test_decisions(turn: str) -> None:
     [u] = run(turn).units
@@ -234,6 +238,16 @@ def test_the_text_says_what_is_stored() -> None:
                                ("fact", "user", "studies_at", "MIT")]),
     ("I'm a huge Arsenal fan.", [("preference", "user", "likes", "Arsenal")]),
     ("I'm allergic to nothing, luckily.", []),
+    ("I'm a physiotherapist.", [("fact", "user", "occupation", "physiotherapist")]),
+    ("I'm 41 and I work at Volvo.", [("fact", "user", "age", "41"),
+                                    ("fact", "user", "works_at", "Volvo")]),
+    ("I'm vegan and gluten-free.", [("fact", "user", "diet", "vegan"),
+                                    ("fact", "user", "diet", "gluten-free")]),
+    ("My grandson Noah is 3.", [("fact", "Noah", "relation", "grandson"),
+                                ("fact", "Noah", "age", "3")]),
+    ("Actually I'm on macOS now.", [("correction", "user", "prefers_os", "macOS")]),
+    ("I generally go for Vim keybindings everywhere.",
+     [("preference", "user", "prefers_editor", "Vim")]),
 ])
 def test_more_phrasings(turn: str, expected: list[tuple[str | None, ...]]) -> None:
     assert triples(turn) == expected

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, replace
 
 from memdesk.core.write import extract_predicates as ep
+from memdesk.core.write import extract_subjects as es
 from memdesk.core.write.extract_text import (
     clauses,
     is_english,
@@ -78,7 +79,7 @@ class Rule:
 _TEAM = r"(?:I|we|the team|our team|my team|the user's team)"
 RULES: tuple[Rule, ...] = (
     Rule("decision", rf"\b{_TEAM}(?: have|'ve| has)? (?:finally |just |all )?(?:decided"
-         r"|agreed|chose|picked|selected|settled on|opted for|went with|are going with"
+         r"|agreed|chose|chosen|picked|selected|settled on|opted for|went with|are going with"
          r"|'re going with|will go with|committed to|voted to)\b.+$"
          r"|^(?:we|the team|our team) (?:have |'ve )?(?:switched|migrated|moved) (?:over )?"
          r"(?:from .+ )?to\b.+$",
@@ -209,7 +210,7 @@ class HeuristicExtractor:
     def extract(self, turn: Turn) -> Extraction:
         notes: list[str] = []
         units: list[Unit] = []
-        ctx = ep.Context()
+        ctx = es.Context()
         foreign = 0
         for clause in protected_clauses(turn.text):
             if not is_english(clause):
@@ -229,7 +230,7 @@ class HeuristicExtractor:
             notes.insert(0, ENGLISH_ONLY.format(n=foreign))
         return Extraction(top_units(_drop_superfluous(units), notes), NAME, None, notes)
 
-    def _clause(self, raw: str, notes: list[str], ctx: ep.Context) -> list[Unit]:
+    def _clause(self, raw: str, notes: list[str], ctx: es.Context) -> list[Unit]:
         if reported_speech(raw):
             notes.append(f"skipped {restore(raw)[:40]!r}: quoted or reported speech")
             return []
@@ -269,16 +270,16 @@ class HeuristicExtractor:
             return []
         return [self._score(u, hedge, correction, uncertain, emphasis) for u in said]
 
-    def _read(self, clause: str, ctx: ep.Context) -> list[Unit]:
+    def _read(self, clause: str, ctx: es.Context) -> list[Unit]:
         """The units a clause states, before framing and scoring."""
         for rule, pat in _COMPILED:
             if (m := pat.search(clause)) is not None:
                 return [_rule_unit(rule, m, clause)]
-        text = ep.expand(clause)
-        mine = ep.my_attribute(text)
+        text = es.expand(clause)
+        mine = es.my_attribute(text)
         if mine:
             return [_unit("user", "The user", s) for _, s in mine]
-        subj = ep.subject(text, ctx)
+        subj = es.subject(text, ctx)
         if subj is not None:
             said = [*subj.extra, *ep.parse_predicate(subj.predicate)] if subj.predicate \
                 else list(subj.extra)

@@ -74,7 +74,9 @@ RELATIONS = frozenset(("wife", "husband", "partner", "girlfriend", "boyfriend", 
                        "coworker", "co-worker", "friend", "roommate", "flatmate", "neighbor",
                        "neighbour", "dog", "cat", "puppy", "kitten", "parrot", "hamster",
                        "rabbit", "horse", "stepson", "stepdaughter", "toddler", "baby",
-                       "teammate", "mentor"))
+                       "teammate", "mentor", "grandson", "granddaughter", "grandchild",
+                       "stepmother", "stepfather", "stepmom", "stepdad", "twin",
+                       "mother-in-law", "father-in-law"))
 
 # Things nobody is allergic to: "I'm allergic to Mondays" is a joke, not a fact.
 JOKE_OBJECTS = frozenset(("monday", "mondays", "work", "meetings", "mornings", "homework",
@@ -99,6 +101,7 @@ def strip_article(value: str) -> str:
 
 # Said after a name and adding nothing to it: "Fish shell", "the VS Code editor".
 _GENERIC_TAIL = re.compile(r"\s+(?:shell|editor|ide|browser|language|database|db|os"
+                           r"|keybindings|key bindings|bindings|keymap"
                            r"|terminal|theme|framework|distro)$", re.IGNORECASE)
 
 
@@ -163,9 +166,20 @@ def preference_attribute(value: str, other: str | None = None, verb: str = "pref
     return f"{verb}_{slug(head_noun(value))}"
 
 
+_ROLE_SUFFIX = re.compile(r"(?:ist|ician|ologist|grapher|eer|smith|wright|therapist"
+                          r"|keeper|worker|maker)$")
+_NOT_ROLE = frozenset(("optimist", "pessimist", "perfectionist", "minimalist", "realist",
+                       "idealist", "purist", "extremist", "racist", "sexist", "tourist",
+                       "introvert", "extrovert", "list", "twist", "wrist", "fist", "mist",
+                       "career", "beer", "deer", "peer", "volunteer"))
+
+
 def is_role(phrase: str) -> bool:
     words = strip_article(phrase).lower().split()
-    return bool(words) and len(words) <= 4 and words[-1] in ROLES
+    if not words or len(words) > 4:
+        return False
+    head = words[-1]
+    return head in ROLES or (head not in _NOT_ROLE and _ROLE_SUFFIX.search(head) is not None)
 
 
 def article(phrase: str) -> str:

@@ -1,9 +1,7 @@
-"""Who a clause is about, and what it says about them, as (entity, attribute, value).
+"""What a clause's predicate says about its subject, as (attribute, value) pairs.
 
-A clause is read as a subject and a predicate.  The subject is the user ("I …"), a
-person or pet of theirs ("My daughter Emma …", "My wife …", "She …" after one was
-named in the same turn) or nothing we read.  The predicate is split at "and" before a
-verb ("is 7 and loves dinosaurs") and each part goes through :data:`PARSERS`, which
+The subject is found by :mod:`extract_subjects`.  The predicate is split at "and" before
+a verb ("is 7 and loves dinosaurs") and each part goes through :data:`PARSERS`, which
 trim the value to its object ("allergic to cashews after a scary dinner" → "cashews";
 "works at Siemens as a firmware engineer" → Siemens and the role).  The unit's text is
 written from the triple, never copied from the turn, so it says exactly what is stored.
@@ -13,10 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from memdesk.core.write import extract_lexicon as lx
-from memdesk.core.write.extract_text import ABBR_DOT, restore, third_person_value
+from memdesk.core.write.extract_text import ABBR_DOT, third_person_value
 
 # attribute -> (type when it is about the user, importance, confidence)
 SCORES: dict[str, tuple[str, float, float]] = {
@@ -52,19 +50,6 @@ class Said:
     type: str | None = None  # overrides SCORES (e.g. a known tool used: a preference)
 
 
-@dataclass
-class Subject:
-    entity: str  # "user", a name, or a relation ("wife")
-    label: str  # how the text names it: "The user", "Emma", "The user's wife"
-    predicate: str
-    extra: list[Said] = field(default_factory=list)  # e.g. "Emma is the user's daughter"
-    tools_only: bool = False
-
-    @property
-    def is_user(self) -> bool:
-        return self.entity == "user"
-
-
 _W = r"[\w'’+#&" + ABBR_DOT + r"-]"
 # Where a captured value stops: punctuation, end, or a joining word.
 STOP = (r"\s*(?:[,;:!?()]|\.(?!\S)|$)|\s+(?:and|but|because|so|since|which|though|although"
@@ -73,6 +58,7 @@ STOP = (r"\s*(?:[,;:!?()]|\.(?!\S)|$)|\s+(?:and|but|because|so|since|which|thoug
         r"|lately|recently|already|again|haha|lol|last|this|next|ago|right|by|or|whenever"
         r"|like|than|mostly|mainly|most|all|every|each|because|except|unless|though"
         r"|originally|full-time|part-time|yet|then|here|there|near|outside|around|close to|next to"
+        r"|everywhere|anywhere|daily"
         r"|which|where)\b")
 V = rf"(?P<v>(?:[^,;!?.()]|\.(?=\S))+?)(?={STOP})"
 W = V.replace("?P<v>", "?P<w>")
@@ -86,9 +72,9 @@ ADVS = (r"(?:(?:really|strongly|generally|usually|mostly|mainly|normally|always|
 _PRONOUN_VALUE = re.compile(r"^(?:it|this|that|them|these|those|one|something|anything"
                             r"|everything|nothing|you|him|her|myself|stuff|things|neither"
                             r"|either|none|both|all)$", re.I)
-_VERB_AHEAD = (r"(?:is|are|am|was|loves?|likes?|enjoys?|adores?|hates?|works?|lives?"
+VERB_AHEAD = (r"(?:is|are|am|was|loves?|likes?|enjoys?|adores?|hates?|works?|lives?"
                r"|speaks?|prefers?|uses?|has|have|eats?|plays?|goes|attends?|studies)")
-_AND_VERB = re.compile(rf"\s*,?\s+(?:and|but)\s+(?={_VERB_AHEAD}\b)", re.IGNORECASE)
+_AND_VERB = re.compile(rf"\s*,?\s+(?:and|but)\s+(?={VERB_AHEAD}\b)", re.IGNORECASE)
 
 
 def _rx(pattern: str) -> re.Pattern[str]:
@@ -104,7 +90,7 @@ def _clean(value: str | None) -> str | None:
     return v or None
 
 
-def _v(m: re.Match[str], key: str = "v") -> str | None:
+def value_of(m: re.Match[str], key: str = "v") -> str | None:
     raw = m.groupdict().get(key)
     return _clean(raw) if raw else None
 
@@ -118,8 +104,17 @@ def _verb3(verb: str) -> str:
 
 
 # -- the parsers -------------------------------------------------------------------------
+def _diets(m: re.Match[str]) -> list[Said]:
+    """ "vegan and gluten-free": each diet its own unit."""
+    out = [m.group("v").lower()]
+    more = re.match(rf"\s+and\s+(?P<d>{_DIET})\b", m.string[m.end():], re.IGNORECASE)
+    if more:
+        out.append(more.group("d").lower())
+    return [Said("diet", d, f"is {d}") for d in out]
+
+
 def _allergy(m: re.Match[str]) -> list[Said]:
-    v = _v(m)
+    v = value_of(m)
     if v is None:
         return []
     values = [re.sub(r"^(?:both|either)\s+", "", v, flags=re.I)]
@@ -133,7 +128,7 @@ def _allergy(m: re.Match[str]) -> list[Said]:
 
 
 def _role(m: re.Match[str]) -> list[Said]:
-    role = _v(m)
+    role = value_of(m)
     if role is None:
         return []
     role = lx.strip_article(role)
@@ -173,7 +168,7 @@ _NOT_A_PLACE_OF_WORK = re.compile(r"^(?:night|nights|home|weekends?|the weekend|
 
 
 def _work_at(m: re.Match[str]) -> list[Said]:
-    org = _v(m)
+    org = value_of(m)
     if org is None or _NOT_A_PLACE_OF_WORK.match(org):
         return []
     out = [Said("works_at", org, f"works at {org}")]
@@ -189,7 +184,7 @@ def _work_as(m: re.Match[str]) -> list[Said]:
 
 
 def _prefers(m: re.Match[str]) -> list[Said]:
-    v, w = _v(m), _v(m, "w")
+    v, w = value_of(m), value_of(m, "w")
     if v is None or _PRONOUN_VALUE.match(v) or lx.deictic(v):
         return []
     if re.match(r"^\w+ing$", v) and lx.category(v) is None:
@@ -202,7 +197,7 @@ def _prefers(m: re.Match[str]) -> list[Said]:
 
 
 def _uses(m: re.Match[str]) -> list[Said]:
-    v = _v(m)
+    v = value_of(m)
     if v is None or _PRONOUN_VALUE.match(v) or lx.deictic(v):
         return []
     v = lx.bare_name(v)
@@ -223,7 +218,7 @@ def _qualified(m: re.Match[str], v: str) -> str:
 
 
 def _likes(m: re.Match[str]) -> list[Said]:
-    v = _v(m)
+    v = value_of(m)
     if v is None or _PRONOUN_VALUE.match(v) or lx.deictic(v):
         return []
     v = _qualified(m, v)
@@ -233,7 +228,7 @@ def _likes(m: re.Match[str]) -> list[Said]:
 
 
 def _dislikes(m: re.Match[str]) -> list[Said]:
-    v = _v(m)
+    v = value_of(m)
     if v is None or _PRONOUN_VALUE.match(v):
         return []
     v = _qualified(m, v)
@@ -241,7 +236,7 @@ def _dislikes(m: re.Match[str]) -> list[Said]:
 
 
 def _switch(m: re.Match[str]) -> list[Said]:
-    v, w = _v(m), _v(m, "w")
+    v, w = value_of(m), value_of(m, "w")
     if v is None:
         return []
     v = lx.bare_name(v)
@@ -258,7 +253,7 @@ def _switch(m: re.Match[str]) -> list[Said]:
 
 
 def _no_longer(m: re.Match[str]) -> list[Said]:
-    v = _v(m)
+    v = value_of(m)
     if v is None:
         return []
     verb = m.group("verb").lower()
@@ -285,7 +280,7 @@ def _speaks(m: re.Match[str]) -> list[Said]:
 
 def _simple(attribute: str, template: str) -> Callable[[re.Match[str]], list[Said]]:
     def parse(m: re.Match[str]) -> list[Said]:
-        v = _v(m)
+        v = value_of(m)
         return [Said(attribute, v, template.format(v=v))] if v else []
     return parse
 
@@ -306,7 +301,7 @@ PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ..
     (_rx(rf"^{BE} {ADVS}(?P<v>lactose|gluten|fructose|histamine|caffeine) intolerant"),
      _simple("intolerant_to", "is {v} intolerant")),
     (_rx(rf"^{BE} {ADVS}(?:an? )?(?P<v>{_DIET})\b(?! (?:restaurant|food|option|recipe|meal))"),
-     lambda m: [Said("diet", m.group("v").lower(), f"is {m.group('v').lower()}")]),
+     lambda m: _diets(m)),
     (_rx(rf"^(?:eat|eats|follow|follows|keep|keeps|am on|is on) {ADVS}(?:an? )?"
          rf"(?P<v>{_DIET})(?: diet)?\b"),
      lambda m: [Said("diet", m.group("v").lower(), f"is {m.group('v').lower()}")]),
@@ -322,7 +317,7 @@ PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ..
     (_rx(rf"^{BE} {ADVS}(?:an? )(?:big |huge |massive |die-hard )?(?P<v>(?-i:[A-Z][\w.&-]*"
          r"(?: [A-Z][\w.&-]*)?)) fan\b"), lambda m: _likes(_Fake(m, "fan"))),
     (_rx(rf"^{BE} not (?:really )?(?:an? )?(?:big |huge )?fan of {V}"),
-     lambda m: [Said("dislikes", _v(m), f"is not a fan of {_v(m)}")] if _v(m) else []),
+     lambda m: [Said("dislikes", v, f"is not a fan of {v}")] if (v := value_of(m)) else []),
     (_rx(rf"^{BE} {ADVS}(?:a |an )?(?:big |huge |massive )?fan of {V}"),
      lambda m: _likes(_Fake(m, "fan"))),
     (_rx(rf"^{BE} {ADVS}(?:an? ){V}"), _role),
@@ -347,8 +342,8 @@ PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ..
      _speaks),
     (_rx(rf"^(?:would |'d )?prefers? {ADVS}not to (?:talk about|discuss|talk|get into|go into"
          rf"|share|bring up|dwell on) {V}"),
-     lambda m: [Said("avoids_topic", _v(m),
-                     f"prefers not to discuss {third_person_value(m.group('v'))}")] if _v(m)
+     lambda m: [Said("avoids_topic", value_of(m),
+                     f"prefers not to discuss {third_person_value(m.group('v'))}")] if value_of(m)
      else []),
     (_rx(r"^(?:would |'d )?prefers? (?:not to|to|it when|when|that|if)\b.+"),
      _text_only("preference")),
@@ -359,6 +354,10 @@ PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ..
     (_rx(rf"^no longer (?P<verb>uses?|lives? in|works? at|works? for) {V}"), _no_longer),
     (_rx(rf"^(?:use|uses|{BE} using|code in|codes in|program in|write in) {ADVS}{V}"),
      _uses),
+    (_rx(rf"^(?:{BE} on|{BE} running|run|runs) {ADVS}{V}"),
+     lambda m: _uses(m) if value_of(m) and lx.category(value_of(m) or "") else []),
+    (_rx(rf"^(?:go|goes|opt|opts) for {ADVS}{V}"),
+     lambda m: _prefers(m) if value_of(m) and lx.category(lx.bare_name(value_of(m) or "")) else []),
     (_rx(rf"^(?:{BE} )?{ADVS}{_LIKE} {ADVS}{_NOT_OBJ}{V}"), _likes),
     (_rx(rf"^{ADVS}(?P<verb>hate|hates|dislike|dislikes|can't stand|cannot stand|don't like"
          rf"|do not like|doesn't like|detest|detests) {_NOT_OBJ}{V}"), _dislikes),
@@ -392,8 +391,10 @@ def parse_predicate(predicate: str) -> list[Said]:
     out: list[Said] = []
     for part in _AND_VERB.split(predicate.strip()):
         part = re.sub(rf"^{ADVS}", "", part.strip(), flags=re.IGNORECASE)
-        # "I've been vegan for ten years": a state that still holds.
-        part = re.sub(r"^(?:have|has) been (?!to\b|living\b)", "am ", part, flags=re.I)
+        # "I've been vegan for ten years": a state that still holds; "might be" is
+        # read as "is" (the clause's hedge lowers the confidence).
+        part = re.sub(r"^(?:(?:have|has) been (?!to\b|living\b)|(?:might|may|could|must"
+                      r"|probably) be )", "am ", part, flags=re.I)
         for pat, parse in PARSERS:
             m = pat.search(part)
             if m is not None:
@@ -402,95 +403,3 @@ def parse_predicate(predicate: str) -> list[Said]:
                     out += said
                     break
     return out
-
-
-# -- subjects ---------------------------------------------------------------------------
-_REL = "|".join(sorted((re.escape(r) for r in lx.RELATIONS), key=len, reverse=True))
-_MY_REL = re.compile(rf"^(?:my|our) (?:(?:little|older|younger|big|eldest|youngest|oldest|best|"
-                     rf"new|baby|late|ex-)\s*)?(?P<r>{_REL})\b(?:'s name is|,? (?:named|called)"
-                     rf"|,)?\s*", re.IGNORECASE)
-_VERB_START = re.compile(rf"^(?:{_VERB_AHEAD}|can't|cannot|doesn't|does not|just|really"
-                         r"|also|still|always|never|used|recently|currently)\b", re.I)
-_MY_ATTR = re.compile(rf"^(?:my (?P<a>name|birthday|favou?rite (?P<k>[\w ]+?))(?: is|'s)"
-                      rf"|(?P<call>call me|I go by)) {V}", re.IGNORECASE)
-
-
-@dataclass
-class Context:
-    """Third parties named earlier in the same turn, for "She …"."""
-
-    last: tuple[str, str] | None = None
-    names: dict[str, str] = field(default_factory=dict)
-
-
-def my_attribute(clause: str) -> list[tuple[str, Said]]:
-    """ "My name is Ada", "My favourite colour is green": (entity, Said)."""
-    m = _MY_ATTR.match(clause)
-    if m is None or _v(m) is None:
-        return []
-    v = _v(m)
-    a = "name" if m.group("call") else m.group("a").lower()
-    if a == "name":
-        return [("user", Said("name", v, f"'s name is {v}"))]
-    if a == "birthday":
-        v = re.sub(r"^(?:in|on)\s+", "", v, flags=re.I)
-        return [("user", Said("birthday", v, f"has their birthday in {v}"
-                              if not re.search(r"\d", v) else f"has their birthday on {v}"))]
-    kind = m.group("k").strip().lower()
-    return [("user", Said(f"favorite_{lx.slug(kind)}", v, f"has {v} as their favourite {kind}",
-                          type="preference"))]
-
-
-def subject(clause: str, ctx: Context) -> Subject | None:
-    """The subject of a clause (see the module docstring), or None."""
-    c = clause.strip()
-    if m := re.match(rf"^I (?:have|have got|got) (?:an? )(?P<r>{_REL}) (?:named|called) {NAME}"
-                     r"[,.]?\s*(?P<p>.*)$", c, re.I | re.S):
-        name, rel = m.group("n"), m.group("r").lower()
-        ctx.last, ctx.names[name.lower()] = (name, name), name
-        return Subject(name, name, re.sub(r"^(?:who|which|that)\s+", "", m.group("p")),
-                       [Said("relation", rel, f"is the user's {rel}")])
-    if m := re.match(r"^I\s+(?P<p>.+)$", c, re.S):
-        return Subject("user", "The user", m.group("p"))
-    if m := re.match(rf"^(?:my|our) (?:{_REL}) and I\s+(?P<p>.+)$", c, re.I | re.S):
-        return Subject("user", "The user", m.group("p"))  # "My wife and I live in …"
-    if m := _MY_REL.match(c):
-        rel = m.group("r").lower()
-        rest = c[m.end():]
-        named_is = re.search(r"name is|named|called", m.group(0), re.I) is not None
-        name: str | None = None
-        pred = rest
-        n = re.match(NAME, rest)
-        if n and not _VERB_START.match(n.group("n")) and (
-                named_is or re.match(r",?\s+\S", rest[n.end():])):
-            name, pred = n.group("n"), rest[n.end():].lstrip(", ")
-        if name:
-            ctx.last, ctx.names[name.lower()] = (name, name), name
-            rel_said = Said("relation", rel, f"is the user's {rel}")
-            return Subject(name, name, pred, [rel_said])
-        ctx.last = (rel, f"The user's {rel}")
-        return Subject(rel, f"The user's {rel}", pred)
-    if m := re.match(r"^we\s+(?P<p>(?:use|are using|now use)\b.+)$", c, re.I | re.S):
-        # "we use Teams now": the user's tool too, when we know what kind of tool it is
-        # (a team's other habits are decisions, read elsewhere).
-        return Subject("user", "The user", m.group("p"), tools_only=True)
-    if (m := re.match(r"^(?:she|he)\s+(?P<p>.+)$", c, re.I | re.S)) and ctx.last:
-        return Subject(ctx.last[0], ctx.last[1], m.group("p"))
-    if (m := re.match(rf"^{NAME}\s+(?P<p>.+)$", c, re.S)) and m.group("n").lower() in ctx.names:
-        name = ctx.names[m.group("n").lower()]
-        return Subject(name, name, m.group("p"))
-    return None
-
-
-def expand(text: str) -> str:
-    """Contractions the parsers read in full ("I'm" → "I am", "she's" → "she is")."""
-    text = text.replace("’", "'")
-    for pat, repl in ((r"\bI'm\b", "I am"), (r"\bI've\b", "I have"), (r"\bIm\b", "I am"),
-                      (r"\bI'd\b", "I would"), (r"\b(she|he|it)'s\b", r"\1 is"),
-                      (r"\bwe're\b", "we are"), (r"\bdon't\b", "don't")):
-        text = re.sub(pat, repl, text, flags=re.IGNORECASE)
-    return text
-
-
-__all__ = ["Context", "Said", "Subject", "expand", "my_attribute", "parse_predicate",
-           "restore", "scores", "subject"]

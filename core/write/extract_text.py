@@ -61,7 +61,7 @@ def protected_clauses(text: str) -> list[str]:
             # "Actually, I …", "My wife and I …": a part of one or two words stays with
             # the clause after it, joined as it was said.
             if merged and len(merged[-1][1].split()) < 3 and not merged[-1][1].endswith(
-                    (".", "!", "?", ";")):
+                    (".", "!", "?", ";")) and not re.match(r"I\b", merged[-1][1]):
                 begin = merged.pop()[0]
                 part = s[begin:m.start() if m else len(s)].strip()
                 merged.append((begin, part))
