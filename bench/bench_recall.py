@@ -48,7 +48,7 @@ os.environ.setdefault("MEM0_TELEMETRY", "False")
 
 import recall_set as rset
 from common import machine
-from recall_metrics import Outcome, percentile, score, summarise
+from recall_metrics import Outcome, paired_ci, percentile, score, summarise
 
 # Qdrant's embedded local mode is pure Python: fine for a small haystack, hours for a
 # large one (docs/benchmarks.md).
@@ -168,7 +168,42 @@ def print_results(rs: rset.RecallSet, res: dict[str, Any]) -> dict[str, Any]:
                   f"| {len(ms[name])} |")
             table[name]["latency"] = {"p50": percentile(ms[name], 50),
                                       "p95": percentile(ms[name], 95)}
+    compare(names, per)
     return table
+
+
+def compare(names: list[str], per: dict[str, Any], against: str = "Mem0 faiss") -> None:
+    """memdesk minus Mem0 in MRR per category, with a paired bootstrap 95 % interval."""
+    if against not in names:
+        return
+    print(f"\n### MRR difference against {against} (mean over the same queries, "
+          "95 % paired bootstrap interval)")
+    cats = [c for c in CAT_FIGURES if c != "no_answer"]
+    print("| system | " + " | ".join(cats) + " |\n|---|" + "---|" * len(cats))
+    for name in names:
+        if name == against:
+            continue
+        cells = []
+        for c in cats:
+            mean, lo, hi = paired_ci([r["MRR"] for r in per[name].get(c, [])],
+                                     [r["MRR"] for r in per[against].get(c, [])])
+            cells.append(f"{mean:+.2f} [{lo:+.2f}, {hi:+.2f}]")
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+def control_fails(table: dict[str, Any], margin: float = 0.2) -> list[str]:
+    """Categories where the shuffled control is not clearly worse than memdesk's best
+    system: there, the benchmark cannot tell a ranking from chance."""
+    out = []
+    for cat in CAT_FIGURES:
+        if cat == "no_answer":
+            continue
+        best = max(v[cat].get("MRR", 0.0) for k, v in table.items()
+                   if k.startswith("memdesk") and k != "memdesk shuffled" and cat in v)
+        shuffled = table.get("memdesk shuffled", {}).get(cat, {}).get("MRR", 0.0)
+        if shuffled > best - margin:
+            out.append(f"{cat}: shuffled MRR {shuffled:.2f} vs best {best:.2f}")
+    return out
 
 
 def main() -> int:
@@ -229,6 +264,11 @@ def main() -> int:
         print(f"queries run in {time.perf_counter() - t0:.0f} s; load average "
               f"{loadavg()}")
         table = print_results(rs, res)
+        weak = control_fails(table)
+        print("\nsanity check: " + ("FAILED, the shuffled control is not clearly worse in "
+                                    + "; ".join(weak) if weak else
+                                    "the shuffled control scores clearly worse (MRR at least "
+                                    "0.2 below memdesk's best) in every category with answers"))
         store.close()
         bulk = agents = None
         if not args.skip_ingest:
@@ -247,7 +287,7 @@ def main() -> int:
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
-    return 0
+    return 1 if weak else 0
 
 
 if __name__ == "__main__":

@@ -89,3 +89,19 @@ def summarise(rows: list[dict[str, float]]) -> dict[str, float]:
 
 def percentile(ms: Sequence[float], p: float) -> float:
     return float(np.percentile(np.asarray(ms, dtype=np.float64), p)) if len(ms) else float("nan")
+
+
+def paired_ci(a: Sequence[float], b: Sequence[float], reps: int = 10_000,
+              seed: int = 3) -> tuple[float, float, float]:
+    """Mean of ``a - b`` over the same queries and its 95 % bootstrap interval.
+
+    Queries are resampled in pairs, so an interval that excludes 0 says the two
+    systems differ on this set beyond what the choice of queries explains.
+    """
+    d = np.asarray(a, dtype=np.float64) - np.asarray(b, dtype=np.float64)
+    if not len(d):
+        return float("nan"), float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    means = d[rng.integers(0, len(d), size=(reps, len(d)))].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return float(d.mean()), float(lo), float(hi)

@@ -118,3 +118,18 @@ def test_planted_rows_keep_ids_and_every_answer_exists(bench, tmp_path: Path) ->
             assert all(got[i].user_id == q.user for i in (*q.answers, *q.stale))
     finally:
         store.close()
+
+
+def test_the_run_fails_when_the_shuffled_control_is_not_clearly_worse(bench) -> None:  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(BENCH))
+    try:
+        run = importlib.import_module("bench_recall")
+    finally:
+        sys.path.remove(str(BENCH))
+    cats = [c for c in run.CAT_FIGURES if c != "no_answer"]
+    table = {"memdesk": {c: {"MRR": 0.9} for c in cats},
+             "memdesk vector": {c: {"MRR": 0.95} for c in cats},
+             "memdesk shuffled": {c: {"MRR": 0.1} for c in cats}}
+    assert run.control_fails(table) == []
+    table["memdesk shuffled"]["paraphrase"] = {"MRR": 0.8}
+    assert run.control_fails(table) == ["paraphrase: shuffled MRR 0.80 vs best 0.95"]
