@@ -3,6 +3,7 @@ alone, a shuffled control) against Mem0 (faiss, Qdrant local) on a labelled set.
 
     .venv/bin/pip install -e '.[bench]'            # mem0ai, faiss-cpu (qdrant-client comes along)
     nice -n 10 .venv/bin/python bench/bench_recall.py [--size 2000] [--no-qdrant] [--skip-ingest]
+        [--no-mem0] [--dump per-query.jsonl] [--json figures.json]
 
 1. The labelled set (bench/data/recall_set.json, ≥ 30 queries in each of six
    categories; bench/recall_set.py) is checked first: a set that fails its integrity
@@ -125,8 +126,13 @@ def build_mem0(rs: rset.RecallSet, store: Any, folder: Path, providers: list[str
     return systems, ingest
 
 
-def run_queries(rs: rset.RecallSet, ours: Any, mem0s: list[Any]) -> dict[str, Any]:
-    """Every query to every system; per system and category the per-query figures."""
+def run_queries(rs: rset.RecallSet, ours: Any, mem0s: list[Any],
+                dump: Any = None) -> dict[str, Any]:
+    """Every query to every system; per system and category the per-query figures.
+
+    ``dump``: a text stream that gets one JSON line per query (each system's ranked
+    ids, injected ids and figures), to see which queries a change moved.
+    """
     names = ours.names() + [m.name for m in mem0s]
     per: dict[str, dict[str, list[dict[str, float]]]] = {n: {} for n in names}
     ms: dict[str, list[float]] = {n: [] for n in names}
@@ -134,10 +140,18 @@ def run_queries(rs: rset.RecallSet, ours: Any, mem0s: list[Any]) -> dict[str, An
         outs: dict[str, Outcome] = ours.run(q.text, q.user)
         for m in mem0s:
             outs[m.name] = m.run(q.text, q.user)
+        line: dict[str, Any] = {"id": q.id, "cat": q.cat, "user": q.user, "query": q.text,
+                                "answers": list(q.answers), "stale": list(q.stale),
+                                "systems": {}}
         for name, out in outs.items():
-            per[name].setdefault(q.cat, []).append(score(q.cat, out, q.answers, q.stale))
+            figures = score(q.cat, out, q.answers, q.stale)
+            per[name].setdefault(q.cat, []).append(figures)
             if name != "memdesk shuffled":  # it reuses the all-channel call's time
                 ms[name].append(out.ms)
+            line["systems"][name] = {"ranked": out.ranked, "injected": out.injected,
+                                     "ms": round(out.ms, 2), **figures}
+        if dump is not None:
+            dump.write(json.dumps(line, ensure_ascii=False) + "\n")
     ours.flush()
     return {"names": names, "per": per, "ms": ms}
 
@@ -218,6 +232,8 @@ def main() -> int:
     ap.add_argument("--ingest", type=int, default=2000, help="bulk-import size")
     ap.add_argument("--json", type=Path, help="also write the figures here")
     ap.add_argument("--keep", type=Path, help="build in this folder and keep it")
+    ap.add_argument("--dump", type=Path,
+                    help="one JSON line per query: every system's ranking and figures")
     args = ap.parse_args()
 
     rs, shape = rset.load(args.set)
@@ -260,7 +276,11 @@ def main() -> int:
         print(f"memdesk opened as `memdesk mcp` opens it (model loaded, {ours.warmed} users' "
               f"snapshots warmed) in {ours.warm_s:.1f} s")
         t0 = time.perf_counter()
-        res = run_queries(rs, ours, mem0s)
+        if args.dump:
+            with args.dump.open("w", encoding="utf-8") as dump:
+                res = run_queries(rs, ours, mem0s, dump)
+        else:
+            res = run_queries(rs, ours, mem0s)
         print(f"queries run in {time.perf_counter() - t0:.0f} s; load average "
               f"{loadavg()}")
         table = print_results(rs, res)

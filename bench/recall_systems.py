@@ -72,8 +72,10 @@ class Memdesk:
         r = self.server.retrieve(query, user, k=10)
         ms = (time.perf_counter() - t0) * 1000
         out["memdesk"] = Outcome([h.id for h in r.results], [p.id for p in r.preferences], ms)
-        pool = [h.id for h in r.results] + [d.hit.id for d in r.dropped]
-        pool += [h.id for hits in r.per_channel.values() for h in hits]
+        # Everything the call considered: results, what the floor and the diversity
+        # rule dropped, each channel's own ranking.
+        pool = [h.id for h in r.results] + [d.hit.id for d in getattr(r, "dropped", [])]
+        pool += [h.id for hits in getattr(r, "per_channel", {}).values() for h in hits]
         pool = list(dict.fromkeys(pool))
         self.rng.shuffle(pool)
         out["memdesk shuffled"] = Outcome(pool[:10], [], ms)
