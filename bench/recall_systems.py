@@ -47,14 +47,14 @@ class Memdesk:
         from memdesk.core.read.retriever import Retriever
 
         self.server = Retriever(store, ReadConfig())
-        self.quiet = Retriever(store, ReadConfig().with_(record=False))
         t0 = time.perf_counter()
         # What Runtime._warm_up does on `memdesk mcp` start: load the model, build the
         # snapshots of the recently active users.
         self.server.embedder().encode(["warm up"])
         self.warmed = self.server.warm()
         self.warm_s = time.perf_counter() - t0
-        self.quiet._embedder = self.server.embedder()
+        self.quiet = Retriever(store, ReadConfig().with_(record=False),
+                               embedder=self.server.embedder())
         self._cache = cache_for(self.server.embedder())
         self.rng = random.Random(seed)
 
