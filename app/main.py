@@ -11,7 +11,7 @@ import sys
 
 def version_text() -> str:
     """``memdesk --version``: the version, and what a bug report needs besides it."""
-    from memdesk.core.availability import version_text as text
+    from memdesk.core.store.about import version_text as text
 
     return text()
 

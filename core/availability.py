@@ -40,25 +40,3 @@ def embedding_vectors() -> Availability:
     reason = embeddings.unavailable_reason()
     return Availability(reason is None, reason or "all-MiniLM-L6-v2, offline")
 
-
-def version_text() -> str:
-    """The version, and what a bug report needs besides it (``memdesk --version`` and
-    Help → About show the same lines)."""
-    import platform
-    import sys
-    from importlib.metadata import PackageNotFoundError, version
-
-    from memdesk.core.store.db import sqlite_info
-
-    try:
-        ours = version("memdesk")
-    except PackageNotFoundError:  # running from a source tree without installing
-        ours = "unknown"
-    vectors = embeddings.unavailable_reason() or "vectors are on (all-MiniLM-L6-v2)"
-    if getattr(sys, "frozen", False) and embeddings.unavailable_reason():
-        # pip advice is no use inside the packaged app, which never bundles torch
-        vectors = ("vectors are off: this packaged build does not include torch; install "
-                   "memdesk with pip and its embeddings extra to have them")
-    return (f"memdesk {ours}\n"
-            f"Python {platform.python_version()}, SQLite {sqlite_info().library_version}\n"
-            f"{vectors}")

@@ -6,7 +6,7 @@ from PySide6 import __version__ as pyside_version
 from PySide6.QtCore import Qt, qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
-from memdesk.core.availability import version_text
+from memdesk.core.store.about import version_text
 
 from .text import plain_label
 
