@@ -23,8 +23,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q = dbsub.add_parser("info", parents=[common], help="SQLite library, schema, row counts")
     q.add_argument("--json", action="store_true")
     q = dbsub.add_parser("check", parents=[common],
-                         help="full integrity, foreign-key and full-text checks (exit 3: damaged)")
+                         help="full integrity, foreign-key, full-text and WAL checks "
+                              "(exit 3: damaged)")
     q.add_argument("--json", action="store_true")
+    q.add_argument("--repair", action="store_true",
+                   help="rebuild a damaged or stale full-text index (a backup is taken "
+                        "first); other damage needs `db restore`")
     q = dbsub.add_parser("backup", parents=[common],
                          help="copy the store now (safe while agents write)")
     q.add_argument("--to", type=Path, metavar="PATH",
@@ -122,6 +126,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if ident.kind not in (StoreKind.MEMDESK, StoreKind.RECALL):
         err(f"{path} is not a memdesk store ({ident.kind.value}); nothing was checked.")
         return EXIT_STORE
+    if args.repair:
+        return _repair(path)
     report = check_file(path, level="full")
     good = latest_good_backup(path) if report.damaged else None
     if args.json:
@@ -136,12 +142,30 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{path}: {report.summary()}")
         for problem in report.problems:
             print(f"  - {problem}")
+        from memdesk.core.store.repair import is_fts_problem
+
+        if all(is_fts_problem(p) for p in report.problems):
+            print("Only the full-text index is damaged: `memdesk db check --repair "
+                  f"--db {path}` rebuilds it (a backup is taken first).")
         if good:
             print(f"Latest good backup: {good.path}\n"
                   f"Restore it with: memdesk db restore {good.path} --db {path}")
         else:
             print("No good backup found (`memdesk db backups`).")
     return 0 if report.ok else EXIT_STORE
+
+
+def _repair(path: Path) -> int:
+    from memdesk.core.store.repair import repair
+
+    rep = repair(path)
+    if not rep.rebuilt:
+        print(f"{path}: {rep.before.summary()}; nothing to repair")
+        return 0
+    print(f"{path}: rebuilt the full-text index ({', '.join(rep.rebuilt)}); "
+          f"backup taken first: {rep.backup}")
+    print(f"check afterwards: {rep.after.summary()}")
+    return 0 if rep.after.ok else EXIT_STORE
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
