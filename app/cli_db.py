@@ -1,8 +1,9 @@
 """``memdesk db``: store maintenance — upgrade, info, check, backup, backups, restore.
 
 ``check``, ``backups`` and ``restore`` never open the store read-write: they work on
-damaged files, which is when they are needed.  Exit codes: 0 ok, 3 the store is
-damaged or cannot be used, 4 no such backup.
+damaged files, which is when they are needed.  ``restore`` refuses a target that is
+not a memdesk store and a store another program has open (core/store/restore.py).
+Exit codes: 0 ok, 3 the store is damaged or cannot be used, 4 no such backup.
 """
 
 from __future__ import annotations
@@ -36,9 +37,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q = dbsub.add_parser("backups", parents=[common], help="list this store's backups")
     q.add_argument("--json", action="store_true")
     q = dbsub.add_parser("restore", parents=[common],
-                         help="replace the store with a backup (checked first; the current "
-                              "file is kept aside)")
+                         help="replace the store with a backup (checked first; refused while "
+                              "another program has the store open; the replaced store is "
+                              "kept as a backup)")
     q.add_argument("backup", type=Path, help="a backup file (see `memdesk db backups`)")
+    q.add_argument("--new", action="store_true",
+                   help="restore into a file that does not exist yet")
     p.set_defaults(handler=cmd_db)
 
 
@@ -213,8 +217,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
     if not args.backup.is_file():
         err(f"There is no backup at {args.backup}.")
         return EXIT_NOTFOUND
-    report = restore(path, args.backup)
+    report = restore(path, args.backup, new=args.new)
     print(f"restored {path} from {report.backup} (checked: {report.check.summary()})")
     if report.set_aside:
-        print(f"the previous file was kept as {report.set_aside}")
+        print(f"the replaced store was kept as {report.set_aside} (`memdesk db backups`)")
     return 0

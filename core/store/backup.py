@@ -14,7 +14,6 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,7 +21,7 @@ from pathlib import Path
 import platformdirs
 
 from memdesk.core.errors import MemdeskError, StoreOpenError
-from memdesk.core.store.check import CheckReport, check_connection, check_file
+from memdesk.core.store.check import check_connection, check_file
 from memdesk.core.store.db import DRIVER, connect_raw
 
 KEEP_RECENT = 8
@@ -30,7 +29,8 @@ KEEP_DAILY, KEEP_WEEKLY, KEEP_MONTHLY = 7, 4, 12
 SIZE_BUDGET_BYTES = 2 * 1024**3
 AUTO_INTERVAL = timedelta(minutes=30)
 _NAME = re.compile(r"^(\d{8}T\d{6}-\d{6})-([a-z0-9-]+)\.db$")
-_STAMP = "%Y%m%dT%H%M%S-%f"
+STAMP = "%Y%m%dT%H%M%S-%f"
+_STAMP = STAMP
 
 
 class BackupError(MemdeskError):
@@ -192,61 +192,18 @@ def rotate(store_path: Path, now: datetime | None = None) -> list[Path]:
     gone = []
     for b in thin(list_backups(store_path), now):
         b.path.unlink(missing_ok=True)
+        Path(str(b.path) + "-wal").unlink(missing_ok=True)  # a replaced store's own WAL
         gone.append(b.path)
     return gone
 
 
-@dataclass(frozen=True)
-class RestoreReport:
-    """What restoring did: which backup went in, where the replaced file went."""
+def restore(store_path: Path, backup_path: Path, *, new: bool = False):  # type: ignore[no-untyped-def]
+    """Replace ``store_path`` with ``backup_path``: see core/store/restore.py (refuses a
+    target that is not a store, a store another program has open, a damaged backup;
+    keeps the replaced store as a listed backup).  Returns a ``RestoreReport``."""
+    from memdesk.core.store.restore import restore_store
 
-    backup: Path
-    store: Path
-    set_aside: Path | None
-    check: CheckReport
-
-
-def restore(store_path: Path, backup_path: Path) -> RestoreReport:
-    """Replace ``store_path`` with ``backup_path`` after checking the backup in full.
-
-    The current file (with its ``-wal``) is renamed aside, never deleted, so a
-    restore can itself be undone by hand.  Close other programs using the store
-    first: they would keep writing to the file set aside.
-    """
-    store_path, backup_path = Path(store_path), Path(backup_path)
-    if not backup_path.is_file():
-        raise StoreOpenError(f"There is no backup at {backup_path}.")
-    if backup_path.resolve() == store_path.resolve():
-        raise BackupError("The backup and the store are the same file.")
-    from memdesk.core.store.identity import StoreKind, identify
-
-    ident = identify(backup_path)  # refuses non-SQLite files without touching them
-    if ident.kind not in (StoreKind.MEMDESK, StoreKind.RECALL):
-        raise BackupError(f"{backup_path} is not a memdesk store; nothing was restored.")
-    report = check_file(backup_path, level="full")
-    if report.damaged:
-        raise BackupError(
-            f"The backup {backup_path} is damaged too ({report.summary()}); nothing was "
-            "restored. Try an older one (`memdesk db backups`)."
-        )
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    aside = None
-    tmp = store_path.with_name(store_path.name + ".restoring")
-    try:
-        shutil.copyfile(backup_path, tmp)
-        if store_path.exists():
-            aside = store_path.with_name(f"{store_path.name}.replaced-{stamp}")
-            os.replace(store_path, aside)
-            for suffix in ("-wal", "-shm"):
-                side = Path(str(store_path) + suffix)
-                if side.exists():
-                    os.replace(side, Path(str(aside) + suffix))
-        os.replace(tmp, store_path)
-    except OSError as exc:
-        raise BackupError(f"Could not restore: {exc.strerror or exc}.") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
-    return RestoreReport(backup_path, store_path, aside, report)
+    return restore_store(store_path, backup_path, new=new)
 
 
 class AutoBackup:
