@@ -20,6 +20,7 @@ not seen; memdesk itself never does that.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import struct
 from collections.abc import Iterator
@@ -109,6 +110,7 @@ def exclusive(path: Path) -> Iterator[None]:
         mode = os.stat(path).st_mode & 0o666
     except OSError:
         mode = 0o644
+    created = not os.path.exists(_shm(path))
     try:
         fd = os.open(_shm(path), os.O_RDWR | os.O_CREAT, mode)
     except OSError as exc:
@@ -120,5 +122,9 @@ def exclusive(path: Path) -> Iterator[None]:
     try:
         yield
     finally:
+        if created:  # ours, empty and unused (we hold it): leave no trace
+            with contextlib.suppress(OSError):
+                if os.fstat(fd).st_size == 0:
+                    os.unlink(_shm(path))
         _unlock(fd)
         os.close(fd)

@@ -130,9 +130,14 @@ def _keep_replaced(store_path: Path) -> Path:
     part = dest.with_name(dest.name + ".part")
     wal = Path(str(store_path) + "-wal")
     keep_wal = wal.is_file() and wal.stat().st_size > 0
-    shutil.copyfile(store_path, part)
-    if keep_wal:
-        shutil.copyfile(wal, str(part) + "-wal")
+    try:
+        shutil.copyfile(store_path, part)
+        if keep_wal:
+            shutil.copyfile(wal, str(part) + "-wal")
+    except OSError:
+        for leftover in (part, Path(str(part) + "-wal")):
+            leftover.unlink(missing_ok=True)
+        raise
     if keep_wal and not wal_problems(part):
         # Fold the WAL into the copy, so the backup is one self-contained file.
         try:
