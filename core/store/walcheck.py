@@ -78,21 +78,25 @@ def _frame_matrix(pairs: int) -> tuple[np.ndarray, np.ndarray]:
     return p, powers
 
 
-def _checksum_terms(words: np.ndarray) -> np.ndarray:
-    """For each row of 32-bit words, ``c`` with checksum = A**n @ init + c (mod 2**32)."""
-    x0 = words[:, 0::2].astype(np.uint64)
-    x1 = words[:, 1::2].astype(np.uint64)
-    b = np.stack([x0, x0 + x1], axis=2)  # the step's constant term, per pair
+def _checksum_terms(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per row of word pairs (x0, x1): ``c`` with checksum = A**n @ init + c (mod 2**32).
+
+    The step's constant term is (x0, x0 + x1); summed through the powers of A that is
+    four matrix-vector products (uint64 wraps, which keeps the low 32 bits right).
+    """
     _, powers = _frame_matrix(x0.shape[1])
-    c = np.einsum("ijk,fik->fj", powers, b)
-    return c & _MASK
+    p00, p01, p10, p11 = powers[:, 0, 0], powers[:, 0, 1], powers[:, 1, 0], powers[:, 1, 1]
+    c0 = x0 @ (p00 + p01) + x1 @ p01
+    c1 = x0 @ (p10 + p11) + x1 @ p11
+    return c0 & _MASK, c1 & _MASK
 
 
 def _checksum(words: np.ndarray, init: tuple[int, int]) -> tuple[int, int]:
     m, _ = _frame_matrix(len(words) // 2)
-    c = _checksum_terms(words.reshape(1, -1))[0]
-    s1 = (int(m[0, 0]) * init[0] + int(m[0, 1]) * init[1] + int(c[0])) & _MASK
-    s2 = (int(m[1, 0]) * init[0] + int(m[1, 1]) * init[1] + int(c[1])) & _MASK
+    w = words.astype(np.uint64).reshape(1, -1)
+    c0, c1 = (int(v[0]) for v in _checksum_terms(w[:, 0::2], w[:, 1::2]))
+    s1 = (int(m[0, 0]) * init[0] + int(m[0, 1]) * init[1] + c0) & _MASK
+    s2 = (int(m[1, 0]) * init[0] + int(m[1, 1]) * init[1] + c1) & _MASK
     return s1, s2
 
 
@@ -118,15 +122,19 @@ def scan_bytes(data: bytes) -> WalScan | None:
     headers = body[:, :FRAME_HEADER].copy().view(">u4")  # frame headers are big-endian
     pgno, commit = headers[:, 0], headers[:, 1]
     salts_ok = (headers[:, 2] == salt1) & (headers[:, 3] == salt2)
-    summed = np.concatenate([body[:, :8], body[:, FRAME_HEADER:]], axis=1)
-    terms = _checksum_terms(summed.copy().view(dtype))
-    m, _ = _frame_matrix(summed.shape[1] // 8)
+    # Checksummed per frame: the frame header's first 8 bytes, then the page.
+    words = np.empty((frames, 2 + page_size // 4), dtype=np.uint64)
+    words[:, :2] = body[:, :8].view(dtype)
+    words[:, 2:] = body[:, FRAME_HEADER:].view(dtype)
+    c0s, c1s = _checksum_terms(words[:, 0::2], words[:, 1::2])
+    c0s, c1s = c0s.tolist(), c1s.tolist()
+    m, _ = _frame_matrix(words.shape[1] // 2)
     m00, m01, m10, m11 = (int(v) for v in m.ravel())
     s1, s2 = ck1, ck2
     replayed = 0
     end = frames
     for i in range(frames):
-        c0, c1 = int(terms[i, 0]), int(terms[i, 1])
+        c0, c1 = c0s[i], c1s[i]
         n1 = (m00 * s1 + m01 * s2 + c0) & _MASK
         n2 = (m10 * s1 + m11 * s2 + c1) & _MASK
         if not salts_ok[i] or pgno[i] == 0 or (n1, n2) != (int(headers[i, 4]), int(headers[i, 5])):
