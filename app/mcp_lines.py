@@ -277,10 +277,13 @@ class JudgedLines:
 def claimed_stdio() -> Iterator[tuple[int, int]]:
     """Private copies of fds 0 and 1; meanwhile 0 reads /dev/null and 1 goes to stderr."""
     wire_in, wire_out = os.dup(0), os.dup(1)
-    null = os.open(os.devnull, os.O_RDONLY)
+    null = os.open(os.devnull, os.O_RDWR)
     try:
         os.dup2(null, 0)
-        os.dup2(2, 1)
+        try:
+            os.dup2(2, 1)
+        except OSError:  # no stderr: stray output goes nowhere rather than on the wire
+            os.dup2(null, 1)
         yield wire_in, wire_out
     finally:
         os.dup2(wire_in, 0)
