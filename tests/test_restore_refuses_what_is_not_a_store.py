@@ -112,3 +112,18 @@ def test_a_damaged_backup_is_refused_before_the_store_is_touched(
     code, _, err = cli("db", "restore", str(bad), "--db", str(store))
     assert code == 3 and "damaged" in err
     assert state(store) == before
+
+
+def test_a_store_open_in_this_process_is_refused_until_closed(
+        backup: Path, tmp_path: Path) -> None:
+    store = tmp_path / "store.db"
+    s = MemoryStore.open(store)
+    s.add(user_id="u", text="written while open", type="fact")
+    before = state(store)
+    code, _, err = cli("db", "restore", str(backup), "--db", str(store))
+    assert code == 3 and "open in another program" in err
+    assert state(store) == before and s.count() == 2  # still usable
+    s.close()
+    code, _, err = cli("db", "restore", str(backup), "--db", str(store))
+    assert code == 0, err
+    assert MemoryStore.open(store).count() == 1
