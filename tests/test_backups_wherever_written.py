@@ -131,3 +131,15 @@ def test_retention_is_configurable(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     for _ in range(4):
         assert cli("db", "backup", "--db", str(db)) == 0
     assert reasons(db) == ["manual", "manual"]
+
+
+def test_interval_zero_turns_the_guis_automatic_backups_off_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdesk.core.store.backup import AutoBackup
+
+    db = new_store(tmp_path)
+    monkeypatch.setenv("MEMDESK_BACKUP_DIR", str(tmp_path / "backups"))
+    monkeypatch.setenv("MEMDESK_BACKUP_INTERVAL_MIN", "0")
+    auto = AutoBackup(db)
+    assert auto.maybe("open") is None and reasons(db) == []
+    assert auto.before_risky("bulk") is not None  # before a risky action: still taken

@@ -278,6 +278,8 @@ class AutoBackup:
 
     def due(self, now: datetime | None = None) -> bool:
         now = now or datetime.now(UTC).replace(tzinfo=None)
+        if self.interval <= timedelta(0):
+            return False  # automatic backups are off (MEMDESK_BACKUP_INTERVAL_MIN=0)
         if self._last is None:
             return True
         if self._fingerprint is not None:
