@@ -238,13 +238,13 @@ def rotate(store_path: Path, now: datetime | None = None) -> list[Path]:
     return gone
 
 
-def restore(store_path: Path, backup_path: Path, *, new: bool = False):  # type: ignore[no-untyped-def]
+def restore(store_path: Path, backup_path: Path, *, new: bool = False, checked=None):  # type: ignore[no-untyped-def]
     """Replace ``store_path`` with ``backup_path``: see core/store/restore.py (refuses a
     target that is not a store, a store another program has open, a damaged backup;
     keeps the replaced store as a listed backup).  Returns a ``RestoreReport``."""
     from memdesk.core.store.restore import restore_store
 
-    return restore_store(store_path, backup_path, new=new)
+    return restore_store(store_path, backup_path, new=new, checked=checked)
 
 
 class AutoBackup:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import os
 import struct
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -96,12 +97,14 @@ IN_USE_MESSAGE = (
 
 
 @contextmanager
-def exclusive(path: Path) -> Iterator[None]:
+def exclusive(path: Path, *, wait_s: float = 2.0) -> Iterator[None]:
     """Hold ``path`` so no other connection has it open or can open it meanwhile.
 
-    Raises :class:`StoreInUseError` when another connection has it open.  The
-    ``-shm`` file is created (empty, as SQLite would) when missing, so a program
-    starting meanwhile waits too.
+    Raises :class:`StoreInUseError` when another connection still has it open after
+    ``wait_s`` (a short-lived reader — a check, an automatic backup, a CLI command —
+    is waited for; a program that keeps the store open is not).  The ``-shm`` file
+    is created (empty, as SQLite would) when missing, so a program starting meanwhile
+    waits too.
     """
     if fcntl is None:
         yield  # cannot tell here: the docs say to close other programs first
@@ -116,9 +119,12 @@ def exclusive(path: Path) -> Iterator[None]:
     except OSError as exc:
         raise StoreLockedError(
             f"Cannot lock {path} ({exc.strerror or exc}); nothing was changed.") from exc
-    if not _try_lock(fd):
-        _KEPT.append(fd)
-        raise StoreInUseError(IN_USE_MESSAGE.format(path=path))
+    deadline = time.monotonic() + wait_s
+    while not _try_lock(fd):
+        if time.monotonic() >= deadline:
+            _KEPT.append(fd)
+            raise StoreInUseError(IN_USE_MESSAGE.format(path=path))
+        time.sleep(0.05)
     try:
         yield
     finally:

@@ -52,7 +52,8 @@ class RestoreReport:
     check: CheckReport
 
 
-def _check_backup(store_path: Path, backup_path: Path) -> CheckReport:
+def _check_backup(store_path: Path, backup_path: Path,
+                  checked: CheckReport | None = None) -> CheckReport:
     if not backup_path.is_file():
         raise StoreOpenError(f"There is no backup at {backup_path}.")
     if store_path.exists() and backup_path.resolve() == store_path.resolve():
@@ -60,7 +61,7 @@ def _check_backup(store_path: Path, backup_path: Path) -> CheckReport:
     ident = identify(backup_path)  # refuses non-SQLite files without touching them
     if ident.kind not in (StoreKind.MEMDESK, StoreKind.RECALL):
         raise BackupError(f"{backup_path} is not a memdesk store; nothing was restored.")
-    report = check_file(backup_path, level="full")
+    report = checked if checked is not None else check_file(backup_path, level="full")
     if report.damaged:
         raise BackupError(
             f"The backup {backup_path} is damaged too ({report.summary()}); nothing was "
@@ -175,10 +176,15 @@ def _put_in_place(backup_path: Path, store_path: Path) -> None:
         shutil.copyfile(src_wal, str(store_path) + "-wal")
 
 
-def restore_store(store_path: Path, backup_path: Path, *, new: bool = False) -> RestoreReport:
-    """Replace ``store_path`` with ``backup_path`` (see the module docstring)."""
+def restore_store(store_path: Path, backup_path: Path, *, new: bool = False,
+                  checked: CheckReport | None = None) -> RestoreReport:
+    """Replace ``store_path`` with ``backup_path`` (see the module docstring).
+
+    ``checked``: the full check of ``backup_path`` the caller already ran (the GUI runs
+    it off its thread, then swaps on it), so it is not run twice.
+    """
     store_path, backup_path = Path(store_path), Path(backup_path)
-    report = _check_backup(store_path, backup_path)
+    report = _check_backup(store_path, backup_path, checked)
     _check_target(store_path, new)
     kept = None
     try:
