@@ -84,10 +84,12 @@ _OPENED: list = []
 
 
 def open_store(args: argparse.Namespace, *, create: bool = True):  # type: ignore[no-untyped-def]
+    from memdesk.core.store.backup import keep_backed_up
     from memdesk.core.store.memory_store import MemoryStore
 
     store = MemoryStore.open(args.db, create=create)
     _OPENED.append(store)
+    keep_backed_up(store)  # every command, `worker` and `mcp` included: from the first write
     if store.report and store.report.message:
         err(store.report.message)
     return store

@@ -20,11 +20,7 @@ of memories live in core/guard/.  Database work runs in worker threads
 
 from __future__ import annotations
 
-import io
-import json
 import logging
-import re
-import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -39,7 +35,6 @@ from pydantic import Field
 from memdesk.core.embeddings import EmbeddingsUnavailable
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.agent_api import (
-    INVALID_MARK,
     agent_filter,
     agent_view,
     check_agent_text,
@@ -54,6 +49,8 @@ from memdesk.core.write.intake import enqueue_from_agent
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import MAX_TURN_TEXT, Extractor, Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
+
+from .mcp_lines import serve_stdio
 
 log = logging.getLogger("memdesk.mcp")
 T = TypeVar("T")
@@ -175,55 +172,6 @@ def _printable(value: object, limit: int = 200) -> str | None:
     except UnicodeEncodeError:
         text = text.encode("utf-8", "replace").decode("utf-8")
     return text.strip()[:limit] or None
-
-
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def mark_lone_surrogates(line: bytes) -> bytes:
-    """One JSON-RPC line with every lone surrogate escape (``"\\ud800"``) replaced by
-    ``INVALID_MARK``, so the tool answers with a clear error.  The SDK's parser rejects
-    such a line outright and, not knowing its id, never answers: the client would hang."""
-    if not _SURROGATE_ESCAPE.search(line):
-        return line
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return line  # not JSON: the SDK reports it
-
-    def fix(v: Any) -> Any:
-        if isinstance(v, str):
-            return _LONE_SURROGATE.sub(INVALID_MARK, v)
-        if isinstance(v, list):
-            return [fix(x) for x in v]
-        if isinstance(v, dict):
-            return {fix(k): fix(x) for k, x in v.items()}
-        return v
-
-    return json.dumps(fix(message), ensure_ascii=False).encode("utf-8") + b"\n"
-
-
-class _MarkingReader(io.RawIOBase):
-    """stdin, a line at a time, through :func:`mark_lone_surrogates`."""
-
-    def __init__(self, source: io.BufferedIOBase) -> None:
-        self._source = source
-        self._pending = b""
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        if not self._pending:
-            line = self._source.readline()
-            if not line:
-                return 0
-            self._pending = mark_lone_surrogates(line)
-        n = min(len(buffer), len(self._pending))
-        buffer[:n] = self._pending[:n]
-        self._pending = self._pending[n:]
-        return n
 
 
 async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -365,9 +313,8 @@ def serve(store, extractor: Extractor, *, vectors: bool = True,  # type: ignore[
             # Loopback only: the server has no authentication of its own.
             server.run("streamable-http", host="127.0.0.1", port=port)
         else:
-            # The SDK reads sys.stdin's buffer when sys.stdin is not fd 0 itself.
-            sys.stdin = io.TextIOWrapper(io.BufferedReader(_MarkingReader(sys.stdin.buffer)),
-                                         encoding="utf-8", errors="replace")
-            server.run("stdio")
+            # The SDK's stdio transport, fed by a line reader that answers every line
+            # (invalid JSON-RPC, oversized lines): app/mcp_lines.py.
+            anyio.run(serve_stdio, server)
     finally:
         rt.stop()
