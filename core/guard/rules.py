@@ -21,9 +21,17 @@ three questions, each one a column of the table:
 ``sources`` limits a rule to turns from some sources: a directive about how to answer
 is the user's preference only when the user said it.
 
-A rule has a ``pattern`` (a regular expression, case-insensitive, matched per sentence)
-or a ``predicate`` (the name of a check in :mod:`memdesk.core.guard.screen` that needs
-the store, e.g. the contradiction with curated memories).  ``scope`` says whether it
+A rule has a ``pattern`` (a regular expression, case-insensitive, matched per sentence),
+a ``predicate`` (the name of a check in :mod:`memdesk.core.guard.screen` that needs
+the store, e.g. the contradiction with curated memories) or a ``check`` (the name of a
+check of what :mod:`memdesk.core.guard.reveal` found, e.g. invisible characters).
+
+Patterns judge the text as given and every view of it that
+:func:`memdesk.core.guard.reveal.reveal` makes: hidden characters removed or decoded,
+look-alike letters folded, base64 / hex / URL / rot13 runs decoded.  A finding in a
+revealed view says how it was revealed.  In the turn, a ``unit``-scoped rule judges only
+what was concealed (a link the extractor left out is harmless; a link hidden in tag
+characters or base64 is not).  ``scope`` says whether it
 reads the stored unit, the turn it came from, or both: a turn that tries to override
 the model's instructions contaminates every unit extracted from it, whereas a link in
 the turn that the extractor left out is harmless.
@@ -63,13 +71,15 @@ class Rule:
     scope: Scope
     pattern: str | None = None
     predicate: str | None = None
+    check: str | None = None
     unless: str | None = None
     user_exempt: str | None = None
     sources: tuple[Source, ...] = ()  # the turn sources it applies to; () = every source
 
     def __post_init__(self) -> None:
-        if (self.pattern is None) == (self.predicate is None):
-            raise ValueError(f"rule {self.id}: give exactly one of pattern and predicate")
+        if sum(x is not None for x in (self.pattern, self.predicate, self.check)) != 1:
+            raise ValueError(f"rule {self.id}: give exactly one of pattern, predicate "
+                             "and check")
 
     def compiled(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None,
                                 re.Pattern[str] | None]:
@@ -208,6 +218,15 @@ RULES: tuple[Rule, ...] = (
         reason="Imitates a transcript role label: “{evidence}”.",
         scope=Scope.UNIT,
         pattern=r"(?:^|\n)\s*#{0,3}\s*(?:system|assistant|developer|tool|instruction)s?\s*:",
+    ),
+    Rule(
+        id="hidden-text",
+        description="Carries characters a reader cannot see (Unicode tag characters, "
+                    "zero-width or bidirectional controls, variation selectors outside "
+                    "emoji): the operator sees what they hide.",
+        reason="Carries invisible characters: {evidence}.",
+        scope=Scope.BOTH,
+        check="hidden_text",
     ),
     Rule(
         id="contradicts-curated",

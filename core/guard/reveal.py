@@ -1,0 +1,351 @@
+"""Revealing what a text hides, so the guard's rules judge what a model would read.
+
+A model reads characters a person does not see and decodes what a person does not
+bother to: Unicode tag characters (U+E0000–E007F) spell ASCII invisibly, zero-width and
+bidirectional controls split words or reorder what is displayed, variation selectors
+can smuggle bytes after an emoji, Cyrillic and Greek letters imitate Latin ones, and a
+base64 / hex / URL-encoded / rot13 run is one "decode this" away from an instruction.
+:func:`reveal` undoes all of it and hands the guard the texts to judge besides the
+original (:class:`View`), and what it found hidden (:attr:`Revealed.hidden`).
+
+Not everything invisible is hidden.  Left alone, because real text needs it:
+- a zero-width joiner inside an emoji sequence (👨‍👩‍👧) or, like the non-joiner,
+  between letters of a script that uses them (Persian, Arabic, the Indic scripts);
+- a zero-width space between letters of scripts written without spaces (Thai, Lao,
+  Khmer, Myanmar, Chinese, Japanese), where it marks word breaks;
+- left-to-right / right-to-left marks, and balanced embeddings or isolates, in text
+  that has right-to-left letters (Hebrew, Arabic), where the bidi algorithm needs them;
+  overrides (U+202D/E) never: they make the display differ from the text;
+- one variation selector after a character (emoji vs text presentation, ideographic
+  variants), and the tag sequence of a subdivision flag (🏴 + "gbeng" + cancel tag);
+- a byte-order mark at the very start.
+
+Everything in the text is linear in its length; texts without a non-ASCII character or
+an encoded-looking run skip all but two regular-expression scans (the guard runs on
+every write).
+"""
+
+from __future__ import annotations
+
+import binascii
+import html
+import re
+import unicodedata
+from dataclasses import dataclass, field
+from urllib.parse import unquote
+
+from memdesk.core.guard.confusables import FOLD
+
+MIN_DECODED = 12  # shorter decoded text cannot carry an instruction worth holding
+MAX_DEPTH = 2  # base64 of hex of an instruction is revealed; deeper nesting is not chased
+
+_TAGS = range(0xE0000, 0xE0080)
+_CANCEL_TAG = 0xE007F
+_BLACK_FLAG = "\U0001F3F4"
+_VS = frozenset((*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)))
+_ZWSP, _ZWNJ, _ZWJ, _BOM = "\u200b", "\u200c", "\u200d", "\ufeff"
+_MARKS = frozenset("\u200e\u200f\u061c")  # LRM, RLM, ALM
+_OPENERS = {"\u202a": "\u202c", "\u202b": "\u202c",  # embeddings close with PDF
+            "\u2066": "\u2069", "\u2067": "\u2069", "\u2068": "\u2069"}  # isolates, PDI
+_CLOSERS = frozenset(_OPENERS.values())
+_OVERRIDES = frozenset("\u202d\u202e")
+# Invisible but not format characters: grapheme joiner, Hangul fillers (seen in spoofed
+# names), Mongolian vowel separator, the Khmer inherent vowels.
+_OTHER_INVISIBLE = frozenset("\u034f\u115f\u1160\u3164\uffa0\u180e\u17b4\u17b5")
+_NO_SPACE_SCRIPTS = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF),
+                     (0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF))
+_RTL_LETTER = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+
+_B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
+_HEX = re.compile(r"(?:\\x[0-9a-fA-F]{2}){%d,}|\b(?:0x)?(?:[0-9a-fA-F]{2}){%d,}\b"
+                  r"|\b[0-9a-fA-F]{2}(?:[ :,-][0-9a-fA-F]{2}){%d,}\b"
+                  % (MIN_DECODED, MIN_DECODED, MIN_DECODED - 1))
+_URL = re.compile(r"(?:[^\s%]*%[0-9A-Fa-f]{2}){3,}[^\s%]*")
+_ENTITY = re.compile(r"(?:&#[xX]?[0-9a-fA-F]{1,6};|&[a-zA-Z]{2,8};)\s?")
+_UESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}){4,}")
+_NOT_HEX = re.compile(r"[^0-9a-fA-F]")
+# Words an instruction is made of: a shifted (rot13 …) or reversed text is judged only
+# when shifting it back makes one of them appear, which keeps the 26 tries cheap.
+_KEYWORDS = (rb"\b(?:ignore|disregard|instructions?|previous|system|prompt|passwords?"
+             rb"|credentials?|delete|send|forward|execute|admin|assistant|always|never"
+             rb"|reply|respond|remember|whenever|tool|verification|authori[sz]ed|you must)\b")
+_GATE = re.compile(_KEYWORDS, re.IGNORECASE)
+_LOWER, _UPPER = b"abcdefghijklmnopqrstuvwxyz", b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+_SHIFTS = {n: bytes.maketrans(_LOWER + _UPPER, _LOWER[n:] + _LOWER[:n] + _UPPER[n:]
+                              + _UPPER[:n]) for n in range(1, 26)}
+
+
+@dataclass(frozen=True)
+class View:
+    """A text the guard judges besides the original, and how it was revealed."""
+
+    text: str
+    how: str  # completes "revealed …", e.g. "by decoding base64"
+
+
+@dataclass(frozen=True)
+class Revealed:
+    """What :func:`reveal` found: the views to judge, and the characters that hid text."""
+
+    original: str
+    views: tuple[View, ...] = ()
+    hidden: tuple[str, ...] = ()  # e.g. "3 × ZERO WIDTH SPACE"; empty: nothing hidden
+    shown: str = ""  # the text as the operator should read it: hidden parts made visible
+
+    @property
+    def carries_hidden(self) -> bool:
+        return bool(self.hidden)
+
+
+@dataclass
+class _Scan:
+    clean: list[str] = field(default_factory=list)  # the text with hidden parts undone
+    shown: list[str] = field(default_factory=list)
+    counts: dict[str, int] = field(default_factory=dict)
+    payloads: list[str] = field(default_factory=list)
+
+    def hide(self, ch: str, n: int = 1) -> None:
+        name = unicodedata.name(ch, f"U+{ord(ch):04X}")
+        self.counts[name] = self.counts.get(name, 0) + n
+
+
+def _in_no_space_script(ch: str) -> bool:
+    o = ord(ch)
+    return any(lo <= o <= hi for lo, hi in _NO_SPACE_SCRIPTS)
+
+
+def _joining_letter(ch: str) -> bool:
+    """A letter or mark of a script that uses (non-)joiners: past Latin, Greek, Cyrillic,
+    Armenian, and not an emoji."""
+    return ord(ch) >= 0x0590 and unicodedata.category(ch)[0] in "LM"
+
+
+def _emoji_like(ch: str) -> bool:
+    return unicodedata.category(ch) in ("So", "Sk") or ch == "\ufe0f" or (
+        0x1F3FB <= ord(ch) <= 0x1F3FF)
+
+
+def _decode_tags(run: str) -> str:
+    return "".join(chr(ord(c) - 0xE0000) for c in run
+                   if 0xE0020 <= ord(c) <= 0xE007E)
+
+
+def _decode_selectors(run: str) -> str:
+    """Bytes smuggled one per variation selector (VS1–16: 0–15, VS17–256: 16–255)."""
+    data = bytes(ord(c) - 0xFE00 if ord(c) < 0xFE10 else ord(c) - 0xE0100 + 16 for c in run)
+    return data.decode("utf-8", errors="replace")
+
+
+def _scan(text: str) -> _Scan:
+    """One pass over a non-ASCII text: hidden characters out, tag and selector payloads
+    decoded in place (set off by spaces, as they were separate text)."""
+    s = _Scan()
+    rtl = _RTL_LETTER.search(text) is not None
+    balanced = rtl and all(
+        sum(text.count(o) for o, c2 in _OPENERS.items() if c2 == c) == text.count(c)
+        for c in _CLOSERS)
+    n, i = len(text), 0
+    while i < n:
+        ch = text[i]
+        o = ord(ch)
+        if o < 0x80:
+            s.clean.append(ch)
+            s.shown.append(ch)
+            i += 1
+            continue
+        prev = text[i - 1] if i else ""
+        nxt = text[i + 1] if i + 1 < n else ""
+        if o in _TAGS:
+            j = i
+            while j < n and ord(text[j]) in _TAGS:
+                j += 1
+            run = text[i:j]
+            tail = run[:-1]
+            if (prev == _BLACK_FLAG and ord(run[-1]) == _CANCEL_TAG and 2 <= len(tail) <= 7
+                    and _decode_tags(tail).isalnum() and _decode_tags(tail).islower()):
+                s.clean.append(run)
+                s.shown.append(run)
+            else:
+                s.counts["Unicode tag characters"] = s.counts.get(
+                    "Unicode tag characters", 0) + len(run)
+                payload = _decode_tags(run)
+                s.payloads.append(payload)
+                s.clean.append(f" {payload} ")
+                s.shown.append(f" ⟦hidden: {payload}⟧ ")
+            i = j
+            continue
+        if o in _VS:
+            j = i
+            while j < n and ord(text[j]) in _VS:
+                j += 1
+            run = text[i:j]
+            if len(run) == 1 and (ch in "\ufe0e\ufe0f" or (prev and not prev.isascii())):
+                s.clean.append(run)
+                s.shown.append(run)
+            else:
+                s.counts["variation selectors"] = s.counts.get("variation selectors", 0) + len(run)
+                payload = _decode_selectors(run) if len(run) > 1 else ""
+                if payload.isprintable() and payload.strip():
+                    s.payloads.append(payload)
+                    s.clean.append(f" {payload} ")
+                    s.shown.append(f" ⟦hidden: {payload}⟧ ")
+            i = j
+            continue
+        legit: bool
+        if ch in (_ZWJ, _ZWNJ):
+            legit = bool(prev and nxt) and (
+                (_joining_letter(prev) and _joining_letter(nxt))
+                or (ch == _ZWJ and _emoji_like(prev) and _emoji_like(nxt)))
+        elif ch == _ZWSP:
+            legit = bool(prev and nxt) and _in_no_space_script(prev) and _in_no_space_script(nxt)
+        elif ch in _MARKS:
+            legit = rtl
+        elif ch in _OPENERS or ch in _CLOSERS:
+            legit = balanced
+        elif ch in _OVERRIDES:
+            legit = False
+        elif ch == _BOM:
+            legit = i == 0
+        elif ch in _OTHER_INVISIBLE:
+            legit = False
+        elif unicodedata.category(ch) == "Cf":
+            # Arabic number signs and the like are visible format characters of RTL text.
+            legit = rtl and o < 0x0900
+        else:
+            legit = True
+        if legit:
+            s.clean.append(ch)
+            s.shown.append(ch)
+        else:
+            s.hide(ch)
+        i += 1
+    return s
+
+
+def _fold(text: str) -> str:
+    """NFKC (full-width, mathematical and ligature forms), look-alike letters onto the
+    Latin ones, and combining marks stacked on ASCII letters (“zalgo”) dropped."""
+    out = unicodedata.normalize("NFKC", text).translate(FOLD)
+    if any(unicodedata.combining(c) for c in out):
+        kept: list[str] = []
+        base_ascii = False
+        for c in out:
+            if unicodedata.combining(c):
+                if not base_ascii:
+                    kept.append(c)
+                continue
+            base_ascii = c.isascii()
+            kept.append(c)
+        out = "".join(kept)
+    return out
+
+
+def _printable_text(data: bytes) -> str | None:
+    """``data`` as text, if it is text: UTF-8, printable, long enough to say something."""
+    try:
+        s = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    s = s.strip()
+    if len(s) < MIN_DECODED:
+        return None
+    printable = sum(1 for c in s if c.isprintable() or c in "\n\t" or ord(c) in _TAGS)
+    letters = sum(1 for c in s if c.isalpha())
+    if printable < 0.95 * len(s) or letters < 0.5 * len(s.replace(" ", "")):
+        return None
+    return s
+
+
+def _b64(run: str) -> str | None:
+    body = run.rstrip("=").replace("-", "+").replace("_", "/")
+    if len(body) % 4 == 1:
+        return None
+    try:
+        return _printable_text(binascii.a2b_base64(body + "=" * (-len(body) % 4)))
+    except (binascii.Error, ValueError):
+        return None
+
+
+def _hex(run: str) -> str | None:
+    digits = _NOT_HEX.sub("", run.replace("\\x", "").removeprefix("0x"))
+    if len(digits) % 2:
+        return None
+    return _printable_text(bytes.fromhex(digits))
+
+
+def _decoded(text: str) -> list[tuple[str, str]]:
+    """Every decodable run of ``text``: (decoded text, "by decoding …")."""
+    out: list[tuple[str, str]] = []
+    if "%" in text:
+        for m in _URL.finditer(text):
+            s = unquote(m.group(0))
+            if len(s) >= MIN_DECODED:
+                out.append((s, "by URL-decoding"))
+    if "&" in text and len(_ENTITY.findall(text)) >= 3:
+        out.append((html.unescape(text), "by decoding HTML entities"))
+    if "\\" in text:
+        for m in _UESC.finditer(text):
+            s = m.group(0).encode("ascii").decode("unicode_escape", errors="replace")
+            if len(s) >= 4:
+                out.append((s, "by decoding \\u escapes"))
+    for m in _HEX.finditer(text):
+        s = _hex(m.group(0))
+        if s is not None:
+            out.append((s, "by decoding hex"))
+    for m in _B64.finditer(text):
+        s = _b64(m.group(0))
+        if s is not None:
+            out.append((s, "by decoding base64"))
+    return out
+
+
+def _shifted(text: str) -> list[tuple[str, str]]:
+    """rot13 and the other letter shifts, and the text reversed, where undoing them
+    makes an instruction's words appear that were not there before."""
+    raw = text.encode("utf-8", errors="replace")
+    before = {m.group(0).lower() for m in _GATE.finditer(raw)}
+    out: list[tuple[str, str]] = []
+    for n, table in _SHIFTS.items():
+        shifted = raw.translate(table)
+        if any(m.group(0).lower() not in before for m in _GATE.finditer(shifted)):
+            out.append((shifted.decode("utf-8", errors="replace"),
+                        "by undoing rot13" if n == 13 else f"by shifting letters back ({n})"))
+    backwards = raw[::-1]
+    if any(m.group(0).lower() not in before for m in _GATE.finditer(backwards)):
+        out.append((text[::-1], "by reading it backwards"))
+    return out
+
+
+def reveal(text: str, _depth: int = 0) -> Revealed:
+    """The views of ``text`` to judge besides itself, and what it hides."""
+    if not text:
+        return Revealed(text, shown=text)
+    views: list[View] = []
+    hidden: tuple[str, ...] = ()
+    shown = base = text
+    if not text.isascii():
+        s = _scan(text)
+        if s.counts:
+            hidden = tuple(f"{n} × {name}" for name, n in s.counts.items())
+            shown, base = "".join(s.shown), "".join(s.clean)
+            how = ("from invisible Unicode tag characters" if "Unicode tag characters"
+                   in s.counts and s.payloads else "from variation selectors" if s.payloads
+                   else "by removing invisible characters")
+            views.append(View(" ".join(base.split()), how))
+        folded = " ".join(_fold(base).split())
+        if folded != " ".join(base.split()):
+            views.append(View(folded, "by folding look-alike letters (NFKC, confusables)"))
+            base = folded
+    joined = " ".join(base.split())
+    if joined != text and all(v.text != joined for v in views):
+        # A sentence broken over lines still reads as one to a model.
+        views.append(View(joined, "with line breaks joined"))
+    if _depth < MAX_DEPTH:
+        for decoded, how in _decoded(base):
+            inner = reveal(decoded, _depth + 1)
+            views.append(View(decoded, how))
+            views.extend(View(v.text, f"{how}, then {v.how}") for v in inner.views)
+            hidden += inner.hidden
+        if _depth == 0:
+            views.extend(View(t, how) for t, how in _shifted(base))
+    return Revealed(text, tuple(views), hidden, shown)
