@@ -24,7 +24,13 @@ SOURCE = (
     "\ua4d1\U0001d216\u01a6\u13a1\u13d2\ua4e3\u0405\u054f\u13d5\u13da\ua4e2\u03a4"
     "\u2ca6\u0422\u13a2\ua4d4\u054d\ua4f4\U0001d20d\u0474\u13d9\ua4e6\u051c\u13b3"
     "\u13d4\ua4ea\ua7b3\u03a7\u2cac\u0425\ua4eb\u03a5\u03d2\u2ca8\u0423\u04ae"
-    "\u13a9\u13bd\ua4ec\U000102f5\u0396\u13c3\ua4dc"
+    "\u13a9\u13bd\ua4ec\U000102f5\u0396\u13c3\ua4dc\u043a\u03ba\u0138\u043c\u0442"
+    "\u03c4\u0432\u043d\u043f\u0448\u03c9\u03b7"
 )
-TARGET = "aaabbbcccccdddeeeffffgggghhhiiiiiiiiiiijjlllllllnnoooooooooppppqqqrrrrrrssssuuuuuuuvvvvwwwwwwxyyyyyyyyyzz2222333333334566678899AAAABBBBBCCCCCDDEEEEFFFFGGGGHHHHHJJJJJKKKKKLLLLMMMMMMNNNOOOOOPPPPPRRRRRSSSSSTTTTTUUVVVVWWWWXXXXXYYYYYYYYZZZZ"
+TARGET = (
+    "aaabbbcccccdddeeeffffgggghhhiiiiiiiiiiijjIlIIIIlnnoooooooooppppqqqrrrrrrssssuuuu"
+    "uuuvvvvwwwwwwxyyyyyyyyyzz2222333333334566678899AAAABBBBBCCCCCDDEEEEFFFFGGGGHHHHH"
+    "JJJJJKKKKKLLLLMMMMMMNNNOOOOOPPPPPRRRRRSSSSSTTTTTUUVVVVWWWWXXXXXYYYYYYYYZZZZkkkmt"
+    "tbhnwwn"
+)
 FOLD = str.maketrans(SOURCE, TARGET)

@@ -57,19 +57,34 @@ _NO_SPACE_SCRIPTS = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF),
 _RTL_LETTER = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 
 _B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
-_HEX = re.compile(r"(?:\\x[0-9a-fA-F]{2}){%d,}|\b(?:0x)?(?:[0-9a-fA-F]{2}){%d,}\b"
-                  r"|\b[0-9a-fA-F]{2}(?:[ :,-][0-9a-fA-F]{2}){%d,}\b"
-                  % (MIN_DECODED, MIN_DECODED, MIN_DECODED - 1))
+_HEX = re.compile(rf"(?:\\x[0-9a-fA-F]{{2}}){{{MIN_DECODED},}}"
+                  rf"|\b(?:0x)?(?:[0-9a-fA-F]{{2}}){{{MIN_DECODED},}}\b"
+                  rf"|\b[0-9a-fA-F]{{2}}(?:[ :,-][0-9a-fA-F]{{2}}){{{MIN_DECODED - 1},}}\b")
 _URL = re.compile(r"(?:[^\s%]*%[0-9A-Fa-f]{2}){3,}[^\s%]*")
 _ENTITY = re.compile(r"(?:&#[xX]?[0-9a-fA-F]{1,6};|&[a-zA-Z]{2,8};)\s?")
 _UESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}){4,}")
 _NOT_HEX = re.compile(r"[^0-9a-fA-F]")
-# Words an instruction is made of: a shifted (rot13 …) or reversed text is judged only
-# when shifting it back makes one of them appear, which keeps the 26 tries cheap.
-_KEYWORDS = (rb"\b(?:ignore|disregard|instructions?|previous|system|prompt|passwords?"
-             rb"|credentials?|delete|send|forward|execute|admin|assistant|always|never"
-             rb"|reply|respond|remember|whenever|tool|verification|authori[sz]ed|you must)\b")
-_GATE = re.compile(_KEYWORDS, re.IGNORECASE)
+# A shifted (rot13 …) or reversed text is judged only when undoing the shift makes at
+# least two words of this list appear that were not there before.  Words are compared by
+# the steps between their letters, which a shift leaves alone, so one pass over the
+# text's words finds every shift worth trying (no 25 translations of every text).
+_TARGET_WORDS = (
+    "the and you your to of is for this that with all be are in on it or from as at by "
+    "user every any now when if so ignore disregard instruction instructions previous "
+    "system prompt password passwords credentials delete send forward execute admin "
+    "assistant always never reply respond remember whenever tool verification authorized "
+    "authorised must data files account")
+_TARGETS = frozenset(_TARGET_WORDS.split())
+_WORD = re.compile(rb"[a-z]+")
+
+
+def _steps(word: bytes) -> tuple[int, ...]:
+    return (len(word), *((word[i + 1] - word[i]) % 26 for i in range(len(word) - 1)))
+
+
+_BY_STEPS: dict[tuple[int, ...], list[bytes]] = {}
+for _t in _TARGETS:
+    _BY_STEPS.setdefault(_steps(_t.encode()), []).append(_t.encode())
 _LOWER, _UPPER = b"abcdefghijklmnopqrstuvwxyz", b"ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _SHIFTS = {n: bytes.maketrans(_LOWER + _UPPER, _LOWER[n:] + _LOWER[:n] + _UPPER[n:]
                               + _UPPER[:n]) for n in range(1, 26)}
@@ -303,15 +318,21 @@ def _shifted(text: str) -> list[tuple[str, str]]:
     """rot13 and the other letter shifts, and the text reversed, where undoing them
     makes an instruction's words appear that were not there before."""
     raw = text.encode("utf-8", errors="replace")
-    before = {m.group(0).lower() for m in _GATE.finditer(raw)}
+    words = _WORD.findall(raw.lower())
+    votes: dict[int, int] = {}
+    backwards = 0
+    for w in words:
+        for target in _BY_STEPS.get(_steps(w), ()):
+            d = (target[0] - w[0]) % 26
+            votes[d] = votes.get(d, 0) + 1
+        if w[::-1].decode() in _TARGETS:
+            backwards += 1
+    plain = votes.get(0, 0)
     out: list[tuple[str, str]] = []
-    for n, table in _SHIFTS.items():
-        shifted = raw.translate(table)
-        if any(m.group(0).lower() not in before for m in _GATE.finditer(shifted)):
-            out.append((shifted.decode("utf-8", errors="replace"),
-                        "by undoing rot13" if n == 13 else f"by shifting letters back ({n})"))
-    backwards = raw[::-1]
-    if any(m.group(0).lower() not in before for m in _GATE.finditer(backwards)):
+    for n in sorted(d for d, v in votes.items() if d and v >= 2 and v > plain):
+        out.append((raw.translate(_SHIFTS[n]).decode("utf-8", errors="replace"),
+                    "by undoing rot13" if n == 13 else f"by shifting letters back ({n})"))
+    if backwards >= 2 and backwards > plain:
         out.append((text[::-1], "by reading it backwards"))
     return out
 

@@ -75,6 +75,10 @@ class Rule:
     unless: str | None = None
     user_exempt: str | None = None
     sources: tuple[Source, ...] = ()  # the turn sources it applies to; () = every source
+    # Substrings (lower case) of which every match of ``pattern`` holds at least one: a
+    # text holding none is passed without running the pattern.  The guard runs on every
+    # write, and a long alternation tried at each position of a text costs tens of µs.
+    hint: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if sum(x is not None for x in (self.pattern, self.predicate, self.check)) != 1:
@@ -91,6 +95,8 @@ class Rule:
 
 _RESPONSE = r"(?:repl(?:y|ies)|respon(?:d|ses?)|answers?|messages?|outputs?)"
 _MODEL = r"(?:assistant|ai|model|chatbot|bot|agent|llm|gpt|claude|gemini|copilot)"
+_MODEL_HINTS = ("assistant", "ai", "model", "bot", "agent", "llm", "gpt", "claude", "gemini",
+                "copilot")
 # What a directive to the model tells it to do (so "you should see my garden" is not one).
 _DIRECTIVE_VERB = (
     r"(?:always|never|not|only|reply|respond|answer|say|tell|recommend|mention|include"
@@ -104,6 +110,19 @@ _FORMAT = (
     r"|summaries|short|brief|concise|more detail|less detail|details?|citations?|sources"
     r"|step|steps|emojis?|headings?|markdown|plain text|one sentence|a single|an example"
     r"|a short|a brief|a concise|just the|only the (?:code|answer|result))"
+)
+
+# The user speaking of themselves: their habits are not orders to the model.
+_FIRST_PERSON = r"\b(?:i|i'm|i've|i'll|i'd|my|me|mine|we|our|us)\b"
+# A verb, not the noun ("a copy of all their documents", "their post about every …").
+_SEND_VERB = (r"(?<!\ba )(?<!\bthe )(?<!\btheir )(?<!\bmy )(?:send|forward|e-?mail|upload|post|leak|share|copy|transmit|relay|exfiltrate"
+              r"|dump|paste|read out|cc|bcc)")
+_PRIVATE = (
+    r"(?:passwords?|passcodes?|credentials?|logins?|login details|api keys?|keys|tokens?"
+    r"|secrets?|e-?mails?|messages?|(?:chat|conversation|browsing|search) history|history"
+    r"|conversations?|contacts?|files?|documents?|folders?|data|address(?:es)?|phone numbers?"
+    r"|cards?(?: numbers?)?|credit cards?|bank details|iban|salary|salaries|records?|notes"
+    r"|memories|location|security alerts?|alerts)"
 )
 
 RULES: tuple[Rule, ...] = (
@@ -125,6 +144,8 @@ RULES: tuple[Rule, ...] = (
         ),
         # The user taking back *their own* earlier instruction is a correction.
         unless=r"\b(?:ignore|disregard|forget|skip)\s+(?:my|what i (?:said|wrote|asked))\b",
+        hint=("ignore", "disregard", "forget", "override", "bypass", "skip", "new", "reveal",
+              "print", "show", "repeat", "output", "leak", "dump", "mode", "you are"),
     ),
     Rule(
         id="prescribed-content",
@@ -141,6 +162,7 @@ RULES: tuple[Rule, ...] = (
             rf"(?:every|each|all|any|your)\s+{_RESPONSE}"
             r"|\b(?:always|never|must|should)\s+(?:say|tell (?:the )?users?)\b"
         ),
+        hint=("with", "repl", "respon", "answer", "message", "output", "say", "tell"),
     ),
     Rule(
         id="addressed-to-model",
@@ -155,6 +177,9 @@ RULES: tuple[Rule, ...] = (
             rf"|\b(?:the\s+)?{_MODEL}\s+(?:must|should|shall|will|needs to|has to"
             rf"|is (?:required|instructed|supposed) to)\s+(?:\w+\s+){{0,2}}?{_DIRECTIVE_VERB}\b"
             r"|\bfrom now on\b"
+            r"|\b(?:always|never)\s+(?:give|share|provide|quote|read out|hand out|mention"
+            r"|recommend|suggest|promote)\b[^.!?\n]{0,30}?\b(?:to (?:anyone|everyone|users"
+            r"|whoever)|when(?:ever)? (?:asked|they ask|someone asks)|on request)\b"
             r"|\b(?:do not|don't|never)\s+(?:tell|inform|reveal to|mention to|let)\s+"
             r"(?:the user|users|anyone|them|him|her)\b"
         ),
@@ -166,6 +191,7 @@ RULES: tuple[Rule, ...] = (
             r"[^.!?\n]{0,25}?\b(?:in|using)\s+\w+"
             r"|\b(?:briefly|concisely|formally|informally|politely|casually|in detail|slowly)\b"
         ),
+        hint=("you", *_MODEL_HINTS, "from now on", "always", "never", "do not", "don't"),
     ),
     Rule(
         id="directive-not-from-user",
@@ -180,6 +206,191 @@ RULES: tuple[Rule, ...] = (
             r"|\bwants the (?:assistant|model|ai) to\b"
         ),
         sources=(Source.ASSISTANT, Source.TOOL, Source.DOCUMENT),
+        hint=("always", "never", "please", "from now on", "going forward", "repl", "respond",
+              "answer", "wants the"),
+    ),
+    Rule(
+        id="exfiltration",
+        description="Tells the model to send, post or copy the user's data or secrets "
+                    "somewhere (an address, an outside server, whoever asks).",
+        reason="Asks for the user's data to be sent somewhere: “{evidence}”.",
+        scope=Scope.BOTH,
+        pattern=(
+            rf"\b{_SEND_VERB}\b[^.!?\n]{{0,40}}?\b(?:the user'?s?|users'|their|every|any|all)"
+            rf"\b[^.!?\n]{{0,30}}?\b{_PRIVATE}\b"
+            rf"|\b{_SEND_VERB}\b[^.!?\n]{{0,60}}?\bto\s+(?:an?\s+|the\s+)?(?:external|outside"
+            r"|third[- ]party|remote|unknown)\s+(?:address|server|e-?mail|account|endpoint|site"
+            r"|drive|inbox|url|number)\b"
+            rf"|\b{_SEND_VERB}\b[^.!?\n]{{0,80}}?\b(?:to|at|cc|bcc)\s+[\w.+-]+@[\w-]+(?:\.[\w-]+)+"
+        ),
+        # "I send all my files to my own backup" is the user describing their habits.
+        user_exempt=_FIRST_PERSON,
+        hint=("send", "forward", "mail", "upload", "post", "leak", "share", "copy", "transmit",
+              "relay", "exfiltrate", "dump", "paste", "read out", "cc"),
+    ),
+    Rule(
+        id="secret-value",
+        description="Plants a password, key, code or new payment details (a memory is "
+                    "injected into prompts: a real secret there leaks, a planted one lures).",
+        reason="Holds a secret or payment details: “{evidence}”.",
+        scope=Scope.BOTH,
+        pattern=(
+            r"\b(?:password|passcode|passphrase|pin|pin code|api[ _-]?key|secret(?: key)?"
+            r"|(?:access|auth|authentication|bearer|session) token|token|private key|reset code"
+            r"|recovery code|one-time code|otp|2fa code|security code|cvv|cvc)"
+            r"\s+(?:for\s+[^.!?\n]{1,40}?\s+)?(?:is|=|:|was (?:changed|set|reset) to|has been"
+            r" (?:changed|set|reset) to|now)\s*[\"'“]?(?=[^\s\"'”]*[\d!@#$%^&*_])[^\s\"'”]{4,}"
+            r"|\b(?:seed|recovery|mnemonic|backup) phrase\s+(?:is|:)\s*\S+"
+            r"|\bnew\s+(?:iban|account number|routing number|sort code|wallet(?: address)?"
+            r"|bank (?:details|account)|payment details)\b[^.!?\n]{0,40}?\b(?:is|are|:)\s*\S+"
+        ),
+        hint=("pass", "pin", "api", "key", "secret", "token", "code", "otp", "cvv", "cvc",
+              "phrase", "new"),
+    ),
+    Rule(
+        id="tool-or-command",
+        description="Tells the model to call a tool or function, or carries a destructive "
+                    "shell/SQL command or a destructive order.",
+        reason="Tells the model to run a tool or command: “{evidence}”.",
+        scope=Scope.BOTH,
+        pattern=(
+            r"\b(?:call|invoke|trigger|execute)\s+(?:the\s+)?[`'\"]?[a-z][a-z0-9]*_[a-z0-9_]+"
+            r"|\b(?:call|invoke|trigger|execute|run)\s+(?:the\s+)?[\w-]+\s+(?:tool|function"
+            r"|plugin|action|api|endpoint)\b"
+            r"|(?:^|(?<=[.;:!?])\s+|\b(?:please|then|now|and)\s+)use (?:the|your) [\w-]+ tool\b"
+            r"|\b[a-z][a-z0-9]*_[a-z0-9_]+\s*\([^)]{0,200}\)"
+            r"|\brm\s+-[a-z]*[rf]|\b(?:curl|wget)\s+\S+[^|\n]{0,40}\|\s*(?:ba|z)?sh\b"
+            r"|\bsudo\s+\S+|\bdrop\s+(?:table|database)\b|\bformat\s+c:|\bchmod\s+(?:-R\s+)?777"
+            r"|\bmkfs\b|\bdel\s+/[sfq]\b"
+            r"|(?:^|(?<=[.;:!?,])\s*|\b(?:and|then|please|now|must|should|will)\s+)(?:delete|erase"
+            r"|wipe|destroy|purge)\s+(?:all|every|each|any|the user'?s|their)\b"
+        ),
+        user_exempt=_FIRST_PERSON,
+        hint=("call", "invoke", "trigger", "execute", "run", "tool", "_", "rm", "curl", "wget",
+              "sudo", "drop", "format", "chmod", "mkfs", "del", "erase", "wipe", "destroy",
+              "purge"),
+    ),
+    Rule(
+        id="authority-claim",
+        description="Claims to speak for the system, the developers or an administrator, "
+                    "or grants the model or the user powers they were not given.",
+        reason="Claims an authority or grants powers: “{evidence}”.",
+        scope=Scope.BOTH,
+        pattern=(
+            r"\[\s*(?:system|admin|administrator|developer|sys|root|operator)\s*\]"
+            r"|\b(?:message|note|notice|update|instructions?|directive|order|alert|memo)s?\s+from"
+            r"\s+(?:the\s+|your\s+)?(?:system|developers?|admins?|administrators?|operators?"
+            r"|openai|anthropic|security team|it (?:department|team)|creators?|platform)\b"
+            r"|\b(?:system|admin|security|developer|policy)\s+(?:override|notice|message|update"
+            r"|alert|directive)\s*[:\-]"
+            r"|\bas your (?:developer|administrator|admin|creator|operator|owner|supervisor"
+            r"|programmer)\b|\bi (?:order|command|instruct|authori[sz]e) you\b"
+            rf"|\b{_MODEL}\s+(?:may|can|is (?:now )?(?:allowed|permitted|free) to)\s+(?:now\s+)?"
+            r"(?:share|reveal|disclose|send|ignore|bypass|skip|access|delete|execute|run)\b"
+            r"|\b(?:granted|given)\s+(?:full|unrestricted|root|admin(?:istrator)?|elevated"
+            r"|superuser)\s+(?:access|permissions?|privileges|rights|clearance)\b"
+            r"|\bmay (?:now )?(?:see|access|view|read|open)\s+(?:every|all|any)\s+(?:accounts?"
+            r"|files?|records?|users?|data)\b"
+            r"|\bis (?:now )?(?:authori[sz]ed|permitted|cleared) to\s+(?:access|view|see|read"
+            r"|bypass|override|approve|transfer|delete|share|make)\s+(?:all|every|any)\b"
+            r"|\b(?:this is|i am|i'm)\s+(?:the\s+|your\s+)(?:system|developers?|administrator"
+            r"|admin|creator|operator|openai|anthropic)(?:\s+(?:speaking|here|team))?\s*[.,:;!]"
+            r"|\b(?:identity|account|profile|session|role)\s+(?:is|has been)\s+(?:now\s+)?"
+            r"(?:linked|mapped|bound|switched|upgraded|elevated)\s+(?:to|with)\b"
+            r"|\bact\s+(?:with|using|under)\s+[^.!?\n]{1,30}?\b(?:permissions|privileges|rights"
+            r"|authority|credentials)\b"
+        ),
+        hint=("[", "from", "override", "notice", "message", "update", "alert", "directive",
+              "as your", "order", "command", "instruct", *_MODEL_HINTS, "grant", "given", "may",
+              "authori", "permitted", "cleared", "system", "develop", "admin", "creator",
+              "operator", "openai", "anthropic", "linked", "mapped", "bound", "switched",
+              "upgraded", "elevated", "permission", "privilege", "rights", "authority",
+              "credential"),
+    ),
+    Rule(
+        id="safety-bypass",
+        description="Tells the model to skip a confirmation, a verification or a safety "
+                    "control (the logic corruption of a plausible-looking lesson).",
+        reason="Tells the model to skip a safety step: “{evidence}”.",
+        scope=Scope.BOTH,
+        pattern=(
+            r"\b(?:skip(?:ping)?|bypass(?:ing)?|disabl(?:e|ing)|omit(?:ting)?|turn(?:ing)? off"
+            r"|switch(?:ing)? off|deactivat(?:e|ing)|circumvent(?:ing)?)\s+(?:the\s+|any\s+"
+            r"|all\s+|a\s+|its\s+|their\s+)?(?:user'?s\s+)?(?:confirmation|verification|approval"
+            r"|authentication|two[- ]factor|2fa|mfa|consent|safety (?:checks?|filters?|steps?)"
+            r"|security (?:checks?|alerts?|software|warnings?|settings)|content filter|antivirus"
+            r"|firewall|logging|audit(?:ing| logs?| trail)?|human review|review step|fraud checks?)"
+            r"\b"
+            r"|\b(?:make|approve|send|transfer|pay|delete|purchase|buy|share|sign)\b[^.!?\n]{0,40}?"
+            r"\bwithout\s+(?:asking|checking|confirm(?:ing|ation)|verif(?:ying|ication)|approval"
+            r"|consent|permission)\b"
+            r"|\bnever\s+(?:ask|check|confirm|verify|request|wait)\s+(?:for\s+)?(?:permission"
+            r"|confirmation|approval|consent|verification|before)\b"
+            r"|\b(?:two[- ]factor(?: authentication)?|2fa|mfa|verification|confirmation"
+            r"|authentication|security checks?)\s+(?:is|are)\s+(?:unnecessary|not (?:needed"
+            r"|necessary|required)|no longer (?:needed|required))\b"
+        ),
+        user_exempt=_FIRST_PERSON,
+        hint=("skip", "bypass", "disabl", "omit", "off", "deactivat", "circumvent", "without",
+              "never", "unnecessary", "not ", "no longer"),
+    ),
+    Rule(
+        id="false-consensus",
+        description="Cites agreement of earlier sessions, agents or runs, or a blanket "
+                    "prior approval, to make an entry look established.",
+        reason="Claims an earlier consensus or a blanket approval: “{evidence}”.",
+        scope=Scope.BOTH,
+        pattern=(
+            r"\bas (?:established|agreed|confirmed|decided|approved|settled)\s+(?:in|during"
+            r"|across|by|with)\s+(?:the\s+)?(?:earlier|previous|prior|past|all|other|former)\b"
+            r"|\b(?:all|every|most|several|many|the)?\s*(?:previous|prior|past|earlier|other)\s+"
+            r"(?:sessions?|agents?|conversations?|runs?|assistants?|instances?|models?|chats?)\s+"
+            r"(?:have\s+)?(?:agreed|agree|confirmed|concluded|decided|established|showed|shown"
+            r"|found|verified|proved|proven)\b"
+            r"|\bconsensus\s+(?:of|among|from|across)\s+(?:the\s+)?(?:prior|previous|past|other"
+            r"|all|earlier)\b"
+            r"|\bexperience (?:from|of|in) (?:earlier|previous|prior|past) (?:tasks?|runs?"
+            r"|sessions?|episodes?)\b"
+            r"|\b(?:pre-?approved|pre-?authori[sz]ed|already (?:approved|authori[sz]ed"
+            r"|consented to))\s+(?:all|every|any|each|future)\b"
+            rf"|\b(?:has|have)\s+(?:already\s+)?(?:agreed|consented)\s+to\s+(?:let|allow)\s+"
+            rf"(?:you|the {_MODEL})\b"
+        ),
+        hint=("establish", "agree", "confirm", "conclu", "decide", "approv", "settle", "show",
+              "found", "verif", "prove", "consensus", "experience", "authori", "consent"),
+    ),
+    Rule(
+        id="record-redirect",
+        description="Redirects one person's or account's records to another's, or plants "
+                    "a trigger that swaps what a later request gets (bridging steps that "
+                    "make a harmful record look like a reasoned memory).",
+        reason="Redirects records or plants a trigger for later requests: “{evidence}”.",
+        scope=Scope.BOTH,
+        pattern=(
+            r"\b(?:data|records?|files?|history|account|chart|profile|results|details"
+            r"|information)\s+(?:of|for)\s+[^.!?\n]{1,40}?\s+(?:is|are|has been|have been)\s+"
+            r"(?:now\s+)?(?:saved|stored|moved|kept|merged|filed|listed|transferred|relocated"
+            r"|found|located)\s+(?:under|in|into|as|with|at)\b"
+            r"|\b(?:refer to|use|consult|read|open|look up|return|fetch|retrieve|pull)\s+"
+            r"(?:that|this|the other|the)?\s*(?:record|records|data|file|files|account|profile"
+            r"|chart|entry|figures|results)\b[^.!?\n]{0,40}?\binstead\b"
+            r"|\brefer to\s+[^.!?\n]{1,40}?\s+whenever\b"
+            r"|\b(?:whenever|every time|each time|when|if)\s+(?:the user|a user|users|someone"
+            r"|anyone|a customer|customers|they|people)\s+(?:asks?|mentions?|requests?|searche?s?"
+            r"|wants?|quer(?:y|ies)|says?|types?|brings? up|talks? about)\b[^.!?\n]{0,60}?"
+            r"(?:,|\bthen\b)\s*(?:you\s+(?:should|must)\s+)?(?:always\s+)?(?:recommend|buy"
+            r"|purchase|order|book|choose|select|pick|redirect|send|forward|open|visit|answer with"
+            r"|reply with|respond with|give|show|use|refer to|treat|substitute|replace|transfer"
+            r"|pay|add)\b"
+            r"|\btreat\s+(?:every|all|any|each)\s+(?:requests?|questions?|quer(?:y|ies)"
+            r"|mentions?|messages?|references?)\s+(?:about|for|of|to|mentioning)\s+"
+            r"[^.!?\n]{1,40}?\s+as\b"
+            r"|\b(?:substitute|replace|swap)\s+(?:every|all|any|each)\s+(?:mentions?|references?"
+            r"|instances?|occurrences?)\s+of\b"
+        ),
+        hint=("saved", "stored", "moved", "kept", "merged", "filed", "listed", "transferred",
+              "relocated", "found", "located", "instead", "whenever", "user", "someone",
+              "anyone", "customer", "they", "people", "treat", "substitut", "replac", "swap"),
     ),
     Rule(
         id="link",
@@ -191,6 +402,7 @@ RULES: tuple[Rule, ...] = (
             r"|\bwww\.[a-z0-9-]+(?:\.[a-z0-9-]+)+\S*"
             r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/\S*"
         ),
+        hint=(":", "www.", "/"),
     ),
     Rule(
         id="markup",
@@ -217,7 +429,10 @@ RULES: tuple[Rule, ...] = (
                     "tool), to pass its text off as the model's own context.",
         reason="Imitates a transcript role label: “{evidence}”.",
         scope=Scope.UNIT,
-        pattern=r"(?:^|\n)\s*#{0,3}\s*(?:system|assistant|developer|tool|instruction)s?\s*:",
+        # At the start of a line, or of a sentence that follows another on the same line.
+        pattern=(r"(?:^|\n|(?<=[.!?])\s)\s*#{0,3}\s*(?:system|assistant|developer|tool"
+                 r"|instruction)s?\s*:"),
+        hint=(":",),
     ),
     Rule(
         id="hidden-text",

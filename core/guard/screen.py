@@ -92,6 +92,10 @@ def match_rule(rule: Rule, text: str, source: Source) -> str | None:
     pattern, unless, user_exempt = _compiled(rule)
     if pattern is None or not text:
         return None
+    if rule.hint:
+        low = text.lower()
+        if not any(h in low for h in rule.hint):
+            return None
     for m in pattern.finditer(text):
         if unless is not None and unless.search(m.group(0)):
             continue
