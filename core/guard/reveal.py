@@ -49,9 +49,18 @@ _OPENERS = {"\u202a": "\u202c", "\u202b": "\u202c",  # embeddings close with PDF
             "\u2066": "\u2069", "\u2067": "\u2069", "\u2068": "\u2069"}  # isolates, PDI
 _CLOSERS = frozenset(_OPENERS.values())
 _OVERRIDES = frozenset("\u202d\u202e")
+_RTL_FORMAT = frozenset("\u0600\u0601\u0602\u0603\u0604\u0605\u06dd\u070f\u0890\u0891\u08e2")
 # Invisible but not format characters: grapheme joiner, Hangul fillers (seen in spoofed
 # names), Mongolian vowel separator, the Khmer inherent vowels.
 _OTHER_INVISIBLE = frozenset("\u034f\u115f\u1160\u3164\uffa0\u180e\u17b4\u17b5")
+# Every format character (Unicode category Cf), the invisible letters and marks above,
+# and the variation selectors: the only characters _scan looks at one by one.
+_CANDIDATES = re.compile(
+    "[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160"
+    "\u17b4\u17b5\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f"
+    "\ufeff\uffa0\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001343f"
+    "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0000-\U000e007f"
+    "\U000e0100-\U000e01ef]+")
 _NO_SPACE_SCRIPTS = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF),
                      (0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF))
 _RTL_LETTER = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
@@ -64,6 +73,8 @@ _URL = re.compile(r"(?:[^\s%]*%[0-9A-Fa-f]{2}){3,}[^\s%]*")
 _ENTITY = re.compile(r"(?:&#[xX]?[0-9a-fA-F]{1,6};|&[a-zA-Z]{2,8};)\s?")
 _UESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}){4,}")
 _NOT_HEX = re.compile(r"[^0-9a-fA-F]")
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd]")
+_LETTER = re.compile(r"[^\W\d_]")
 # A shifted (rot13 …) or reversed text is judged only when undoing the shift makes at
 # least two words of this list appear that were not there before.  Words are compared by
 # the steps between their letters, which a shift leaves alone, so one pass over the
@@ -76,6 +87,7 @@ _TARGET_WORDS = (
     "authorised must data files account")
 _TARGETS = frozenset(_TARGET_WORDS.split())
 _WORD = re.compile(rb"[a-z]+")
+_LONGEST = max(map(len, _TARGETS))
 
 
 def _steps(word: bytes) -> tuple[int, ...]:
@@ -116,12 +128,24 @@ class Revealed:
 class _Scan:
     clean: list[str] = field(default_factory=list)  # the text with hidden parts undone
     shown: list[str] = field(default_factory=list)
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: dict[str, int] = field(default_factory=dict)  # by character (or kind)
     payloads: list[str] = field(default_factory=list)
 
-    def hide(self, ch: str, n: int = 1) -> None:
-        name = unicodedata.name(ch, f"U+{ord(ch):04X}")
-        self.counts[name] = self.counts.get(name, 0) + n
+    def keep(self, part: str) -> None:
+        self.clean.append(part)
+        self.shown.append(part)
+
+    def hide(self, what: str, n: int = 1) -> None:
+        self.counts[what] = self.counts.get(what, 0) + n
+
+    def payload(self, text: str) -> None:
+        self.payloads.append(text)
+        self.clean.append(f" {text} ")
+        self.shown.append(f" ⟦hidden: {text}⟧ ")
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(f"{n} × {unicodedata.name(k, f'U+{ord(k):04X}') if len(k) == 1 else k}"
+                     for k, n in self.counts.items())
 
 
 def _in_no_space_script(ch: str) -> bool:
@@ -151,89 +175,76 @@ def _decode_selectors(run: str) -> str:
     return data.decode("utf-8", errors="replace")
 
 
+def _legit(ch: str, prev: str, nxt: str, at_start: bool, rtl: bool, balanced: bool) -> bool:
+    """Whether one invisible character does a job in real text here (see the module doc)."""
+    if ch in (_ZWJ, _ZWNJ):
+        return bool(prev and nxt) and (
+            (_joining_letter(prev) and _joining_letter(nxt))
+            or (ch == _ZWJ and _emoji_like(prev) and _emoji_like(nxt)))
+    if ch == _ZWSP:
+        return bool(prev and nxt) and _in_no_space_script(prev) and _in_no_space_script(nxt)
+    if ch in _MARKS:
+        return rtl
+    if ch in _OPENERS or ch in _CLOSERS:
+        return balanced
+    if ch == _BOM:
+        return at_start
+    # Arabic number signs and the Syriac abbreviation mark are visible format characters
+    # of right-to-left text.
+    return rtl and ch in _RTL_FORMAT
+
+
+def _scan_run(s: _Scan, text: str, i: int, end: int, rtl: bool, balanced: bool) -> None:
+    while i < end:
+        ch = text[i]
+        o = ord(ch)
+        prev = text[i - 1] if i else ""
+        if o in _TAGS or o in _VS:
+            kind = _TAGS if o in _TAGS else _VS
+            j = i
+            while j < end and ord(text[j]) in kind:
+                j += 1
+            run = text[i:j]
+            if kind is _TAGS:
+                tail = _decode_tags(run[:-1])
+                if (prev == _BLACK_FLAG and ord(run[-1]) == _CANCEL_TAG and 2 <= len(tail) <= 7
+                        and tail.isalnum() and tail.islower()):
+                    s.keep(run)  # a subdivision flag
+                else:
+                    s.hide("Unicode tag characters", len(run))
+                    s.payload(_decode_tags(run))
+            elif len(run) == 1 and (ch in "\ufe0e\ufe0f" or (prev and not prev.isascii())):
+                s.keep(run)  # one presentation or ideographic variant selector
+            else:
+                s.hide("variation selectors", len(run))
+                payload = _decode_selectors(run) if len(run) > 1 else ""
+                if payload.isprintable() and payload.strip():
+                    s.payload(payload)
+            i = j
+            continue
+        nxt = text[i + 1] if i + 1 < len(text) else ""
+        if ch not in _OVERRIDES and _legit(ch, prev, nxt, i == 0, rtl, balanced):
+            s.keep(ch)
+        else:
+            s.hide(ch)
+        i += 1
+
+
 def _scan(text: str) -> _Scan:
-    """One pass over a non-ASCII text: hidden characters out, tag and selector payloads
-    decoded in place (set off by spaces, as they were separate text)."""
+    """Hidden characters out, tag and selector payloads decoded in place (set off by
+    spaces, as the separate text they are).  Only the runs of candidate characters are
+    looked at one by one; the text between them is copied."""
     s = _Scan()
     rtl = _RTL_LETTER.search(text) is not None
     balanced = rtl and all(
         sum(text.count(o) for o, c2 in _OPENERS.items() if c2 == c) == text.count(c)
         for c in _CLOSERS)
-    n, i = len(text), 0
-    while i < n:
-        ch = text[i]
-        o = ord(ch)
-        if o < 0x80:
-            s.clean.append(ch)
-            s.shown.append(ch)
-            i += 1
-            continue
-        prev = text[i - 1] if i else ""
-        nxt = text[i + 1] if i + 1 < n else ""
-        if o in _TAGS:
-            j = i
-            while j < n and ord(text[j]) in _TAGS:
-                j += 1
-            run = text[i:j]
-            tail = run[:-1]
-            if (prev == _BLACK_FLAG and ord(run[-1]) == _CANCEL_TAG and 2 <= len(tail) <= 7
-                    and _decode_tags(tail).isalnum() and _decode_tags(tail).islower()):
-                s.clean.append(run)
-                s.shown.append(run)
-            else:
-                s.counts["Unicode tag characters"] = s.counts.get(
-                    "Unicode tag characters", 0) + len(run)
-                payload = _decode_tags(run)
-                s.payloads.append(payload)
-                s.clean.append(f" {payload} ")
-                s.shown.append(f" ⟦hidden: {payload}⟧ ")
-            i = j
-            continue
-        if o in _VS:
-            j = i
-            while j < n and ord(text[j]) in _VS:
-                j += 1
-            run = text[i:j]
-            if len(run) == 1 and (ch in "\ufe0e\ufe0f" or (prev and not prev.isascii())):
-                s.clean.append(run)
-                s.shown.append(run)
-            else:
-                s.counts["variation selectors"] = s.counts.get("variation selectors", 0) + len(run)
-                payload = _decode_selectors(run) if len(run) > 1 else ""
-                if payload.isprintable() and payload.strip():
-                    s.payloads.append(payload)
-                    s.clean.append(f" {payload} ")
-                    s.shown.append(f" ⟦hidden: {payload}⟧ ")
-            i = j
-            continue
-        legit: bool
-        if ch in (_ZWJ, _ZWNJ):
-            legit = bool(prev and nxt) and (
-                (_joining_letter(prev) and _joining_letter(nxt))
-                or (ch == _ZWJ and _emoji_like(prev) and _emoji_like(nxt)))
-        elif ch == _ZWSP:
-            legit = bool(prev and nxt) and _in_no_space_script(prev) and _in_no_space_script(nxt)
-        elif ch in _MARKS:
-            legit = rtl
-        elif ch in _OPENERS or ch in _CLOSERS:
-            legit = balanced
-        elif ch in _OVERRIDES:
-            legit = False
-        elif ch == _BOM:
-            legit = i == 0
-        elif ch in _OTHER_INVISIBLE:
-            legit = False
-        elif unicodedata.category(ch) == "Cf":
-            # Arabic number signs and the like are visible format characters of RTL text.
-            legit = rtl and o < 0x0900
-        else:
-            legit = True
-        if legit:
-            s.clean.append(ch)
-            s.shown.append(ch)
-        else:
-            s.hide(ch)
-        i += 1
+    pos = 0
+    for m in _CANDIDATES.finditer(text):
+        s.keep(text[pos:m.start()])
+        _scan_run(s, text, m.start(), m.end(), rtl, balanced)
+        pos = m.end()
+    s.keep(text[pos:])
     return s
 
 
@@ -258,15 +269,18 @@ def _fold(text: str) -> str:
 def _printable_text(data: bytes) -> str | None:
     """``data`` as text, if it is text: UTF-8, printable, long enough to say something."""
     try:
-        s = data.decode("utf-8")
+        s = data.decode("utf-8").strip()
     except UnicodeDecodeError:
         return None
-    s = s.strip()
     if len(s) < MIN_DECODED:
         return None
-    printable = sum(1 for c in s if c.isprintable() or c in "\n\t" or ord(c) in _TAGS)
-    letters = sum(1 for c in s if c.isalpha())
-    if printable < 0.95 * len(s) or letters < 0.5 * len(s.replace(" ", "")):
+    if not s.isprintable():
+        # Line breaks, tabs and tag characters are text too; a few stray controls are
+        # tolerated (an attacker's noise), binary is not.
+        odd = len(_UNPRINTABLE.findall(s))
+        if odd > 0.05 * len(s):
+            return None
+    if len(_LETTER.findall(s)) < 0.5 * (len(s) - s.count(" ")):
         return None
     return s
 
@@ -322,6 +336,8 @@ def _shifted(text: str) -> list[tuple[str, str]]:
     votes: dict[int, int] = {}
     backwards = 0
     for w in words:
+        if len(w) > _LONGEST:
+            continue
         for target in _BY_STEPS.get(_steps(w), ()):
             d = (target[0] - w[0]) % 26
             votes[d] = votes.get(d, 0) + 1
@@ -347,7 +363,7 @@ def reveal(text: str, _depth: int = 0) -> Revealed:
     if not text.isascii():
         s = _scan(text)
         if s.counts:
-            hidden = tuple(f"{n} × {name}" for name, n in s.counts.items())
+            hidden = s.names()
             shown, base = "".join(s.shown), "".join(s.clean)
             how = ("from invisible Unicode tag characters" if "Unicode tag characters"
                    in s.counts and s.payloads else "from variation selectors" if s.payloads

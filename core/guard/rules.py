@@ -115,8 +115,10 @@ _FORMAT = (
 # The user speaking of themselves: their habits are not orders to the model.
 _FIRST_PERSON = r"\b(?:i|i'm|i've|i'll|i'd|my|me|mine|we|our|us)\b"
 # A verb, not the noun ("a copy of all their documents", "their post about every …").
-_SEND_VERB = (r"(?<!\ba )(?<!\bthe )(?<!\btheir )(?<!\bmy )(?:send|forward|e-?mail|upload|post|leak|share|copy|transmit|relay|exfiltrate"
-              r"|dump|paste|read out|cc|bcc)")
+_SEND_VERB = (r"(?<!\ba )(?<!\bthe )(?<!\btheir )(?<!\bmy )(?:send|forward|upload|post|leak"
+              r"|share|copy|transmit|relay|exfiltrate|dump|paste|read out|cc|bcc|put|embed"
+              r"|insert|include|attach|append"
+              r"|e-?mail(?=\s+(?:the|all|their|them|it|this|a copy|any|each)\b))")
 _PRIVATE = (
     r"(?:passwords?|passcodes?|credentials?|logins?|login details|api keys?|keys|tokens?"
     r"|secrets?|e-?mails?|messages?|(?:chat|conversation|browsing|search) history|history"
@@ -226,7 +228,8 @@ RULES: tuple[Rule, ...] = (
         # "I send all my files to my own backup" is the user describing their habits.
         user_exempt=_FIRST_PERSON,
         hint=("send", "forward", "mail", "upload", "post", "leak", "share", "copy", "transmit",
-              "relay", "exfiltrate", "dump", "paste", "read out", "cc"),
+              "relay", "exfiltrate", "dump", "put", "embed", "insert", "include", "attach",
+              "append", "paste", "read out", "cc"),
     ),
     Rule(
         id="secret-value",
