@@ -63,7 +63,10 @@ _CANDIDATES = re.compile(
     "\U000e0100-\U000e01ef]+")
 _NO_SPACE_SCRIPTS = ((0x0E00, 0x0EFF), (0x1000, 0x109F), (0x1780, 0x17FF),
                      (0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF))
-_RTL_LETTER = re.compile("[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
+# Hebrew, Arabic, Syriac, Thaana … (their format characters left out: a text does not
+# become right-to-left by carrying only an invisible Arabic sign).
+_RTL_LETTER = re.compile("[\u0590-\u05ff\u0606-\u061b\u061d-\u06dc\u06de-\u070e"
+                         "\u0710-\u088f\u0892-\u08e1\u08e3-\u08ff\ufb1d-\ufdff\ufe70-\ufefc]")
 
 _B64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
 _HEX = re.compile(rf"(?:\\x[0-9a-fA-F]{{2}}){{{MIN_DECODED},}}"
@@ -74,7 +77,8 @@ _ENTITY = re.compile(r"(?:&#[xX]?[0-9a-fA-F]{1,6};|&[a-zA-Z]{2,8};)\s?")
 _UESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}){4,}")
 _NOT_HEX = re.compile(r"[^0-9a-fA-F]")
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ufffd]")
-_LETTER = re.compile(r"[^\W\d_]")
+_ALNUM = re.compile(r"[^\W_]")
+_TAG_CHAR = re.compile("[\U000e0000-\U000e007f]")
 # A shifted (rot13 …) or reversed text is judged only when undoing the shift makes at
 # least two words of this list appear that were not there before.  Words are compared by
 # the steps between their letters, which a shift leaves alone, so one pass over the
@@ -280,7 +284,8 @@ def _printable_text(data: bytes) -> str | None:
         odd = len(_UNPRINTABLE.findall(s))
         if odd > 0.05 * len(s):
             return None
-    if len(_LETTER.findall(s)) < 0.5 * (len(s) - s.count(" ")):
+    # Mostly letters and digits (hex and base64 nest), or tag characters (they spell).
+    if len(_ALNUM.findall(s)) + len(_TAG_CHAR.findall(s)) < 0.5 * (len(s) - s.count(" ")):
         return None
     return s
 
