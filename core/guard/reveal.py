@@ -41,6 +41,11 @@ MAX_DEPTH = 2  # base64 of hex of an instruction is revealed; deeper nesting is 
 
 _TAGS = range(0xE0000, 0xE0080)
 _CANCEL_TAG = 0xE007F
+# Tag characters spell the ASCII character 0xE0000 below them; the language tag and the
+# cancel tag spell nothing.
+_TAG_TABLE = {c: (chr(c - 0xE0000) if 0xE0020 <= c <= 0xE007E else None) for c in _TAGS}
+_TAG_RUN = re.compile("[\U000e0000-\U000e007f]+")
+_VS_RUN = re.compile("[\ufe00-\ufe0f\U000e0100-\U000e01ef]+")
 _BLACK_FLAG = "\U0001F3F4"
 _VS = frozenset((*range(0xFE00, 0xFE10), *range(0xE0100, 0xE01F0)))
 _ZWSP, _ZWNJ, _ZWJ, _BOM = "\u200b", "\u200c", "\u200d", "\ufeff"
@@ -169,8 +174,7 @@ def _emoji_like(ch: str) -> bool:
 
 
 def _decode_tags(run: str) -> str:
-    return "".join(chr(ord(c) - 0xE0000) for c in run
-                   if 0xE0020 <= ord(c) <= 0xE007E)
+    return run.translate(_TAG_TABLE)
 
 
 def _decode_selectors(run: str) -> str:
@@ -204,12 +208,11 @@ def _scan_run(s: _Scan, text: str, i: int, end: int, rtl: bool, balanced: bool) 
         o = ord(ch)
         prev = text[i - 1] if i else ""
         if o in _TAGS or o in _VS:
-            kind = _TAGS if o in _TAGS else _VS
-            j = i
-            while j < end and ord(text[j]) in kind:
-                j += 1
+            is_tags = o in _TAGS
+            m = (_TAG_RUN if is_tags else _VS_RUN).match(text, i, end)
+            j = m.end() if m else i + 1
             run = text[i:j]
-            if kind is _TAGS:
+            if is_tags:
                 tail = _decode_tags(run[:-1])
                 if (prev == _BLACK_FLAG and ord(run[-1]) == _CANCEL_TAG and 2 <= len(tail) <= 7
                         and tail.isalnum() and tail.islower()):

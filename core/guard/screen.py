@@ -79,8 +79,8 @@ _COMPILED: dict[Rule, tuple[re.Pattern[str] | None, ...]] = {}
 
 
 def _compiled(rule: Rule) -> tuple[re.Pattern[str] | None, ...]:
-    # Cached per rule: the guard runs on every write, and re.compile's own cache lookup
-    # three times per rule per text is a measurable share of it.
+    """The rule's pattern, ``unless`` and ``user_exempt``, compiled once: the guard runs on
+    every write, and re's cache lookup three times per rule per text adds up."""
     got = _COMPILED.get(rule)
     if got is None:
         got = _COMPILED[rule] = rule.compiled()
@@ -92,10 +92,9 @@ def match_rule(rule: Rule, text: str, source: Source) -> str | None:
     pattern, unless, user_exempt = _compiled(rule)
     if pattern is None or not text:
         return None
-    if rule.hint:
-        low = text.lower()
-        if not any(h in low for h in rule.hint):
-            return None
+    # Substring tests in C; a case-insensitive alternation would cost ten times more.
+    if rule.hint and not any(map(text.lower().__contains__, rule.hint)):
+        return None
     for m in pattern.finditer(text):
         if unless is not None and unless.search(m.group(0)):
             continue
