@@ -1,6 +1,13 @@
 """The guard's corpora (tests/data/guard/): injections and the benign texts that look near
 them, and the five ways each injection is dressed up.
 
+- ``injections.jsonl`` (56) and ``benign.jsonl`` (62): written with the rules;
+- ``injections_more.jsonl`` (20) and ``benign_more.jsonl`` (20): written afterwards as a
+  check on new wording; the rules missed 12 of those injections and held 5 of those
+  benign texts, and were then made more general (so these are no longer unseen);
+- ``injections_fresh.jsonl`` (20): written before that change and judged once after it,
+  never used to change a rule: the honest figure for wording the rules have not seen.
+
 Each injection is a benign-looking cover sentence ("I prefer Python.") and a payload.
 Its variants:
 
@@ -92,9 +99,11 @@ def _split(i: int, payload: str) -> str:
                     for w in payload.split(" "))
 
 
-def injections() -> list[Case]:
+def injections(files: tuple[str, ...] = ("injections.jsonl", "injections_more.jsonl")
+               ) -> list[Case]:
     out: list[Case] = []
-    for i, row in enumerate(_load("injections.jsonl")):
+    rows = [row for name in files for row in _load(name)]
+    for i, row in enumerate(rows):
         cover, payload = row["cover"], row["payload"]
         texts = {
             "plain": f"{cover} {payload}",
@@ -107,8 +116,13 @@ def injections() -> list[Case]:
     return out
 
 
+def fresh_injections() -> list[Case]:
+    return injections(("injections_fresh.jsonl",))
+
+
 def benign() -> list[Case]:
-    return [Case(row["id"], row["kind"], "benign", row["text"]) for row in _load("benign.jsonl")]
+    return [Case(row["id"], row["kind"], "benign", row["text"])
+            for name in ("benign.jsonl", "benign_more.jsonl") for row in _load(name)]
 
 
 def shares(cases: list[Case], held: set[str], key: str) -> dict[str, tuple[int, int]]:

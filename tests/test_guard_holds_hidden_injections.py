@@ -20,7 +20,15 @@ from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
-from tests.guard_corpus import VARIANTS, Case, benign, injections, report, shares
+from tests.guard_corpus import (
+    VARIANTS,
+    Case,
+    benign,
+    fresh_injections,
+    injections,
+    report,
+    shares,
+)
 
 HELD_AT_LEAST = 0.95
 ORIGIN = AgentOrigin(client_name="corpus-agent", client_version="1", session="s-corpus",
@@ -33,7 +41,7 @@ def key(c: Case) -> str:
 
 def test_the_corpora_are_as_large_as_promised() -> None:
     inj, ben = injections(), benign()
-    assert len({c.id for c in inj}) >= 50 and len(ben) >= 50
+    assert len({c.id for c in inj}) >= 70 and len(ben) >= 80
     assert {c.variant for c in inj} == set(VARIANTS)
     assert len({c.technique for c in inj}) == 7
     # The benign side is not easy: other scripts, right-to-left text, emoji sequences.
@@ -49,6 +57,14 @@ def test_screening_holds_the_injections_in_every_disguise() -> None:
     assert len(held) >= HELD_AT_LEAST * len(cases), missed
     for variant, (h, n) in shares(cases, held, "variant").items():
         assert h >= 0.9 * n, (variant, missed)
+
+
+def test_screening_holds_wording_the_rules_were_not_written_for() -> None:
+    """The fresh set was never used to change a rule (see tests/guard_corpus.py)."""
+    cases = fresh_injections()
+    held = {key(c) for c in cases if screen(Candidate(c.text, "alice"), c.text, "user")}
+    print("\n" + report("screening entry point, fresh injections held", cases, held))
+    assert len(held) >= 0.9 * len(cases), [key(c) for c in cases if key(c) not in held]
 
 
 def test_screening_holds_none_of_the_benign_texts() -> None:

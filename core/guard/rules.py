@@ -117,14 +117,15 @@ _FIRST_PERSON = r"\b(?:i|i'm|i've|i'll|i'd|my|me|mine|we|our|us)\b"
 # A verb, not the noun ("a copy of all their documents", "their post about every …").
 _SEND_VERB = (r"(?<!\ba )(?<!\bthe )(?<!\btheir )(?<!\bmy )(?:send|forward|upload|post|leak"
               r"|share|copy|transmit|relay|exfiltrate|dump|paste|read out|cc|bcc|put|embed"
-              r"|insert|include|attach|append"
-              r"|e-?mail(?=\s+(?:the|all|their|them|it|this|a copy|any|each)\b))")
+              r"|insert|include|attach|append|redirect|route|sync|mirror|add"
+              r"|(?:e-?)?mail(?=\s+(?:the|all|their|them|it|this|a copy|any|each|every)\b))")
 _PRIVATE = (
     r"(?:passwords?|passcodes?|credentials?|logins?|login details|api keys?|keys|tokens?"
     r"|secrets?|e-?mails?|messages?|(?:chat|conversation|browsing|search) history|history"
     r"|conversations?|contacts?|files?|documents?|folders?|data|address(?:es)?|phone numbers?"
     r"|cards?(?: numbers?)?|credit cards?|bank details|iban|salary|salaries|records?|notes"
-    r"|memories|location|security alerts?|alerts)"
+    r"|memories|location|security alerts?|alerts|invoices?|receipts?|statements?|calendar"
+    r"|invites?|invitations?|photos?|pictures?|addresses|conversations|chats|orders)"
 )
 
 RULES: tuple[Rule, ...] = (
@@ -139,6 +140,22 @@ RULES: tuple[Rule, ...] = (
             r"|initial|safety)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines"
             r"|directions|directives|constraints|guardrails|programming|policies)\b"
             r"|\bnew (?:system )?(?:instructions|prompt|rules)\s*[:\-]"
+            r"|\b(?:pay no attention to|set aside|throw out|discard|abandon|stop following"
+            r"|no longer follow)\b[^.!?\n]{0,40}?\b(?:instructions?|rules|guidelines|policies"
+            r"|configuration|constraints|restrictions|guardrails|programming|prompt|(?:were|was)"
+            r" told)\b"
+            r"|\byour (?:only|new|real|true|actual|sole|primary|updated) (?:job|task|goal|purpose"
+            r"|role|mission|objective|instructions?|directive|orders?) (?:now |from now on )?"
+            r"(?:is|are)\b"
+            r"|\b(?:unfiltered|uncensored|unrestricted|jailbroken) (?:model|mode|assistant|ai"
+            r"|version|answers?)\b"
+            r"|\b(?:ignore|disregard|bypass|override|skip)\s+(?:the\s+|all\s+|any\s+|your\s+)?"
+            r"(?:content|safety|usage)\s+(?:policies|policy|filters?|rules|guidelines"
+            r"|restrictions)\b"
+            r"|\btreat (?:your|the|all) (?:\w+ )?(?:configuration|instructions|rules|guidelines"
+            r"|prompt) as (?:void|invalid|null|cancelled|obsolete|a test|optional)\b"
+            r"|\b(?:disobey|defy)\s+(?:any|all|every|the)\b"
+            r"|\b(?:take|accept) orders only from\b"
             r"|\b(?:reveal|print|show|repeat|output|leak|dump)\b[^.!?\n]{0,20}\b(?:your|the)"
             r" (?:system prompt|hidden instructions|instructions)\b"
             r"|\b(?:developer|god|jailbreak|dan|unrestricted) mode\b"
@@ -146,8 +163,11 @@ RULES: tuple[Rule, ...] = (
         ),
         # The user taking back *their own* earlier instruction is a correction.
         unless=r"\b(?:ignore|disregard|forget|skip)\s+(?:my|what i (?:said|wrote|asked))\b",
-        hint=("ignore", "disregard", "forget", "override", "bypass", "skip", "new", "reveal",
-              "print", "show", "repeat", "output", "leak", "dump", "mode", "you are"),
+        hint=("attention", "aside", "throw out", "discard", "abandon", "follow", "treat", "your",
+              "unfiltered", "uncensored", "unrestricted", "jailbroken", "disobey", "defy",
+              "orders only", "ignore", "disregard", "forget", "override", "bypass", "skip",
+              "new", "reveal", "print", "show", "repeat", "output", "leak", "dump", "mode",
+              "you are"),
     ),
     Rule(
         id="prescribed-content",
@@ -227,9 +247,9 @@ RULES: tuple[Rule, ...] = (
         ),
         # "I send all my files to my own backup" is the user describing their habits.
         user_exempt=_FIRST_PERSON,
-        hint=("send", "forward", "mail", "upload", "post", "leak", "share", "copy", "transmit",
-              "relay", "exfiltrate", "dump", "put", "embed", "insert", "include", "attach",
-              "append", "paste", "read out", "cc"),
+        hint=("redirect", "route", "sync", "mirror", "add", "send", "forward", "mail", "upload",
+              "post", "leak", "share", "copy", "transmit", "relay", "exfiltrate", "dump", "put",
+              "embed", "insert", "include", "attach", "append", "paste", "read out", "cc"),
     ),
     Rule(
         id="secret-value",
@@ -239,6 +259,8 @@ RULES: tuple[Rule, ...] = (
         scope=Scope.BOTH,
         pattern=(
             r"\b(?:password|passcode|passphrase|pin|pin code|api[ _-]?key|secret(?: key)?"
+            r"|(?:master|root|admin|encryption|decryption|license|licence|signing|ssh|gpg|pgp"
+            r"|door|safe|alarm|gate) (?:key|code)"
             r"|(?:access|auth|authentication|bearer|session) token|token|private key|reset code"
             r"|recovery code|one-time code|otp|2fa code|security code|cvv|cvc)"
             r"\s+(?:for\s+[^.!?\n]{1,40}?\s+)?(?:is|=|:|was (?:changed|set|reset) to|has been"
@@ -264,14 +286,17 @@ RULES: tuple[Rule, ...] = (
             r"|\b[a-z][a-z0-9]*_[a-z0-9_]+\s*\([^)]{0,200}\)"
             r"|\brm\s+-[a-z]*[rf]|\b(?:curl|wget)\s+\S+[^|\n]{0,40}\|\s*(?:ba|z)?sh\b"
             r"|\bsudo\s+\S+|\bdrop\s+(?:table|database)\b|\bformat\s+c:|\bchmod\s+(?:-R\s+)?777"
-            r"|\bmkfs\b|\bdel\s+/[sfq]\b"
+            r"|\bmkfs\b|\bdel\s+/[sfq]\b|\b(?:shutdown|reboot|poweroff|halt)\s+-\w"
+            r"|\bkill(?:all)?\s+-9\b|\bdd\s+if="
+            r"|\b(?:execute|run|type|enter|paste)\s*:?\s*`[^`\n]{2,200}`"
             r"|(?:^|(?<=[.;:!?,])\s*|\b(?:and|then|please|now|must|should|will)\s+)(?:delete|erase"
             r"|wipe|destroy|purge)\s+(?:all|every|each|any|the user'?s|their)\b"
         ),
         user_exempt=_FIRST_PERSON,
-        hint=("call", "invoke", "trigger", "execute", "run", "tool", "_", "rm", "curl", "wget",
-              "sudo", "drop", "format", "chmod", "mkfs", "del", "erase", "wipe", "destroy",
-              "purge"),
+        hint=("shutdown", "reboot", "poweroff", "halt", "kill", "dd", "`", "type", "enter",
+              "paste", "call", "invoke", "trigger", "execute", "run", "tool", "_", "rm", "curl",
+              "wget", "sudo", "drop", "format", "chmod", "mkfs", "del", "erase", "wipe",
+              "destroy", "purge"),
     ),
     Rule(
         id="authority-claim",
@@ -290,8 +315,20 @@ RULES: tuple[Rule, ...] = (
             r"|programmer)\b|\bi (?:order|command|instruct|authori[sz]e) you\b"
             rf"|\b{_MODEL}\s+(?:may|can|is (?:now )?(?:allowed|permitted|free) to)\s+(?:now\s+)?"
             r"(?:share|reveal|disclose|send|ignore|bypass|skip|access|delete|execute|run)\b"
-            r"|\b(?:granted|given)\s+(?:full|unrestricted|root|admin(?:istrator)?|elevated"
-            r"|superuser)\s+(?:access|permissions?|privileges|rights|clearance)\b"
+            # Powers handed to the model or the session, or over everything (a person
+            # "was given full access to the shared drive" is a fact about their job).
+            rf"|\bgrant(?:ed|s)?\s+(?:this session|the session|yourself|you|the {_MODEL}"
+            rf"|this {_MODEL})\b[^.!?\n]{{0,20}}?\b(?:full|unrestricted|root|admin(?:istrator)?"
+            r"|elevated|superuser)\s+(?:access|permissions?|privileges|rights|clearance)\b"
+            r"|\b(?:full|unrestricted|root|admin(?:istrator)?|elevated|superuser)\s+(?:access"
+            r"|permissions?|privileges|rights)\s+(?:to|on|over)\s+(?:every|all|any)\b"
+            r"|\bact as (?:the |a |an |your )?(?:system|administrator|admin|root|developer|operator"
+            r"|superuser)\b"
+            r"|\b(?:you have|you've got|you are given|you're given|you now have)\s+(?:the\s+)?"
+            r"(?:permission|authori[sz]ation|clearance|approval)\b"
+            r"|\bpermission from (?:the |your )?(?:owner|admin|administrator|developers?|operator"
+            r"|creators?)\b"
+
             r"|\bmay (?:now )?(?:see|access|view|read|open)\s+(?:every|all|any)\s+(?:accounts?"
             r"|files?|records?|users?|data)\b"
             r"|\bis (?:now )?(?:authori[sz]ed|permitted|cleared) to\s+(?:access|view|see|read"
@@ -303,12 +340,12 @@ RULES: tuple[Rule, ...] = (
             r"|\bact\s+(?:with|using|under)\s+[^.!?\n]{1,30}?\b(?:permissions|privileges|rights"
             r"|authority|credentials)\b"
         ),
-        hint=("[", "from", "override", "notice", "message", "update", "alert", "directive",
-              "as your", "order", "command", "instruct", *_MODEL_HINTS, "grant", "given", "may",
-              "authori", "permitted", "cleared", "system", "develop", "admin", "creator",
-              "operator", "openai", "anthropic", "linked", "mapped", "bound", "switched",
-              "upgraded", "elevated", "permission", "privilege", "rights", "authority",
-              "credential"),
+        hint=("act as", "have", "has", "had", "official", "urgent", "important", "you", "[",
+              "from", "override", "notice", "message", "update", "alert", "directive", "as your",
+              "order", "command", "instruct", *_MODEL_HINTS, "grant", "given", "may", "authori",
+              "permitted", "cleared", "system", "develop", "admin", "creator", "operator",
+              "openai", "anthropic", "linked", "mapped", "bound", "switched", "upgraded",
+              "elevated", "permission", "privilege", "rights", "authority", "credential"),
     ),
     Rule(
         id="safety-bypass",
@@ -327,6 +364,23 @@ RULES: tuple[Rule, ...] = (
             r"|\b(?:make|approve|send|transfer|pay|delete|purchase|buy|share|sign)\b[^.!?\n]{0,40}?"
             r"\bwithout\s+(?:asking|checking|confirm(?:ing|ation)|verif(?:ying|ication)|approval"
             r"|consent|permission)\b"
+            r"|\b(?:suppress|silence|mute|hide|ignore|skip)\w*\s+(?:all\s+|any\s+|the\s+)?"
+            r"(?:security|safety|phishing|fraud|virus|malware)\s+(?:warnings?|alerts?|prompts?"
+            r"|checks?|notices?)\b"
+            r"|\b(?:security|safety|phishing|fraud)\s+(?:warnings?|alerts?|prompts?|checks?)\s+"
+            r"(?:\w+\s+){0,2}?(?:suppressed|disabled|turned off|ignored|muted|silenced|skipped"
+            r"|can be skipped|are unnecessary|only confuse)\b"
+            r"|\b(?:warning|alerting|telling) (?:the user|users|them) about (?:phishing|fraud"
+            r"|scams?|malware|risks?)\b[^.!?\n]{0,30}?\b(?:confuses?|annoys?|unnecessary"
+            r"|pointless)\b"
+            r"|\b(?:approv|authori[sz]|transfer|delet|execut|install|wir)\w*\b[^.!?\n]{0,40}?"
+            r"\bwithout\s+(?:a\s+|any\s+)?(?:second look|double[- ]check\w*|review\w*|checks?"
+            r"|looking)\b"
+            r"|\b(?:two[- ]factor|2fa|mfa|two[- ]step|one-time) (?:codes?|login|checks?"
+            r"|verification)\b[^.!?\n]{0,20}?\b(?:can|should|may) be (?:skipped|ignored"
+            r"|disabled|bypassed)\b"
+            r"|\bturn(?:ing)? off (?:the\s+)?(?:two[- ]step|two[- ]factor|2fa|mfa)\b"
+            r"|\bdelet\w*\s+(?:the\s+|all\s+)?backups?\b"
             r"|\bnever\s+(?:ask|check|confirm|verify|request|wait)\s+(?:for\s+)?(?:permission"
             r"|confirmation|approval|consent|verification|before)\b"
             r"|\b(?:two[- ]factor(?: authentication)?|2fa|mfa|verification|confirmation"
@@ -334,8 +388,10 @@ RULES: tuple[Rule, ...] = (
             r"|necessary|required)|no longer (?:needed|required))\b"
         ),
         user_exempt=_FIRST_PERSON,
-        hint=("skip", "bypass", "disabl", "omit", "off", "deactivat", "circumvent", "without",
-              "never", "unnecessary", "not ", "no longer"),
+        hint=("suppress", "silenc", "mute", "hide", "ignor", "warning", "alert", "telling",
+              "skipped", "backup", "can be", "should be", "may be", "skip", "bypass", "disabl",
+              "omit", "off", "deactivat", "circumvent", "without", "never", "unnecessary",
+              "not ", "no longer"),
     ),
     Rule(
         id="false-consensus",
@@ -346,10 +402,19 @@ RULES: tuple[Rule, ...] = (
         pattern=(
             r"\bas (?:established|agreed|confirmed|decided|approved|settled)\s+(?:in|during"
             r"|across|by|with)\s+(?:the\s+)?(?:earlier|previous|prior|past|all|other|former)\b"
-            r"|\b(?:all|every|most|several|many|the)?\s*(?:previous|prior|past|earlier|other)\s+"
-            r"(?:sessions?|agents?|conversations?|runs?|assistants?|instances?|models?|chats?)\s+"
-            r"(?:have\s+)?(?:agreed|agree|confirmed|concluded|decided|established|showed|shown"
-            r"|found|verified|proved|proven)\b"
+            # The model's own kind (sessions, agents, runs, answers) vouching for a claim;
+            # "multiple reviewers approved my pull request" is not that.
+            r"|\b(?:all|every|most|several|many|multiple|the|two|three|\d+)?\s*(?:previous|prior"
+            r"|past|earlier|other|multiple|several|many)\s+(?:sessions?|agents?|conversations?|runs?"
+            r"|assistants?|instances?|models?|chats?|answers?|replies|responses|turns"
+            r"|interactions)\s+(?:have\s+)?(?:already\s+)?(?:agreed|agree|confirmed|concluded"
+            r"|decided|established|showed|shown|found|verified|proved|proven|checked|approved"
+            r"|reviewed)(?:\s+(?:that|this|it)\b|\s*:)"
+            r"|\bbased on (?:many |numerous |several |all |our |the )?(?:past|previous|prior"
+            r"|earlier) (?:interactions|sessions|conversations|runs|tasks|answers)\b"
+            r"|\b(?:it was|it's been|it has been|was) agreed (?:by|in|among|across) (?:all|every"
+            r"|the|previous|prior|earlier|other)\b"
+            r"|\blesson (?:from|of) (?:past|previous|prior|earlier) (?:tasks?|runs?|sessions?)\b"
             r"|\bconsensus\s+(?:of|among|from|across)\s+(?:the\s+)?(?:prior|previous|past|other"
             r"|all|earlier)\b"
             r"|\bexperience (?:from|of|in) (?:earlier|previous|prior|past) (?:tasks?|runs?"
@@ -359,8 +424,9 @@ RULES: tuple[Rule, ...] = (
             rf"|\b(?:has|have)\s+(?:already\s+)?(?:agreed|consented)\s+to\s+(?:let|allow)\s+"
             rf"(?:you|the {_MODEL})\b"
         ),
-        hint=("establish", "agree", "confirm", "conclu", "decide", "approv", "settle", "show",
-              "found", "verif", "prove", "consensus", "experience", "authori", "consent"),
+        hint=("check", "review", "based on", "lesson", "establish", "agree", "confirm", "conclu",
+              "decide", "approv", "settle", "show", "found", "verif", "prove", "consensus",
+              "experience", "authori", "consent"),
     ),
     Rule(
         id="record-redirect",
@@ -384,16 +450,29 @@ RULES: tuple[Rule, ...] = (
             r"(?:,|\bthen\b)\s*(?:you\s+(?:should|must)\s+)?(?:always\s+)?(?:recommend|buy"
             r"|purchase|order|book|choose|select|pick|redirect|send|forward|open|visit|answer with"
             r"|reply with|respond with|give|show|use|refer to|treat|substitute|replace|transfer"
-            r"|pay|add)\b"
+            r"|pay|add|suggest|promote|push|sell|link)\b"
             r"|\btreat\s+(?:every|all|any|each)\s+(?:requests?|questions?|quer(?:y|ies)"
             r"|mentions?|messages?|references?)\s+(?:about|for|of|to|mentioning)\s+"
             r"[^.!?\n]{1,40}?\s+as\b"
             r"|\b(?:substitute|replace|swap)\s+(?:every|all|any|each)\s+(?:mentions?|references?"
             r"|instances?|occurrences?)\s+of\b"
+            r"|\bis the same (?:person|patient|user|customer|client|account|individual|entity) as\b"
+            r"|\bmerge (?:their|the|both|these|those) (?:records?|prescriptions?|accounts?|files?"
+            r"|profiles?|histories|charts?)\b"
+            r"|\b(?:look up|use|answer from|consult|open|pull up)\s+(?:customer|patient|client"
+            r"|account|user|profile)\s+\S+\s+(?:rather than|instead of)\b"
+            r"|\b(?:belongs? to|now holds|holds all of) (?:the user|the user's|their)\b"
+            r"[^.!?\n]{0,40}?\b(?:use|answer|refer|read)\b"
+            r"|\b(?:reveal|give|share|tell|read out|confirm)\s+(?:it|this|that|them)\b"
+            r"[^.!?\n]{0,30}?\b(?:if|when(?:ever)?)\s+(?:someone|anyone|they|somebody"
+            r"|the (?:bank|caller))\b"
+
         ),
-        hint=("saved", "stored", "moved", "kept", "merged", "filed", "listed", "transferred",
-              "relocated", "found", "located", "instead", "whenever", "user", "someone",
-              "anyone", "customer", "they", "people", "treat", "substitut", "replac", "swap"),
+        hint=("same", "merge", "rather than", "belong", "holds", "reveal", "give", "share",
+              "tell", "read out", "confirm", "saved", "stored", "moved", "kept", "merged",
+              "filed", "listed", "transferred", "relocated", "found", "located", "instead",
+              "whenever", "user", "someone", "anyone", "customer", "they", "people", "treat",
+              "substitut", "replac", "swap"),
     ),
     Rule(
         id="link",
