@@ -9,7 +9,7 @@ base64 / hex / URL-encoded / rot13 run is one "decode this" away from an instruc
 original (:class:`View`), and what it found hidden (:attr:`Revealed.hidden`).
 
 Not everything invisible is hidden.  Left alone, because real text needs it:
-- a zero-width joiner inside an emoji sequence (👨‍👩‍👧) or, like the non-joiner,
+- a zero-width joiner inside an emoji sequence (a family: man, woman, girl) or, like the non-joiner,
   between letters of a script that uses them (Persian, Arabic, the Indic scripts);
 - a zero-width space between letters of scripts written without spaces (Thai, Lao,
   Khmer, Myanmar, Chinese, Japanese), where it marks word breaks;
@@ -117,6 +117,7 @@ class View:
 
     text: str
     how: str  # completes "revealed …", e.g. "by decoding base64"
+    concealed: bool = True  # False: only reformatted (line breaks joined), nothing undone
 
 
 @dataclass(frozen=True)
@@ -384,7 +385,7 @@ def reveal(text: str, _depth: int = 0) -> Revealed:
     joined = " ".join(base.split())
     if joined != text and all(v.text != joined for v in views):
         # A sentence broken over lines still reads as one to a model.
-        views.append(View(joined, "with line breaks joined"))
+        views.append(View(joined, "with line breaks joined", concealed=False))
     if _depth < MAX_DEPTH:
         for decoded, how in _decoded(base):
             inner = reveal(decoded, _depth + 1)

@@ -162,7 +162,7 @@ def match_revealed(rule: Rule, r: Revealed, source: Source,
         if evidence is not None:
             return evidence, ""
     for view in r.views:
-        if concealed_only and view.how == "with line breaks joined":
+        if concealed_only and not view.concealed:
             continue
         evidence = match_rule(rule, view.text, source)
         if evidence is not None:
