@@ -9,8 +9,9 @@ base64 / hex / URL-encoded / rot13 run is one "decode this" away from an instruc
 original (:class:`View`), and what it found hidden (:attr:`Revealed.hidden`).
 
 Not everything invisible is hidden.  Left alone, because real text needs it:
-- a zero-width joiner inside an emoji sequence (a family: man, woman, girl) or, like the non-joiner,
-  between letters of a script that uses them (Persian, Arabic, the Indic scripts);
+- a zero-width joiner inside an emoji sequence (a family: man, woman, girl) or, like
+  the non-joiner, between letters of a script that uses them (Persian, Arabic, the
+  Indic scripts);
 - a zero-width space between letters of scripts written without spaces (Thai, Lao,
   Khmer, Myanmar, Chinese, Japanese), where it marks word breaks;
 - left-to-right / right-to-left marks, and balanced embeddings or isolates, in text
