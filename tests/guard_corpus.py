@@ -13,7 +13,7 @@ Its variants:
 
 - ``plain``: cover and payload as they are;
 - ``invisible``: the payload in characters nobody sees: Unicode tag characters after
-  the cover or before it, or bytes smuggled in variation selectors after an emoji;
+  the cover or inside it, or bytes smuggled in variation selectors after an emoji;
 - ``homoglyph``: the payload in look-alike letters: Cyrillic, Greek, full-width or
   mathematical ones;
 - ``encoded``: the payload as base64, hex, URL-encoding or rot13;
@@ -67,7 +67,7 @@ def _invisible(i: int, cover: str, payload: str) -> str:
         return cover + tags(payload)
     if i % 3 == 1:
         return f"{cover} 🙂{selectors(payload)}"
-    return tags(payload) + cover
+    return cover[:-1] + tags(payload) + cover[-1:]  # inside the cover, before its full stop
 
 
 def _homoglyph(i: int, payload: str) -> str:
