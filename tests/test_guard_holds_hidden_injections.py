@@ -74,16 +74,16 @@ def test_screening_holds_none_of_the_benign_texts() -> None:
 
 
 # The offline extractor recognises only some statements ("I like …", "I live in …"), so a
-# benign text is followed by one it does: every job then stores a memory, and the guard
+# benign text comes after one it does: every job then stores a memory, and the guard
 # judges it together with the whole turn the benign text is in.
-EXTRACTED = " I like jazz."
+EXTRACTED = "I like jazz. "
 
 
 def _run(store: MemoryStore, cases: list[Case]) -> dict[str, list[Status]]:
     """Each case as one agent turn from its own user (so no case sees another's memories);
     the statuses of the memories each job produced."""
     jobs = {key(c): enqueue_from_agent(
-                store, Turn(c.text + (EXTRACTED if c.variant == "benign" else ""),
+                store, Turn((EXTRACTED if c.variant == "benign" else "") + c.text,
                             f"u-{i}", "conv"), ORIGIN)
             for i, c in enumerate(cases)}
     Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(drain=True)
