@@ -12,11 +12,12 @@ from __future__ import annotations
 import pytest
 
 from memdesk.core.guard import review
-from memdesk.core.guard.origin import AgentOrigin, enqueue_from_agent
+from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.guard.screen import Candidate, screen
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
+from memdesk.core.write.intake import enqueue_from_agent
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
