@@ -5,5 +5,7 @@
   write transaction, and quarantines the ones that match (with the reasons);
 - :mod:`origin`: the immutable agent provenance of a job (client, session, source)
   and the curated-memory check agents are held to;
+- :mod:`curated`: who may supersede what: a correction is linked as soon as it is
+  written, and one that would supersede a curated memory (or a crowd) is held instead;
 - :mod:`review`: the operator's inbox: list, approve, edit, reject (audited, undoable).
 """

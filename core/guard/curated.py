@@ -1,0 +1,265 @@
+"""Who may supersede what: corrections, curated memories and the review inbox.
+
+One set of rules for every path that links a correction to what it corrects (the job
+worker, as soon as a correction is written; the guard's approve; ``maintain``'s
+backfill), so the same correction never supersedes one memory on one path and is held
+on another.
+
+**Curated** is read from the audit log: a memory is the operator's once any audited
+action on it was the operator's (added, edited, approved from the inbox, resolved,
+revalued).  Imports (actor ``import``) and the worker's and agents' writes do not
+curate.  Migration 0013's partial index on ``memory_events(memory_id) WHERE actor =
+'operator'`` holds only those few rows, so the whole curated set is one small index
+read even over a million memories.
+
+A **correction** (type ``correction``, said as a belief, not held) with a specific
+triple may supersede the memories that
+
+- have the same user, entity and attribute (compared trimmed, case-insensitively);
+  a generic attribute (``prefers``) is no triple at all: "I prefer light mode" must
+  not supersede the tabs preference;
+- are in the active belief state (not superseded, expired, deleted, held or
+  hypothetical) and older than the correction (creation time, then seq);
+- are not curated, unless the correction itself is (an operator's correction, or one
+  the operator approved): operators outrank agents, never the other way round;
+- number at most ``MAX_AUTO_SUPERSEDE``: a single turn that would retire a crowd of
+  memories at once is more likely a mistake (or an attack) than a correction.
+
+A correction that would break one of the last two rules supersedes nothing: it is held
+for review, with the memories it would have superseded as evidence.  A correction that
+repeats a curated memory's value is held too (it would supersede it all the same).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import Connection, and_, bindparam, insert, literal_column, select, update
+
+from memdesk.core.guard.models import QuarantineReason
+from memdesk.core.guard.screen import Finding
+from memdesk.core.ids import utcnow
+from memdesk.core.store.models import Memory, MemoryEvent
+from memdesk.core.store.query import active_belief_state
+from memdesk.core.store.records import encode_values
+from memdesk.core.taxonomy import Actor
+
+M = Memory.__table__.c
+E = MemoryEvent.__table__.c
+ET = MemoryEvent.__table__
+
+MAX_AUTO_SUPERSEDE = 5
+# Attributes that name no single question: one value does not exclude another.
+GENERIC_ATTRIBUTES = frozenset({"prefers", "prefer", "preference", "preferences", "likes"})
+SUPERSEDES_CURATED = "supersedes-curated"
+SUPERSEDES_MANY = "supersedes-many"
+CONTRADICTS_CURATED = "contradicts-curated"  # the guard's rule id, so the inbox groups them
+_EVIDENCE_ITEMS = 3
+_COLS = (M.seq, M.id, M.user_id, M.type, M.text, M.entity, M.attribute, M.value,
+         M.created_at)
+
+
+Key = tuple[str, str, str]
+
+
+def triple_key(user_id: str, entity: str | None, attribute: str | None) -> Key | None:
+    """The (user, entity, attribute) a correction is about, or None when it names no
+    specific question (a missing or generic attribute)."""
+    e = (entity or "").strip().lower()
+    a = (attribute or "").strip().lower()
+    if not e or not a or a in GENERIC_ATTRIBUTES:
+        return None
+    return (user_id, e, a)
+
+
+def curated_set(conn: Connection) -> set[str]:
+    """Every memory an operator has acted on.  The literal (not a bound parameter) lets
+    both backends answer from the partial index on operator events."""
+    return set(conn.execute(
+        select(E.memory_id).where(E.actor == literal_column(f"'{Actor.OPERATOR.value}'"))
+        .distinct()).scalars())
+
+
+def curated_among(conn: Connection, ids: Sequence[str]) -> set[str]:
+    """Which of ``ids`` are curated (for a handful of ids: one index probe each)."""
+    out: set[str] = set()
+    ids = list(dict.fromkeys(ids))
+    for i in range(0, len(ids), 500):
+        out.update(conn.execute(
+            select(E.memory_id).where(
+                E.memory_id.in_(ids[i:i + 500]),
+                E.actor == literal_column(f"'{Actor.OPERATOR.value}'")).distinct()).scalars())
+    return out
+
+
+@dataclass(frozen=True)
+class Link:
+    """``old_id`` is superseded by the correction ``new_id`` (valid until ``at``)."""
+
+    old_id: str
+    new_id: str
+    how: str
+    at: datetime
+
+
+@dataclass
+class Plan:
+    """What a set of corrections does: the links to write and the corrections to hold."""
+
+    links: list[Link]
+    holds: dict[str, list[Finding]]
+
+    def __init__(self) -> None:
+        self.links, self.holds = [], {}
+
+
+def _describe(rows: Iterable[Any]) -> str:
+    rows = list(rows)
+    shown = "; ".join(f"“{r.text}” ({r.id})" for r in rows[:_EVIDENCE_ITEMS])
+    more = len(rows) - _EVIDENCE_ITEMS
+    return shown + (f"; and {more} more" if more > 0 else "")
+
+
+def plan_chain(members: list[Any], curated: set[str], plan: Plan,
+               max_auto: int = MAX_AUTO_SUPERSEDE) -> None:
+    """Walk one (user, entity, attribute) group oldest first and decide each correction.
+
+    ``members``: the group's active rows (``_COLS``).  Along the chain each memory is
+    superseded by the *next* accepted correction after it, so ``A → C1 → C2`` stays a
+    readable history; a held correction leaves the chain as if it were not there."""
+    members = sorted(members, key=lambda r: (r.created_at, r.seq))
+    pending: list[Any] = []
+    for r in members:
+        if r.type != "correction" or r.id in plan.holds:
+            pending.append(r)
+            continue
+        mine = r.id in curated
+        theirs = [p for p in pending if p.id in curated]
+        if theirs and not mine:
+            same = [p for p in theirs if (p.value or "").strip().casefold()
+                    == (r.value or "").strip().casefold()]
+            what = "repeats" if same and len(same) == len(theirs) else "would supersede"
+            evidence = f"{what} what an operator curated: {_describe(theirs)}"
+            plan.holds[r.id] = [Finding(SUPERSEDES_CURATED,
+                                        f"A correction that {evidence}.", evidence[:200])]
+            continue
+        if len(pending) > max_auto and not mine:
+            evidence = (f"would supersede {len(pending)} memories at once (more than "
+                        f"{max_auto}): {_describe(pending)}")
+            plan.holds[r.id] = [Finding(SUPERSEDES_MANY, f"A correction that {evidence}.",
+                                        evidence[:200])]
+            continue
+        plan.links.extend(Link(p.id, r.id, "same user, entity and attribute", r.created_at)
+                          for p in pending)
+        pending = [r]
+
+
+def group_rows(conn: Connection, keys: set[Key]) -> dict[Key, list[Any]]:
+    """The active rows of each (user, entity, attribute) in ``keys``."""
+    groups: dict[Key, list[Any]] = {k: [] for k in keys}
+    users = sorted({k[0] for k in keys})
+    has_triple = and_(active_belief_state(), M.entity.is_not(None), M.attribute.is_not(None))
+    for i in range(0, len(users), 500):
+        for r in conn.execute(select(*_COLS).where(has_triple,
+                                                   M.user_id.in_(users[i:i + 500]))):
+            k = triple_key(r.user_id, r.entity, r.attribute)
+            if k in groups:
+                groups[k].append(r)
+    return groups
+
+
+def contradiction_holds(groups: dict[Key, list[Any]], curated: set[str], plan: Plan) -> None:
+    """Hold what contradicts a curated memory: a memory nobody curated, newer than a
+    curated one of the same question, with another value (maintain's check; on write,
+    the guard's rule of the same name does it before the memory is ever active)."""
+    for members in groups.values():
+        mine = [r for r in members if r.id in curated and r.value]
+        if not mine:
+            continue
+        for r in members:
+            if r.id in curated or r.id in plan.holds or not r.value:
+                continue
+            v = r.value.strip().casefold()
+            over = [c for c in mine if c.value.strip().casefold() != v
+                    and (c.created_at, c.seq) < (r.created_at, r.seq)]
+            if over:
+                c = over[-1]
+                evidence = (f"“{c.text}” ({c.id}) says {r.attribute} = {c.value}, "
+                            f"this says {r.value}")[:200]
+                plan.holds[r.id] = [Finding(
+                    CONTRADICTS_CURATED,
+                    f"Contradicts a memory an operator curated: {evidence}.", evidence)]
+
+
+def write_plan(store: Any, conn: Connection, plan: Plan, *, actor: str, note: str,
+               group_id: str | None, now: datetime | None = None) -> None:
+    """Hold, then link, in ``conn``'s transaction; every change audited in ``group_id``
+    (links whose correction is held are dropped)."""
+    now = now or utcnow()
+    for mid, findings in plan.holds.items():
+        # As the guard's quarantine (core/guard/screen.py), but in this run's group, so
+        # undoing the run releases what it held.
+        store.apply_in(conn, mid, {"quarantined_at": now}, actor=actor, action="quarantine",
+                       group_id=group_id,
+                       note=f"{note}: " + ", ".join(f.rule_id for f in findings))
+        conn.execute(insert(QuarantineReason.__table__), [
+            {"memory_id": mid, "rule_id": f.rule_id, "reason": f.reason,
+             "evidence": f.evidence, "at": now} for f in findings])
+    links = [x for x in plan.links if x.new_id not in plan.holds]
+    if not links:
+        return
+    conn.execute(
+        update(Memory.__table__)
+        .where(M.id == bindparam("old"), M.superseded_by.is_(None))
+        # An audited change bumps the row version (optimistic concurrency): an operator
+        # edit based on the version read before this link must be refused, not win.
+        .values(superseded_by=bindparam("new"), valid_until=bindparam("at"),
+                version=M.version + 1),
+        [{"old": x.old_id, "new": x.new_id, "at": x.at} for x in links],
+    )
+    conn.execute(insert(ET), [
+        dict(memory_id=x.old_id, actor=actor, action="supersede",
+             before=encode_values({"superseded_by": None, "valid_until": None}),
+             after=encode_values({"superseded_by": x.new_id, "valid_until": x.at}),
+             at=now, group_id=group_id, note=f"{note}: correction linked by {x.how}")
+        for x in links
+    ])
+
+
+def link_new_corrections_in(store: Any, conn: Connection, ids: Sequence[str], *,
+                            actor: str, note: str, group_id: str | None = None) -> Plan:
+    """Link the corrections among ``ids`` (just written or just approved) to what they
+    supersede, or hold them, inside ``conn``'s transaction.  Other corrections of the
+    same questions are left as they are: only the new ones are decided here."""
+    if not ids:
+        return Plan()
+    rows = conn.execute(select(*_COLS).where(
+        M.id.in_(list(ids)), M.type == "correction", active_belief_state())).all()
+    keys = {k for r in rows if (k := triple_key(r.user_id, r.entity, r.attribute))}
+    plan = Plan()
+    if not keys:
+        return plan
+    groups = group_rows(conn, keys)
+    wanted = {r.id for r in rows}
+    curated = curated_among(conn, [r.id for g in groups.values() for r in g])
+    for members in groups.values():
+        full = Plan()
+        plan_chain(members, curated, full)
+        # Every link of the question, so nothing older than the new correction stays
+        # active beside it (a correction written before links were made at once is
+        # linked too); but only the new corrections are held: an older one's hold is
+        # maintain's decision, not this job's.
+        plan.holds.update({k: v for k, v in full.holds.items() if k in wanted})
+        plan.links.extend(x for x in full.links if x.new_id not in full.holds)
+    write_plan(store, conn, plan, actor=actor, note=note, group_id=group_id)
+    return plan
+
+
+__all__ = [
+    "CONTRADICTS_CURATED", "GENERIC_ATTRIBUTES", "MAX_AUTO_SUPERSEDE", "SUPERSEDES_CURATED",
+    "SUPERSEDES_MANY", "Link", "Plan", "contradiction_holds", "curated_among", "curated_set",
+    "group_rows", "link_new_corrections_in", "plan_chain", "triple_key", "write_plan",
+]
