@@ -95,6 +95,8 @@ def builtin_filters(low_confidence: float = LOW_CONFIDENCE) -> dict[str, MemoryF
         "0.3–0.49 band": MemoryFilter(importance=(0.3, 0.49)),
         "Superseded": MemoryFilter(statuses=(Status.SUPERSEDED,)),
         "Preferences": MemoryFilter(types=("preference",)),
+        # Suppositions are kept but never beliefs: hidden from every default view.
+        "Hypotheticals": MemoryFilter(statuses=(Status.HYPOTHETICAL,)),
     }
 
 
@@ -145,7 +147,7 @@ class FilterBar(QWidget):
             (_band_label((low_confidence, 0.69)), (low_confidence, 0.69)),
             (_band_label((0.7, 1.0)), (0.7, 1.0)),
         ])
-        self.status = self._combo("Not deleted", [
+        self.status = self._combo("Not deleted or hypothetical", [
             (s.value.capitalize(), (s,)) for s in Status
         ])
         self.date_from = self._date("Created from")
