@@ -10,9 +10,12 @@ supersedes the older active memories it corrects:
   written (so here it is the backfill: stores from before, imports, approvals).  Along
   a chain each memory points at the *next* correction after it, so ``A → C1 → C2``
   stays a readable history;
-- without one (or with a generic attribute such as ``prefers``): the single most
-  similar older active memory of the same user, when the cosine of their vectors
-  reaches ``similarity`` (word overlap when either has no vector).
+- without one: the single most similar older active memory of the same user, when the
+  cosine of their vectors reaches ``similarity`` (word overlap when either has no
+  vector).  A correction whose attribute is generic (``prefers``) is linked by neither:
+  "I prefer light mode now" shares words with "I prefer tabs" and must not retire it;
+  it stays active beside the old preference until the operator (or a specific
+  attribute) decides.
 
 Nothing an operator curated is superseded by a correction nobody curated, and no
 correction retires a crowd at once: such a correction is held for review with the
@@ -31,11 +34,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, func, insert, select, update
+from sqlalchemy import and_, bindparam, insert, select, update
 
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.curated import (
-    GENERIC_ATTRIBUTES,
     SUPERSEDES_CURATED,
     Link,
     Plan,
@@ -133,8 +135,7 @@ def text_links(conn: Any, similarity: float, taken: set[str],
     cols = (M.seq, M.id, M.user_id, M.type, M.text, M.created_at, embedding_column())
     lone = conn.execute(select(*cols).where(
         active_belief_state(), M.type == "correction",
-        (M.entity.is_(None)) | (M.attribute.is_(None))
-        | func.lower(func.trim(M.attribute)).in_(sorted(GENERIC_ATTRIBUTES)))).all()
+        (M.entity.is_(None)) | (M.attribute.is_(None)))).all()
     links: list[Link] = []
     for c in sorted(lone, key=lambda r: (r.created_at, r.seq)):
         older = conn.execute(select(*cols).where(

@@ -30,7 +30,7 @@ from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.curated import link_new_corrections_in
 from memdesk.core.guard.screen import screen_job_in
-from memdesk.core.ids import utcnow
+from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.taxonomy import HYPOTHETICAL_MAX_CONFIDENCE
 from memdesk.core.write.embed import (
@@ -205,7 +205,8 @@ class Worker:
                 # retrieve sees the new value, not the old one beside it.  What it may
                 # supersede, and what is held instead, is core/guard/curated.py's.
                 plan = link_new_corrections_in(self.store, conn, [r["id"] for r in rows],
-                                               actor="worker", note=f"job {job.id}")
+                                               actor="worker", note=f"job {job.id}",
+                                               group_id=new_id())
                 linked = [x for x in plan.links if x.new_id not in plan.holds]
                 done_notes = list(notes)
                 if linked:
