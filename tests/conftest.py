@@ -42,7 +42,7 @@ BOTH_BACKENDS = frozenset({
     "test_cli_pg",
     # Which memories are beliefs, and who may supersede what (core/guard/curated.py).
     "test_hypotheticals_not_beliefs", "test_corrections_take_effect",
-    "test_curated_memories_protected",
+    "test_curated_memories_protected", "test_migration_framing",
 })
 
 
