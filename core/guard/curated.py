@@ -199,15 +199,24 @@ def write_plan(store: Any, conn: Connection, plan: Plan, *, actor: str, note: st
     """Hold, then link, in ``conn``'s transaction; every change audited in ``group_id``
     (links whose correction is held are dropped)."""
     now = now or utcnow()
-    for mid, findings in plan.holds.items():
-        # As the guard's quarantine (core/guard/screen.py), but in this run's group, so
-        # undoing the run releases what it held.
-        store.apply_in(conn, mid, {"quarantined_at": now}, actor=actor, action="quarantine",
-                       group_id=group_id,
-                       note=f"{note}: " + ", ".join(f.rule_id for f in findings))
+    if plan.holds:
+        # As the guard's quarantine (core/guard/screen.py), set-based (a first maintain
+        # of a large store may hold thousands), and in this run's group, so undoing the
+        # run releases what it held.
+        held = [{"mid": mid} for mid in plan.holds]
+        conn.execute(update(Memory.__table__)
+                     .where(M.id == bindparam("mid"), M.quarantined_at.is_(None))
+                     .values(quarantined_at=now, version=M.version + 1), held)
+        conn.execute(insert(ET), [
+            dict(memory_id=mid, actor=actor, action="quarantine",
+                 before=encode_values({"quarantined_at": None}),
+                 after=encode_values({"quarantined_at": now}), at=now, group_id=group_id,
+                 note=f"{note}: " + ", ".join(f.rule_id for f in findings))
+            for mid, findings in plan.holds.items()])
         conn.execute(insert(QuarantineReason.__table__), [
             {"memory_id": mid, "rule_id": f.rule_id, "reason": f.reason,
-             "evidence": f.evidence, "at": now} for f in findings])
+             "evidence": f.evidence, "at": now}
+            for mid, findings in plan.holds.items() for f in findings])
     links = [x for x in plan.links if x.new_id not in plan.holds]
     if not links:
         return
