@@ -171,3 +171,6 @@ def test_memdesk_maintain_says_what_it_held(store: MemoryStore, store_path: Any,
     assert "held 1 memories for review" in capsys.readouterr().out
     assert main(["maintain", "--db", str(store_path), "--no-decay", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["held"] == []  # already held
+    assert main(["review", "rules", "--db", str(store_path)]) == 0
+    rules = {line.split()[0]: line.split()[1] for line in capsys.readouterr().out.splitlines()}
+    assert rules["supersedes-curated"] == "1" and rules["supersedes-many"] == "0"

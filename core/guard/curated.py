@@ -57,6 +57,13 @@ GENERIC_ATTRIBUTES = frozenset({"prefers", "prefer", "preference", "preferences"
 SUPERSEDES_CURATED = "supersedes-curated"
 SUPERSEDES_MANY = "supersedes-many"
 CONTRADICTS_CURATED = "contradicts-curated"  # the guard's rule id, so the inbox groups them
+# The reasons this module holds a correction for, as `memdesk review rules` lists them.
+HOLD_RULES = {
+    SUPERSEDES_CURATED: "A correction would supersede a memory an operator curated (or "
+                        "repeats its value); the operator decides.",
+    SUPERSEDES_MANY: f"A correction would supersede more than {MAX_AUTO_SUPERSEDE} "
+                     "memories at once.",
+}
 _EVIDENCE_ITEMS = 3
 _COLS = (M.seq, M.id, M.user_id, M.type, M.text, M.entity, M.attribute, M.value,
          M.created_at)
@@ -268,7 +275,8 @@ def link_new_corrections_in(store: Any, conn: Connection, ids: Sequence[str], *,
 
 
 __all__ = [
-    "CONTRADICTS_CURATED", "GENERIC_ATTRIBUTES", "MAX_AUTO_SUPERSEDE", "SUPERSEDES_CURATED",
+    "CONTRADICTS_CURATED", "GENERIC_ATTRIBUTES", "HOLD_RULES", "MAX_AUTO_SUPERSEDE",
+    "SUPERSEDES_CURATED",
     "SUPERSEDES_MANY", "Link", "Plan", "contradiction_holds", "curated_among", "curated_set",
     "group_rows", "link_new_corrections_in", "plan_chain", "triple_key", "write_plan",
 ]
