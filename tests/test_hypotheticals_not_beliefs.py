@@ -91,6 +91,14 @@ def test_a_correction_neither_supersedes_nor_is_superseded_by_one(store: MemoryS
     assert maintain(store, do_decay=False).links == []
 
 
+def test_a_supposition_against_a_curated_memory_is_not_held(store: MemoryStore) -> None:
+    curated = store.add(actor="operator", user_id="alice", text="User works at Acme.",
+                        type="fact", entity="user", attribute="works_at", value="Acme")
+    bank = agent_turn(store, [BANK]).memory_ids[0]
+    assert store.get(bank).status is Status.HYPOTHETICAL
+    assert store.get(curated.id).status is Status.ACTIVE
+
+
 def test_export_and_import_keep_the_framing(store: MemoryStore, tmp_path: Path) -> None:
     from memdesk.core.transfer.importer import Importer
     from memdesk.core.transfer.jsonl import JsonlSource

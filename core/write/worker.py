@@ -200,7 +200,10 @@ class Worker:
                     self.store.add_in(conn, values, actor="worker", note=f"job {job.id}")
                 # The poisoning guard holds what reads as an instruction, in this same
                 # transaction, so no reader ever sees it active (core/guard/screen.py).
-                screen_job_in(self.store, conn, job, rows)
+                # A supposition contradicts nothing: screened without its value, so the
+                # curated-contradiction rule leaves it be (the text rules still apply).
+                screen_job_in(self.store, conn, job,
+                              [{**r, "value": None} if r.get("framing") else r for r in rows])
                 # A correction takes effect in the same transaction: the agent's next
                 # retrieve sees the new value, not the old one beside it.  What it may
                 # supersede, and what is held instead, is core/guard/curated.py's.
