@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, and_, bindparam, insert, literal_column, select, update
+from sqlalchemy import Connection, and_, bindparam, func, insert, literal_column, select, update
 
 from memdesk.core.guard.models import QuarantineReason
 from memdesk.core.guard.screen import Finding
@@ -178,27 +178,52 @@ def group_rows(conn: Connection, keys: set[Key]) -> dict[Key, list[Any]]:
     return groups
 
 
-def contradiction_holds(groups: dict[Key, list[Any]], curated: set[str], plan: Plan) -> None:
+def contradiction_holds(conn: Connection, curated: set[str], plan: Plan) -> None:
     """Hold what contradicts a curated memory: a memory nobody curated, newer than a
     curated one of the same question, with another value (maintain's check; on write,
-    the guard's rule of the same name does it before the memory is ever active)."""
-    for members in groups.values():
-        mine = [r for r in members if r.id in curated and r.value]
-        if not mine:
-            continue
-        for r in members:
-            if r.id in curated or r.id in plan.holds or not r.value:
+    the guard's rule of the same name does it before the memory is ever active).
+
+    One join per 500 curated memories, answered from the contradiction scan's covering
+    partial index on (user, entity, attribute): the work is the curated memories'
+    groups, never the whole store.  The triple is compared as stored, as the guard's
+    rule and the contradiction groups do; values trimmed and case-folded."""
+    if not curated:
+        return
+    c = Memory.__table__.alias("c")
+    r = Memory.__table__.alias("r")
+    C, R = c.c, r.c
+    live = and_(R.valid_until.is_(None), R.superseded_by.is_(None), R.deleted_at.is_(None),
+                R.quarantined_at.is_(None), R.framing.is_(None), R.entity.is_not(None),
+                R.attribute.is_not(None), R.value.is_not(None))
+    ids = sorted(curated)
+    linked = {x.old_id for x in plan.links}  # superseded in this run already
+    for i in range(0, len(ids), 500):
+        stmt = (
+            select(R.id, R.attribute, R.value, C.id.label("cid"), C.text.label("ctext"),
+                   C.value.label("cvalue"))
+            .select_from(c.join(r, and_(R.user_id == C.user_id, R.entity == C.entity,
+                                        R.attribute == C.attribute)))
+            .where(C.id.in_(ids[i:i + 500]), C.valid_until.is_(None),
+                   C.superseded_by.is_(None), C.deleted_at.is_(None),
+                   C.quarantined_at.is_(None), C.framing.is_(None), C.value.is_not(None),
+                   live, func.lower(func.trim(R.value)) != func.lower(func.trim(C.value)),
+                   (R.created_at > C.created_at)
+                   | and_(R.created_at == C.created_at, R.seq > C.seq))
+            .order_by(C.created_at, C.seq)
+            # SQLite would otherwise walk all of the user's rows (ix_memories_user_valid)
+            # for every curated memory; the partial index holds just the live triples.
+            .with_hint(r, "INDEXED BY ix_memories_active_triple", "sqlite")
+        )
+        for row in conn.execute(stmt):
+            if row.id in curated or row.id in plan.holds or row.id in linked:
                 continue
-            v = r.value.strip().casefold()
-            over = [c for c in mine if c.value.strip().casefold() != v
-                    and (c.created_at, c.seq) < (r.created_at, r.seq)]
-            if over:
-                c = over[-1]
-                evidence = (f"“{c.text}” ({c.id}) says {r.attribute} = {c.value}, "
-                            f"this says {r.value}")[:200]
-                plan.holds[r.id] = [Finding(
-                    CONTRADICTS_CURATED,
-                    f"Contradicts a memory an operator curated: {evidence}.", evidence)]
+            if row.value.strip().casefold() == row.cvalue.strip().casefold():
+                continue  # differs only where SQL's lower() and trim() fold less
+            evidence = (f"“{row.ctext}” ({row.cid}) says {row.attribute} = {row.cvalue}, "
+                        f"this says {row.value}")[:200]
+            plan.holds[row.id] = [Finding(
+                CONTRADICTS_CURATED,
+                f"Contradicts a memory an operator curated: {evidence}.", evidence)]
 
 
 def write_plan(store: Any, conn: Connection, plan: Plan, *, actor: str, note: str,

@@ -101,19 +101,12 @@ def triple_links(conn: Any, curated: set[str] | None = None,
     corrections = conn.execute(select(M.user_id, M.entity, M.attribute).where(
         has_triple, M.type == "correction")).all()
     keys = {k for c in corrections if (k := triple_key(c.user_id, c.entity, c.attribute))}
-    if curated:
-        # The questions an operator curated an answer to, for the contradiction check.
-        for i in range(0, len(ids := sorted(curated)), 500):
-            rows = conn.execute(select(M.user_id, M.entity, M.attribute).where(
-                has_triple, M.id.in_(ids[i:i + 500]))).all()
-            keys |= {k for r in rows if (k := triple_key(r.user_id, r.entity, r.attribute))}
-    if not keys:
-        return []
-    groups = group_rows(conn, keys)
     start = len(plan.links)
-    for members in groups.values():
-        plan_chain(members, curated, plan)
-    contradiction_holds(groups, curated, plan)
+    if keys:
+        groups = group_rows(conn, keys)
+        for members in groups.values():
+            plan_chain(members, curated, plan)
+    contradiction_holds(conn, curated, plan)
     return [x for x in plan.links[start:] if x.new_id not in plan.holds]
 
 
