@@ -198,10 +198,18 @@ def bench_retrieve(repeat: int) -> None:
 
 def curate_some(store, n: int, seed: int = 3) -> int:  # type: ignore[no-untyped-def]
     """Give ``n`` random memories with a triple an operator edit event (raw, as a
-    long-used store would have them), so maintain's curated check has work to do."""
+    long-used store would have them), so maintain's curated check has work to do.
+
+    The demo generator writes no audit rows; a store filled by the write path has an
+    "add" per memory, so those are written first: the curated check must find the
+    operator's few events among a million others."""
     from memdesk.core.ids import utcnow
 
     with store.write() as conn:
+        if conn.exec_driver_sql("SELECT count(*) FROM memory_events").scalar() < n:
+            conn.exec_driver_sql(
+                "INSERT INTO memory_events (memory_id, actor, action, before, after, at) "
+                "SELECT id, 'worker', 'add', '{}', '{}', created_at FROM memories")
         seqs = [r[0] for r in conn.exec_driver_sql(
             "SELECT id FROM memories WHERE entity IS NOT NULL AND attribute IS NOT NULL")]
         pick = random.Random(seed).sample(seqs, min(n, len(seqs)))
