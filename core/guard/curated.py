@@ -22,8 +22,12 @@ triple may supersede the memories that
   hypothetical) and older than the correction (creation time, then seq);
 - are not curated, unless the correction itself is (an operator's correction, or one
   the operator approved): operators outrank agents, never the other way round;
-- number at most ``MAX_AUTO_SUPERSEDE``: a single turn that would retire a crowd of
-  memories at once is more likely a mistake (or an attack) than a correction.
+- hold at most ``MAX_AUTO_VALUES`` different values between them.  A correction
+  corrects one belief: retiring every repeated mention of it ("User prefers unittest"
+  said twenty times) is what it is for, but a question that already has three
+  answers alive is a contradiction for the operator to settle, not for one agent turn
+  to sweep away (the issue's "No, actually I work at Evil Corp now." that retired 56
+  of a user's 57 works_at memories).
 
 A correction that would break one of the last two rules supersedes nothing: it is held
 for review, with the memories it would have superseded as evidence.  A correction that
@@ -51,7 +55,7 @@ M = Memory.__table__.c
 E = MemoryEvent.__table__.c
 ET = MemoryEvent.__table__
 
-MAX_AUTO_SUPERSEDE = 5
+MAX_AUTO_VALUES = 2
 # Attributes that name no single question: one value does not exclude another.
 GENERIC_ATTRIBUTES = frozenset({"prefers", "prefer", "preference", "preferences", "likes"})
 SUPERSEDES_CURATED = "supersedes-curated"
@@ -61,8 +65,8 @@ CONTRADICTS_CURATED = "contradicts-curated"  # the guard's rule id, so the inbox
 HOLD_RULES = {
     SUPERSEDES_CURATED: "A correction would supersede a memory an operator curated (or "
                         "repeats its value); the operator decides.",
-    SUPERSEDES_MANY: f"A correction would supersede more than {MAX_AUTO_SUPERSEDE} "
-                     "memories at once.",
+    SUPERSEDES_MANY: f"A correction would supersede memories holding more than "
+                     f"{MAX_AUTO_VALUES} different values at once.",
 }
 _EVIDENCE_ITEMS = 3
 _COLS = (M.seq, M.id, M.user_id, M.type, M.text, M.entity, M.attribute, M.value,
@@ -131,7 +135,7 @@ def _describe(rows: Iterable[Any]) -> str:
 
 
 def plan_chain(members: list[Any], curated: set[str], plan: Plan,
-               max_auto: int = MAX_AUTO_SUPERSEDE) -> None:
+               max_auto: int = MAX_AUTO_VALUES) -> None:
     """Walk one (user, entity, attribute) group oldest first and decide each correction.
 
     ``members``: the group's active rows (``_COLS``).  Along the chain each memory is
@@ -153,9 +157,10 @@ def plan_chain(members: list[Any], curated: set[str], plan: Plan,
             plan.holds[r.id] = [Finding(SUPERSEDES_CURATED,
                                         f"A correction that {evidence}.", evidence[:200])]
             continue
-        if len(pending) > max_auto and not mine:
-            evidence = (f"would supersede {len(pending)} memories at once (more than "
-                        f"{max_auto}): {_describe(pending)}")
+        values = {(p.value or "").strip().casefold() for p in pending}
+        if len(values) > max_auto and not mine:
+            evidence = (f"would supersede {len(pending)} memories holding {len(values)} "
+                        f"different values (more than {max_auto}): {_describe(pending)}")
             plan.holds[r.id] = [Finding(SUPERSEDES_MANY, f"A correction that {evidence}.",
                                         evidence[:200])]
             continue
@@ -300,7 +305,7 @@ def link_new_corrections_in(store: Any, conn: Connection, ids: Sequence[str], *,
 
 
 __all__ = [
-    "CONTRADICTS_CURATED", "GENERIC_ATTRIBUTES", "HOLD_RULES", "MAX_AUTO_SUPERSEDE",
+    "CONTRADICTS_CURATED", "GENERIC_ATTRIBUTES", "HOLD_RULES", "MAX_AUTO_VALUES",
     "SUPERSEDES_CURATED",
     "SUPERSEDES_MANY", "Link", "Plan", "contradiction_holds", "curated_among", "curated_set",
     "group_rows", "link_new_corrections_in", "plan_chain", "triple_key", "write_plan",
