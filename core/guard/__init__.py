@@ -9,3 +9,9 @@
   written, and one that would supersede a curated memory (or a crowd) is held instead;
 - :mod:`review`: the operator's inbox: list, approve, edit, reject (audited, undoable).
 """
+
+# The write path's interface to the guard's supersede rules: the worker links (or
+# holds) a job's corrections through this name, not through the module.
+from memdesk.core.guard.curated import link_new_corrections_in
+
+__all__ = ["link_new_corrections_in"]

@@ -32,6 +32,9 @@ triple may supersede the memories that
 A correction that would break one of the last two rules supersedes nothing: it is held
 for review, with the memories it would have superseded as evidence.  A correction that
 repeats a curated memory's value is held too (it would supersede it all the same).
+
+There is no MCP tool that updates or deletes a memory yet; one added later must decide
+through these rules (and ``origin.check_agent_may_change``), like every path here.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ from sqlalchemy import insert
 
 from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
-from memdesk.core.guard.curated import link_new_corrections_in
+from memdesk.core.guard import link_new_corrections_in
 from memdesk.core.guard.screen import screen_job_in
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store.memory_store import validate_fields
