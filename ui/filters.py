@@ -147,9 +147,12 @@ class FilterBar(QWidget):
             (_band_label((low_confidence, 0.69)), (low_confidence, 0.69)),
             (_band_label((0.7, 1.0)), (0.7, 1.0)),
         ])
-        self.status = self._combo("Not deleted or hypothetical", [
+        self.status = self._combo("Not deleted", [
             (s.value.capitalize(), (s,)) for s in Status
         ])
+        # The label stays short (the bar must fit 1280 px); what it leaves out is said here.
+        self.status.setToolTip("Not deleted: every status but deleted and hypothetical "
+                               "(suppositions are shown only under Hypothetical)")
         self.date_from = self._date("Created from")
         self.date_to = self._date("Created to")
         clear = QToolButton()
