@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--importance", type=str, default="0.5")
     p.add_argument("--confidence", type=str, default="0.8")
     p.add_argument("--session", dest="source_session")
+    p.add_argument("--framing", choices=["hypothetical"],
+                   help="a supposition: kept, never an active belief (confidence <= 0.3)")
     p.add_argument("--entity")
     p.add_argument("--attribute")
     p.add_argument("--value")
@@ -90,7 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--layer", action="append", default=[], dest="layers")
     p.add_argument("--topic", action="append", default=[], dest="topics")
     p.add_argument("--status", action="append", default=[], dest="statuses",
-                   choices=[s.value for s in Status])
+                   choices=[s.value for s in Status],
+                   help="default: every status but deleted and hypothetical "
+                        "(--status hypothetical lists the suppositions)")
     p.add_argument("--importance", type=parse_range, metavar="LO:HI")
     p.add_argument("--confidence", type=parse_range, metavar="LO:HI")
     p.add_argument("--sort", default="created_at")
@@ -145,7 +149,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     store = open_store(args)
     fields = {k: getattr(args, k) for k in (
         "user_id", "text", "type", "layer", "topic", "importance", "confidence",
-        "source_session", "entity", "attribute", "value",
+        "source_session", "entity", "attribute", "value", "framing",
     )}
     rec = store.add(actor=args.actor, **{k: v for k, v in fields.items() if v is not None})
     event = rec.changes.undo_event  # the add's event: what `memdesk undo` takes

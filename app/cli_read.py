@@ -112,6 +112,9 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         return 0
     print(f"updated {rep.decayed:,} decay scores; linked {len(rep.links):,} corrections "
           f"in {rep.seconds:.1f}s")
+    if rep.held:
+        print(f"held {len(rep.held):,} memories for review instead (they would overrule what "
+              "an operator curated, or retire many memories at once): memdesk review list")
     if rep.group_id:
         print(f"the links are one audited group, {rep.group_id} (each link: memdesk undo EVENT)")
     return 0

@@ -40,6 +40,9 @@ BOTH_BACKENDS = frozenset({
     "test_delta_edges", "test_curation_edges", "test_read_injection",
     "test_read_maintain", "test_write_jobs", "test_guard_store", "test_transfer",
     "test_cli_pg",
+    # Which memories are beliefs, and who may supersede what (core/guard/curated.py).
+    "test_hypotheticals_not_beliefs", "test_corrections_take_effect",
+    "test_curated_memories_protected", "test_migration_framing",
 })
 
 

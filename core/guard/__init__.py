@@ -8,6 +8,8 @@
   write transaction, and quarantines the ones that match (with the reasons);
 - :mod:`origin`: the immutable agent provenance of a job (client, session, source)
   and the curated-memory check agents are held to;
+- :mod:`curated`: who may supersede what: a correction is linked as soon as it is
+  written, and one that would supersede a curated memory (or a crowd) is held instead;
 - :mod:`review`: the operator's inbox: list, approve, edit, reject (audited, undoable).
 
 The guard sits below the write path and above the store.  What it offers the write
@@ -20,7 +22,10 @@ path is this package's interface, below; the write path imports nothing else of 
   handed a job over, in the transaction that enqueued it.
 """
 
+from memdesk.core.guard.curated import link_new_corrections_in
 from memdesk.core.guard.origin import AgentOrigin, record_origin_in
 from memdesk.core.guard.screen import screen_job_in
 
-__all__ = ["AgentOrigin", "record_origin_in", "screen_job_in"]
+# The write path's interface to the guard: the worker screens a job's memories and links
+# (or holds) its corrections through these names, never through the modules.
+__all__ = ["AgentOrigin", "link_new_corrections_in", "record_origin_in", "screen_job_in"]
