@@ -5,10 +5,11 @@ hands a turn to the worker the way an agent's ``store_memory`` does."""
 from __future__ import annotations
 
 from memdesk.core.embeddings import EmbeddingsUnavailable
-from memdesk.core.guard.origin import AgentOrigin, enqueue_from_agent
+from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.retriever import Retriever
 from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.write.intake import enqueue_from_agent
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Extraction, Turn, Unit
 from memdesk.core.write.worker import Outcome, Worker, WorkerConfig

@@ -91,9 +91,11 @@ def triple_key(user_id: str, entity: str | None, attribute: str | None) -> Key |
 
 def curated_set(conn: Connection) -> set[str]:
     """Every memory an operator has acted on.  The literal (not a bound parameter) lets
-    both backends answer from the partial index on operator events."""
+    both backends answer from the partial index on operator events; rows about no memory
+    (an operator's job cancel, an embedding pass: memory_id NULL) are no memory's."""
     return set(conn.execute(
-        select(E.memory_id).where(E.actor == literal_column(f"'{Actor.OPERATOR.value}'"))
+        select(E.memory_id).where(E.actor == literal_column(f"'{Actor.OPERATOR.value}'"),
+                                  E.memory_id.is_not(None))
         .distinct()).scalars())
 
 
