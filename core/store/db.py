@@ -69,8 +69,27 @@ def to_url(db: str | Path | None) -> str:
         db = default_store_path()
     text = str(db)
     if "://" in text:
+        _check_backend(text)
         return text
     return "sqlite:///" + str(Path(text).expanduser().resolve())
+
+
+def _check_backend(url: str) -> None:
+    """Refuse a URL of a database memdesk cannot keep a store in, naming only its
+    scheme (the rest may hold a password)."""
+    from sqlalchemy.exc import ArgumentError
+
+    from memdesk.core.errors import ValidationError
+
+    scheme = url.split("://", 1)[0]
+    try:
+        backend = make_url(url).get_backend_name()
+    except ArgumentError:
+        raise ValidationError("db", f"not a database URL or a file path (scheme "
+                                    f"{scheme!r})") from None
+    if backend not in ("sqlite", "postgresql"):
+        raise ValidationError("db", f"memdesk keeps stores in SQLite files or PostgreSQL "
+                                    f"(postgresql://…), not {scheme!r}")
 
 
 def sqlite_path(url: str) -> Path | None:
