@@ -27,8 +27,8 @@ exit codes:
        memdesk store, an older or newer schema, disk full, read-only
   4    not found: no such memory, event, sweep, sweep item, group or snapshot
   5    refused by the store's current state: already undone, changed again since,
-       an edit based on an older version, already decided, nothing to sweep;
-       nothing changed
+       an edit based on an older version (--if-version), already deleted, already
+       decided, nothing to sweep; nothing changed
   130  interrupted (Ctrl-C): an import stops after its current batch and reports
   141  the reader of the output went away (e.g. `memdesk list | head`)
 """

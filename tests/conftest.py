@@ -40,6 +40,7 @@ BOTH_BACKENDS = frozenset({
     "test_delta_edges", "test_curation_edges", "test_read_injection",
     "test_read_maintain", "test_write_jobs", "test_guard_store", "test_transfer",
     "test_cli_pg", "test_edit_compare_and_set", "test_decisions_race",
+    "test_cli_edit_delete",
 })
 
 
