@@ -210,6 +210,21 @@ class Worker:
             write()
         return Outcome(job.id, "done", [r["id"] for r in rows])
 
+    def _load_model(self) -> None:
+        """Load the embedding model before the first claim.  Loading takes seconds (tens
+        on a busy machine) in a fresh process; a worker killed meanwhile then holds no
+        job, where before it counted a stopped attempt against every job it had claimed
+        and, killed three times, failed healthy jobs for good."""
+        if not self.config.embed or self._vectors_off:
+            return
+        embedder = embeddings.default_embedder()
+        if not isinstance(embedder, embeddings.Embedder) or embedder.loaded:
+            return  # a stand-in without a model to load, or loaded already
+        try:
+            embedder.load()
+        except embeddings.EmbeddingsUnavailable as exc:
+            self._vectors_off = str(exc)
+
     def _vectors(self, prepared: list[_Prepared]) -> None:
         """Fill every prepared job's ``blobs``: one encode call for the whole batch."""
         wanted = [p for p in prepared if p.units]
@@ -248,6 +263,7 @@ class Worker:
             on_outcome: Callable[[Outcome], None] | None = None) -> int:
         """Process jobs until ``stop()`` (or, with ``drain``, until the queue is empty).
         Returns the number of jobs processed."""
+        self._load_model()
         n = 0
         while not self.stop_event.is_set():
             try:
