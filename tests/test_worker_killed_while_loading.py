@@ -1,6 +1,6 @@
-"""A worker killed while it loads the embedding model has not started on its jobs: they
-are taken over and done later, never failed for "a worker stopped … 3 times".  (Only
-attempts that ran the extraction count towards that limit.)"""
+"""A worker killed while it loads the embedding model holds no job (it loads before it
+claims), so a turn is done later, never failed for "a worker stopped … 3 times": only
+workers stopped while processing it count towards that limit."""
 
 from __future__ import annotations
 
