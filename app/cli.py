@@ -300,13 +300,14 @@ def report_error(exc: BaseException, args: argparse.Namespace) -> int:
     import os
 
     from memdesk.core.store.backup import BackupError
-    from memdesk.core.store.faults import as_store_error
+    from memdesk.core.store.faults import as_store_error, safe_message
 
     mapped = as_store_error(exc, str(getattr(args, "db", None) or "the store"))
     if mapped is None:
         if os.environ.get("MEMDESK_DEBUG"):
             raise exc
-        err(f"unexpected error: {type(exc).__name__}: {exc} (MEMDESK_DEBUG=1 shows details)")
+        err(f"unexpected error: {type(exc).__name__}: {safe_message(exc)} "
+            "(MEMDESK_DEBUG=1 shows details)")
         return EXIT_ERROR
     err(f"invalid value: {mapped}" if isinstance(mapped, ValidationError) else str(mapped))
     if isinstance(mapped, ValidationError):

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from sqlalchemy.exc import OperationalError, StatementError
 
 from memdesk.app.main import main
 
@@ -106,3 +107,23 @@ def test_retrieve_on_a_read_only_store_exits_3_without_sql_or_memory_text(
     assert "read-only" in r.stderr
     for leak in ("4711", "INSERT", "SQL", "Traceback"):
         assert leak not in r.stderr + r.stdout
+
+
+@pytest.mark.parametrize("make", [
+    lambda: OperationalError(
+        "INSERT INTO memories (id, text) VALUES (?, ?)", ("m1", SECRET),
+        Exception('new row violates check constraint "ck_importance"\n'
+                  f"DETAIL:  Failing row contains (m1, {SECRET}).")),
+    lambda: StatementError("(builtins.TypeError) unsupported type",
+                           "UPDATE memories SET text = ? WHERE id = ?", (SECRET, "m1"),
+                           TypeError("unsupported type")),
+])
+def test_database_errors_are_reported_without_sql_or_stored_text(make) -> None:  # type: ignore[no-untyped-def]
+    from memdesk.core.store.faults import as_store_error, safe_message
+
+    exc = make()
+    assert SECRET in str(exc)  # what SQLAlchemy's own text would have shown
+    shown = str(as_store_error(exc, "s.db") or safe_message(exc))
+    for leak in ("4711", "INSERT", "UPDATE", "Failing row"):
+        assert leak not in shown
+    assert ("check constraint" in shown) or ("unsupported type" in shown)

@@ -26,7 +26,7 @@ from sqlalchemy import Connection, Engine, delete, desc, func, insert, select, u
 
 from memdesk.core.read.models import Retrieval, RetrievalItem
 from memdesk.core.store.db import writer
-from memdesk.core.store.faults import as_store_error
+from memdesk.core.store.faults import as_store_error, safe_message
 from memdesk.core.store.models import Memory
 
 if TYPE_CHECKING:
@@ -159,7 +159,8 @@ class Recorder:
                 # i.e. the query and memory texts, which must never reach a log.
                 mapped = as_store_error(exc, self._writer.url.render_as_string(hide_password=True))
                 self.last_exception = mapped or exc
-                self.last_error = str(mapped) if mapped else f"{type(exc).__name__}: {exc}"
+                self.last_error = (str(mapped) if mapped
+                                   else f"{type(exc).__name__}: {safe_message(exc)}")
                 log.warning("could not record a retrieval: %s", self.last_error)
             finally:
                 for _ in jobs:
