@@ -423,8 +423,8 @@ class MemoryStore:
                 .values(**after, version=M.version + 1)
             ).rowcount
             if hit != 1:
-                actual = conn.execute(select(M.version).where(M.id == memory_id)).scalar()
-                raise EditConflictError(memory_id, current.version, int(actual or 0))
+                now = self.get(memory_id, conn)
+                raise EditConflictError(memory_id, current.version, now.version, now)
             if "text" in after:
                 clear_vector_of_id_in(conn, memory_id)
         return self.log_in(
