@@ -71,7 +71,7 @@ MAX_EVENT = 2**63 - 1  # the largest integer SQLite and PostgreSQL (bigint) stor
 
 
 def parse_range(text: str) -> tuple[float, float]:
-    """``LO:HI`` of scores in [0, 1] (NaN, infinities and LO > HI refused)."""
+    """``LO:HI`` of scores in [0, 1] (NaN and infinities refused)."""
     from memdesk.core.errors import ValidationError
     from memdesk.core.taxonomy import check_unit
 
@@ -83,9 +83,7 @@ def parse_range(text: str) -> tuple[float, float]:
         lo, hi = check_unit("LO", lo), check_unit("HI", hi)
     except ValidationError as exc:
         raise argparse.ArgumentTypeError(f"{exc} (in {text!r})") from None
-    if lo > hi:
-        raise argparse.ArgumentTypeError(f"LO is above HI in {text!r}")
-    return lo, hi
+    return lo, hi  # LO > HI is left to the command (a sweep names its --band)
 
 
 def whole_number(text: str) -> int:

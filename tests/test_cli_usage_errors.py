@@ -39,7 +39,7 @@ def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
     (["undo", "99999999999999999999999"], "event_id"),
     (["list", "--importance", "nan:inf"], "--importance"),
     (["list", "--confidence", "0.2:inf"], "--confidence"),
-    (["list", "--importance", "0.8:0.2"], "--importance"),
+    (["list", "--importance", "0.2:1.5"], "--importance"),
     (["list", "--limit", "-1"], "--limit"),
     (["list", "--offset", "-5"], "--offset"),
     (["list", "--type", "bogus"], "--type"),
