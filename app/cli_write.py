@@ -220,6 +220,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     mode = "offline heuristic" if config.offline else f"{config.model} at {config.host}"
     with _signals(stop):
+        # Before the first claim: a worker killed while its model loads holds no job.
+        worker.load_model()
         err(f"worker {worker.identity} ready ({mode}); Ctrl+C stops")
         n = worker.run(drain=args.drain, on_outcome=report)
     err(f"worker stopped after {n} job(s)")

@@ -210,11 +210,12 @@ class Worker:
             write()
         return Outcome(job.id, "done", [r["id"] for r in rows])
 
-    def _load_model(self) -> None:
-        """Load the embedding model before the first claim.  Loading takes seconds (tens
-        on a busy machine) in a fresh process; a worker killed meanwhile then holds no
-        job, where before it counted a stopped attempt against every job it had claimed
-        and, killed three times, failed healthy jobs for good."""
+    def load_model(self) -> None:
+        """Load the embedding model now, before the first claim (``memdesk worker`` does
+        this; the GUI's worker does not, so the window opens without torch).  Loading
+        takes seconds, tens on a busy machine, in a fresh process; a worker killed
+        meanwhile then holds no job, where otherwise it counts a stopped attempt against
+        every job it claimed and, killed three times, fails healthy jobs for good."""
         if not self.config.embed or self._vectors_off:
             return
         embedder = embeddings.default_embedder()
@@ -263,7 +264,6 @@ class Worker:
             on_outcome: Callable[[Outcome], None] | None = None) -> int:
         """Process jobs until ``stop()`` (or, with ``drain``, until the queue is empty).
         Returns the number of jobs processed."""
-        self._load_model()
         n = 0
         while not self.stop_event.is_set():
             try:
