@@ -162,8 +162,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         "source_session", "entity", "attribute", "value",
     )}
     rec = store.add(actor=args.actor, **{k: v for k, v in fields.items() if v is not None})
-    # The add is the memory's only event so far; undo needs its number.
-    event = min(e.id for e in store.events(rec.id) if e.action == "add")
+    event = rec.changes.undo_event  # the add's event: what `memdesk undo` takes
     if args.json:
         print(json.dumps({**rec.to_json(), "event_id": event}, ensure_ascii=False))
     else:

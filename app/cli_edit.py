@@ -91,6 +91,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
 
 def cmd_delete(args: argparse.Namespace) -> int:
     from memdesk.core.ids import utcnow
+    from memdesk.core.store import actions as acts
 
     note = _note(args)
     store = open_store(args, create=False)
@@ -103,6 +104,6 @@ def cmd_delete(args: argparse.Namespace) -> int:
             err(f"memory {mid} is already deleted; nothing changed")
             return EXIT_CONFLICT
         event = store.apply_in(conn, mid, {"deleted_at": utcnow()}, actor=args.actor,
-                               action="delete", note=note,
+                               action=acts.DELETE, note=note,
                                expected_version=args.if_version)
     return _report(args, "deleted", mid, event, store.get(mid).version)

@@ -41,7 +41,22 @@ DEB_PACKAGES = {
     "libdbus-1.so.3": "libdbus-1-3",
     "libGL.so.1": "libgl1",
     "libOpenGL.so.0": "libopengl0",
+    "libglib-2.0.so.0": "libglib2.0-0",
+    "libgthread-2.0.so.0": "libglib2.0-0",
+    "libgobject-2.0.so.0": "libglib2.0-0",
+    "libfreetype.so.6": "libfreetype6",
+    "libxkbfile.so.1": "libxkbfile1",
 }
+
+# What a minimal Debian 12 lacks for the window to open (measured there with ldd and
+# QT_DEBUG_PLUGINS=1 under Xvfb).  Said whole: naming only what ldd reports first sends
+# the operator round the install-and-retry loop once per library.
+MINIMAL_DEBIAN_12 = (
+    "libxcb-cursor0", "libxcb-icccm4", "libxcb-image0", "libxcb-keysyms1",
+    "libxcb-render-util0", "libxcb-shape0", "libxcb-xinerama0", "libxcb-xkb1",
+    "libxcb-randr0", "libxkbcommon-x11-0", "libegl1", "libgl1", "libglib2.0-0",
+    "libfontconfig1", "libdbus-1-3",
+)
 
 HEADLESS = (
     "To run without a display:\n"
@@ -101,7 +116,9 @@ def platform_problem(env: Mapping[str, str] | None = None) -> str | None:
              "these libraries are missing:"]
     lines += [f"  {m}" for m in missing]
     if packages:
-        lines.append("On Debian or Ubuntu: sudo apt-get install " + " ".join(packages))
-    lines.append("(README.md lists every library the plugin needs.)")
+        lines.append("On Debian or Ubuntu, these provide them: sudo apt-get install "
+                     + " ".join(packages))
+    lines.append("On a minimal Debian 12, the whole set the window needs (as README.md "
+                 "lists it):\n  sudo apt-get install " + " ".join(MINIMAL_DEBIAN_12))
     lines.append(HEADLESS)
     return "\n".join(lines)

@@ -92,6 +92,8 @@ class Launcher:
         def ready(path: object) -> None:
             if not self.open(path):  # type: ignore[arg-type]
                 QApplication.exit(self.exit_code)
+            elif self.builder is not None and self.builder.built_now:
+                self.window.write_service.embed()  # a new demo gets its vectors
 
         def failed(message: str) -> None:
             self.exit_code = 3

@@ -11,24 +11,9 @@ import sys
 
 def version_text() -> str:
     """``memdesk --version``: the version, and what a bug report needs besides it."""
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
+    from memdesk.core.store.about import version_text as text
 
-    from memdesk.core.embeddings import unavailable_reason
-    from memdesk.core.store.db import sqlite_info
-
-    try:
-        ours = version("memdesk")
-    except PackageNotFoundError:  # running from a source tree without installing
-        ours = "unknown"
-    vectors = unavailable_reason() or "vectors are on (all-MiniLM-L6-v2)"
-    if getattr(sys, "frozen", False) and unavailable_reason():
-        # pip advice is no use inside the packaged app, which never bundles torch
-        vectors = ("vectors are off: this packaged build does not include torch; install "
-                   "memdesk with pip and its embeddings extra to have them")
-    return (f"memdesk {ours}\n"
-            f"Python {platform.python_version()}, SQLite {sqlite_info().library_version}\n"
-            f"{vectors}")
+    return text()
 
 
 class _VersionAction(argparse.Action):

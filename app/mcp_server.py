@@ -44,12 +44,13 @@ from memdesk.core.guard.agent_api import (
     agent_view,
     check_agent_text,
 )
-from memdesk.core.guard.origin import AgentOrigin, enqueue_from_agent, origin_of_memory
+from memdesk.core.guard.origin import AgentOrigin, origin_of_memory
 from memdesk.core.ids import new_id
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.retriever import MAX_K, Retriever
 from memdesk.core.read.terms import MAX_QUERY_CHARS
 from memdesk.core.store.query import Status
+from memdesk.core.write.intake import enqueue_from_agent
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import MAX_TURN_TEXT, Extractor, Turn
 from memdesk.core.write.worker import Worker, WorkerConfig

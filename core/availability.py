@@ -39,3 +39,4 @@ def embedding_vectors() -> Availability:
     """Whether the offline embedder can compute vectors (cheap: nothing is imported)."""
     reason = embeddings.unavailable_reason()
     return Availability(reason is None, reason or "all-MiniLM-L6-v2, offline")
+

@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy import text
 
+from memdesk.core.store import actions as acts
 from memdesk.core.store import fts
 from memdesk.core.store.memory_store import MemoryStore, utcnow
 from memdesk.core.store.records import encode_values
@@ -459,10 +460,11 @@ def generate(
         # One audit row for the whole load, so the store's history says where data came from.
         conn.execute(
             text(
-                "INSERT INTO memory_events (memory_id, actor, action, before, after, at, note) "
-                "VALUES ('*', 'worker', 'demo_load', '{}', :after, :at, :note)"
+                "INSERT INTO memory_events (memory_id, stream, actor, action, before, after, "
+                "at, note) VALUES (NULL, :stream, 'worker', :action, '{}', :after, :at, :note)"
             ),
-            {"after": encode_values({"rows": written, "seed": seed}), "at": now,
+            {"stream": acts.Stream.STORE.value, "action": acts.DEMO_LOAD.name,
+             "after": encode_values({"rows": written, "seed": seed}), "at": now,
              "note": f"demo generator, seed {seed}"},
         )
         for _name, sql_ in indexes:

@@ -29,11 +29,15 @@ def demo_exists(path: Path) -> bool:
     return path.exists() and path.stat().st_size > 0
 
 
-def build_demo(path: Path, size: int = DEMO_SIZE, progress: Progress | None = None) -> Path:
+def build_demo(path: Path, size: int = DEMO_SIZE, progress: Progress | None = None,
+               *, vectors: bool = False) -> Path:
     """Generate a demo store at ``path`` atomically.  Long: run it off the GUI thread.
 
     ``progress(done, total)`` is called as rows are written; it may raise to cancel,
-    which leaves no file behind.
+    which leaves no file behind.  ``vectors``: also embed every memory when the model is
+    installed (the desk's first open does, so the Retrieval inspector's vector channel
+    has something true to show; a missing model is not an error, the demo just has no
+    vectors, as ``memdesk embed`` and the status bar then say).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".building")
@@ -41,7 +45,9 @@ def build_demo(path: Path, size: int = DEMO_SIZE, progress: Progress | None = No
         Path(str(tmp) + suffix).unlink(missing_ok=True)
     store = MemoryStore.open(tmp)
     try:
-        demo.generate(store, size, progress=progress)
+        demo.generate(store, size, progress=_phase(progress, 0, 2 if vectors else 1))
+        if vectors:
+            _embed(store, _phase(progress, 1, 2))
         store.checkpoint()  # fold the WAL in so the renamed file is complete
     except BaseException:
         store.close()
@@ -53,3 +59,22 @@ def build_demo(path: Path, size: int = DEMO_SIZE, progress: Progress | None = No
         Path(str(tmp) + suffix).unlink(missing_ok=True)
     os.replace(tmp, path)
     return path
+
+
+def _phase(progress: Progress | None, i: int, n: int) -> Progress | None:
+    """Progress of phase ``i`` of ``n`` as a share of one bar (rows, then vectors)."""
+    if progress is None or n == 1:
+        return progress
+
+    def report(done: int, total: int) -> None:
+        progress(i * 1000 + (1000 * done // total if total else 1000), n * 1000)
+
+    return report
+
+
+def _embed(store: MemoryStore, progress: Progress | None) -> None:
+    from memdesk.core import embeddings
+    from memdesk.core.write.embed import backfill
+
+    if embeddings.unavailable_reason() is None:
+        backfill(store, progress=progress)

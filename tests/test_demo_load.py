@@ -43,7 +43,8 @@ def _stored(store: MemoryStore) -> list[tuple]:
 def _events(store: MemoryStore) -> list[tuple]:
     with store.read() as conn:
         return [tuple(r) for r in conn.exec_driver_sql(
-            "SELECT memory_id, actor, action, before, after, note FROM memory_events")]
+            "SELECT stream, actor, action, before, after, note FROM memory_events "
+            "WHERE memory_id IS NULL")]
 
 
 def test_writes_exactly_the_generators_rows(store: MemoryStore, snapshots_seen) -> None:  # type: ignore[no-untyped-def]
@@ -63,8 +64,8 @@ def test_writes_exactly_the_generators_rows(store: MemoryStore, snapshots_seen) 
 
 def test_one_audit_row_says_where_the_data_came_from(store: MemoryStore, snapshots_seen) -> None:  # type: ignore[no-untyped-def]
     demo.generate(store, 12, seed=5, end=END)
-    [(mid, actor, action, before, after, note)] = _events(store)
-    assert (mid, actor, action, before, note) == ("*", "worker", "demo_load", "{}",
+    [(stream, actor, action, before, after, note)] = _events(store)  # about no one memory
+    assert (stream, actor, action, before, note) == ("store", "worker", "demo_load", "{}",
                                                   "demo generator, seed 5")
     assert json.loads(after) == {"rows": 12, "seed": 5}
 

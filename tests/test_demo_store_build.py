@@ -109,3 +109,22 @@ def test_a_cancelled_build_leaves_no_file_and_keeps_the_old_one(tmp_path: Path) 
         demo_store.build_demo(tmp_path / "d.db", 70, progress=cancel)
     assert _rows(tmp_path / "d.db") == 62  # the store that was there is untouched
     assert _leftovers(tmp_path) == []
+
+
+def test_the_desks_demo_has_a_vector_for_every_memory(tmp_path: Path, embedder) -> None:
+    """The GUI's first open embeds the demo, so the inspector's vector channel is not
+    empty on first use; one progress bar covers rows, then vectors."""
+    from memdesk.core.store.memory_store import MemoryStore
+    from memdesk.core.write.embed import missing_count
+
+    calls: list[tuple[int, int]] = []
+    out = demo_store.build_demo(tmp_path / "d.db", 60, lambda d, t: calls.append((d, t)),
+                                vectors=True)
+    s = MemoryStore.open(out)
+    try:
+        assert s.count() == 60 and missing_count(s) == 0
+    finally:
+        s.close()
+    assert calls[-1] == (2000, 2000)
+    assert [d for d, _ in calls] == sorted(d for d, _ in calls)  # never goes back
+    assert _leftovers(tmp_path) == []

@@ -93,10 +93,13 @@ def test_backfill_writes_every_vector_in_batches_and_audits_each(store: MemorySt
         assert store.get(mid).embedding == blob(text)
     assert space(store) == Space("fake-model", 4)
     evs = events(store, "embed")
-    assert [(e.memory_id, e.actor, e.before, e.after, e.note) for e in evs] == [
-        ("*", "worker", {}, {"rows": 2, "model": "fake-model"}, "vectors for 2 memories"),
-        ("*", "worker", {}, {"rows": 2, "model": "fake-model"}, "vectors for 2 memories"),
-        ("*", "worker", {}, {"rows": 1, "model": "fake-model"}, "vectors for 1 memories"),
+    assert [(e.memory_id, e.stream, e.actor, e.before, e.after, e.note) for e in evs] == [
+        (None, "store", "worker", {}, {"rows": 2, "model": "fake-model"},
+         "vectors for 2 memories"),
+        (None, "store", "worker", {}, {"rows": 2, "model": "fake-model"},
+         "vectors for 2 memories"),
+        (None, "store", "worker", {}, {"rows": 1, "model": "fake-model"},
+         "vectors for 1 memories"),
     ]
     # nothing left: a second run embeds nothing and says so
     assert backfill(store, embedder=enc) == BackfillReport(0, 0, False, "fake-model")
@@ -295,8 +298,8 @@ def test_reembed_clears_every_vector_records_the_model_and_audits_it(
     assert reembed_all(store, "new-model", 8) == 5
     assert space(store) == Space("new-model", 8) and missing_count(store) == 5
     [ev] = events(store, "reembed")
-    assert (ev.memory_id, ev.actor, ev.before, ev.after, ev.note) == (
-        "*", "operator", {}, {"cleared": 5, "model": "new-model", "dim": 8},
+    assert (ev.memory_id, ev.stream, ev.actor, ev.before, ev.after, ev.note) == (
+        None, "store", "operator", {}, {"cleared": 5, "model": "new-model", "dim": 8},
         "vectors cleared for re-embedding with new-model")
     assert reembed_all(store) == 0
     assert space(store) == Space("all-MiniLM-L6-v2", 384)

@@ -17,12 +17,12 @@ from memdesk.core.guard.origin import (
     CuratedByOperator,
     check_agent_may_change,
     curated_ids_in,
-    enqueue_from_agent,
     origin_of_job,
 )
 from memdesk.core.guard.screen import Finding, quarantine_in
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
+from memdesk.core.write.intake import enqueue_from_agent
 from memdesk.core.write.units import Turn
 
 AT = datetime(2026, 1, 1)

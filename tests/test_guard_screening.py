@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from memdesk.core.guard.origin import AgentOrigin, enqueue_from_agent
+from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.guard.review import findings_in
 from memdesk.core.guard.rules import Rule, Scope, Source
 from memdesk.core.guard.screen import (
@@ -28,6 +28,7 @@ from memdesk.core.guard.screen import (
 )
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
+from memdesk.core.write.intake import enqueue_from_agent
 from memdesk.core.write.units import Turn
 
 

@@ -13,7 +13,6 @@ from memdesk.core.guard.origin import (
     AgentOrigin,
     CuratedByOperator,
     check_agent_may_change,
-    enqueue_from_agent,
     origin_of_memory,
 )
 from memdesk.core.read.config import ReadConfig
@@ -21,6 +20,7 @@ from memdesk.core.read.retriever import Retriever
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
+from memdesk.core.write.intake import enqueue_from_agent
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig

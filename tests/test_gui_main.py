@@ -96,7 +96,7 @@ def test_status_bar_counts_and_services(qtbot, window: MainWindow,
     assert window.embed_label.text() == (
         "Embeddings: available" if has_st and has_model else "Embeddings: off"
     )
-    assert str(demo_store.engine.url.database) == window.store_label.text()
+    assert str(demo_store.engine.url.database) == window.store_label.full_text
 
 
 def test_saved_filter_in_sidebar_runs_and_persists(qtbot, window: MainWindow,
@@ -233,6 +233,8 @@ def test_demo_store_is_created_on_a_fresh_machine(qtbot, tmp_path: Path, monkeyp
     qtbot.addWidget(w)
     assert target.exists() and not target.with_name("demo.db.building").exists()
     assert w.store.count() >= 300
+    # Its vectors are written in the background: the window is usable meanwhile.
+    assert w.write_service.last_embed is not None
     w.close()
 
 

@@ -60,10 +60,10 @@ def test_ctrl_z_undoes_each_views_last_action_named_in_the_edit_menu(
     mid = browser.model.row_at(0).id
     before = demo_store.get(mid).confidence
     browser.edit(mid, {"confidence": 0.11})
-    assert w.undo_action.text() == "Undo Edit confidence"
+    assert w.undo_action.text() == "Undo edit of 1 memory"
     ctrl_z(qtbot, w)
     assert demo_store.get(mid).confidence == before
-    assert w.redo_action.text() == "Redo Edit confidence"
+    assert w.redo_action.text() == "Redo edit of 1 memory"
 
     # Revaluation sweep: one decision.
     w.show_view("sweep")
@@ -76,7 +76,7 @@ def test_ctrl_z_undoes_each_views_last_action_named_in_the_edit_menu(
     item = sweep.state.current
     sweep.decide("revalue", 0.9)
     assert demo_store.get(item.memory_id).importance == 0.9
-    assert w.undo_action.text() == "Undo Sweep item 1: importance 0.9"
+    assert w.undo_action.text() == "Undo revaluation of 1 memory"
     ctrl_z(qtbot, w)
     assert demo_store.get(item.memory_id).importance == item.importance_before
     assert sweep.state.current.pos == 0  # the view shows the item again
@@ -87,7 +87,10 @@ def test_ctrl_z_undoes_each_views_last_action_named_in_the_edit_menu(
     qtbot.waitUntil(lambda: con.detail is not None, timeout=10_000)
     d = con.detail
     con.accept_suggestion()
-    assert w.undo_action.text() == f"Undo Resolve {d.key[0]} · {d.key[2]}"
+    superseded = [m for m in d.members if demo_store.get(m.id).superseded_by]
+    n = len(superseded)
+    assert w.undo_action.text() == (
+        f"Undo contradiction resolution of {n} {'memory' if n == 1 else 'memories'}")
     assert any(demo_store.get(m.id).superseded_by for m in d.members)
     ctrl_z(qtbot, w)
     assert all(demo_store.get(m.id).is_active for m in d.members)
@@ -101,13 +104,13 @@ def test_ctrl_z_undoes_each_views_last_action_named_in_the_edit_menu(
     dm = DeltaMemory(demo_store)
     assert drift.act("accept")
     assert dm.stored_diff(rec.id).review == "accepted"
-    assert w.undo_action.text() == f"Undo Accept change #{rec.id}"
+    assert w.undo_action.text() == f"Undo acceptance of change #{rec.id}"
     ctrl_z(qtbot, w)
     assert dm.stored_diff(rec.id).review == "pending"
     model = drift.sources.model
     weight = dm.config().sources[0].weight
     assert model.setData(model.index(0, 2), "0.9")
-    assert w.undo_action.text() == f"Undo Set {dm.config().sources[0].name} weight to 0.9"
+    assert w.undo_action.text() == f"Undo edit of source {dm.config().sources[0].name}"
     ctrl_z(qtbot, w)
     assert dm.config().sources[0].weight == weight
     w.close()

@@ -8,10 +8,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from memdesk.core.guard import review
-from memdesk.core.guard.origin import AgentOrigin, enqueue_from_agent
+from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
+from memdesk.core.write.intake import enqueue_from_agent
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 from memdesk.ui.review_view import HeldModel, ReviewView

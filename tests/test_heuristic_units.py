@@ -1,6 +1,11 @@
-"""The offline extractor's output, unit by unit: for one clause per rule of seed 003's
+"""The offline extractor's output, unit by unit: for one clause per row of the write-phase
 decision table the exact unit (text, type, scores, triple), how emphasis, uncertainty,
-corrections and hedges change the scores, and the exact note for every skipped clause."""
+corrections and hedges change the scores, and the exact note for every skipped clause.
+
+Changed with the specific attributes: a preference's attribute names its kind
+(``prefers_indentation``, not one generic ``prefers`` that let one preference supersede
+another), the text is written from the triple (so it says exactly what is stored), and
+"I'm a backend engineer at Acme" gives the role and the employer."""
 
 from __future__ import annotations
 
@@ -12,10 +17,10 @@ from memdesk.core.write.extract_heuristic import (
     HEDGED_IMPORTANCE,
     UNCERTAIN_CONFIDENCE,
     HeuristicExtractor,
-    _third_person_verb,
     clauses,
     paraphrase,
 )
+from memdesk.core.write.extract_text import third_person_verb
 from memdesk.core.write.units import Extraction, Turn, Unit
 
 H = HeuristicExtractor()
@@ -43,17 +48,14 @@ def test_the_constants_are_the_seeds() -> None:
     ("My name is Ada.",
      Unit("The user's name is Ada.", "fact", 0.7, 0.9, "user", "name", "Ada")),
     ("I prefer tabs over spaces.",
-     Unit("The user prefers tabs over spaces.", "preference", 0.8, 0.85, "user", "prefers",
-          "tabs")),
+     Unit("The user prefers tabs over spaces.", "preference", 0.8, 0.85, "user",
+          "prefers_indentation", "tabs")),
     ("I always drink coffee",
      Unit("The user always drinks coffee.", "preference", 0.75, 0.8)),
     ("I hate meetings.",
      Unit("The user hates meetings.", "preference", 0.6, 0.8, "user", "dislikes", "meetings")),
     ("I love jazz.",
      Unit("The user loves jazz.", "preference", 0.6, 0.8, "user", "likes", "jazz")),
-    ("I'm a backend engineer at Acme",
-     Unit("The user is a backend engineer at Acme.", "fact", 0.7, 0.85, "user", "is_a",
-          "backend engineer")),
     ("We went with Kafka.",
      Unit("The user's team went with Kafka.", "decision", 0.8, 0.85)),
     ("Please always answer in British English.",
@@ -76,40 +78,52 @@ def test_the_answer_names_the_heuristic_and_no_model() -> None:
     assert (out.extractor, out.model, out.notes) == ("heuristic", None, [])
 
 
+def test_a_role_at_an_employer_gives_both() -> None:
+    assert run("I'm a backend engineer at Acme").units == [
+        Unit("The user is a backend engineer.", "fact", 0.7, 0.85, "user", "occupation",
+             "backend engineer"),
+        Unit("The user works at Acme.", "fact", 0.7, 0.85, "user", "works_at", "Acme")]
+
+
 def test_emphasis_adds_its_boost_capped_at_one() -> None:
     assert one("I work at Acme!!").importance == 0.8
     assert one("I'm severely allergic to nuts!!") == Unit(
-        "The user is severely allergic to nuts.", "fact", 1.0, 0.9, "user", "allergic_to",
-        "nuts")
+        "The user is allergic to nuts.", "fact", 1.0, 0.9, "user", "allergic_to", "nuts")
 
 
 def test_uncertainty_caps_confidence_only() -> None:
     assert one("I think I prefer Go.") == Unit(
-        "The user thinks the user prefers Go.", "preference", 0.8, UNCERTAIN_CONFIDENCE,
-        "user", "prefers", "Go")
+        "The user prefers Go.", "preference", 0.8, UNCERTAIN_CONFIDENCE,
+        "user", "prefers_language", "Go")
 
 
 def test_a_correction_is_stripped_and_scored_as_one() -> None:
     assert one("No, I use pytest not unittest") == Unit(
-        "Correction: the user uses pytest not unittest.", "correction", 0.9, 0.9, "user",
-        "uses", "pytest")
-    # an emphasised correction keeps its higher importance
+        "Correction: the user uses pytest.", "correction", 0.9, 0.9, "user",
+        "prefers_test_framework", "pytest")
+    # emphasis raises a correction's importance too
+    assert one("Actually, I'm severely vegan!!") == Unit(
+        "Correction: the user is vegan.", "correction", 1.0, 0.9, "user", "diet", "vegan")
+
+
+def test_actually_does_not_correct_an_attribute_held_with_several_values() -> None:
+    # A correction supersedes every older value of its attribute: read as one, this
+    # would drop the user's other allergies.  Changed from a correction on purpose.
     assert one("Actually, I'm severely allergic to cats") == Unit(
-        "Correction: the user is severely allergic to cats.", "correction", 1.0, 0.9,
-        "user", "allergic_to", "cats")
+        "The user is allergic to cats.", "fact", 1.0, 0.9, "user", "allergic_to", "cats")
 
 
 def test_a_hedged_clause_is_read_as_what_it_imagines_and_not_asserted() -> None:
     assert one("What if I worked at Google?") == Unit(
         "Not asserted (hypothetical): the user works at Google.", "fact", 0.3, 0.25,
-        "user", "works_at", "Google")
+        "user", "works_at", "Google", "hypothetical")
     assert one("I'm basically a wizard, so I fix everything.") == Unit(
         "Not asserted (rhetorical framing): the user is a wizard.", "fact", 0.3, 0.25,
-        "user", "is_a", "wizard")
+        "user", "is_a", "wizard", "hypothetical")
 
 
-def test_a_non_procedure_unit_reads_the_whole_clause() -> None:
-    assert one("Honestly, I work at Acme.").text == "Honestly, the user works at Acme."
+def test_a_lead_in_is_not_part_of_the_statement() -> None:
+    assert one("Honestly, I work at Acme.").text == "The user works at Acme."
 
 
 def test_only_a_hedged_clause_is_read_in_the_subjunctive() -> None:
@@ -122,7 +136,7 @@ def test_only_a_hedged_clause_is_read_in_the_subjunctive() -> None:
 def test_a_hedge_is_not_also_a_correction() -> None:
     u = one("No, imagine I lived in Rome.")
     assert u == Unit("Not asserted (hypothetical): the user lives in Rome.", "fact", 0.3,
-                     0.25, "user", "lives_in", "Rome")
+                     0.25, "user", "lives_in", "Rome", "hypothetical")
 
 
 @pytest.mark.parametrize(("turn", "note"), [
@@ -202,4 +216,4 @@ def test_paraphrase_of_dont() -> None:
     ("y", "ys"), ("by", "bies"), ("employ", "employs"), ("run", "runs"), ("use", "uses"),
 ])
 def test_third_person_verbs(verb: str, third: str) -> None:
-    assert _third_person_verb(verb) == third
+    assert third_person_verb(verb) == third

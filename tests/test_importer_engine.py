@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from memdesk.core.errors import StoreOpenError, ValidationError
+from memdesk.core.store.actions import IMPORT
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import MEMORY_EDIT, Changed, Changes
 from memdesk.core.transfer.importer import (
@@ -92,7 +93,7 @@ def test_what_a_report_says_changed() -> None:
     assert rep.changes == Changes(("a",), (), "g", Changed.NOTHING)
     assert ImportReport(imported=1).changed and ImportReport(updated=1).changed
     assert ImportReport(updated=1, memory_ids=["b"], group_id="g").changes == Changes(
-        ("b",), (), "g", MEMORY_EDIT)
+        ("b",), (), "g", MEMORY_EDIT, action=IMPORT)  # updated only: no new rows
 
 
 @pytest.mark.parametrize(("rep", "text"), [

@@ -324,8 +324,8 @@ def test_cancel_is_audited_as_one_undoable_group(store: MemoryStore, clock: Cloc
     clock.now = T0 + timedelta(seconds=1)
     changes = q.cancel(job_id, actor="agent")
     [ev] = store.events("*")
-    assert (ev.memory_id, ev.actor, ev.action, ev.note) == (
-        "*", "agent", "cancel_job", f"job {job_id} cancelled")
+    assert (ev.memory_id, ev.stream, ev.actor, ev.action, ev.note) == (
+        None, "job", "agent", "cancel_job", f"job {job_id} cancelled")
     assert ev.before == {"job_id": job_id, "status": "pending"}
     assert ev.after == {"job_id": job_id, "status": "cancelled"}
     assert ev.group_id == changes.group_id and ev.group_id is not None
@@ -387,7 +387,8 @@ def test_undoing_a_cancel_puts_the_job_back_to_pending_and_logs_it(
                          f"pending again: the agent undid event {cancel_ev}"]
     [undo_ev] = undone.event_ids
     ev = store.event(undo_ev)
-    assert (ev.memory_id, ev.actor, ev.action, ev.undoes) == ("*", "agent", "undo", cancel_ev)
+    assert (ev.memory_id, ev.stream, ev.actor, ev.action, ev.undoes) == (
+        None, "job", "agent", "undo", cancel_ev)
     assert ev.before == {"job_id": job_id, "status": "cancelled"}
     assert ev.after == {"job_id": job_id, "status": "pending"}
     assert ev.note == f"job {job_id} back to pending"
@@ -439,16 +440,14 @@ def test_undo_of_a_cancel_of_a_job_that_is_gone_says_so(store: MemoryStore) -> N
     assert str(err.value) == f"No job with id {job_id!r}"
 
 
-def test_is_job_event_needs_the_store_wide_id_and_a_job_status(store: MemoryStore) -> None:
+def test_a_cancel_is_a_job_stream_event_about_no_memory(store: MemoryStore) -> None:
     job_id = store_memory(store, Turn("I live in Oslo.", "u"))
     [ev_id] = JobQueue(store).cancel(job_id).event_ids
     ev = store.event(ev_id)
     assert jobs.is_job_event(ev)
-    assert not jobs.is_job_event(ev.__class__(**{**ev.__dict__, "memory_id": "m1"}))
-    no_job = {"status": "pending"}
-    assert not jobs.is_job_event(ev.__class__(**{**ev.__dict__, "before": no_job}))
-    no_status = {"job_id": job_id}
-    assert not jobs.is_job_event(ev.__class__(**{**ev.__dict__, "before": no_status}))
+    assert (ev.memory_id, ev.stream, ev.target) == (None, "job", job_id)
+    mem = store.add(user_id="u", text="x", type="fact").changes.event_ids[0]
+    assert not jobs.is_job_event(store.event(mem))
 
 
 def test_a_job_as_json_converts_every_time_and_keeps_the_rest(

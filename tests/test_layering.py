@@ -6,46 +6,23 @@ that breaks each rule, so a contract that silently checks nothing fails here too
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-LINT = "import sys; from importlinter.cli import lint_imports_command; lint_imports_command()"
+from .layering_support import ROOT, contracts_for, lint_imports
+
 CORE_CONTRACT = "never imports Qt, pyqtgraph, the UI or the app"
 UI_CONTRACT = "never imports the app or a database library"
-
-
-def lint_imports(cwd: Path, pythonpath: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ)
-    if pythonpath is not None:
-        env["PYTHONPATH"] = str(pythonpath)
-    return subprocess.run(
-        [sys.executable, "-c", LINT, "--no-cache", "--no-logo"],
-        cwd=cwd, env=env, capture_output=True, text=True, timeout=120,
-    )
 
 
 def test_import_contracts_hold() -> None:
     r = lint_imports(ROOT)
     assert r.returncode == 0, r.stdout + r.stderr
     assert f"memdesk.core {CORE_CONTRACT} KEPT" in r.stdout
-    assert f"memdesk.ui {UI_CONTRACT}" in r.stdout and "2 kept, 0 broken" in r.stdout
-
-
-def contracts_for(package: str) -> str:
-    """pyproject.toml's [tool.importlinter] tables, about ``package`` instead of memdesk."""
-    out, inside = [], False
-    for line in (ROOT / "pyproject.toml").read_text(encoding="utf-8").splitlines():
-        if line.startswith("["):
-            inside = line.lstrip("[").startswith("tool.importlinter")
-        if inside:
-            out.append(line.replace("memdesk.", f"{package}."))
-    assert out, "pyproject.toml has no [tool.importlinter] section"
-    return "\n".join(out) + "\n"
+    assert f"memdesk.ui {UI_CONTRACT}" in r.stdout and ", 0 broken" in r.stdout
 
 
 CLEAN = {

@@ -116,3 +116,24 @@ def test_availability_checks() -> None:
     assert vec.ok is (embeddings.unavailable_reason() is None)
     down = availability.ollama("http://127.0.0.1:9", timeout=0.5)  # nothing listens there
     assert not down.ok and down.detail
+
+
+def test_a_missing_glib_is_named_and_the_whole_set_matches_readme(monkeypatch, tmp_path) -> None:
+    """The hint names the package of every missing library, glib's included, and the
+    whole set for a minimal Debian 12 — the same set README.md tells a new user."""
+    import re
+
+    from memdesk.app import display
+
+    plugin = tmp_path / "libqxcb.so"
+    plugin.write_bytes(b"not a shared object")
+    monkeypatch.setattr(display, "xcb_plugin", lambda: plugin)
+    monkeypatch.setattr(display, "missing_libraries", lambda _p: ["libglib-2.0.so.0"])
+    msg = display.platform_problem({"DISPLAY": ":0"})
+    assert msg is not None and "apt-get install libglib2.0-0\n" in msg
+    whole = re.search(r"whole set.*\n\s+sudo apt-get install (.+)", msg)
+    assert whole is not None
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = re.search(r"sudo apt-get install (libxcb-cursor0[^`]+)", readme)
+    assert block is not None
+    assert set(whole.group(1).split()) == set(block.group(1).replace("\\", " ").split())

@@ -67,7 +67,7 @@ def test_import_reports_and_undoes_as_one_step(qtbot, window: MainWindow,
     assert "line 7 (id m7): type: unknown type 'oops'" in dlg.details.toPlainText()
     # the window was told, and Edit → Undo takes the whole import back
     assert changed and set(changed[-1].memory_ids) == {f"m{i}" for i in range(1, 31)} - {"m7"}
-    assert window.undo_stack.undoText() == "Import from in.jsonl"
+    assert window.undo_stack.undoText() == "import of 29 memories"
     # the browser shows the new memories (its refresh alone only patches loaded rows)
     model = window.views["browse"].model
     qtbot.waitUntil(lambda: model.rowCount() == 29, timeout=10_000)

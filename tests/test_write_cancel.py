@@ -126,7 +126,7 @@ def test_jobs_view_cancel_goes_through_the_desk_and_undoes(qtbot, store: MemoryS
     assert view.cancel_button.isEnabled()
     view.cancel_button.click()
     assert JobQueue(store).get(pending).status == "cancelled"
-    assert desk.undo_stack.undoText() == f"Cancel job {pending[:8]}"
+    assert desk.undo_stack.undoText() == "cancel of 1 job"
     qtbot.waitUntil(lambda: "cancelled: 1" in view.summary.text())
     qtbot.waitUntil(lambda: not view.cancel_button.isEnabled())
     desk.undo_stack.undo()

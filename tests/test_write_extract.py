@@ -1,4 +1,4 @@
-"""Extraction: seed 003's decision table and checklist for the heuristic extractor, and
+"""Extraction: the write-phase decision table and checklist for the heuristic extractor, and
 the Ollama extractor against a fake Ollama HTTP server (valid, bad and failing replies)."""
 
 from __future__ import annotations
@@ -22,22 +22,26 @@ def ext(text: str) -> list[Unit]:
     return H.extract(Turn(text, "alice")).units
 
 
-# -- seed 003's decision table, with our own further phrasings per row -----------------
+# -- the write-phase decision table, with our own further phrasings per row -------------
+# Preferences carry a specific attribute (prefers_theme, prefers_editor, …): one generic
+# "prefers"/"uses" let a correction of one preference supersede all the others.
 STORE_ROWS = [
     # (turn, type, (entity, attribute, value) or None)
-    ("I always use dark mode", "preference", ("user", "uses", "dark mode")),
-    ("I usually use Neovim for everything.", "preference", ("user", "uses", "Neovim")),
-    ("I prefer tabs over spaces.", "preference", ("user", "prefers", "tabs")),
+    ("I always use dark mode", "preference", ("user", "prefers_theme", "dark mode")),
+    ("I usually use Neovim for everything.", "preference",
+     ("user", "prefers_editor", "Neovim")),
+    ("I prefer tabs over spaces.", "preference", ("user", "prefers_indentation", "tabs")),
     ("Please always answer in British English.", "preference", None),
     ("I never deploy on Fridays.", "preference", None),
-    ("I'm a backend engineer", "fact", ("user", "is_a", "backend engineer")),
+    ("I'm a backend engineer", "fact", ("user", "occupation", "backend engineer")),
     ("I work at Acme Corp.", "fact", ("user", "works_at", "Acme Corp")),
     ("I live in Lisbon these days.", "fact", ("user", "lives_in", "Lisbon")),
     ("I'm allergic to peanuts.", "fact", ("user", "allergic_to", "peanuts")),
     ("I chose PostgreSQL for this project", "decision", None),
     ("We went with Kafka because the team knows it.", "decision", None),
-    ("No, I use pytest not unittest", "correction", ("user", "uses", "pytest")),
-    ("Actually, I prefer Emacs now.", "correction", ("user", "prefers", "Emacs")),
+    ("No, I use pytest not unittest", "correction",
+     ("user", "prefers_test_framework", "pytest")),
+    ("Actually, I prefer Emacs now.", "correction", ("user", "prefers_editor", "Emacs")),
     ("My morning routine: check alerts, then review PRs, then standup.", "procedure", None),
     ("First I run the linter, then I run the tests.", "procedure", None),
 ]

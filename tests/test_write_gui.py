@@ -11,6 +11,7 @@ from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog
 
 from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.records import Changed
 from memdesk.core.write.embed import missing_count
 from memdesk.core.write.jobs import JobQueue, store_memory
 from memdesk.core.write.units import Turn
@@ -89,13 +90,13 @@ def test_embed_missing_vectors_runs_off_the_gui_thread(qtbot, window: MainWindow
     store = window.store
     store.add_many([{"user_id": "u", "text": f"memory {i}", "type": "note"} for i in range(7)])
     assert missing_count(store) == 7
-    task = window.write_service.embed()
-    assert task is not None
-    dialog = task.parent()
-    assert isinstance(dialog, QProgressDialog) and dialog.isVisible()
-    with qtbot.waitSignal(task.finished, timeout=60_000) as blocker:
-        pass
-    assert blocker.args[0].embedded == 7 and missing_count(store) == 0
+    # Through the desk's pipeline: its busy/idle signals and one broadcast of Changes.
+    with qtbot.waitSignal(window.desk.busy) as busy, \
+            qtbot.waitSignal(window.desk.changed, timeout=60_000) as changed:
+        dialog = window.write_service.embed()
+        assert isinstance(dialog, QProgressDialog) and dialog.isVisible()
+    assert busy.args == ["Embed missing vectors"]
+    assert changed.args[0].touches(Changed.MEMORIES) and missing_count(store) == 0
     assert not dialog.isVisible()
     assert dialog.labelText() == "Embedded 7 memories with all-MiniLM-L6-v2."
 

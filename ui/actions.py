@@ -5,7 +5,8 @@ call.  ``Desk.run(op)``
 
 1. runs the call (on a worker thread when ``op.background``, with progress shown by
    the window; otherwise at once — a single small transaction),
-2. on success records it on the one ``QUndoStack`` (Edit → Undo "<name>"), broadcasts
+2. on success records it on the one ``QUndoStack`` (Edit → Undo and the label the
+   action registry declares, ``memdesk.core.store.actions``), broadcasts
    its ``Changes`` on ``Desk.changed`` (each view refreshes if it shows those kinds)
    and calls the view's ``done`` follow-up,
 3. on failure emits ``Desk.failed(name, message)``, which the window shows one way.
@@ -167,7 +168,10 @@ class Desk(QObject):
     def _finish(self, op: Op[Any], result: object) -> None:
         changes = op.changes(result) if op.changes is not None else _as_changes(result)
         if op.undoable and changes.undoable:
-            self.undo_stack.push(ActionCommand(self, op.name, changes))
+            # Edit → Undo says what the registry declares ("Undo soft-delete of 3
+            # memories"); an action the core did not name keeps the op's own name.
+            label = changes.label() or op.name
+            self.undo_stack.push(ActionCommand(self, label, changes))
         self.changed.emit(changes)
         if op.done is not None:
             op.done(result)

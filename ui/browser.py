@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QItemSelection, Qt
+from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
     QInputDialog,
     QLabel,
+    QMessageBox,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -30,9 +31,11 @@ from .actions import Desk, Op
 from .browser_model import COLUMN_KEYS, COLUMNS, BrowserModel
 from .delegates import ScoreBarDelegate
 from .detail import DetailPane
+from .empty import EmptyNote
 from .filters import FilterBar
 from .ops import LatestTask
-from .store_safety import edit_checked
+from .store_safety import ask_after_conflict, edit_or_conflict
+from .text import count_of
 from .view import DeskView
 
 
@@ -74,6 +77,9 @@ class BrowserView(DeskView):
         self.table.setSortingEnabled(True)  # calls model.sort(): the first query starts here
 
         self.detail = DetailPane(store)
+        self.empty_note = EmptyNote(
+            self.table, "No memory matches these filters.\nClear filters (Ctrl+Shift+L) "
+            "or change the search.", "browser-empty")
         self.summary = QLabel("Loading…")
         self.summary.setObjectName("browser-summary")
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -90,7 +96,7 @@ class BrowserView(DeskView):
 
         self.filters.changed.connect(self.set_filter)
         self.model.loaded.connect(self._on_loaded)
-        self.model.countChanged.connect(lambda _n: self._update_summary())
+        self.model.countChanged.connect(lambda _n: self._on_loaded())
         self.model.rowsInserted.connect(lambda *_: self._update_summary())
         self.model.failed.connect(self._refuse)  # a read failed: said where one looks
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
@@ -118,7 +124,7 @@ class BrowserView(DeskView):
         self.clear_action = act("Clear filters", "Ctrl+Shift+L", self.filters.clear)
         self.set_type_action = act("Set type…", "Ctrl+Shift+T", self.ask_type)
         self.set_topic_action = act("Set topic…", "Ctrl+Shift+O", self.ask_topic)
-        self.set_importance_action = act("Set importance…", "Ctrl+Shift+I", self.ask_importance)
+        self.set_importance_action = act("Set importance…", "Ctrl+I", self.ask_importance)
         self.supersede_action = act("Supersede selected by current", "Ctrl+Shift+R",
                                     self.supersede_by_current)
         self.delete_action = act("Soft-delete", QKeySequence.StandardKey.Delete,
@@ -157,6 +163,13 @@ class BrowserView(DeskView):
         self._update_summary()
         if self.model.rowCount() and not self.table.selectionModel().hasSelection():
             self.table.selectRow(0)
+        # Only once the count says so: between a query's reset and its first page the
+        # table is empty too, and the pane must not flicker to nothing then.
+        empty = self.model.rowCount() == 0 and self.model.total == 0
+        self.empty_note.set_visible(empty)
+        if empty and not self.detail.has_unsaved():
+            # The pane must not keep showing a memory that is not in the list.
+            self.detail.show_memory(None, selected=0)
 
     def _update_summary(self) -> None:
         m = self.model
@@ -180,9 +193,57 @@ class BrowserView(DeskView):
         cur = self.current_id()
         if len(ids) == 1:
             cur = ids[0]
+        shown = self.detail.record
+        if shown is not None and (cur if ids else None) != shown.id and not self._leave_edit():
+            # Cancel: back to the row being edited, without asking again.
+            self._select_quietly(shown.id)
+            return
         self.detail.show_memory(cur if ids else None, selected=max(1, len(ids)))
 
+    def _leave_edit(self) -> bool:
+        """Whether the detail pane may show another memory: asks Apply / Discard /
+        Cancel when the operator typed an edit that is not applied yet."""
+        if not self.detail.has_unsaved():
+            return True
+        rec = self.detail.record
+        assert rec is not None
+        box = QMessageBox(self)
+        box.setIcon(QMessageBox.Icon.Question)
+        box.setWindowTitle("Unsaved edit")
+        box.setTextFormat(Qt.TextFormat.PlainText)
+        fields = ", ".join(sorted(self.detail.edited_fields()))
+        box.setText(f"The edit of {fields} is not applied yet.")
+        box.setInformativeText("Apply it, discard it, or stay on this memory?")
+        box.setStandardButtons(QMessageBox.StandardButton.Apply
+                               | QMessageBox.StandardButton.Discard
+                               | QMessageBox.StandardButton.Cancel)
+        box.setDefaultButton(QMessageBox.StandardButton.Apply)
+        answer = box.exec()
+        if answer == QMessageBox.StandardButton.Apply:
+            self.detail.request_apply()
+            return True
+        return answer == QMessageBox.StandardButton.Discard
+
+    def _select_quietly(self, memory_id: str) -> None:
+        row = self.model.row_of(memory_id)
+        sm = self.table.selectionModel()
+        sm.blockSignals(True)
+        try:
+            if row is None:
+                self.table.clearSelection()
+            else:  # not selectRow: it would follow a held Ctrl and toggle instead
+                sm.setCurrentIndex(self.model.index(row, 0),
+                                   QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                   | QItemSelectionModel.SelectionFlag.Rows
+                                   | QItemSelectionModel.SelectionFlag.Current)
+        finally:
+            sm.blockSignals(False)
+        self.table.viewport().update()
+
     def open_memory(self, memory_id: str) -> None:
+        shown = self.detail.record
+        if shown is not None and shown.id != memory_id and not self._leave_edit():
+            return
         row = self.model.row_of(memory_id)
         if row is not None:
             self.table.selectRow(row)
@@ -208,8 +269,15 @@ class BrowserView(DeskView):
         names = ", ".join(sorted(fields))
         store = self.store
         seen = self.detail.record  # the version the operator edited (optimistic check)
+
+        def on_top(version: int) -> None:
+            self.run(Op(f"Edit {names}", lambda: store.update(
+                memory_id, expected_version=version, **fields)))
+
+        # A conflict is the op's result, asked about after it, on the GUI thread.
         self.run(Op(f"Edit {names}",
-                    lambda: edit_checked(self, store, memory_id, fields, seen)))
+                    lambda: edit_or_conflict(store, memory_id, fields, seen),
+                    lambda result: ask_after_conflict(self, result, fields, seen, on_top)))
 
     def bulk_set(self, field: str, value: Any, ids: list[str] | None = None) -> None:
         ids = self.selected_ids() if ids is None else ids
@@ -217,7 +285,7 @@ class BrowserView(DeskView):
             self._refuse("Select one or more memories first.")
             return
         store = self.store
-        self.run(Op(f"Set {field} of {len(ids):,} memories",
+        self.run(Op(f"Set {field} of {count_of(len(ids), 'memory', 'memories')}",
                     lambda: store.bulk_update(ids, **{field: value})))
 
     def delete_selected(self, ids: list[str] | None = None) -> None:
@@ -226,7 +294,8 @@ class BrowserView(DeskView):
             self._refuse("Select one or more memories first.")
             return
         store = self.store
-        self.run(Op(f"Soft-delete {len(ids):,} memories", lambda: store.bulk_delete(ids)))
+        self.run(Op(f"Soft-delete {count_of(len(ids), 'memory', 'memories')}",
+                    lambda: store.bulk_delete(ids)))
 
     def supersede_by_current(self, old_ids: list[str] | None = None,
                              new_id: str | None = None) -> None:
@@ -237,7 +306,7 @@ class BrowserView(DeskView):
                          "current row (Ctrl+click it last).")
             return
         store = self.store
-        self.run(Op(f"Supersede {len(old):,} memories",
+        self.run(Op(f"Supersede {count_of(len(old), 'memory', 'memories')}",
                     lambda: store.bulk_supersede(old, new_id)))
 
     def ask_type(self) -> None:
@@ -270,8 +339,12 @@ class BrowserView(DeskView):
 
     # -- broadcast --------------------------------------------------------------------------
     def refresh(self, changes: Changes) -> None:
-        """Patch loaded rows in place, even while hidden (cheap: only changed ids)."""
-        if changes.memories:
+        """Patch loaded rows in place, even while hidden (cheap: only changed ids); run
+        the query again when rows were added (an import, a merge): patching in place
+        shows edits, never rows the list did not have."""
+        if changes.new_memory_ids:
+            self.model.set_query()
+        elif changes.memories:
             self.model.refresh(changes)
         if self.detail.record is not None and (
             self.detail.record.id in changes.memory_ids or Changed.ALL in changes.kinds

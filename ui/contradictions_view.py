@@ -42,9 +42,10 @@ from memdesk.core.errors import MemdeskError
 from memdesk.core.store.records import Changed, Changes
 
 from .actions import Desk, Op
+from .columns import capped_columns
 from .contradiction_models import ContradictionQueueModel
 from .ops import LatestTask
-from .text import elide, fluid, plain_label
+from .text import elide, fluid, isolate, plain_label
 from .view import DeskView
 
 KEYS = ("Enter accept suggestion · 1–9 keep that card · B keep all (not a contradiction) · "
@@ -79,7 +80,8 @@ class Card(QFrame):
             badges.append("★ HIGHER CONFIDENCE")
         if m.type == "correction":
             badges.append("correction")
-        self.badges = plain_label("  ".join(badges))
+        # Wraps: "[2]  OLDER  ★ HIGHER CONFIDENCE" is wider than a card at 1280 px.
+        self.badges = fluid(plain_label("  ".join(badges)))
         bf = QFont(self.badges.font())
         bf.setBold(True)
         self.badges.setFont(bf)
@@ -168,9 +170,9 @@ class ContradictionsView(DeskView):
         self.table.verticalHeader().hide()
         self.table.setWordWrap(False)
         header = self.table.horizontalHeader()
-        for col in range(self.model.columnCount()):
+        for col in (0, 4):
             header.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
-        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        capped_columns(self.table, {1: 14, 2: 30}, stretch=3)
         self.table.selectionModel().currentRowChanged.connect(
             lambda cur, prev: self._load(cur.row()))
         self.count = plain_label("Scanning…")
@@ -288,7 +290,8 @@ class ContradictionsView(DeskView):
             return
         d = self.detail
         kind = " — unlinked correction" if group.kind == "correction" else ""
-        self.heading.setText(f"{d.key[0]} · {d.key[1]} · {d.key[2]}{kind}")
+        self.heading.setText(f"{isolate(d.key[0])} · {isolate(d.key[1])} · "
+                             f"{isolate(d.key[2])}{kind}")
         s = d.suggestion
         winner = s.winner_id if s else None
         if s is None:
@@ -412,7 +415,8 @@ class ContradictionsView(DeskView):
                 self.model.remove(group.key)
                 self._update_count()
             self._resume_row = row
-            self.status.setText(f"{label} for {group.user_id} · {group.attribute}. "
+            self.status.setText(f"{label} for {isolate(group.user_id)} · "
+                                f"{isolate(group.attribute)}. "
                                 "U or Ctrl+Z undoes it.")
             self._select(row)
 

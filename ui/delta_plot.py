@@ -28,7 +28,7 @@ from PySide6.QtWidgets import QVBoxLayout, QWidget
 from memdesk.core.delta.snapshots import SnapshotSeries
 
 from .delta_models import HEALTH_COLOURS, source_colour
-from .text import elide, plain_label
+from .text import elide, isolate, plain_label
 
 Y_TOP = 1.32  # headroom above the data (≤ 1) where the legend sits
 
@@ -69,7 +69,9 @@ class IndexDateAxis(pg.AxisItem):
 
     def tickStrings(self, values, scale, spacing):  # type: ignore[no-untyped-def]
         n = len(self.times)
-        at = [int(np.rint(v)) for v in values]
+        # Only whole indexes are snapshots: with two snapshots pyqtgraph puts ticks at
+        # halves too, and rounding them labelled places between (or beside) the data.
+        at = [int(np.rint(v)) if abs(v - np.rint(v)) < 1e-6 else -1 for v in values]
         return tick_labels([self.times[i] if 0 <= i < n else None for i in at])
 
 
@@ -155,7 +157,7 @@ class SnapshotPlot(QWidget):
         pi = self.plot.getPlotItem()
         pi.setXRange(-0.5, max(0.5, n - 0.5), padding=0.01)
         self.readout.setText(
-            f"{n:,} snapshots of “{elide(series.goal, 80)}”. Hover for figures; click a "
+            f"{n:,} snapshots of {isolate(elide(series.goal, 80))}. Hover for figures; click a "
             "snapshot to open the diff from the one before it."
         )
 
@@ -202,7 +204,9 @@ class SnapshotPlot(QWidget):
         shares = ", ".join(f"{name} {s.shares[name][i]:.2f}" for name in s.sources)
         health = s.status[i]
         risk = "" if health is None else f", risk {s.risk[i]:.3f}"
-        return (f"#{i + 1} · {s.times[i]:%Y-%m-%d %H:%M} · {elide(s.labels[i], 40)} — "
+        # The label is isolated: a right-to-left override in it must not reverse the
+        # figures that follow ("risk 0.399" read "993.0 ksir").
+        return (f"#{i + 1} · {s.times[i]:%Y-%m-%d %H:%M} · {isolate(elide(s.labels[i], 40))} — "
                 f"{shares}; dominance {s.dominance[i]:.3f}; aggregate {s.aggregate[i]:.3f}; "
                 f"health {health or 'first snapshot'}{risk}")
 
@@ -222,9 +226,26 @@ class SnapshotPlot(QWidget):
         if i is not None:
             self.snapshotClicked.emit(i)
 
+    def export_title(self) -> str:
+        s = self.series
+        if s is None or not len(s):
+            return "Source dominance"
+        return (f"Source dominance — {elide(s.goal, 80)} — {len(s):,} snapshots, "
+                f"{s.times[0]:%Y-%m-%d} to {s.times[-1]:%Y-%m-%d}")
+
     def export_png(self, path: str | Path) -> None:
+        """The plot as a picture for a report: with a title saying what it shows, and
+        without the hover cursor (the operator's mouse is not part of the data)."""
         from pyqtgraph.exporters import ImageExporter
 
-        exporter = ImageExporter(self.plot.getPlotItem())
-        exporter.parameters()["width"] = max(800, self.plot.width())
-        exporter.export(str(path))
+        pi = self.plot.getPlotItem()
+        cursor_was = self.cursor.isVisible()
+        self.cursor.setVisible(False)
+        pi.setTitle(html.escape(self.export_title()), color="k", size="11pt")  # HTML label
+        try:
+            exporter = ImageExporter(pi)
+            exporter.parameters()["width"] = max(800, self.plot.width())
+            exporter.export(str(path))
+        finally:
+            pi.setTitle(None)
+            self.cursor.setVisible(cursor_was)

@@ -29,7 +29,12 @@ def _build(path: Path, size: int, state: TaskState) -> Path:
 
 
 class DemoBuilder(QObject):
-    """Ensures the demo store exists, then emits ``ready(path)`` (or ``failed(message)``)."""
+    """Ensures the demo store exists, then emits ``ready(path)`` (or ``failed(message)``).
+
+    ``built_now`` says whether this builder created it: the window then embeds the new
+    demo's memories in the background (progress dialog, not modal), so every view —
+    the Retrieval inspector's vector channel included — has something true to show,
+    without making the operator wait for the model before the window opens."""
 
     ready = Signal(object)
     failed = Signal(str)
@@ -41,6 +46,7 @@ class DemoBuilder(QObject):
         self.size = size
         self.task: Task | None = None
         self.dialog: QProgressDialog | None = None
+        self.built_now = False
 
     def start(self) -> None:
         if demo_exists(self.path):
@@ -80,6 +86,7 @@ class DemoBuilder(QObject):
 
     def _done(self, path: object) -> None:
         self._close_dialog()
+        self.built_now = True
         self.ready.emit(path)
 
     def _failed(self, exc: object, _tb: str) -> None:

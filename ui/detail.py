@@ -20,7 +20,13 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QKeySequence, QShortcut, QStandardItem, QStandardItemModel
+from PySide6.QtGui import (
+    QKeySequence,
+    QShortcut,
+    QStandardItem,
+    QStandardItemModel,
+    QTextOption,
+)
 from PySide6.QtWidgets import (
     QApplication,
     QComboBox,
@@ -28,6 +34,7 @@ from PySide6.QtWidgets import (
     QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
+    QFrame,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -41,12 +48,13 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.errors import NotFoundError
+from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
 
 from .table_model import read_only_table
-from .text import display_lines, elide, fluid, plain_label, tooltip_text
+from .text import display_lines, elide, fluid, hidden_count, plain_label, reveal, tooltip_text
 
 IdRole = Qt.ItemDataRole.UserRole
 TEXT_PREVIEW_CHARS = 4000  # what the form shows of a longer text
@@ -93,7 +101,7 @@ def _item(text: str, memory_id: str | None = None, tip: str | None = None) -> QS
 
 def describe_event(ev: EventRecord) -> str:
     """One line per event: which fields went from what to what."""
-    if ev.action == "add":
+    if ev.action == acts.ADD.name:
         return "created"
     parts = []
     for k in sorted(set(ev.before) | set(ev.after)):
@@ -161,18 +169,21 @@ class DetailPane(QWidget):
         self.partial_row.setLayout(partial)
         self.partial_row.hide()
         form.addRow("", self.partial_row)
-        row = QHBoxLayout()
-        row.addWidget(self.type, 1)
-        row.addWidget(QLabel("Layer"))
-        row.addWidget(self.layer, 1)
-        form.addRow("Type", row)
+        # Invisible and direction-control characters are shown, not obeyed: the editor
+        # keeps the stored text exactly; this line says what hides in it.
+        self.hidden_note = fluid(plain_label(""))
+        self.hidden_note.setObjectName("detail-hidden-characters")
+        self.hidden_note.setStyleSheet("color: #a40000")
+        self.hidden_note.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.hidden_note.hide()
+        form.addRow("", self.hidden_note)
+        # One field per row: side-by-side pairs made the form wider than the pane at
+        # 1280 px, and the scroll area (no horizontal bar) cut Apply off.
+        form.addRow("Type", self.type)
+        form.addRow("Layer", self.layer)
         form.addRow("Topic", self.topic)
-        scores = QHBoxLayout()
-        scores.addWidget(self.importance)
-        scores.addWidget(QLabel("Confidence"))
-        scores.addWidget(self.confidence)
-        scores.addStretch(1)
-        form.addRow("Importance", scores)
+        form.addRow("Importance", self.importance)
+        form.addRow("Confidence", self.confidence)
         triple = QHBoxLayout()
         for w in (self.entity, self.attribute, self.value):
             w.setMinimumWidth(40)
@@ -202,6 +213,12 @@ class DetailPane(QWidget):
             lab = fluid(plain_label("—"))
             lab.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             self.facts[key] = lab
+            if key == "id":
+                # On a row of its own (full width): an id is 32 characters without a
+                # space, and a label column beside it would widen the narrow pane.
+                pform.addRow(QLabel(label))
+                pform.addRow(self._id_field())
+                continue
             pform.addRow(label, lab)
 
         self.chain_model = QStandardItemModel(0, 3, self)
@@ -229,6 +246,10 @@ class DetailPane(QWidget):
         # The pane is narrow: wrap and shrink rather than scroll sideways.
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(body)
+        # The splitter may not squeeze the pane below what its form needs: content
+        # narrower than its minimum would be cut at the right (Apply included).
+        self.setMinimumWidth(body.minimumSizeHint().width()
+                             + scroll.verticalScrollBar().sizeHint().width() + 4)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
@@ -236,6 +257,23 @@ class DetailPane(QWidget):
         sc.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         sc.activated.connect(self.request_apply)
         self._set_enabled(False)
+
+    def _id_field(self) -> QPlainTextEdit:
+        """The id never wraps at a space (it has none) and must never be cut: a
+        read-only, selectable box that breaks it anywhere onto a second line when the
+        pane is narrow, instead of widening the pane past its scroll area."""
+        self.id_field = QPlainTextEdit()
+        self.id_field.setObjectName("detail-id")
+        self.id_field.setReadOnly(True)
+        self.id_field.setFrameShape(QFrame.Shape.NoFrame)
+        self.id_field.setStyleSheet("background: transparent")
+        self.id_field.setWordWrapMode(QTextOption.WrapMode.WrapAnywhere)
+        self.id_field.setVerticalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.id_field.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.id_field.setMinimumWidth(60)
+        line = self.id_field.fontMetrics().lineSpacing()
+        self.id_field.setFixedHeight(2 * line + 10)
+        return self.id_field
 
     @staticmethod
     def _score() -> QDoubleSpinBox:
@@ -276,6 +314,8 @@ class DetailPane(QWidget):
             )
             self.chain_model.setRowCount(0)
             self.history_model.setRowCount(0)
+            self.id_field.clear()
+            self.hidden_note.hide()
             return
         self.heading.setText(f"{rec.type} · {rec.status.value} · {elide(rec.id, 80)}")
         self._fill_form(rec)
@@ -298,14 +338,24 @@ class DetailPane(QWidget):
             self.text.setPlainText(rec.text)
         self.text.setReadOnly(self.text_is_partial)
         self.partial_row.setVisible(self.text_is_partial)
+        hidden = hidden_count(rec.text)
+        self.hidden_note.setVisible(hidden > 0)
+        if hidden:
+            self.hidden_note.setText(
+                f"This text holds {hidden:,} invisible or direction-control character"
+                f"{'s' if hidden != 1 else ''}, shown here: "
+                + reveal(rec.text[:TEXT_PREVIEW_CHARS]))
         self.type.setCurrentText(rec.type)
         self.layer.setCurrentIndex(max(0, self.layer.findData(rec.layer or "")))
         self.topic.setText(rec.topic or "")
         self.importance.setValue(rec.importance)
         self.confidence.setValue(rec.confidence)
-        self.entity.setText(rec.entity or "")
-        self.attribute.setText(rec.attribute or "")
-        self.value.setText(rec.value or "")
+        for box, v in ((self.topic, rec.topic), (self.entity, rec.entity),
+                       (self.attribute, rec.attribute), (self.value, rec.value)):
+            box.setText(v or "")
+            # A long value shows its start (not its tail) and whole in the tooltip.
+            box.setCursorPosition(0)
+            box.setToolTip(tooltip_text(reveal(v)) if v else "")
 
     def _fill_facts(self, rec: MemoryRecord) -> None:
         vals = {
@@ -319,7 +369,9 @@ class DetailPane(QWidget):
         }
         vals["recalled"] = recall_text(self.store, rec.id)
         for k, v in vals.items():
-            self.facts[k].setText(elide(v, 300))
+            self.facts[k].setText(reveal(elide(v, 300)))
+        self.id_field.setPlainText(rec.id)
+        self.id_field.setToolTip(tooltip_text(rec.id))
 
     def _provenance(self, memory_id: str) -> str:
         """Which extractor and model wrote this memory (issue 8); plain text."""
@@ -383,6 +435,11 @@ class DetailPane(QWidget):
             if abs(box.value() - getattr(rec, k)) > 0.0005:  # spin boxes hold 3 decimals
                 out[k] = box.value()
         return out
+
+    def has_unsaved(self) -> bool:
+        """Whether the form holds a typed edit that Apply has not sent yet."""
+        return self.record is not None and self.apply_button.isEnabled() and bool(
+            self.edited_fields())
 
     def request_apply(self) -> None:
         fields = self.edited_fields()

@@ -101,9 +101,11 @@ class DiffView(QWidget):
         self.table.verticalHeader().setDefaultSectionSize(22)
         hh = self.table.horizontalHeader()
         hh.setStretchLastSection(True)
-        for col, w in enumerate((95, 95, 80, 60, 60)):
-            hh.resizeSection(col, w)
-        hh.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        # Figures as wide as their values, the memory's text takes the rest (it was
+        # cut at about 25 characters with fixed widths in a narrow pane).
+        for col in range(5):
+            hh.setSectionResizeMode(col, QHeaderView.ResizeMode.ResizeToContents)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
 
         self.bars = InfluenceBars()
         self.fig = {k: plain_label("–") for k in (

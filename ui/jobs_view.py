@@ -34,11 +34,17 @@ from memdesk.core.store.records import Changed, Changes
 from memdesk.core.write.jobs import JobQueue, JobRecord, JobStatus
 
 from .actions import Desk, Op
+from .empty import EmptyNote
 from .ops import LatestTask
 from .table_model import Index, RowsTableModel
 from .text import elide, plain_label, tooltip_text
 from .view import DeskView
 from .write_service import embed_missing
+
+NO_JOBS = ("No jobs yet.\n\nA job is one conversation turn an agent handed over to be "
+           "remembered (`memdesk store`, or the MCP tool store_memory). A worker extracts "
+           "memories from it in the background; they appear here with their status, log "
+           "and the memories each created.")
 
 
 def _when(v: Any) -> str:
@@ -116,6 +122,7 @@ class JobsView(DeskView):
         header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
         self.table.selectionModel().currentRowChanged.connect(self._on_current)
+        self.empty_note = EmptyNote(self.table, NO_JOBS, "jobs-empty")
 
         self.details = QPlainTextEdit()
         self.details.setReadOnly(True)
@@ -147,6 +154,10 @@ class JobsView(DeskView):
     def _show(self, result: tuple[list[JobRecord], dict[str, int]]) -> None:
         jobs, counts = result
         self.model.set_rows(jobs)
+        status = self.status.currentData()
+        self.empty_note.set_visible(
+            not jobs, NO_JOBS if not status and not sum(counts.values())
+            else f"No {status} jobs." if status else "No jobs.")
         self.summary.setText("   ".join(f"{k}: {v:,}" for k, v in counts.items()))
         if self._selected is not None:
             for row, job in enumerate(jobs):

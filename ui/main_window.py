@@ -47,7 +47,7 @@ from .lazy_views import LazyViews, shutdown
 from .opener import OPEN_BUSY_TIMEOUT_S, is_temporary, open_store, store_path
 from .ops import LatestTask
 from .settings import Settings, SettingsDialog
-from .text import error_box, plain_label, tooltip_text
+from .text import ElidedLabel, error_box, plain_label, tooltip_text
 from .transfer import add_to_file_menu
 from .view import View
 from .views import VIEWS, ViewSpec
@@ -92,8 +92,7 @@ class MainWindow(QMainWindow):
         split.setSizes([190, 1250])
         self.setCentralWidget(split)
 
-        self.store_label = QLabel()
-        self.store_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.store_label = ElidedLabel()  # a long path keeps its file name in view
         self.counts_label = QLabel("")
         # Nothing in the desk calls Ollama yet: probe it only when asked (Help menu) or
         # when the operator changes its host, never at every start.
@@ -200,6 +199,8 @@ class MainWindow(QMainWindow):
                                              self.show_shortcuts)
         self.services_action = self._action(help_, "Check Ollama again", "Ctrl+Shift+H",
                                             self.check_services)
+        help_.addSeparator()
+        self.about_action = self._action(help_, "About memdesk", "Shift+F1", self.show_about)
 
     def all_actions(self) -> list[QAction]:
         """Every command with a shortcut, for the palette and the shortcuts window."""
@@ -260,7 +261,6 @@ class MainWindow(QMainWindow):
         path = store_path(store)
         self.setWindowTitle(f"memdesk — {path}")
         self.store_label.setText(path)
-        self.store_label.setToolTip(tooltip_text(store.url))
         if store.engine.url.database and not is_temporary(path):
             self.settings.add_recent(str(Path(path).resolve()))
         self._fill_sidebar()
@@ -445,11 +445,16 @@ class MainWindow(QMainWindow):
             return
         self.open_path(path, create=True)
 
+    def _open_built_demo(self, path: object) -> None:
+        self.open_path(path, create=False)  # type: ignore[arg-type]
+        if self._builder is not None and self._builder.built_now:
+            self.write_service.embed()  # a new demo gets its vectors, in the background
+
     def open_demo(self) -> None:
         from .demo_builder import DemoBuilder
 
         self._builder = DemoBuilder(self, self.demo_path)
-        self._builder.ready.connect(lambda p: self.open_path(p, create=False))
+        self._builder.ready.connect(self._open_built_demo)
         self._builder.failed.connect(lambda msg: self.show_error("Demo store", msg))
         self._builder.start()
 
@@ -499,6 +504,11 @@ class MainWindow(QMainWindow):
 
         CommandPalette(self.all_actions(), self).exec()
 
+    def show_about(self) -> None:
+        from .about import AboutDialog
+
+        AboutDialog(self).exec()
+
     def show_shortcuts(self) -> None:
         from .palette import ShortcutsDialog
 
@@ -526,6 +536,11 @@ class MainWindow(QMainWindow):
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.sync()
         self.review.stop()  # no poll may start after this
+        # A backfill (the new demo's vectors) stops after the batch in hand; loading the
+        # model cannot be interrupted, so wait for it rather than let the thread outlive
+        # the window (Qt aborts the process when a pool thread raises at exit).
+        self.write_service.stop_embedding()
+        self.desk.wait_idle(60_000)
         self.wait_idle()  # results must not arrive after their receivers are deleted
         self.write_service.shutdown()
         super().closeEvent(event)

@@ -17,7 +17,6 @@ from PySide6.QtGui import QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QPlainTextEdit,
     QSplitter,
@@ -30,9 +29,10 @@ from memdesk.core.guard import review
 from memdesk.core.store.records import Changed, Changes
 
 from .actions import Desk, Op
+from .columns import capped_columns
 from .ops import LatestTask
 from .table_model import RowsTableModel
-from .text import elide, plain_label, tooltip_text
+from .text import elide, isolate, plain_label, tooltip_text
 from .view import DeskView
 
 KEYS = "A approve · R reject · E edit · U undo · J/K next/previous"
@@ -111,11 +111,14 @@ class ReviewCard(QWidget):
                                   or "Held for review.")
         o = item.origin
         self.origin.setText(
-            f"From {o.client_name}{' ' + o.client_version if o.client_version else ''} "
-            f"({o.source}'s words, {o.transport}, session {o.session[:8]})" if o
+            f"From {isolate(o.client_name)}"
+            f"{' ' + isolate(o.client_version) if o.client_version else ''} "
+            f"({o.source}'s words, {o.transport}, session {isolate(o.session[:8])})" if o
             else "From: no agent origin recorded")
-        triple = " · ".join(x for x in (m.entity, m.attribute, m.value) if x) or "—"
-        self.fields.setText(f"{m.type} · {m.layer or '—'} · user {m.user_id} · importance "
+        # Agent-written values are isolated: an override in one cannot reorder the line.
+        triple = " · ".join(isolate(x) for x in (m.entity, m.attribute, m.value) if x) or "—"
+        self.fields.setText(f"{m.type} · {m.layer or '—'} · user {isolate(m.user_id)} · "
+                            f"importance "
                             f"{m.importance:.2f} · confidence {m.confidence:.2f} · {triple}")
 
     def start_editing(self) -> None:
@@ -164,7 +167,8 @@ class ReviewView(DeskView):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().hide()
-        self.table.horizontalHeader().setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        self.table.setWordWrap(False)  # a wrapped date or rule list was cut mid-line
+        capped_columns(self.table, {0: 17, 1: 14, 2: 30, 3: 26}, stretch=4)
         self.table.installEventFilter(self)
         self.table.selectionModel().currentRowChanged.connect(
             lambda cur, _prev: self.card.show_item(self.model.row_at(cur.row())))

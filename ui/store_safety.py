@@ -10,6 +10,8 @@ window's current store, replaced whenever the window switches store.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,11 +37,11 @@ from memdesk.core.store.backup import AutoBackup, backup_dir, backup_store, list
 from memdesk.core.store.check import check_file
 from memdesk.core.store.db import sqlite_info, sqlite_path
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.records import Changes, MemoryRecord
+from memdesk.core.store.records import RECORD_COLUMNS, Changes, MemoryRecord
 from memdesk.core.store.wal import IdleCheckpointer, journal_mode
 
 from .ops import LatestTask
-from .text import error_box
+from .text import elide_middle, error_box
 
 # Opening in the GUI checks for at most this long, so the first rows show within a
 # second at 1M rows; an unfinished check then continues in the background.
@@ -143,7 +145,8 @@ class ConflictDialog(QDialog):
         if a is None or b is None:
             return set()
         skip = {"version", "embedding", "access_count", "last_accessed"}
-        return {k for k in vars(a) if k not in skip and getattr(a, k) != getattr(b, k)}
+        return {k for k in RECORD_COLUMNS
+                if k not in skip and getattr(a, k) != getattr(b, k)}
 
     def _mine(self) -> None:
         self.choice = self.MINE
@@ -157,16 +160,35 @@ class ConflictDialog(QDialog):
         return dlg.choice
 
 
-def edit_checked(parent: QWidget | None, store: MemoryStore, memory_id: str,
-                 fields: dict[str, Any], seen: MemoryRecord | None) -> Changes:
-    """``store.update`` based on the version the operator saw; on a conflict, ask."""
+@dataclass(frozen=True)
+class Conflicted:
+    """An edit refused because the memory changed since the operator read it.  Its
+    ``changes`` apply nothing but make the views reload the stored row."""
+
+    error: EditConflictError
+    changes: Changes
+
+
+def edit_or_conflict(store: MemoryStore, memory_id: str, fields: dict[str, Any],
+                     seen: MemoryRecord | None) -> Changes | Conflicted:
+    """``store.update`` based on the version the operator saw (an op's core call: no
+    dialog in here).  A conflict comes back as a result, for the op's ``done`` to ask
+    about on the GUI thread (:func:`ask_after_conflict`)."""
     version = seen.version if seen is not None and seen.id == memory_id else None
     try:
         return store.update(memory_id, expected_version=version, **fields)
     except EditConflictError as exc:
-        if ConflictDialog.ask(parent, fields, seen, exc) == ConflictDialog.MINE:
-            return store.update(memory_id, expected_version=exc.actual, **fields)
-        return Changes((memory_id,), ())  # nothing applied; views reload the stored row
+        return Conflicted(exc, Changes((memory_id,), ()))
+
+
+def ask_after_conflict(parent: QWidget | None, result: Changes | Conflicted,
+                       fields: dict[str, Any], seen: MemoryRecord | None,
+                       apply_on_top: Callable[[int], None]) -> None:
+    """After the op: if the edit conflicted, show both versions; "Apply my edit on top"
+    calls ``apply_on_top(version now stored)``, which runs a new op on the desk."""
+    if isinstance(result, Conflicted) and ConflictDialog.ask(
+            parent, fields, seen, result.error) == ConflictDialog.MINE:
+        apply_on_top(result.error.actual)
 
 
 class Banner(QFrame):
@@ -286,7 +308,8 @@ class StoreSafety(QObject):
 
     def _say(self, title: str, text: str, *, error: bool = False) -> None:
         self.last_message = text
-        self.window.statusBar().showMessage(text.splitlines()[0], 10_000)
+        # Cut in the middle: a path keeps its file name (it was cut mid-filename).
+        self.window.statusBar().showMessage(elide_middle(text.splitlines()[0], 90), 10_000)
         if error:
             error_box(self.window, title, text).open()
 

@@ -44,8 +44,9 @@ from memdesk.core.taxonomy import MemoryType
 
 from .actions import Desk, Op
 from .ops import LatestTask
+from .sweep_buttons import decision_buttons
 from .sweep_models import HistogramModel, NeighbourModel, SweepListModel
-from .text import display_lines, fluid, plain_label
+from .text import display_lines, fluid, plain_label, reveal
 from .view import DeskView
 
 ANY = "(any)"
@@ -199,6 +200,7 @@ class SweepReviewPage(QWidget):
         self.status.setWordWrap(True)
         keys = plain_label(REVIEW_KEYS)
         keys.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        buttons, self.decision_buttons = decision_buttons(self)
 
         side = QVBoxLayout()
         side.addWidget(ctx_box)
@@ -218,6 +220,7 @@ class SweepReviewPage(QWidget):
         outer.addWidget(self.pending_note)
         outer.addWidget(self.note)
         outer.addWidget(self.status)
+        outer.addLayout(buttons)
         outer.addWidget(keys)
 
     def show_item(self, state: sweep.SweepState, ctx: sweep.ItemContext) -> None:
@@ -244,8 +247,8 @@ class SweepReviewPage(QWidget):
         f["importance"].setText(f"{rec.importance:.2f}{changed}")
         f["confidence"].setText(f"{rec.confidence:.2f}")
         f["type"].setText(f"{rec.type} · {rec.layer or '—'}")
-        f["topic"].setText(rec.topic or "—")
-        f["user"].setText(rec.user_id)
+        f["topic"].setText(reveal(rec.topic or "—"))
+        f["user"].setText(reveal(rec.user_id))
         f["session"].setText(rec.source_session or "—")
         f["created"].setText(f"{rec.created_at:%Y-%m-%d %H:%M}")
         f["status"].setText(rec.status.value + ("" if rec.is_active else
@@ -435,11 +438,11 @@ class SweepView(DeskView):
         self.start.status.setText("Sampling…")
         self.start.start_button.setEnabled(False)
         store = self.store
-        # A new sweep changes no memory and has nothing to undo (pausing leaves it).
+        # A new sweep changes no memory and has nothing to undo (pausing leaves it);
+        # its state carries those Changes.
         self.run(Op("Start a revaluation sweep",
                     lambda st: sweep.start_sweep(store, **params), self._started,
-                    undoable=False, background=True,
-                    changes=lambda _state: Changes(kinds=Changed.SWEEPS)))
+                    undoable=False, background=True))
 
     def _started(self, state: sweep.SweepState) -> None:
         self.start.start_button.setEnabled(True)

@@ -7,6 +7,7 @@ Everything from a memory or a model goes through these helpers.
 from __future__ import annotations
 
 import html
+import unicodedata
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QSizePolicy, QWidget
@@ -56,3 +57,97 @@ def fluid(label: QLabel) -> QLabel:
     label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
     label.setMinimumWidth(0)
     return label
+
+
+# -- invisible and direction-control characters ----------------------------------------
+# Isolation (FSI … PDI) keeps a right-to-left or override-laden value from reordering
+# the app's own words around it: "risk 0.399" must not read "993.0 ksir" because a
+# snapshot label carried U+202E.  Revealing makes the characters themselves visible
+# where the operator inspects a memory ("txt.exe" is shown with ⟨U+202E⟩ in it).
+FSI, PDI = "\u2068", "\u2069"
+_JOINERS = {"\u200c", "\u200d"}  # legitimate inside emoji sequences and many scripts
+
+
+def _invisible(ch: str) -> bool:
+    cat = unicodedata.category(ch)
+    return (cat == "Cf") or (cat == "Cc" and ch not in "\n\t") or cat in ("Zl", "Zp")
+
+
+def _joiner_in_context(text: str, i: int) -> bool:
+    """A ZWJ/ZWNJ between two non-ASCII characters is part of the writing (an emoji
+    family, Persian, Devanagari); between ASCII letters it only hides a word."""
+    before = text[i - 1] if i > 0 else ""
+    after = text[i + 1] if i + 1 < len(text) else ""
+    return bool(before and after) and ord(before) > 127 and ord(after) > 127
+
+
+def reveal(text: str) -> str:
+    """``text`` with every invisible or direction-control character shown as
+    ⟨U+XXXX⟩ (line breaks and tabs kept; joiners inside non-Latin writing kept)."""
+    if text.isascii() and text.isprintable():
+        return text
+    out = []
+    for i, ch in enumerate(text):
+        if _invisible(ch) and not (ch in _JOINERS and _joiner_in_context(text, i)):
+            out.append(f"⟨U+{ord(ch):04X}⟩")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def hidden_count(text: str) -> int:
+    """How many characters :func:`reveal` would make visible."""
+    if text.isascii() and text.isprintable():
+        return 0
+    return sum(1 for i, ch in enumerate(text)
+               if _invisible(ch) and not (ch in _JOINERS and _joiner_in_context(text, i)))
+
+
+def isolate(text: str) -> str:
+    """User text for interpolation into the app's own line: controls revealed, then
+    wrapped in first-strong isolates so genuine right-to-left text stays right."""
+    return FSI + reveal(text) + PDI
+
+
+def count_of(n: int, one: str, many: str) -> str:
+    """"1 memory", "2 memories" (undo labels and summaries read as English)."""
+    return f"{n:,} {one if n == 1 else many}"
+
+
+def elide_middle(text: str, limit: int = 60) -> str:
+    """Cut the middle of a long path or id, so its end (the file name) stays whole."""
+    if len(text) <= limit:
+        return text
+    for sep in ("/", "\\"):
+        cut = text.rfind(sep)
+        name = text[cut:]
+        if cut > 0 and len(name) + 8 <= limit:  # the whole name, and some of the head
+            return text[: limit - 1 - len(name)] + "…" + name
+    head = (limit - 1) // 2
+    return text[:head] + "…" + text[len(text) - (limit - 1 - head):]
+
+
+class ElidedLabel(QLabel):
+    """A one-line plain-text label that elides in the middle to its width (the whole
+    text stays in ``full_text`` and the tooltip)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.setMinimumWidth(40)
+        self.full_text = ""
+
+    def setText(self, text: str) -> None:
+        self.full_text = text
+        self.setToolTip(tooltip_text(text))
+        self._fit()
+
+    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        shown = self.fontMetrics().elidedText(self.full_text, Qt.TextElideMode.ElideMiddle,
+                                              max(0, self.width() - 4))
+        super().setText(shown)

@@ -230,9 +230,7 @@ class Transfers(QObject):
                 return importer.run(source, progress=state.progress, cancelled=cancel.is_set)
 
         def done(report: Any) -> None:
-            self._finish()
-            if report.imported:
-                requery_browser(self.window)
+            self._finish()  # the browser fetches the new rows: report.changes names them
             self.report_dialog = ImportReportDialog(report, label, self.window)
             self.report_dialog.open()
             if report.error:  # the store went away mid-import: what got in is listed
@@ -284,18 +282,6 @@ class Transfers(QObject):
         return self._start(Op(f"Export to {Path(path).name}", work, done=done,
                               background=True, undoable=False, on_error=self._on_error,
                               changes=lambda _report: Changes(kinds=Changed.NOTHING)), cancel)
-
-
-def requery_browser(window: Any) -> None:
-    """Run the browser's query again.  Its refresh patches the rows it has loaded in
-    place, which shows edits but not memories that did not exist before; after an
-    import those are the point."""
-    views = getattr(window, "views", None)
-    try:
-        if views is not None and views.is_built("browse"):
-            views["browse"].model.set_query()
-    except (AttributeError, KeyError):  # a browser without a model: nothing to redo
-        pass
 
 
 def browser_filter(window: Any) -> Any:

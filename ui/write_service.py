@@ -1,5 +1,6 @@
 """The write path inside the app: the job worker thread, the status bar's job counts, and
-"Embed missing vectors" with a progress dialog that can cancel.
+"Embed missing vectors" (an op on the desk's pipeline) with a progress dialog that can
+cancel.
 
 One ``WriteService`` per window, wired to the window's ``Desk``.  The worker
 (core/write/worker.py) runs in a Python thread for the open store; each finished job
@@ -7,7 +8,8 @@ reaches the GUI thread through a queued signal and is broadcast on the desk as
 ``Changes`` (MEMORIES | HISTORY | JOBS), so the browser and the Jobs view refresh.
 Switching stores stops the old worker (after the job in hand) and starts a new one.
 
-Private state: ``_worker``/``_thread`` (the running worker), ``_counts`` (the poll task).
+Private state: ``_worker``/``_thread`` (the running worker), ``_counts`` (the poll task),
+``_embed_stop`` (the running backfill's stop flag).
 """
 
 from __future__ import annotations
@@ -19,21 +21,25 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QProgressDialog, QWidget
 
+from memdesk.core.store import actions as acts
 from memdesk.core.store.records import MEMORY_EDIT, Changed, Changes
 
-from .actions import Desk
-from .ops import LatestTask, Task
+from .actions import Desk, Op
+from .ops import LatestTask
 from .text import tooltip_text
 
 COUNTS_POLL_MS = 3000
 EMBED = "Embed missing vectors"
 
 
-def embed_missing(desk: Desk, parent: QWidget | None = None) -> Task | None:
-    """Backfill vectors off the GUI thread, with a progress dialog that can cancel.
+def embed_missing(desk: Desk, parent: QWidget | None = None,
+                  stop: threading.Event | None = None) -> QProgressDialog | None:
+    """Backfill vectors through the desk's pipeline (off the GUI thread), with a progress
+    dialog that can cancel; returns the dialog (None when embedding is unavailable).
 
     Cancelling stops after the batch in hand; committed batches stay, so running it
-    again continues where it stopped.  Failures go to the desk's one error channel.
+    again continues where it stopped.  Failures go to the desk's one error channel, and
+    the result is broadcast as the desk's ``Changes`` like any other action's.
     """
     from memdesk.core import embeddings
 
@@ -47,35 +53,38 @@ def embed_missing(desk: Desk, parent: QWidget | None = None) -> Task | None:
     dialog.setMinimumDuration(0)
     dialog.setAutoClose(False)
     dialog.setAutoReset(False)
+    # The backfill's own flag, not the task's: a cancelled backfill still returns its
+    # report (what it embedded is kept), which a cancelled task would drop.
+    stop = stop or threading.Event()
 
-    def work(state):  # type: ignore[no-untyped-def]
+    def work(state: Any) -> Any:
         from memdesk.core.write.embed import backfill
 
-        return backfill(store, progress=state.progress, cancelled=lambda: state.cancelled)
-
-    task = Task(work, dialog)  # owned by the dialog: both go when it closes
+        return backfill(store, progress=state.progress, cancelled=stop.is_set)
 
     def progress(done: int, total: int) -> None:
         dialog.setMaximum(max(total, 1))
         dialog.setValue(done)
         dialog.setLabelText(f"Embedding memories: {done:,} of {total:,}")
 
-    def finished(rep: Any) -> None:
+    def finish() -> None:
+        desk.progress.disconnect(progress)
+        dialog.close()
+
+    def done(rep: Any) -> None:
         dialog.setLabelText(f"Embedded {rep.embedded:,} memories with {rep.model}.")
-        dialog.close()
-        desk.changed.emit(Changes(kinds=Changed.MEMORIES))
+        finish()
 
-    def failed(exc: object, _tb: str) -> None:
-        dialog.close()
-        desk.report(EMBED, str(exc))
-
-    task.progress.connect(progress)
-    task.finished.connect(finished)
-    task.failed.connect(failed)
-    # Cancel: the backfill stops after the batch in hand; what it wrote stays.
-    dialog.canceled.connect(task.cancel)
+    desk.progress.connect(progress)
+    dialog.canceled.connect(stop.set)
     dialog.show()
-    return task.start()
+    # New vectors change what retrieval finds, not a memory's fields: no undo, and the
+    # embedding pass is recorded in the store's history (core/write/embed.py).
+    desk.run(Op(EMBED, work, done, undoable=False, background=True,
+                changes=lambda _rep: Changes(kinds=Changed.MEMORIES | Changed.HISTORY,
+                                             action=acts.EMBED),
+                on_error=lambda _message: finish()))
+    return dialog
 
 
 class WriteService(QObject):
@@ -91,12 +100,13 @@ class WriteService(QObject):
         self._worker = None
         self._thread: threading.Thread | None = None
         self.counts: dict[str, int] = {}
-        self.last_embed: Task | None = None
+        self.last_embed: QProgressDialog | None = None
+        self._embed_stop = threading.Event()
 
         self.label = QLabel("Jobs: —")
         self.label.setContentsMargins(10, 0, 10, 0)
         self.embed_action = QAction(EMBED + "…", window)
-        self.embed_action.setShortcut(QKeySequence("Ctrl+Shift+E"))
+        self.embed_action.setShortcut(QKeySequence("Ctrl+Shift+V"))
         self.embed_action.triggered.connect(lambda _=False: self.embed())
 
         self._counts = LatestTask(self)
@@ -109,8 +119,9 @@ class WriteService(QObject):
         self.job_finished.connect(self._on_job, Qt.ConnectionType.QueuedConnection)
         desk.changed.connect(self._on_changed)
 
-    def embed(self) -> Task | None:
-        self.last_embed = embed_missing(self.desk, self.window)
+    def embed(self) -> QProgressDialog | None:
+        self._embed_stop = threading.Event()  # set by Cancel, or when the window closes
+        self.last_embed = embed_missing(self.desk, self.window, self._embed_stop)
         return self.last_embed
 
     # -- counts -------------------------------------------------------------------
@@ -172,9 +183,12 @@ class WriteService(QObject):
     def wait_idle(self, msecs: int = 5000) -> None:
         self._counts.wait(msecs)
 
+    def stop_embedding(self) -> None:
+        """Ask a running backfill to stop after the batch in hand (the window closes)."""
+        self._embed_stop.set()
+
     def shutdown(self) -> None:
         self._timer.stop()
-        if self.last_embed is not None:
-            self.last_embed.cancel()
+        self._embed_stop.set()  # a running backfill stops after the batch in hand
         self.stop_worker()
         self._counts.wait(5000)

@@ -32,6 +32,7 @@ from memdesk.core import taxonomy as tx
 from memdesk.core.curation.models import ContradictionDismissal
 from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store import actions as acts
 from memdesk.core.store.audit import is_undone
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryEvent
@@ -384,7 +385,7 @@ def _fresh(store: MemoryStore, conn: Connection, seen: GroupDetail) -> GroupDeta
 
 def _supersede_losers(
     store: MemoryStore, conn: Connection, group: GroupDetail, winner: str, win_norm: str,
-    *, actor: str, action: str, gid: str, note: str | None,
+    *, actor: str, action: acts.Action, gid: str, note: str | None,
 ) -> list[int]:
     events = []
     now = utcnow()
@@ -411,9 +412,9 @@ def resolve_keep(
         cur = _fresh(store, conn, group)
         card = cur.card_for(winner_id)
         events = _supersede_losers(store, conn, cur, winner_id, card.norm, actor=actor,
-                                   action="resolve_keep", gid=gid, note=note)
+                                   action=acts.RESOLVE_KEEP, gid=gid, note=note)
     return Resolution("keep", gid, winner_id, Changes(
-        cur.member_ids, tuple(events), gid, RESOLVED))
+        cur.member_ids, tuple(events), gid, RESOLVED, action=acts.RESOLVE_KEEP))
 
 
 def resolve_keep_all(
@@ -436,12 +437,12 @@ def resolve_keep_all(
             group_id=gid, created_at=utcnow(), actor=actor, note=note,
         ))
         events = [
-            store.log_in(conn, m.id, actor, "resolve_keep_all", {}, {}, group_id=gid,
+            store.log_in(conn, m.id, actor, acts.RESOLVE_KEEP_ALL, {}, {}, group_id=gid,
                        note=note or "values may coexist: not a contradiction")
             for m in cur.members
         ]
     return Resolution("keep_all", gid, None, Changes(
-        cur.member_ids, tuple(events), gid, DISMISSED))
+        cur.member_ids, tuple(events), gid, DISMISSED, action=acts.RESOLVE_KEEP_ALL))
 
 
 def resolve_edit(
@@ -469,16 +470,16 @@ def resolve_edit(
     with store.write() as conn:
         cur = _fresh(store, conn, group)
         cur.card_for(winner_id)
-        ev = store.apply_in(conn, winner_id, fields, actor=actor, action="resolve_edit",
+        ev = store.apply_in(conn, winner_id, fields, actor=actor, action=acts.RESOLVE_EDIT,
                           group_id=gid, note=note,
                           expected_version=next(m.version for m in cur.members
                                                 if m.id == winner_id))
         winner = store.get(winner_id, conn)
         events = ([ev] if ev else []) + _supersede_losers(
             store, conn, cur, winner_id, normalise(winner.value or ""), actor=actor,
-            action="resolve_keep", gid=gid, note=note)
+            action=acts.RESOLVE_KEEP, gid=gid, note=note)
     return Resolution("edit", gid, winner_id, Changes(
-        cur.member_ids, tuple(events), gid, RESOLVED))
+        cur.member_ids, tuple(events), gid, RESOLVED, action=acts.RESOLVE_EDIT))
 
 
 def resolve_merge(
@@ -509,12 +510,13 @@ def resolve_merge(
         now = utcnow()
         for m in cur.members:
             ev = store.supersede_in(conn, m.id, values["id"], actor=actor,
-                                    action="resolve_merge", group_id=gid, note=note, at=now,
+                                    action=acts.RESOLVE_MERGE, group_id=gid, note=note, at=now,
                                     expected_version=m.version)
             if ev:
                 events.append(ev)
     return Resolution("merge", gid, values["id"], Changes(
-        (*cur.member_ids, values["id"]), tuple(events), gid, RESOLVED))
+        (*cur.member_ids, values["id"]), tuple(events), gid, RESOLVED,
+        action=acts.RESOLVE_MERGE, new_memory_ids=(values["id"],)))
 
 
 def resolve_suggested(

@@ -16,7 +16,6 @@ from memdesk.core.curation import contradictions as C
 from memdesk.core.curation import sweep as S
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changes
-from memdesk.core.undo import undo_group
 
 
 class Sweeps:
@@ -89,4 +88,4 @@ class Contradictions:
         return C.resolve_merge(self.store, group, text_=text_, value=value, **kwargs)
 
     def undo(self, group_id: str, *, actor: str = "operator") -> Changes:
-        return undo_group(self.store, group_id, actor=actor)
+        return self.store.undo_group(group_id, actor=actor)  # resolutions: memory rows

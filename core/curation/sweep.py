@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import secrets
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -32,6 +32,7 @@ from memdesk.core.curation.sampling import (  # noqa: F401 - re-exported for cal
 )
 from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store import actions as acts
 from memdesk.core.store.audit import is_undone
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryEvent
@@ -48,6 +49,8 @@ I = IT.c  # noqa: E741 - the item table's columns, read as "I.pos"
 DEFAULT_BAND = (0.3, 0.49)
 DEFAULT_N = 20
 DECISIONS = ("revalue", "keep", "skip")
+# The audited action of each decision (declared in memdesk.core.store.actions).
+DECISION_ACTIONS = {"revalue": acts.REVALUE, "keep": acts.REVIEW_KEEP, "skip": acts.REVIEW_SKIP}
 HIST_BINS = 10
 
 
@@ -91,6 +94,9 @@ class SweepState:
     population: int | None
     finished_at: datetime | None
     items: tuple[SweepItemState, ...]
+    # What starting it changed (``start_sweep``): a new sweep, nothing to undo.
+    changes: Changes = field(default_factory=lambda: Changes(kinds=Changed.NOTHING),
+                             compare=False)
 
     @property
     def total(self) -> int:
@@ -203,7 +209,8 @@ def start_sweep(
             dict(sweep_id=sweep_id, pos=i, memory_id=mid, importance_before=imp)
             for i, (mid, imp) in enumerate(sample.rows)
         ])
-        return _load(conn, sweep_id)
+        state = _load(conn, sweep_id)
+    return replace(state, changes=Changes(kinds=Changed.SWEEPS))
 
 
 @dataclass(frozen=True)
@@ -302,12 +309,12 @@ def decide(
         if kind == "revalue":
             after = importance
             ev = store.apply_in(
-                conn, rec.id, {"importance": importance}, actor=actor, action="revalue",
+                conn, rec.id, {"importance": importance}, actor=actor, action=acts.REVALUE,
                 note=_audit_note(sweep_id, note), group_id=gid,
             )
         else:
             after = rec.importance if kind == "keep" else None
-            ev = store.log_in(conn, rec.id, actor, f"review_{kind}", {}, {},
+            ev = store.log_in(conn, rec.id, actor, DECISION_ACTIONS[kind], {}, {},
                               note=_audit_note(sweep_id, note), group_id=gid)
         conn.execute(
             update(IT).where(I.sweep_id == sweep_id, I.pos == pos).values(
@@ -320,7 +327,8 @@ def decide(
     kinds = Changed.SWEEPS | Changed.HISTORY
     if kind == "revalue":
         kinds |= Changed.MEMORIES
-    return SweepStep(sweep_id, pos, kind, Changes((rec.id,), (ev,) if ev else (), gid, kinds))
+    return SweepStep(sweep_id, pos, kind, Changes((rec.id,), (ev,) if ev else (), gid, kinds,
+                                                  action=DECISION_ACTIONS[kind]))
 
 
 def undo_decision(

@@ -18,7 +18,8 @@ from sqlalchemy import Connection, insert, select, update
 from memdesk.core.delta.models import DeltaEvent, DeltaSource, MemoryDiffRow
 from memdesk.core.errors import NotFoundError, UndoConflictError
 from memdesk.core.ids import new_id, utcnow
-from memdesk.core.store.records import encode_values
+from memdesk.core.store.actions import UNDO_DELTA, GroupUndone, declared_delta
+from memdesk.core.store.records import Changed, encode_values
 
 EV = DeltaEvent.__table__
 SRC = DeltaSource.__table__
@@ -109,9 +110,37 @@ def undo_group(conn: Connection, group_id: str, *, actor: str = "operator",
                     "Undo the later change first."
                 )
         apply(conn, r.kind, r.target, before)
-        log(conn, r.kind, r.target, "undo", after, before, redo, actor=actor, undoes=group_id)
+        log(conn, r.kind, r.target, UNDO_DELTA.name, after, before, redo, actor=actor,
+            undoes=group_id)
     conn.execute(update(EV).where(EV.c.group_id == group_id).values(undone_by=redo))
     return redo
+
+
+# What a row's target is, as a change kind: a source's configuration or a diff's review.
+TARGET_KINDS = {"source": Changed.SOURCES, "review": Changed.REVIEWS}
+
+
+def undo_group_in(conn: Connection, group_id: str, actor: str,
+                  redo: str) -> GroupUndone | None:
+    """The delta stream's handler for the generic undo (``memdesk.core.actions``): undo
+    this group's ``delta_events`` rows as group ``redo``; None when it has none."""
+    rows = conn.execute(
+        select(EV.c.kind, EV.c.target, EV.c.action).where(EV.c.group_id == group_id)
+    ).all()
+    if not rows:
+        return None
+    undo_group(conn, group_id, actor=actor, redo=redo)
+    kinds = Changed.NOTHING
+    sources: list[str] = []
+    diff_ids: list[int] = []
+    for kind, target, action in rows:
+        kinds |= TARGET_KINDS.get(kind, Changed.NOTHING)
+        declared_delta(action)  # every stored name resolves (old ones to an edit)
+        if kind == "source":
+            sources.append(target)
+        elif kind == "review":
+            diff_ids.append(int(target))
+    return GroupUndone(kinds, tuple(dict.fromkeys(sources)), tuple(dict.fromkeys(diff_ids)))
 
 
 def events(conn: Connection, *, kind: str | None = None, target: str | None = None,

@@ -11,6 +11,7 @@ from memdesk.core.delta import audit
 from memdesk.core.delta.contracts import DeltaConfig, SourceConfig, normalize_weights
 from memdesk.core.delta.models import DeltaSetting, DeltaSource
 from memdesk.core.errors import NotFoundError, ValidationError
+from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import utcnow
 from memdesk.core.taxonomy import check_count, check_optional_str, check_unit
 
@@ -72,7 +73,8 @@ def load_config(conn: Connection) -> DeltaConfig:
 
 
 def update_source(conn: Connection, name: str, fields: dict[str, Any], group: str, *,
-                  action: str = "edit", actor: str = "operator", note: str | None = None) -> bool:
+                  action: str = acts.SOURCE_EDIT.name, actor: str = "operator",
+                  note: str | None = None) -> bool:
     """Change one source's settings and log it; False when nothing actually changed."""
     values = check_source_fields(fields)
     row = conn.execute(select(SRC).where(SRC.c.name == name)).first()
@@ -106,7 +108,7 @@ def add_source(conn: Connection, source: SourceConfig, group: str, *,
                                     confidence_threshold=values["confidence_threshold"],
                                     position=pos, updated_at=utcnow()))
     update_source(conn, name, {"weight": values["weight"], "enabled": values["enabled"]},
-                  group, action="add", actor=actor)
+                  group, action=acts.SOURCE_ADD.name, actor=actor)
 
 
 def set_setting(conn: Connection, key: str, value: Any) -> None:

@@ -31,6 +31,7 @@ from memdesk.core.delta.diff import diff as diff_sets
 from memdesk.core.delta.sources import database_candidates
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import check_optional_str
@@ -58,8 +59,9 @@ class Saved:
 
 
 def _changes(kinds: Changed, *, group: str | None = None, sources: tuple[str, ...] = (),
-             diff_ids: tuple[int, ...] = ()) -> Changes:
-    return Changes(group_id=group, kinds=kinds, sources=sources, diff_ids=diff_ids)
+             diff_ids: tuple[int, ...] = (), action: acts.Action | None = None) -> Changes:
+    return Changes(group_id=group, kinds=kinds, sources=sources, diff_ids=diff_ids,
+                   action=action)
 
 
 class DeltaMemory:
@@ -79,13 +81,14 @@ class DeltaMemory:
         with self.store.write() as conn:
             changed = cfgmod.update_source(conn, name, fields, group, actor=actor, note=note)
         return _changes(Changed.SOURCES if changed else Changed.NOTHING, sources=(name,),
-                        group=group if changed else None)
+                        group=group if changed else None, action=acts.SOURCE_EDIT)
 
     def add_source(self, source: SourceConfig, *, actor: str = "operator") -> Changes:
         group = new_id()
         with self.store.write() as conn:
             cfgmod.add_source(conn, source, group, actor=actor)
-        return _changes(Changed.SOURCES, sources=(source.name,), group=group)
+        return _changes(Changed.SOURCES, sources=(source.name,), group=group,
+                        action=acts.SOURCE_ADD)
 
     def normalize_weights(self, *, actor: str = "operator") -> Changes:
         """Persist normalised weights (enabled sources sum to 1) as one undoable group."""
@@ -93,9 +96,10 @@ class DeltaMemory:
         with self.store.write() as conn:
             weights = cfgmod.normalized(cfgmod.load_config(conn))
             for name, w in weights.items():
-                cfgmod.update_source(conn, name, {"weight": w}, group, action="normalize",
-                                     actor=actor)
-        return _changes(Changed.SOURCES, sources=tuple(weights), group=group)
+                cfgmod.update_source(conn, name, {"weight": w}, group,
+                                     action=acts.SOURCE_NORMALIZE.name, actor=actor)
+        return _changes(Changed.SOURCES, sources=tuple(weights), group=group,
+                        action=acts.SOURCE_NORMALIZE)
 
     def set_setting(self, key: str, value: Any) -> Changes:
         with self.store.write() as conn:
@@ -251,7 +255,8 @@ class DeltaMemory:
             audit.log(conn, "review", str(diff_id), action, before, after, group,
                       actor=actor, note=note)
         kinds = Changed.REVIEWS | (Changed.SOURCES if sources else Changed.NOTHING)
-        return _changes(kinds, diff_ids=(diff_id,), sources=sources, group=group)
+        return _changes(kinds, diff_ids=(diff_id,), sources=sources, group=group,
+                        action=acts.lookup(acts.Stream.DELTA, action))
 
     def _dampen(self, conn, rec: snap.DiffRecord, group: str, actor: str) -> str:  # type: ignore[no-untyped-def]
         cause = rec.primary_cause
@@ -262,7 +267,8 @@ class DeltaMemory:
         if row is None:
             raise NotFoundError(f"The source {cause!r} is no longer configured")
         new_weight = max(0.0, float(row.weight) + float(adjust))
-        cfgmod.update_source(conn, cause, {"weight": new_weight}, group, action="dampen",
+        cfgmod.update_source(conn, cause, {"weight": new_weight}, group,
+                             action=acts.REVIEW_DAMPEN.name,
                              actor=actor, note=f"review of diff {rec.id}")
         return cause
 
@@ -270,16 +276,20 @@ class DeltaMemory:
         """The newest review group of this diff that has not been undone."""
         with self.store.read() as conn:
             for ev in audit.events(conn, kind="review", target=str(diff_id), limit=50):
-                if ev.action != "undo" and ev.undone_by is None:
+                if ev.action != acts.UNDO_DELTA.name and ev.undone_by is None:
                     return ev.group_id
         return None
 
     def undo(self, group_id: str, *, actor: str = "operator") -> Changes:
-        """Undo one delta-memory action group (the generic undo; the result's group
-        is the redo)."""
-        from memdesk.core.undo import undo_group  # above this module: it spans services
-
-        return undo_group(self.store, group_id, actor=actor)
+        """Undo one delta-memory action group (the result's group is the redo).  Delta
+        groups hold only delta rows: this stream's own handler undoes them."""
+        redo = new_id()
+        with self.store.write() as conn:
+            done = audit.undo_group_in(conn, group_id, actor, redo)
+        if done is None:
+            raise NotFoundError(f"No action group {group_id!r}")
+        return Changes(group_id=redo, kinds=done.kinds, sources=done.sources,
+                       diff_ids=done.diff_ids, action=acts.UNDO_DELTA)
 
     def undo_review(self, diff_id: int, *, actor: str = "operator") -> Changes:
         group = self.last_review_group(diff_id)

@@ -2,9 +2,11 @@
 
 The MCP server knows the client's name and version (from the initialize request), the
 session it assigned and the transport; the agent says only what the turn's source is.
-:func:`enqueue_from_agent` writes the job and its origin in one transaction, so a
+The write path's agent intake (``memdesk.core.write.intake.enqueue_from_agent``) writes
+the job and, through :func:`record_origin_in`, its origin in one transaction, so a
 worker can never see the job without its origin.  Nothing here updates an origin, and
-migration 0011's triggers refuse it at the database.
+migration 0011's triggers refuse it at the database.  This module reads no write-path
+code: the guard sits below the write path, which calls it (``screen_job_in``).
 
 Operators outrank agents: :func:`curated_ids_in` names the memories an operator has
 touched, which no agent may change (:func:`check_agent_may_change`).
@@ -23,11 +25,8 @@ from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.models import JobOrigin
 from memdesk.core.guard.rules import Source
 from memdesk.core.ids import utcnow
-from memdesk.core.store.models import MemoryEvent
+from memdesk.core.store.models import MemoryEvent, MemoryProvenance
 from memdesk.core.taxonomy import Actor
-from memdesk.core.write.jobs import JobQueue
-from memdesk.core.write.models import MemoryProvenance
-from memdesk.core.write.units import Turn
 
 OT = JobOrigin.__table__
 O = OT.c  # noqa: E741 - the table's column namespace, as M/E/J elsewhere
@@ -58,19 +57,15 @@ class AgentOrigin:
                 "created_at": self.created_at.isoformat() if self.created_at else None}
 
 
-def enqueue_from_agent(store, turn: Turn, origin: AgentOrigin) -> str:  # type: ignore[no-untyped-def]
-    """Seed 003's ``store_memory`` for an agent: the job and its origin, atomically."""
+def record_origin_in(conn: Connection, job_id: str, origin: AgentOrigin) -> None:
+    """Record who handed job ``job_id`` over, inside the transaction that enqueued it."""
     source = Source(origin.source).value
-
-    with store.write() as conn:
-        job_id = JobQueue(store).enqueue_in(conn, turn)
-        conn.execute(insert(OT).values(
-            job_id=job_id, actor=Actor(origin.actor).value,
-            client_name=origin.client_name[:200] or "unknown",
-            client_version=(origin.client_version or None) and origin.client_version[:200],
-            session=origin.session[:64], transport=origin.transport[:32], source=source,
-            created_at=utcnow()))
-    return job_id
+    conn.execute(insert(OT).values(
+        job_id=job_id, actor=Actor(origin.actor).value,
+        client_name=origin.client_name[:200] or "unknown",
+        client_version=(origin.client_version or None) and origin.client_version[:200],
+        session=origin.session[:64], transport=origin.transport[:32], source=source,
+        created_at=utcnow()))
 
 
 def _origin(row: Any) -> AgentOrigin:

@@ -20,6 +20,7 @@ from memdesk.core.guard.models import QuarantineReason
 from memdesk.core.guard.origin import AgentOrigin, origin_of_memory
 from memdesk.core.guard.screen import Finding
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store import actions as acts
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import Changes, MemoryRecord
@@ -74,7 +75,7 @@ def held_item(store, memory_id: str) -> HeldItem:  # type: ignore[no-untyped-def
         return HeldItem(rec, findings_in(conn, rec.id), origin_of_memory(conn, rec.id))
 
 
-def _decide(store, ids: Sequence[str], values: dict[str, Any], action: str,  # type: ignore[no-untyped-def]
+def _decide(store, ids: Sequence[str], values: dict[str, Any], action: acts.Action,  # type: ignore[no-untyped-def]
             note: str | None, actor: str) -> Changes:
     if not ids:
         raise ValidationError("ids", "name at least one held memory")
@@ -92,19 +93,19 @@ def _decide(store, ids: Sequence[str], values: dict[str, Any], action: str,  # t
                                 group_id=group, note=note, expected_version=rec.version)
             if ev:
                 events.append(ev)
-    return Changes(tuple(ids), tuple(events), group)
+    return Changes(tuple(ids), tuple(events), group, action=action)
 
 
 def approve(store, ids: Sequence[str], *, note: str | None = None,  # type: ignore[no-untyped-def]
             actor: str = "operator") -> Changes:
     """Release held memories into the active belief state (one undoable group)."""
-    return _decide(store, ids, {"quarantined_at": None}, "approve", note, actor)
+    return _decide(store, ids, {"quarantined_at": None}, acts.APPROVE, note, actor)
 
 
 def reject(store, ids: Sequence[str], *, note: str | None = None,  # type: ignore[no-untyped-def]
            actor: str = "operator") -> Changes:
     """Soft-delete held memories (one undoable group; undo returns them to the inbox)."""
-    return _decide(store, ids, {"deleted_at": utcnow()}, "reject", note, actor)
+    return _decide(store, ids, {"deleted_at": utcnow()}, acts.REJECT, note, actor)
 
 
 def edit(store, memory_id: str, *, actor: str = "operator", **fields: Any) -> Changes:  # type: ignore[no-untyped-def]

@@ -21,6 +21,7 @@ from memdesk.core.guard.models import QuarantineReason
 from memdesk.core.guard.origin import origin_of_job
 from memdesk.core.guard.rules import RULES, Rule, Scope, Source
 from memdesk.core.ids import utcnow
+from memdesk.core.store import actions as acts
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
 
@@ -155,7 +156,7 @@ def quarantine_in(store, conn: Connection, memory_id: str,  # type: ignore[no-un
     """Hold one memory for review inside ``conn``'s transaction (audited); returns the event."""
     now = utcnow()
     ev = store.apply_in(conn, memory_id, {"quarantined_at": now}, actor=actor,
-                        action="quarantine",
+                        action=acts.QUARANTINE,
                         note=note or "guard: " + ", ".join(f.rule_id for f in findings))
     conn.execute(insert(RT), [
         {"memory_id": memory_id, "rule_id": f.rule_id, "reason": f.reason,

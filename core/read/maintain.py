@@ -32,6 +32,7 @@ from memdesk.core.ids import new_id, utcnow
 from memdesk.core.read import decay
 from memdesk.core.read import terms as qt
 from memdesk.core.read.config import ReadConfig
+from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
@@ -158,7 +159,7 @@ def write_links(store: MemoryStore, conn: Any, links: list[Link], group: str,
         [{"old": x.old_id, "new": x.new_id, "at": x.at} for x in links],
     )
     conn.execute(insert(ET), [
-        dict(memory_id=x.old_id, actor="worker", action="supersede",
+        dict(memory_id=x.old_id, actor="worker", action=acts.SUPERSEDE.name,
              before=encode_values({"superseded_by": None, "valid_until": None}),
              after=encode_values({"superseded_by": x.new_id, "valid_until": x.at}),
              at=now, group_id=group, note=f"maintain: correction linked by {x.how}")
@@ -203,9 +204,10 @@ def maintain(
         if do_decay:
             step("decaying scores", 0.6)
             report.decayed = decay.apply_decay(conn, now, cfg)
-            store.log_in(conn, "*", "worker", "decay", {},
+            store.log_in(conn, None, "worker", acts.DECAY, {},
                          {"rows": report.decayed, "at": now},
-                         note="maintain: Ebbinghaus decay with per-type half-lives")
+                         note="maintain: Ebbinghaus decay with per-type half-lives",
+                         stream=acts.Stream.STORE)
         step("committing", 0.95)
     report.seconds = time.perf_counter() - t0
     if progress is not None:

@@ -136,9 +136,9 @@ def touched_users(conn: Connection, since: tuple[Any, ...], cap: int) -> set[str
         return None
     ids: set[str] = set()
     for memory_id, before in events:
-        # A store-wide event ('*': backfill, maintenance) or a memory that changed
-        # owner (its old user's snapshot still holds it) cannot be narrowed down.
-        if memory_id == "*" or (before and '"user_id"' in before):
+        # A store-wide event (no memory: backfill, maintenance) or a memory that
+        # changed owner (its old user's snapshot still holds it) cannot be narrowed down.
+        if memory_id is None or (before and '"user_id"' in before):
             return None
         ids.add(memory_id)
     found: dict[str, str] = {}

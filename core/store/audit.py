@@ -19,6 +19,7 @@ from sqlalchemy import Connection, insert, select, update
 from memdesk.core import taxonomy as tx
 from memdesk.core.errors import NotFoundError, UndoConflictError
 from memdesk.core.ids import utcnow
+from memdesk.core.store.actions import ADD, STORE_WIDE, UNDO, Stream, home_of
 from memdesk.core.store.models import MemoryEvent
 from memdesk.core.store.records import EventRecord, MemoryRecord, decode_values, encode_values
 
@@ -35,28 +36,37 @@ def event_record(row: Any) -> EventRecord:
         id=m["id"], memory_id=m["memory_id"], actor=m["actor"], action=m["action"],
         before=decode_values(m["before"]), after=decode_values(m["after"]), at=m["at"],
         group_id=m["group_id"], undoes=m["undoes"], undone_by=m["undone_by"], note=m["note"],
+        stream=m["stream"], target=m["target"],
     )
 
 
 def log_in(
-    conn: Connection, memory_id: str, actor: str, action: str,
+    conn: Connection, memory_id: str | None, actor: str, action: str,
     before: dict[str, Any], after: dict[str, Any], *,
     group_id: str | None = None, undoes: int | None = None, note: str | None = None,
+    stream: str = Stream.MEMORY, target: str | None = None,
 ) -> int:
-    """Append one audit row in ``conn``'s transaction; returns its event id."""
+    """Append one audit row in ``conn``'s transaction; returns its event id.
+
+    ``memory_id`` names the memory of a memory row; a job's or a store-wide row passes
+    None and its ``stream`` (and, for a job, ``target``).  The old store-wide sentinel
+    ``"*"`` is still taken from callers and filed where it belongs."""
+    memory_id, stream, target = home_of(memory_id, stream, target, before, after)
     result = conn.execute(insert(ET).values(
         memory_id=memory_id, actor=str(tx.Actor(actor)), action=action,
         before=encode_values(before), after=encode_values(after), at=utcnow(),
-        group_id=group_id, undoes=undoes, note=note,
+        group_id=group_id, undoes=undoes, note=note, stream=str(stream), target=target,
     ))
     return int(result.inserted_primary_key[0])
 
 
 def events(conn: Connection, memory_id: str | None = None, limit: int = 500
            ) -> list[EventRecord]:
-    """Newest first, optionally of one memory."""
+    """Newest first, optionally of one memory (``"*"``: the rows about no memory)."""
     stmt = select(ET).order_by(E.id.desc()).limit(limit)
-    if memory_id is not None:
+    if memory_id == STORE_WIDE:
+        stmt = stmt.where(E.memory_id.is_(None))
+    elif memory_id is not None:
         stmt = stmt.where(E.memory_id == memory_id)
     return [event_record(r) for r in conn.execute(stmt)]
 
@@ -100,7 +110,7 @@ def undo_in(
     if ev.undone_by is not None:
         raise UndoConflictError(f"Action {event_id} was already undone.")
     now = current(ev.memory_id)
-    if ev.action == "add":
+    if ev.action == ADD.name:
         target: dict[str, Any] = {"deleted_at": utcnow()}  # never hard-delete: hide it
         expect: dict[str, Any] = {"deleted_at": None}
     else:
@@ -111,7 +121,7 @@ def undo_in(
                 f"Cannot undo action {event_id} on memory {ev.memory_id}: its {k} "
                 "was changed again since. Undo the later change first."
             )
-    new_ev = apply(ev.memory_id, target, actor=actor, action="undo", undoes=event_id,
+    new_ev = apply(ev.memory_id, target, actor=actor, action=UNDO, undoes=event_id,
                    group_id=group_id)
     assert new_ev is not None  # undoes= always logs, even when nothing changed
     # Compare-and-set: of two undos of one event racing on PostgreSQL, the second

@@ -5,7 +5,9 @@ driver errors turned into store errors) that also appends audit rows holding exa
 the fields it changed (``memdesk.core.store.audit``).  Reads page with the keyset
 paging of ``memdesk.core.store.browse``; field values are checked by the table in
 ``memdesk.core.validation``.  Undo of one event or of a whole action group (memory,
-sweep, contradiction and delta-memory actions alike) is ``memdesk.core.undo``.
+sweep, contradiction and delta-memory actions alike) is ``memdesk.core.undo``; the
+store undoes its own (memory) rows, dispatched by their declared actions
+(``memdesk.core.store.actions``, ``memdesk.core.store.undo``).
 """
 
 from __future__ import annotations
@@ -22,13 +24,17 @@ from sqlalchemy.exc import DatabaseError, OperationalError
 from memdesk.core import taxonomy as tx
 from memdesk.core.errors import EditConflictError, NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.routing import route_values  # every insert gets a layer
+from memdesk.core.store import actions as acts
 from memdesk.core.store import audit
 from memdesk.core.store.browse import fetch_records
 from memdesk.core.store.db import writer
 from memdesk.core.store.models import EDITABLE_FIELDS, Memory
 from memdesk.core.store.query import MemoryFilter, Status, active_belief_state, status_expression
 from memdesk.core.store.records import (
+    MEMORY_EDIT,
     RECORD_COLUMNS,
+    AddedRecord,
     Changed,
     Changes,
     EventRecord,
@@ -36,6 +42,7 @@ from memdesk.core.store.records import (
     encode_values,
 )
 from memdesk.core.store.schema import OpenReport, open_engine, translate
+from memdesk.core.store.undo import MEMORY_HANDLERS, undo_events_in
 from memdesk.core.store.vectors import (
     add_vector_in,
     clear_vector_of_id_in,
@@ -43,7 +50,6 @@ from memdesk.core.store.vectors import (
     write_vectors_by_id_in,
 )
 from memdesk.core.validation import validate_fields
-from memdesk.core.write.router import route_values  # every insert gets a layer (issue 8)
 
 __all__ = ["MemoryStore", "new_id", "utcnow", "validate_fields"]
 
@@ -288,24 +294,31 @@ class MemoryStore:
             return audit.group_events(conn, group_id)
 
     def log_in(
-        self, conn: Connection, memory_id: str, actor: str, action: str,
+        self, conn: Connection, memory_id: str | None, actor: str, action: str | acts.Action,
         before: dict[str, Any], after: dict[str, Any], *, group_id: str | None = None,
         undoes: int | None = None, note: str | None = None,
+        stream: str = acts.Stream.MEMORY, target: str | None = None,
     ) -> int:
-        """Append one audit row in ``conn``'s transaction; returns its event id."""
-        return audit.log_in(conn, memory_id, actor, action, before, after,
-                            group_id=group_id, undoes=undoes, note=note)
+        """Append one audit row in ``conn``'s transaction; returns its event id (a row
+        about no memory passes None and its ``stream``: ``memdesk.core.store.audit``)."""
+        return audit.log_in(conn, memory_id, actor, str(action), before, after,
+                            group_id=group_id, undoes=undoes, note=note, stream=stream,
+                            target=target)
 
     # -- writing --------------------------------------------------------------
     # The ``*_in`` methods are building blocks for services that write several rows in
     # one transaction (sweep decisions, contradiction resolutions): call them inside
     # ``with store.write() as conn``.
-    def add(self, *, actor: str = "agent", note: str | None = None, **fields: Any) -> MemoryRecord:
-        """Direct synchronous insert (seed 003's ``MemoryClient.store()``), audited."""
+    def add(self, *, actor: str = "agent", note: str | None = None, **fields: Any) -> AddedRecord:
+        """Direct synchronous insert (the agent client's ``store()``), audited.  The
+        record carries the action's ``changes`` (its event: ``memdesk undo N``)."""
         values = validate_fields(fields, creating=True)
         with self.write() as conn:
-            self.add_in(conn, values, actor=actor, note=note)
-            return self.get(values["id"], conn)
+            ev = self.add_in(conn, values, actor=actor, note=note)
+            rec = self.get(values["id"], conn)
+        changes = Changes((rec.id,), (ev,), None, MEMORY_EDIT, action=acts.ADD,
+                          new_memory_ids=(rec.id,))
+        return AddedRecord(**{k: getattr(rec, k) for k in RECORD_COLUMNS}, changes=changes)
 
     def add_in(
         self, conn: Connection, values: dict[str, Any], *, actor: str,
@@ -319,7 +332,7 @@ class MemoryStore:
         seq = conn.execute(insert(MT).values(**row)).inserted_primary_key[0]
         if values.get("embedding") is not None:
             add_vector_in(conn, seq, values["embedding"])
-        return self.log_in(conn, values["id"], actor, "add", {}, row,
+        return self.log_in(conn, values["id"], actor, acts.ADD, {}, row,
                            group_id=group_id, note=note)
 
     def add_many(
@@ -350,7 +363,7 @@ class MemoryStore:
             if audit:
                 now = utcnow()
                 conn.execute(insert(ET), [
-                    dict(memory_id=r["id"], actor=str(tx.Actor(actor)), action="add",
+                    dict(memory_id=r["id"], actor=str(tx.Actor(actor)), action=acts.ADD.name,
                          before="{}", at=now,
                          after=encode_values(r))
                     for r in rows
@@ -385,7 +398,7 @@ class MemoryStore:
         values: dict[str, Any],
         *,
         actor: str,
-        action: str,
+        action: str | acts.Action,
         group_id: str | None = None,
         note: str | None = None,
         undoes: int | None = None,
@@ -448,7 +461,7 @@ class MemoryStore:
         actor: str = "operator",
         note: str | None = None,
         group_id: str | None = None,
-        action: str = "edit",
+        action: str | acts.Action = acts.EDIT,
         expected_version: int | None = None,
         **fields: Any,
     ) -> Changes:
@@ -461,11 +474,12 @@ class MemoryStore:
         with self.write() as conn:
             ev = self.apply_in(conn, memory_id, values, actor=actor, action=action,
                                group_id=group_id, note=note, expected_version=expected_version)
-        return _edit((memory_id,), (ev,) if ev else (), group_id)
+        return _edit((memory_id,), (ev,) if ev else (), group_id, action)
 
     def bulk_update(
         self, ids: Sequence[str], *, actor: str = "operator", note: str | None = None,
-        action: str = "bulk_edit", expected_versions: dict[str, int] | None = None,
+        action: str | acts.Action = acts.BULK_EDIT,
+        expected_versions: dict[str, int] | None = None,
         **fields: Any,
     ) -> Changes:
         """One audited group: every row's change shares a group_id, undone together.
@@ -485,7 +499,7 @@ class MemoryStore:
                                    expected_version=(expected_versions or {}).get(mid))
                 if ev:
                     events.append(ev)
-        return _edit(tuple(ids), tuple(events), group)
+        return _edit(tuple(ids), tuple(events), group, action)
 
     def record_access(self, memory_ids: Sequence[str], *, at: datetime | None = None) -> int:
         """Count one retrieval of each memory: ``access_count + 1`` in SQL, never a
@@ -506,11 +520,11 @@ class MemoryStore:
                     group_id: str | None = None,
                     expected_version: int | None = None) -> Changes:
         return self.update(memory_id, actor=actor, note=note, group_id=group_id,
-                           action="delete", expected_version=expected_version,
+                           action=acts.DELETE, expected_version=expected_version,
                            deleted_at=utcnow())
 
     def bulk_delete(self, ids: Sequence[str], *, actor: str = "operator") -> Changes:
-        return self.bulk_update(ids, actor=actor, action="delete", deleted_at=utcnow())
+        return self.bulk_update(ids, actor=actor, action=acts.DELETE, deleted_at=utcnow())
 
     def supersede(
         self, old_id: str, new_id_: str, *, actor: str = "operator", note: str | None = None,
@@ -524,7 +538,7 @@ class MemoryStore:
             self.get(new_id_, conn)
             ev = self.supersede_in(conn, old_id, new_id_, actor=actor,
                                    group_id=group_id, note=note)
-        return _edit((old_id, new_id_), (ev,) if ev else (), group_id)
+        return _edit((old_id, new_id_), (ev,) if ev else (), group_id, acts.SUPERSEDE)
 
     def bulk_supersede(self, old_ids: Sequence[str], new_id_: str, *,
                        actor: str = "operator") -> Changes:
@@ -537,11 +551,12 @@ class MemoryStore:
                 ev for oid in old_ids if oid != new_id_
                 if (ev := self.supersede_in(conn, oid, new_id_, actor=actor, group_id=group))
             ]
-        return _edit((*old_ids, new_id_), tuple(events), group)
+        return _edit((*old_ids, new_id_), tuple(events), group, acts.SUPERSEDE)
 
     def supersede_in(
         self, conn: Connection, old_id: str, new_id_: str, *, actor: str,
-        action: str = "supersede", group_id: str | None = None, note: str | None = None,
+        action: str | acts.Action = acts.SUPERSEDE, group_id: str | None = None,
+        note: str | None = None,
         at: datetime | None = None, expected_version: int | None = None,
     ) -> int | None:
         """``old`` is replaced by ``new`` inside ``conn``'s transaction (audited)."""
@@ -566,18 +581,26 @@ class MemoryStore:
         with self.write() as conn:
             new_ev = self.undo_in(conn, event_id, actor, None)
             mid = audit.event(conn, new_ev).memory_id
-        return _edit((mid,), (new_ev,))
+        return _edit((mid,), (new_ev,), None, acts.UNDO)
 
     def undo_group(self, group_id: str, *, actor: str = "operator") -> Changes:
-        """Undo every change of one action group (a bulk edit, a sweep decision, a
-        contradiction resolution, a delta-memory review) in one transaction."""
-        from memdesk.core.undo import undo_group  # the generic undo sits above the store
-
-        return undo_group(self, group_id, actor=actor)
+        """Undo every memory change of one action group (a bulk edit, an import, a sweep
+        decision, a contradiction resolution) in one transaction, as a new group (redo =
+        undo it).  Groups of other streams (a job's cancel, a delta-memory review) are
+        ``memdesk.core.undo.undo_group``'s."""
+        redo = new_id()
+        with self.write() as conn:
+            done = undo_events_in(self, conn, group_id, actor, redo, MEMORY_HANDLERS)
+        if not done.found:
+            raise NotFoundError(f"No action group {group_id!r}")
+        return Changes(tuple(dict.fromkeys(done.memory_ids)), tuple(done.event_ids), redo,
+                       done.kinds, action=acts.UNDO)
 
 
 def _edit(memory_ids: tuple[str, ...], event_ids: tuple[int, ...],
-          group_id: str | None = None) -> Changes:
+          group_id: str | None = None, action: str | acts.Action | None = None) -> Changes:
     """The Changes of an edit: nothing changed when no event was written."""
     kinds = (Changed.MEMORIES | Changed.HISTORY) if event_ids else Changed.NOTHING
-    return Changes(memory_ids, event_ids, group_id, kinds)
+    declared = action if isinstance(action, acts.Action) else (
+        acts.lookup(acts.Stream.MEMORY, action) or acts.EDIT if action else None)
+    return Changes(memory_ids, event_ids, group_id, kinds, action=declared)

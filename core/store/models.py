@@ -108,12 +108,17 @@ class MemoryVector(Base):
 
 
 class MemoryEvent(Base):
-    """One audited change.  ``before``/``after`` hold only the fields that changed (JSON)."""
+    """One audited change.  ``before``/``after`` hold only the fields that changed (JSON).
+
+    ``stream`` is the audit stream of the row's action (``memdesk.core.store.actions``):
+    ``memory`` rows name their memory; ``job`` rows name their job in ``target``;
+    ``store`` rows (an embedding pass, a decay run) are about no one row.  ``memory_id``
+    is NULL for the last two (migration 0014)."""
 
     __tablename__ = "memory_events"
 
     id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
-    memory_id: Mapped[str] = mapped_column(String(64), nullable=False)
+    memory_id: Mapped[str | None] = mapped_column(String(64))
     actor: Mapped[str] = mapped_column(String(32), nullable=False)
     action: Mapped[str] = mapped_column(String(32), nullable=False)
     before: Mapped[str | None] = mapped_column(Text)
@@ -123,6 +128,8 @@ class MemoryEvent(Base):
     undoes: Mapped[int | None] = mapped_column(SeqType)
     undone_by: Mapped[int | None] = mapped_column(SeqType)
     note: Mapped[str | None] = mapped_column(Text)
+    stream: Mapped[str] = mapped_column(String(16), nullable=False, server_default="memory")
+    target: Mapped[str | None] = mapped_column(String(64))
 
     __table_args__ = (
         Index("ix_memory_events_memory", "memory_id", "id"),
@@ -150,3 +157,24 @@ EDITABLE_FIELDS = (
     "access_count",
     "deleted_at",
 )
+
+
+class MemoryProvenance(Base):
+    """How an extracted memory came to be: extractor, model and job.
+
+    Written by the write path's worker in the insert's transaction; read by the detail
+    pane and by the guard (which agent's job a held memory came from), which sits below
+    the write path, so the table is declared here.  A side table rather than columns on
+    ``memories``: most rows (operator adds, imports) have no extraction behind them."""
+
+    __tablename__ = "memory_provenance"
+
+    memory_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True
+    )
+    extractor: Mapped[str] = mapped_column(String(64), nullable=False)
+    model: Mapped[str | None] = mapped_column(String(200))
+    job_id: Mapped[str | None] = mapped_column(String(32))
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+
+    __table_args__ = (Index("ix_memory_provenance_job", "job_id"),)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from datetime import datetime
 from enum import Flag, auto
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdesk.core.store.query import Status, status_of
+
+if TYPE_CHECKING:  # actions.py builds on Changed below
+    from memdesk.core.store.actions import Action
 
 DATETIME_FIELDS = frozenset({"created_at", "last_accessed", "valid_until", "deleted_at",
                              "quarantined_at"})
@@ -54,7 +57,7 @@ class MemoryRecord:
     def to_json(self) -> dict[str, Any]:
         """JSON-safe dict (embedding reported by size only)."""
         out: dict[str, Any] = {}
-        for f in fields(self):
+        for f in fields(MemoryRecord):  # a subclass's extras (AddedRecord.changes) are not data
             v = getattr(self, f.name)
             if f.name == "embedding":
                 out["embedding_dims"] = (len(v) // 4) if v else None
@@ -70,7 +73,7 @@ RECORD_COLUMNS = tuple(f.name for f in fields(MemoryRecord))
 @dataclass(frozen=True)
 class EventRecord:
     id: int
-    memory_id: str
+    memory_id: str | None  # None: a job's or a store-wide row (``stream``)
     actor: str
     action: str
     before: dict[str, Any]
@@ -80,6 +83,8 @@ class EventRecord:
     undoes: int | None
     undone_by: int | None
     note: str | None
+    stream: str = "memory"  # memdesk.core.store.actions.Stream
+    target: str | None = None  # the job a job row is about
 
 
 class Changed(Flag):
@@ -123,6 +128,15 @@ class Changes:
     kinds: Changed = MEMORY_EDIT
     sources: tuple[str, ...] = ()  # delta source names
     diff_ids: tuple[int, ...] = ()  # delta diffs whose review changed
+    # The declared action (memdesk.core.store.actions) when one made these changes:
+    # its undo label is what Edit → Undo shows.
+    action: Action | None = None
+    # Rows that did not exist before (an add, an import): a table showing a filtered
+    # list must fetch them, not only refresh rows it has.
+    new_memory_ids: tuple[str, ...] = ()
+
+    def with_action(self, action: Action) -> Changes:
+        return replace(self, action=action)
 
     @classmethod
     def everything(cls) -> Changes:
@@ -140,6 +154,54 @@ class Changes:
     @property
     def undoable(self) -> bool:
         return self.group_id is not None or len(self.event_ids) == 1
+
+    @property
+    def undo_event(self) -> int | None:
+        """The event number ``memdesk undo N`` takes back (single-event actions)."""
+        return self.event_ids[0] if len(self.event_ids) == 1 else None
+
+    @property
+    def count(self) -> int:
+        """How many things the action changed (for its label): its audit events when it
+        has them (a bulk edit that left some rows as they were counts the others; a
+        supersede counts the memory retired, not its replacement), else what it names."""
+        return len(self.event_ids or self.memory_ids or self.sources or self.diff_ids) or 1
+
+    @property
+    def target(self) -> str | None:
+        """A short name of the one thing changed when it has one (memory ids do not:
+        they are long and say nothing to a reader)."""
+        if not self.memory_ids and len(self.sources) == 1 and not self.diff_ids:
+            return self.sources[0]
+        if not self.memory_ids and len(self.diff_ids) == 1:
+            return f"#{self.diff_ids[0]}"
+        return None
+
+    def label(self) -> str | None:
+        """"soft-delete of 3 memories", from the declared action; None if none."""
+        return self.action.label(self.count, self.target) if self.action else None
+
+    def undo_label(self) -> str | None:
+        """"Undo soft-delete of 3 memories"; None when no declared action made these."""
+        label = self.label()
+        return f"Undo {label}" if label else None
+
+
+@dataclass(frozen=True, eq=False)
+class AddedRecord(MemoryRecord):
+    """The record ``MemoryStore.add`` returns: the new memory, carrying the action's
+    ``Changes`` (its event number for ``memdesk undo``, the new row).  Equal to the
+    plain record of the same memory."""
+
+    changes: Changes = field(default_factory=Changes, compare=False)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, MemoryRecord):
+            return NotImplemented
+        return all(getattr(self, f.name) == getattr(other, f.name)
+                   for f in fields(MemoryRecord) if f.compare)
+
+    __hash__ = MemoryRecord.__hash__
 
 
 def encode_values(values: dict[str, Any]) -> str:

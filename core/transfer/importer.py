@@ -28,6 +28,7 @@ from sqlalchemy import Connection, insert, select
 
 from memdesk.core.errors import MemdeskError, StoreOpenError, ValidationError
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.records import (
@@ -124,6 +125,7 @@ class ImportReport:
     error: str | None = None
     group_id: str | None = None
     memory_ids: list[str] = field(default_factory=list)
+    new_ids: list[str] = field(default_factory=list)  # of memory_ids, the inserted ones
 
     def add_bad(self, item: BadItem) -> None:
         self.bad_count += 1
@@ -142,7 +144,9 @@ class ImportReport:
     def changes(self) -> Changes:
         """What views must refresh for, and the group an Edit → Undo takes back."""
         kinds = MEMORY_EDIT if self.changed else Changed.NOTHING
-        return Changes(tuple(self.memory_ids), (), self.group_id, kinds)
+        return Changes(tuple(self.memory_ids), (), self.group_id, kinds,
+                       action=acts.IMPORT if self.changed else None,
+                       new_memory_ids=tuple(self.new_ids))
 
     def summary(self) -> str:
         parts = [f"imported {self.imported:,}", f"updated {self.updated:,}"]
@@ -331,7 +335,7 @@ class Importer:
 
         rep = self.report
         saved = (rep.imported, rep.updated, rep.unchanged, rep.skipped, len(rep.bad),
-                 len(rep.memory_ids), rep.bad_count)
+                 len(rep.memory_ids), rep.bad_count, len(rep.new_ids))
         try:
             run()
         except BaseException:
@@ -340,6 +344,7 @@ class Importer:
             del rep.bad[saved[4]:]
             rep.bad_count = saved[6]
             del rep.memory_ids[saved[5]:]
+            del rep.new_ids[saved[7]:]
             self._pending.clear()
             raise
         rep.stopped_at = through
@@ -419,12 +424,12 @@ class Importer:
         adds, deletes = [], []
         for r in rows:
             logged = {k: v for k, v in r.items() if k not in ("embedding", "deleted_at")}
-            adds.append(dict(base, memory_id=r["id"], action="add", before="{}",
+            adds.append(dict(base, memory_id=r["id"], action=acts.ADD.name, before="{}",
                              after=encode_values(logged)))
             if r.get("deleted_at") is not None:
                 # Logged as add-then-delete: undoing an add expects deleted_at unset, and
                 # the group is undone newest first, so the delete is undone before the add.
-                deletes.append(dict(base, memory_id=r["id"], action="delete",
+                deletes.append(dict(base, memory_id=r["id"], action=acts.DELETE.name,
                                     before=encode_values({"deleted_at": None}),
                                     after=encode_values({"deleted_at": r["deleted_at"]})))
         conn.execute(insert(ET), adds)
@@ -433,6 +438,7 @@ class Importer:
         self.report.imported += len(rows)
         if self.keep_ids:
             self.report.memory_ids.extend(r["id"] for r in rows)
+            self.report.new_ids.extend(r["id"] for r in rows)
 
     def _update(self, conn: Connection, item: Row) -> None:
         number, row, given = item
@@ -450,7 +456,7 @@ class Importer:
             return
         try:
             if changes:
-                self.store.apply_in(conn, rid, changes, actor=ACTOR, action="import",
+                self.store.apply_in(conn, rid, changes, actor=ACTOR, action=acts.IMPORT,
                                     group_id=self.group, note=self.note)
         except ValidationError as exc:
             self.report.add_bad(BadItem(number, str(exc), rid))

@@ -32,6 +32,7 @@ from sqlalchemy import Connection, func, insert, select
 from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
 from memdesk.core.ids import utcnow
+from memdesk.core.store import actions as acts
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.records import encode_values
 from memdesk.core.store.vectors import (  # the storage SQL of vectors
@@ -196,7 +197,8 @@ def backfill(store, *, batch: int = DEFAULT_BATCH,  # type: ignore[no-untyped-de
                 check_space_in(conn, embedder.name, embedder.dim)
                 write_vectors_in(conn, blobs)
                 conn.execute(insert(MemoryEvent.__table__).values(
-                    memory_id="*", actor="worker", action="embed", before="{}",
+                    memory_id=None, stream=acts.Stream.STORE, actor="worker",
+                    action=acts.EMBED.name, before="{}",
                     after=encode_values({"rows": len(blobs), "model": embedder.name}),
                     at=utcnow(), note=f"vectors for {len(blobs)} memories"))
             done += len(blobs)
@@ -216,7 +218,8 @@ def reembed_all(store, model: str = embeddings.MODEL_NAME,  # type: ignore[no-un
         conn.execute(ST.delete())
         conn.execute(insert(ST).values(id=1, model=model, dim=dim, recorded_at=utcnow()))
         conn.execute(insert(MemoryEvent.__table__).values(
-            memory_id="*", actor="operator", action="reembed", before="{}",
+            memory_id=None, stream=acts.Stream.STORE, actor="operator",
+            action=acts.REEMBED.name, before="{}",
             after=encode_values({"cleared": n, "model": model, "dim": dim}), at=utcnow(),
             note=f"vectors cleared for re-embedding with {model}"))
     return int(n or 0)

@@ -1,98 +1,98 @@
-"""The offline extractor: seed 003's decision table as data, applied clause by clause.
+"""The offline extractor: the write-phase design's decision table without a language
+model, for English, clause by clause.
 
-Honest by design.  It stores only what one of its rules recognises, never the raw turn
-(the seed's fallback stored raw text with confidence 0.8: its named limitation):
+It keeps what users say and stores nothing false.  It never stores the raw turn (the
+design's fallback stored raw text at confidence 0.8: its named limitation), and when it
+is unsure it stores nothing and says why in the notes:
 
-1. pleasantries and acknowledgements are stripped; a clause with nothing left is skipped;
-2. transient state, sarcasm and questions are skipped (``SKIPS``);
-3. hypothetical / roleplay / rhetorical framing marks the clause (``HEDGES``): its unit
-   gets confidence ≤ 0.3 and says it was not asserted;
-4. an explicit correction marker ("No, …", "Actually, …") makes the unit a correction;
-5. the first ``RULES`` row that matches gives type, scores and the user triple;
-6. hedges of uncertainty ("I think", "maybe") cap confidence at 0.5.
-
-Anything no rule recognises yields nothing: an empty answer is a valid answer.
+1. a sentence in another language is skipped (the notes say the offline extractor reads
+   English only);
+2. quoted or reported speech, jokes ("haha", "allergic to Mondays"), complaints, sarcasm,
+   transient state and questions are skipped (``SKIPS``);
+3. pleasantries and acknowledgements are stripped; a clause with nothing left is skipped;
+4. hypothetical / role-play / rhetorical framing (``HEDGES``) marks the unit
+   ``framing="hypothetical"`` with confidence ≤ 0.3: kept for the operator, never an
+   active belief;
+5. "Actually, …", "No, …", "I switched from X to Y", "I no longer use X", "… now" make
+   the unit a correction with the same entity and attribute as what it corrects;
+6. decisions, assistant rules and procedures are read by ``RULES``; statements about the
+   user or a person of theirs by :mod:`extract_predicates` (specific attributes, values
+   trimmed to their object, the text written from the triple);
+7. hedges of uncertainty ("I think", "might", "maybe") cap confidence at 0.5.
 """
 
 from __future__ import annotations
 
+import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from memdesk.core.write import extract_predicates as ep
+from memdesk.core.write import extract_subjects as es
+from memdesk.core.write.extract_text import (
+    clauses,
+    is_english,
+    paraphrase,
+    protected_clauses,
+    reported_speech,
+    restore,
+    third_person_verb,
+)
 from memdesk.core.write.units import Extraction, Turn, Unit, top_units
 
+log = logging.getLogger(__name__)
+
 NAME = "heuristic"
-HEDGED_CONFIDENCE = 0.25  # seed 003's checklist: hypotheticals at most 0.3
+HEDGED_CONFIDENCE = 0.25  # the write-phase checklist: hypotheticals at most 0.3
 HEDGED_IMPORTANCE = 0.3
 UNCERTAIN_CONFIDENCE = 0.5
 EMPHASIS_BOOST = 0.1
+HYPOTHETICAL = "hypothetical"
+# Attributes a person holds several values of at once.  "Actually" or "now" does not make
+# such a statement a correction: a correction supersedes every older value of its
+# attribute, and "Actually, I'm allergic to cats" must not drop a peanut allergy.
+MULTI_VALUED = frozenset(("relation", "likes", "dislikes", "allergic_to", "intolerant_to",
+                          "speaks", "avoids_topic", "plays", "condition"))
+ENGLISH_ONLY = ("the offline extractor reads English only: skipped {n} sentence(s) in "
+                "another language (an Ollama model can read them)")
 
-_V = r"(?P<v>[^,.;!?]+?)"
-# Where a captured value stops: punctuation, end, or a joining word.
-_STOP = (r"\s*(?:[,.;:!?]|$)|\s+(?:and|but|because|so|since|which|though|although"
-         r"|not|instead|rather|over|when|if|for|with|in|on|at|during|every|from|to|these days"
-         r"|now|nowadays"
-         r"|anymore)\b")
-_END = rf"(?={_STOP})"
+__all__ = ["EMPHASIS_BOOST", "HEDGED_CONFIDENCE", "HEDGED_IMPORTANCE", "NAME",
+           "UNCERTAIN_CONFIDENCE", "HeuristicExtractor", "clauses", "paraphrase",
+           "third_person_verb"]
 
 
 @dataclass(frozen=True)
 class Rule:
-    """One row of the decision table: a clause pattern and the unit it produces.
-
-    ``attribute`` set: the unit carries the triple (user, attribute, captured value).
-    """
+    """One row of the decision table for what has no triple: a pattern and its unit."""
 
     name: str
     pattern: str
     type: str
     importance: float
     confidence: float
-    attribute: str | None = None
     prefix: str = ""
 
     def compiled(self) -> re.Pattern[str]:
         return re.compile(self.pattern, re.IGNORECASE)
 
 
-_ADV = (r"(?:(?:really|strongly|generally|usually|mostly|mainly|normally|always|also|still"
-        r"|definitely) )?")
-
+_TEAM = r"(?:I|we|the team|our team|my team|the user's team)"
 RULES: tuple[Rule, ...] = (
-    # -- self-disclosure (facts about the user) ----------------------------------------
-    Rule("allergy", rf"\bI(?:'m| am) (?:(?:very|severely|really|deathly|highly|quite) )?"
-         rf"allergic to {_V}{_END}", "fact", 0.9, 0.9, "allergic_to"),
-    Rule("works_at", rf"\bI (?:currently )?(?:work|am working|'m working) (?:at|for) {_V}{_END}",
-         "fact", 0.7, 0.85, "works_at"),
-    Rule("lives_in", rf"\bI (?:currently )?(?:live|am living|'m living|am based|'m based|reside)"
-         rf" in {_V}{_END}", "fact", 0.6, 0.85, "lives_in"),
-    Rule("name", rf"\b(?:my name is|call me) {_V}{_END}", "fact", 0.7, 0.9, "name"),
-    # -- stated preferences ---------------------------------------------------------------
+    Rule("decision", rf"\b{_TEAM}(?: have|'ve| has)? (?:finally |just |all )?(?:decided"
+         r"|agreed|chose|chosen|picked|selected|settled on|opted for|went with|are going with"
+         r"|'re going with|will go with|committed to|voted to)\b.+$"
+         r"|^(?:we|the team|our team) (?:have |'ve )?(?:switched|migrated|moved) (?:over )?"
+         r"(?:from .+ )?to\b.+$",
+         "decision", 0.8, 0.85),
+    Rule("lets", r"^let'?s go with (?P<rest>.+)$", "decision", 0.8, 0.85,
+         prefix="The user decided to go with "),
+    Rule("considering", rf"\b{_TEAM}(?: am| are|'m|'re) (?:considering|thinking (?:about|of)"
+         r"|leaning towards)\b.+$", "decision", 0.6, UNCERTAIN_CONFIDENCE),
     Rule("assistant_rule", r"^(?:please,? |from now on,? |going forward,? )+(?P<rest>"
          r"(?:always|never|don't|do not|use|answer|reply|write|keep|avoid)\b.+)$",
          "preference", 0.85, 0.9, prefix="The user wants the assistant to: "),
     Rule("assistant_always", r"^(?P<rest>(?:always|never) (?!mind\b).+)$",
          "preference", 0.8, 0.85, prefix="The user wants the assistant to: "),
-    Rule("prefers", rf"\bI {_ADV}prefer {_V}{_END}", "preference", 0.8, 0.85, "prefers"),
-    Rule("uses_habit", rf"\bI (?:always|usually|normally|mostly|mainly|only) use {_V}{_END}",
-         "preference", 0.8, 0.85, "uses"),
-    Rule("habit", r"\bI (?:always|never|usually|normally) (?!mind\b)\w+",
-         "preference", 0.75, 0.8),
-    Rule("dislikes", rf"\bI {_ADV}(?:hate|dislike|can't stand|cannot stand|don't like"
-         rf"|do not like) {_V}{_END}", "preference", 0.6, 0.8, "dislikes"),
-    Rule("likes", rf"\bI {_ADV}(?:like|love|enjoy) {_V}{_END}", "preference", 0.6, 0.8, "likes"),
-    Rule("uses", rf"\bI (?:use|am using|'m using|code in|write) {_V}{_END}",
-         "fact", 0.6, 0.85, "uses"),
-    # "I'm a backend engineer": after the narrower "I'm allergic…" rows.
-    Rule("is_a", rf"\bI(?:'m| am) (?:a|an) (?!bit\b|little\b|lot\b|fan of\b){_V}"
-         rf"(?=\s+(?:at|for|in|with|who|from)\b|{_STOP})", "fact", 0.7, 0.85, "is_a"),
-    # -- decisions --------------------------------------------------------------------------
-    Rule("decision", rf"\b(?:I|we) (?:finally )?(?:went with|chose|picked|selected|settled on"
-         rf"|opted for|decided (?:on|to use|to go with)|are going with|'re going with"
-         rf"|switched to|migrated to|have decided on) {_V}{_END}", "decision", 0.8, 0.85),
-    Rule("considering", rf"\b(?:I|we)(?:'m| am|'re| are) (?:considering|thinking (?:about|of)"
-         rf"|leaning towards) {_V}{_END}", "decision", 0.6, UNCERTAIN_CONFIDENCE),
-    # -- procedures -----------------------------------------------------------------------
     Rule("routine", r"\bmy (?:\w+ )?(?:routine|workflow|process|procedure|steps|checklist)"
          r"(?: is| are)?\s*(?::|-|—)\s*(?P<rest>.+)$", "procedure", 0.7, 0.85,
          prefix="The user's routine: "),
@@ -101,13 +101,16 @@ RULES: tuple[Rule, ...] = (
     Rule("first_then", r"\bfirst,? I .+?\b(?:then|and then|after that)\b.+$",
          "procedure", 0.65, 0.8),
 )
+# A habit with no object we read ("I never deploy on Fridays"): after the triples.
+HABIT = Rule("habit", r"^I (?:always|never|usually|normally) (?!mind\b)\w+.*$",
+             "preference", 0.75, 0.8)
 
 # Stripped from the start of a clause; a clause that was only these is a pleasantry.
 PLEASANTRIES = re.compile(
     r"^(?:(?:thanks|thank you|thx|ty|cheers|great|awesome|perfect|cool|nice|ok|okay|sure"
     r"|got it|sounds good|makes sense|that's (?:helpful|great|perfect|right|useful|fine)"
     r"|that is (?:helpful|great)|hi|hello|hey|good (?:morning|night|evening|afternoon)"
-    r"|bye|see you|see ya|lol|haha|yes|yeah|yep|no problem|no worries|you're welcome"
+    r"|bye|see you|see ya|yes|yeah|yep|no problem|no worries|you're welcome"
     r"|understood|nice one|much appreciated|appreciate it|will do|alright|all right"
     r"|you rock|love it|brilliant|excellent|wonderful|fantastic|amazing|(?:so )?helpful"
     r"|very|really|a lot|so much|again|for (?:that|this|the help|your help)|anyway"
@@ -117,6 +120,12 @@ PLEASANTRIES = re.compile(
 
 # (reason, pattern): the clause carries no persistent, sincere signal.
 SKIPS: tuple[tuple[str, str], ...] = (
+    ("a joke", r"\b(?:haha\w*|hehe\w*|lol|lmao|rofl|jk|just kidding|kidding|joking|jokingly)"
+               r"\b|😂|🤣|😜|😝|😆|;\)|:P\b"),
+    ("a complaint", r"\b(?:so annoying|annoying|annoys me|frustrating|drives me (?:crazy|nuts"
+                    r"|mad)|ugh|so tired of|sick of|fed up)\b|\bI (?:always|keep|constantly)"
+                    r" (?:forget|forgetting|lose|losing|miss|missing|break|breaking|drop"
+                    r"|oversleep|mess up|burn|spill)\b|\bI hate (?:it )?(?:when|that|how)\b"),
     ("sarcasm", r"^(?:oh|ah|wow|well)[,!.]*\s+(?:great|wonderful|fantastic|perfect|joy|brilliant"
                 r"|lovely|fun|nice|super|terrific|splendid)\b"),
     ("sarcasm", r"\byeah,? right\b"),
@@ -140,7 +149,7 @@ SKIPS: tuple[tuple[str, str], ...] = (
 HEDGES: tuple[tuple[str, str], ...] = (
     ("hypothetical", r"\bwhat if\b"),
     ("hypothetical", r"\b(?:suppose|supposing|imagine|assume|assuming|hypothetically"
-                     r"|in theory|say)\b(?: that)?"),
+                     r"|in theory)\b(?: that)?|^say\b|, say\b"),
     ("hypothetical", r"\blet'?s (?:say|pretend|assume|imagine)\b"),
     ("hypothetical", r"\b(?:if|as if|even if) I (?:were|was|had been)\b"),
     ("roleplay", r"\b(?:pretend(?:ing)?|role-?play(?:ing)?|act(?:ing)? as|playing the role"
@@ -150,86 +159,50 @@ HEDGES: tuple[tuple[str, str], ...] = (
 )
 
 # Stripped before the rules run; the unit becomes a correction of an earlier belief.
-CORRECTION = re.compile(r"^(?:no|nope|not quite|wrong|that's wrong|correction|actually)\b"
-                        r"[\s,.!:;-]*(?:actually[\s,]*)?", re.IGNORECASE)
+CORRECTION = re.compile(r"^(?:(?:no|nope|not quite|wrong|that's wrong|correction|actually"
+                        r"|update|scratch that|to correct myself|sorry|oops|oh wait|wait"
+                        r"|I meant(?: that)?|I mean)\b[\s,.!:;-]*)+", re.IGNORECASE)
+# "… now" makes a statement a correction; "right now", "for now", "just now" do not.
+NOW = re.compile(r"(?<!right )(?<!for )(?<!just )(?<!until )(?<!by )(?<!from )\bnow\b"
+                 r"(?! and then)|\b(?:any more|anymore|no longer)\b",
+                 re.IGNORECASE)
 
-UNCERTAIN = re.compile(r"\b(?:I think|I guess|I believe|maybe|probably|perhaps|might"
-                       r"|not sure|I suspect)\b", re.IGNORECASE)
+UNCERTAIN = re.compile(r"\b(?:I think|I guess|I believe|I suppose|maybe|probably|perhaps"
+                       r"|might|(?-i:may)|not sure|I suspect|possibly|I feel like)\b", re.I)
 EMPHASIS = re.compile(r"\b(?:really important|very important|always remember|severely"
                       r"|deathly|must|critical)\b|!!", re.IGNORECASE)
+# Said before the statement, not part of it: "Honestly, I …", "I think I might …".
+LEAD_IN = re.compile(
+    r"^(?:(?:honestly|well|also|so|oh|btw|maybe|perhaps|probably|these days|nowadays"
+    r"|by the way|personally|fwiw|anyway|and|plus"
+    r"|fyi|for the record|just so you know|in case it matters|as you know|remember that"
+    r"|note that|turns out|(?:for|at|in|on|with) [\w' ]{1,30}?(?=,? I\b)|it turns out"
+    r"|to be honest|oh and|okay so|ok so|quick note"
+    r"|I (?:think|guess|believe|suppose|feel like|reckon)(?: that)?"
+    r"|I (?:realised|realized|found out|learned|learnt|discovered|noticed|figured out"
+    r"|recently found out|just realised|just realized)(?: that)?)[\s,:;-]+)+", re.I)
+MODALS = re.compile(r"^I (?:might|may|probably|maybe|possibly|perhaps|could) ", re.I)
 
 # A hedged clause read as the statement it imagines or frames (subjunctive/past verbs,
-# "I'm basically a …"), so the rules can recognise it.
+# "I'm basically a …"), so the parsers can recognise it.
 SUBJUNCTIVE = ((r"\bI(?:'m| am) (?:basically|practically|kind of|sort of|like|actually|really)"
-                r" (?=an? )", "I'm "), (r"\bI were\b", "I am"),
+                r" (?=an? )", "I am "), (r"\bI were\b", "I am"),
                (r"\bI was\b", "I am"), (r"\bI worked\b", "I work"),
                (r"\bI lived\b", "I live"), (r"\bI used\b", "I use"), (r"\bI had\b", "I have"),
                (r"\bI preferred\b", "I prefer"), (r"\bI liked\b", "I like"))
 
-# First person → third person, so the unit reads without the conversation (seed 003).
-PERSON = ((r"^my\b", "the user's"), (r"\bI'm\b", "the user is"), (r"\bI am\b", "the user is"),
-          (r"\bI've\b", "the user has"), (r"\bI'll\b", "the user will"),
-          (r"\bI'd\b", "the user would"), (r"\bI\b", "the user"), (r"\bmy\b", "their"),
-          (r"\bme\b", "them"), (r"\bmine\b", "theirs"), (r"\bmyself\b", "themselves"),
-          (r"\bwe're\b", "the user's team is"), (r"\bwe've\b", "the user's team has"),
-          (r"\bwe\b", "the user's team"), (r"\bour\b", "their team's"),
-          (r"\bthe user don't\b", "the user doesn't"), (r"\bthe user do not\b",
-                                                         "the user does not"))
-_NO_CONJ = frozenset(re.findall(
-    r"\S+", "is has was were will would can could should must did does doesn't may might had"))
-_PAST = frozenset(re.findall(
-    r"\S+", "chose went made took got had did said found left moved bought built wrote ran "
-    "began quit set put kept picked"))
-_NEGATED = {"don't": "doesn't", "haven't": "hasn't"}
-_SUBJECT_VERB = re.compile(
-    r"\b(the user(?:'s team)?)((?: (?:always|never|usually|often|mostly|mainly|really|"
-    r"generally|normally|also|just|still|only|strongly|typically|finally|currently))*) "
-    r"([a-z]+(?:'[a-z]+)?)\b")
-
-_CLAUSES = re.compile(r"(?<=[.!?;])\s+|\n+|,?\s+(?:and|but)\s+(?=I\b|we\b|my\b)")
-
-
-def _third_person_verb(verb: str) -> str:
-    if verb.endswith("n't"):
-        # A negated auxiliary is conjugated as a whole ("haven't" -> "hasn't"), never
-        # as the word before the apostrophe ("doesn't" -> "doesns't").
-        return _NEGATED.get(verb, verb)
-    if verb in _NO_CONJ or verb in _PAST or verb.endswith("ed"):
-        return verb
-    if verb in ("have", "do", "go"):
-        return {"have": "has", "do": "does", "go": "goes"}[verb]
-    if verb.endswith(("s", "sh", "ch", "x", "z", "o")):
-        return verb + "es"
-    if verb.endswith("y") and len(verb) > 1 and verb[-2] not in "aeiou":
-        return verb[:-1] + "ies"
-    return verb + "s"
-
-
-def paraphrase(clause: str) -> str:
-    """A first-person clause as a self-contained third-person sentence."""
-    out = clause.strip().rstrip(".!?,;: ")
-    for pat, repl in PERSON:
-        out = re.sub(pat, repl, out, flags=re.IGNORECASE)
-    out = _SUBJECT_VERB.sub(
-        lambda m: f"{m.group(1)}{m.group(2)} "
-        f"{m.group(3) if m.group(1).endswith('team') else _third_person_verb(m.group(3))}",
-        out,
-    )
-    out = " ".join(out.split())
-    return (out[:1].upper() + out[1:] + ".") if out else out
-
-
-def clauses(text: str) -> list[str]:
-    return [c.strip() for c in _CLAUSES.split(text) if c and c.strip()]
-
-
 _COMPILED = tuple((r, r.compiled()) for r in RULES)
+_HABIT = HABIT.compiled()
 _SKIPS = tuple((reason, re.compile(p, re.IGNORECASE)) for reason, p in SKIPS)
 _HEDGES = tuple((reason, re.compile(p, re.IGNORECASE)) for reason, p in HEDGES)
 
 
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:]
+
+
 class HeuristicExtractor:
-    """Seed 003's decision table without a language model (see the module docstring)."""
+    """The decision table without a language model (see the module docstring)."""
 
     name = NAME
     model: str | None = None
@@ -237,62 +210,145 @@ class HeuristicExtractor:
     def extract(self, turn: Turn) -> Extraction:
         notes: list[str] = []
         units: list[Unit] = []
-        for clause in clauses(turn.text):
-            unit = self._clause(clause, notes)
-            if unit is not None and unit not in units:
-                units.append(unit)
-        return Extraction(top_units(units, notes), NAME, None, notes)
+        ctx = es.Context()
+        foreign = 0
+        for clause in protected_clauses(turn.text):
+            if not is_english(clause):
+                foreign += 1
+                continue
+            try:
+                found = self._clause(clause, notes, ctx)
+            except Exception as exc:  # a bug in one rule must not lose the turn's others
+                log.warning("offline extractor failed on %r", clause[:80], exc_info=True)
+                notes.append(f"could not read {restore(clause)[:40]!r}: "
+                             f"{type(exc).__name__} (a bug; the rest of the turn was read)")
+                continue
+            for unit in found:
+                if unit not in units:
+                    units.append(unit)
+        if foreign:
+            notes.insert(0, ENGLISH_ONLY.format(n=foreign))
+        return Extraction(top_units(_drop_superfluous(units), notes), NAME, None, notes)
 
-    def _clause(self, raw: str, notes: list[str]) -> Unit | None:
+    def _clause(self, raw: str, notes: list[str], ctx: es.Context) -> list[Unit]:
+        if reported_speech(raw):
+            notes.append(f"skipped {restore(raw)[:40]!r}: quoted or reported speech")
+            return []
         for reason, pat in _SKIPS:
             if pat.search(raw):
-                notes.append(f"skipped {raw[:40]!r}: {reason}")
-                return None
+                notes.append(f"skipped {restore(raw)[:40]!r}: {reason}")
+                return []
         clause = PLEASANTRIES.sub("", raw).strip()
         if not clause.strip(" .,!?;:-~"):
-            notes.append(f"skipped {raw[:40]!r}: pleasantry or acknowledgement")
-            return None
+            notes.append(f"skipped {restore(raw)[:40]!r}: pleasantry or acknowledgement")
+            return []
         hedge = next((reason for reason, pat in _HEDGES if pat.search(clause)), None)
         if hedge is None and clause.rstrip().endswith("?"):
-            notes.append(f"skipped {raw[:40]!r}: a question asserts nothing")
-            return None
+            notes.append(f"skipped {restore(raw)[:40]!r}: a question asserts nothing")
+            return []
         correction = False
+        clause = re.sub(r"^(?:oh|ah|hmm|um|uh|well|ok|okay)\b[\s,.!]*", "", clause, flags=re.I)
         if hedge is None and (m := CORRECTION.match(clause)) and m.end() < len(clause):
             correction, clause = True, clause[m.end():]
+        if hedge is None and NOW.search(clause):
+            correction = True
+        uncertain = UNCERTAIN.search(clause) is not None
+        emphasis = EMPHASIS.search(clause) is not None
         if hedge is not None:
             for pat, repl in SUBJUNCTIVE:
                 clause = re.sub(pat, repl, clause, flags=re.IGNORECASE)
+            # The framing words go ("what if", "imagine"): read from the first "I".
+            if (i := re.search(r"\bI(?:'m|\s)(?!guess|think|suppose)", clause)) is not None:
+                clause = clause[i.start():]
+        else:
+            clause = LEAD_IN.sub("", clause).strip()
+            clause = MODALS.sub("I ", clause)
+        said = self._read(clause, ctx)
+        if not said:
+            notes.append(f"nothing recognised in {restore(raw)[:40]!r}"
+                         + (f" ({hedge})" if hedge else ""))
+            return []
+        return [self._score(u, hedge, correction, uncertain, emphasis) for u in said]
+
+    def _read(self, clause: str, ctx: es.Context) -> list[Unit]:
+        """The units a clause states, before framing and scoring."""
         for rule, pat in _COMPILED:
-            m = pat.search(clause)
-            if m is not None:
-                return self._unit(rule, m, clause, hedge, correction)
-        notes.append(f"nothing recognised in {raw[:40]!r}" + (f" ({hedge})" if hedge else ""))
-        return None
+            if (m := pat.search(clause)) is not None:
+                return [_rule_unit(rule, m, clause)]
+        text = es.expand(clause)
+        mine = es.my_attribute(text)
+        if mine:
+            return [_unit("user", "The user", s) for _, s in mine]
+        subj = es.subject(text, ctx)
+        if subj is not None:
+            said = [*subj.extra, *ep.parse_predicate(subj.predicate)] if subj.predicate \
+                else list(subj.extra)
+            if subj.tools_only:
+                said = [s for s in said if (s.attribute or "").startswith("prefers_")]
+            units = [_unit(subj.entity, subj.label, s, subj.is_user) for s in said]
+            if units:
+                return units
+        if (m := _HABIT.search(clause)) is not None:
+            return [_rule_unit(HABIT, m, clause)]
+        return []
 
     @staticmethod
-    def _unit(rule: Rule, m: re.Match[str], clause: str, hedge: str | None,
-              correction: bool) -> Unit:
-        groups = m.groupdict()
-        value = (groups.get("v") or "").strip() or None
-        if "rest" in groups:
-            body = groups["rest"].strip().rstrip(".!?")
-            text = rule.prefix + (body[:1].lower() + body[1:]) + "."
-        else:
-            # A hedged clause loses its framing words ("what if", "imagine"): the prefix
-            # below says it was not asserted.
-            text = paraphrase(clause[m.start():m.end()] if hedge
-                              else clause[m.start():] if rule.type == "procedure" else clause)
-        importance, confidence, typ = rule.importance, rule.confidence, rule.type
-        if EMPHASIS.search(clause):
-            importance = min(1.0, importance + EMPHASIS_BOOST)
-        if UNCERTAIN.search(clause):
-            confidence = min(confidence, UNCERTAIN_CONFIDENCE)
-        if correction:
+    def _score(unit: Unit, hedge: str | None, correction: bool, uncertain: bool,
+               emphasis: bool) -> Unit:
+        importance, confidence, typ, text = unit.importance, unit.confidence, unit.type, \
+            unit.text
+        correction = (correction and unit.attribute not in MULTI_VALUED) or typ == "correction"
+        if hedge is None and correction and typ not in ("decision", "procedure"):
             typ, importance, confidence = "correction", max(importance, 0.9), 0.9
-            text = "Correction: " + text[:1].lower() + text[1:]
+            if not text.startswith("Correction: "):
+                text = "Correction: " + _lower_first(text)
+        if emphasis:
+            importance = min(1.0, importance + EMPHASIS_BOOST)
+        if uncertain:
+            confidence = min(confidence, UNCERTAIN_CONFIDENCE)
+        framing = None
+        if hedge is not None and typ == "correction":
+            # "Say I moved to Canada": imagined, so it corrects nothing.
+            typ = ep.scores(unit.attribute)[0] if unit.attribute else "fact"
         if hedge is not None:
             confidence = min(confidence, HEDGED_CONFIDENCE)
             importance = min(importance, HEDGED_IMPORTANCE)
-            text = f"Not asserted ({hedge}): " + text[:1].lower() + text[1:]
-        triple = ("user", rule.attribute, value) if rule.attribute and value else (None,) * 3
-        return Unit(text, typ, round(importance, 3), round(confidence, 3), *triple)
+            text = f"Not asserted ({hedge}): " + _lower_first(text)
+            framing = HYPOTHETICAL
+        return replace(unit, text=text, type=typ, importance=round(importance, 3),
+                       confidence=round(confidence, 3), framing=framing)
+
+
+def _unit(entity: str, label: str, s: ep.Said, about_user: bool = True) -> Unit:
+    kind, importance, confidence = ep.scores(s.attribute) if s.attribute else (
+        s.type or "fact", 0.7, 0.8)
+    if s.type is not None:
+        kind = s.type
+    if not about_user:
+        kind = "fact"  # a person's likes are facts about them, not the user's preferences
+    if s.correction:
+        kind = "correction"
+    gap = "" if s.predicate.startswith("'") else " "
+    text = restore(f"{label}{gap}{s.predicate}").rstrip(" .") + "."
+    if s.attribute is None:
+        return Unit(text, kind, importance, confidence)
+    return Unit(text, kind, importance, confidence, entity, s.attribute,
+                restore(s.value) if s.value else None)
+
+
+def _rule_unit(rule: Rule, m: re.Match[str], clause: str) -> Unit:
+    if "rest" in m.groupdict():
+        body = restore(m.group("rest")).strip().rstrip(".!?")
+        text = rule.prefix + _lower_first(body) + "."
+    else:
+        text = paraphrase(clause[m.start():] if rule.type in ("procedure", "decision")
+                          else clause)
+    return Unit(text, rule.type, rule.importance, rule.confidence)
+
+
+def _drop_superfluous(units: list[Unit]) -> list[Unit]:
+    """A value-less correction ("I no longer use vim") when the same turn gives the new
+    value ("I use Helix now") for the same entity and attribute."""
+    valued = {(u.entity, u.attribute) for u in units if u.value is not None}
+    return [u for u in units if u.value is not None or u.attribute is None
+            or (u.entity, u.attribute) not in valued]

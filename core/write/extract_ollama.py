@@ -51,7 +51,12 @@ from what was said. Direct statements: 0.8-0.95. Hypotheticals, role-play, jokes
 0.3 or less.
 - "entity", "attribute", "value": the subject, property and value of a fact or \
 preference, e.g. "user", "works_at", "Acme Corp"; null when the memory is not such a \
-triple (most decisions and procedures). They must agree with "text".
+triple (most decisions and procedures). They must agree with "text". The attribute \
+names what the value is about ("prefers_editor", "prefers_theme", "prefers_language", \
+"diet", "allergic_to", "occupation"), never a bare "prefers": a correction replaces \
+every memory with the same entity and attribute. About another person ("my wife is \
+vegetarian", "my daughter Emma is 7") the entity is that person ("wife", "Emma"), not \
+"user". A correction keeps the entity and attribute of what it corrects.
 
 Return {"memories": []} for greetings, thanks, acknowledgements, small talk, sarcasm, \
 questions, and passing states ("I'm tired today"). Never invent what was not said."""

@@ -31,9 +31,10 @@ from sqlalchemy import Connection, and_, func, insert, or_, select, update
 
 from memdesk.core.errors import MemdeskError, NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.store import actions as acts
 from memdesk.core.store import audit
 from memdesk.core.store.prefixes import resolve_id
-from memdesk.core.store.records import Changed, Changes, EventRecord
+from memdesk.core.store.records import Changes, EventRecord
 from memdesk.core.write.models import Job
 from memdesk.core.write.units import Turn
 
@@ -52,9 +53,9 @@ class JobStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
-# The audit action of a cancel.  Its event is a store-wide one (memory ``*``, like the
-# embed summary) naming the job in before/after; core/undo.py sends it here to undo.
-CANCEL_ACTION = "cancel_job"
+# The audit action of a cancel (declared in memdesk.core.store.actions, job stream).  Its
+# event names the job in before/after; the registry's job handler below undoes it.
+CANCEL_ACTION = acts.CANCEL_JOB.name
 
 
 class JobStateError(MemdeskError):
@@ -329,12 +330,13 @@ class JobQueue:
                 raise JobStateError(_why_not_cancellable(job))
             before = {"job_id": job.id, "status": JobStatus.PENDING.value}
             after = {"job_id": job.id, "status": JobStatus.CANCELLED.value}
-            event = audit.log_in(conn, "*", actor, CANCEL_ACTION, before, after,
-                                 group_id=group, note=f"job {job.id} cancelled")
+            event = audit.log_in(conn, None, actor, acts.CANCEL_JOB.name, before, after,
+                                 group_id=group, note=f"job {job.id} cancelled",
+                                 stream=acts.Stream.JOB, target=job.id)
             _set_status_in(conn, job.id, JobStatus.CANCELLED,
                            f"cancelled by the {actor} (event {event})")
-        return Changes(event_ids=(event,), group_id=group,
-                       kinds=Changed.JOBS | Changed.HISTORY)
+        return Changes(event_ids=(event,), group_id=group, kinds=acts.CANCEL_JOB.kinds,
+                       action=acts.CANCEL_JOB)
 
 
 def _set_status_in(conn: Connection, job_id: str, status: JobStatus, message: str) -> None:
@@ -358,7 +360,7 @@ def _why_not_cancellable(job: JobRecord) -> str:
 
 def is_job_event(ev: EventRecord) -> bool:
     """Whether an audit event changed a job's status (a cancel, or an undo of one)."""
-    return ev.memory_id == "*" and "job_id" in ev.before and "status" in ev.before
+    return acts.declared(ev).stream is acts.Stream.JOB
 
 
 def undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
@@ -376,13 +378,20 @@ def undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
         raise UndoConflictError(
             f"Cannot undo action {ev.id} on job {job_id}: it is {status} now, not "
             f"{ev.after['status']}. A worker may have claimed it since.")
-    new_ev = audit.log_in(conn, "*", actor, "undo", dict(ev.after), dict(ev.before),
-                          group_id=group_id, undoes=ev.id,
-                          note=f"job {job_id} back to {ev.before['status']}")
+    new_ev = audit.log_in(conn, None, actor, acts.UNDO_JOB.name, dict(ev.after),
+                          dict(ev.before), group_id=group_id, undoes=ev.id,
+                          note=f"job {job_id} back to {ev.before['status']}",
+                          stream=acts.Stream.JOB, target=job_id)
     conn.execute(update(audit.ET).where(audit.E.id == ev.id).values(undone_by=new_ev))
     _set_status_in(conn, job_id, JobStatus(ev.before["status"]),
                    f"{ev.before['status']} again: the {actor} undid event {ev.id}")
     return new_ev
+
+
+def undo_job_event(store: Any, conn: Connection, ev: EventRecord, actor: str,
+                   group_id: str | None) -> int:
+    """The job stream's undo handler (bound in ``memdesk.core.actions``)."""
+    return undo_job_event_in(conn, ev, actor, group_id)
 
 
 def store_memory(store, turn: Turn) -> str:  # type: ignore[no-untyped-def]

@@ -3,10 +3,9 @@
 - ``jobs``: the asynchronous store queue (seed 003's ``store_memory``).  A job is claimed
   with a lease (``lease_owner``/``lease_until``) in one write transaction, so several
   workers never take the same job, and a job whose worker died is taken again once.
-- ``memory_provenance``: which extractor and model produced a memory, and from which
-  job.  A side table rather than columns on ``memories``: most rows (operator adds,
-  imports, Recall stores) have no extraction behind them, and the memory record that
-  every view reads stays as it is.
+- ``memory_provenance`` (declared with the store's tables, ``memdesk.core.store.models``,
+  since the guard below the write path reads it too): which extractor and model produced
+  a memory, and from which job.
 - ``embedding_space``: the one embedding model (name and dimension) whose vectors the
   store holds, so vectors of different models are never mixed.
 """
@@ -15,10 +14,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy import DateTime, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from memdesk.core.store.models import Base
+from memdesk.core.store.models import MemoryProvenance as MemoryProvenance  # re-exported
 
 
 class Job(Base):
@@ -45,22 +45,6 @@ class Job(Base):
     log: Mapped[str | None] = mapped_column(Text)  # JSON list of {"at", "msg"}
 
     __table_args__ = (Index("ix_jobs_status_created", "status", "created_at"),)
-
-
-class MemoryProvenance(Base):
-    """How an extracted memory came to be: extractor, model and job."""
-
-    __tablename__ = "memory_provenance"
-
-    memory_id: Mapped[str] = mapped_column(
-        String(64), ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True
-    )
-    extractor: Mapped[str] = mapped_column(String(64), nullable=False)
-    model: Mapped[str | None] = mapped_column(String(200))
-    job_id: Mapped[str | None] = mapped_column(String(32))
-    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
-
-    __table_args__ = (Index("ix_memory_provenance_job", "job_id"),)
 
 
 class EmbeddingSpace(Base):

@@ -28,7 +28,7 @@ from sqlalchemy import insert
 
 from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
-from memdesk.core.guard.screen import screen_job_in
+from memdesk.core.guard import screen_job_in  # the guard's interface to the write path
 from memdesk.core.ids import utcnow
 from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.write.embed import (

@@ -5,7 +5,9 @@ Not a test: it asserts nothing, it writes pictures for the docs.  Run it under a
 
     xvfb-run -s "-screen 0 1440x900x24" .venv/bin/python docs/screenshots/refresh.py
 
-(``QT_QPA_PLATFORM=offscreen`` works too; fonts may differ.)  The demo store and the
+(``QT_QPA_PLATFORM=offscreen`` works too; fonts may differ.)  ``--size 1280x700 --out
+DIR`` shoots the same views at another size into another folder (to look at, not to
+commit), with the Jobs view and the Retrieval inspector besides.  The demo store and the
 settings live in a temporary folder, so the operator's profile is never touched.
 Then look at every picture before committing it.
 """
@@ -41,6 +43,15 @@ def settle(app, seconds: float = 0.4) -> None:  # type: ignore[no-untyped-def]
 
 
 def main() -> int:
+    import argparse
+
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--size", default=f"{SIZE[0]}x{SIZE[1]}")
+    ap.add_argument("--out", type=Path, default=HERE)
+    args = ap.parse_args()
+    size = tuple(int(x) for x in args.size.split("x"))
+    out = args.out
+    out.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="memdesk-shots-"))
     os.environ["MEMDESK_CONFIG_DIR"] = str(tmp / "config")
     os.environ["XDG_DATA_HOME"] = str(tmp / "data")
@@ -56,21 +67,21 @@ def main() -> int:
     store = MemoryStore.open(tmp / "demo.db")
     demo.generate(store, 3000, seed=11, end=datetime(2026, 11, 1))
     w = MainWindow(store)
-    w.resize(*SIZE)
+    w.resize(*size)
     w.show()
     browse = w.views["browse"]
     wait_until(app, lambda: not browse.model.loading and browse.model.total is not None)
     settle(app)
-    w.grab().save(str(HERE / "main-window.png"))
+    w.grab().save(str(out / "main-window.png"))
 
     w.show_filter("Low confidence")
     wait_until(app, lambda: not browse.model.loading)
     settle(app)
-    w.grab().save(str(HERE / "browser-low-confidence.png"))
+    w.grab().save(str(out / "browser-low-confidence.png"))
     w.show_filter("Superseded")
     wait_until(app, lambda: not browse.model.loading)
     settle(app)
-    w.grab().save(str(HERE / "browser-superseded.png"))
+    w.grab().save(str(out / "browser-superseded.png"))
 
     w.show_view("sweep")
     sweep = w.views["sweep"]
@@ -80,13 +91,13 @@ def main() -> int:
     sweep.start_from_form()
     wait_until(app, lambda: sweep.stack.currentWidget() is sweep.review)
     settle(app)
-    w.grab().save(str(HERE / "sweep.png"))
+    w.grab().save(str(out / "sweep.png"))
 
     w.show_view("contradictions")
     con = w.views["contradictions"]
     wait_until(app, lambda: con.detail is not None)
     settle(app)
-    w.grab().save(str(HERE / "contradictions.png"))
+    w.grab().save(str(out / "contradictions.png"))
 
     w.show_view("snapshots")
     snaps = w.views["snapshots"]
@@ -98,20 +109,20 @@ def main() -> int:
     snaps.open_snapshot(len(snaps.plot.series) - 1)
     wait_until(app, lambda: snaps.diff_view.diff is not None)
     settle(app)
-    w.grab().save(str(HERE / "snapshots.png"))
+    w.grab().save(str(out / "snapshots.png"))
     box.setCurrentIndex(max(0, box.findData("answer preference questions")))
     wait_until(app, lambda: snaps.plot.series.goal == box.currentData())
     status = snaps.plot.series.status
     snaps.open_snapshot(status.index("dangerous") if "dangerous" in status else 1)
     wait_until(app, lambda: snaps.diff_view.diff is not None)
     settle(app)
-    snaps.diff_view.grab().save(str(HERE / "diff.png"))
+    snaps.diff_view.grab().save(str(out / "diff.png"))
 
     w.show_view("drift")
     drift = w.views["drift"]
     wait_until(app, lambda: drift.diff_view.diff is not None)
     settle(app)
-    w.grab().save(str(HERE / "drift.png"))
+    w.grab().save(str(out / "drift.png"))
 
     # The review inbox with agents' writes the poisoning guard held, the count in the
     # sidebar and status bar, and the Review menu's commands open over it.
@@ -132,11 +143,29 @@ def main() -> int:
     inbox = w.views["review"]
     wait_until(app, lambda: inbox.model.rowCount() > 0 and w.review.held > 0)
     settle(app)
-    w.grab().save(str(HERE / "review-inbox.png"))
+    w.grab().save(str(out / "review-inbox.png"))
 
+    if out != HERE:  # views not in the docs, to look at
+        w.show_view("jobs")
+        settle(app, 1.5)
+        w.grab().save(str(out / "jobs.png"))
+        w.show_view("retrieval")
+        settle(app, 1.0)
+        w.grab().save(str(out / "retrieval.png"))
+        w.show_view("browse")
+        w.show_filter("Low confidence")
+        settle(app, 1.0)
+        about = None
+        from memdesk.ui.about import AboutDialog
+
+        about = AboutDialog(w)
+        about.show()
+        settle(app)
+        about.grab().save(str(out / "about.png"))
+        about.close()
     w.close()
     store.close()
-    print(f"wrote {len(list(HERE.glob('*.png')))} screenshots to {HERE}")
+    print(f"wrote {len(list(out.glob('*.png')))} screenshots to {out}")
     return 0
 
 

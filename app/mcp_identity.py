@@ -1,0 +1,68 @@
+"""Who an MCP call is for, and what it may do: the contract between the server's tools
+and the HTTP transport's authentication.
+
+A server is bound to the users it serves (``memdesk mcp --user U``); over HTTP each
+request also carries a bearer token with its own users and rights.  The transport sets
+``current_caller`` for the request; every tool asks :func:`check` before it reads or
+writes, so a tool never answers about a user outside both sets.  Refusals say "not
+found" for reads of someone else's memory (no existence oracle) and name the missing
+right for writes (the caller knows what it asked to do).
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+RIGHTS = ("read", "write", "forget")
+
+
+@dataclass(frozen=True)
+class Caller:
+    """One authenticated caller: a token's name (``"local"`` for stdio), the users it
+    may act for (None: any user the server serves) and its rights."""
+
+    name: str
+    users: frozenset[str] | None = None
+    rights: frozenset[str] = field(default_factory=lambda: frozenset(RIGHTS))
+
+
+LOCAL = Caller("local")
+
+# Set per request by the HTTP transport's authentication; stdio leaves it at LOCAL.
+current_caller: ContextVar[Caller] = ContextVar("memdesk_mcp_caller", default=LOCAL)
+
+
+@dataclass(frozen=True)
+class Binding:
+    """The users a server serves (None: unbound, any user id — a single local user's
+    stdio server, said in its instructions and log)."""
+
+    users: frozenset[str] | None = None
+
+    @property
+    def bound(self) -> bool:
+        return self.users is not None
+
+
+class Refused(Exception):
+    """A call outside the caller's users or rights; ``str()`` is the message for the
+    agent (never naming another user's memories)."""
+
+
+def may_serve(binding: Binding, caller: Caller, user_id: str) -> bool:
+    """Whether ``caller`` may act for ``user_id`` on a server with ``binding``."""
+    if binding.users is not None and user_id not in binding.users:
+        return False
+    return caller.users is None or user_id in caller.users
+
+
+def check(binding: Binding, right: str, user_id: str, caller: Caller | None = None) -> None:
+    """Raise :class:`Refused` unless the current caller has ``right`` for ``user_id``."""
+    caller = caller or current_caller.get()
+    if right not in RIGHTS:
+        raise ValueError(f"unknown right {right!r}")
+    if not may_serve(binding, caller, user_id):
+        raise Refused(f"user {user_id!r} is not served here")
+    if right not in caller.rights:
+        raise Refused(f"this caller ({caller.name}) may not {right}")

@@ -1,0 +1,177 @@
+"""Offline extractor quality: precision and recall on a labelled set of turns.
+
+    python bench/bench_extract.py [--data bench/data/extract_set.jsonl] [--verbose]
+                                  [--semantic]
+
+Each turn of the set (``bench/data/extract_set.jsonl``, written for this benchmark) has a
+category and the units it should give: type, entity, attribute, value, framing, and for
+units without a triple a word their text must contain (``text_has``) or a confidence
+ceiling (``max_confidence``, for hedged statements).  Texts need not match.
+
+- precision: produced units that match an expected one, over every produced unit (a
+  produced unit matching none is a false fact; turns that should give nothing count);
+- recall: expected units produced, over the expected units of English turns.
+
+Turns are split: ``dev`` (written with the extractor in view) and ``heldout`` (written
+after it and scored before any change for them); both are printed.
+
+Values are compared casefolded, without a leading article or possessive, the last word
+singular ("peanut" = "peanuts").  Each expected unit matches at most one produced unit.
+The benchmark prints a table per category, the totals, the per-turn time, and exits 1 when
+a target (precision >= 0.95, recall >= 0.80) is missed.  Run it from another checkout
+(e.g. ``cd /path/to/older/memdesk && python /path/to/bench_extract.py --data …``) to
+score that checkout's extractor on the same set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import sys
+import time
+from collections import defaultdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+sys.path.insert(0, str(Path(__file__).parent))
+
+from memdesk.core.write.extract_heuristic import HeuristicExtractor
+from memdesk.core.write.units import Turn, Unit
+
+DATA = Path(__file__).parent / "data" / "extract_set.jsonl"
+PRECISION_TARGET, RECALL_TARGET = 0.95, 0.80
+
+
+def norm(value: str | None) -> str | None:
+    if value is None:
+        return None
+    v = " ".join(value.casefold().replace("’", "'").split()).strip(" .'\"")
+    v = re.sub(r"^(?:a|an|the|my|their|some)\s+", "", v)
+    words = v.split()
+    if words and len(words[-1]) > 3 and words[-1].endswith("s") and not words[-1].endswith(
+            ("ss", "us", "is")):
+        words[-1] = words[-1][:-1]
+    return " ".join(words)
+
+
+LOOSE = False  # --loose: attribute names and framing not compared (see main)
+
+
+def matches(unit: Unit, want: dict[str, Any]) -> bool:
+    if LOOSE:
+        # Naming aside: a hypothetical is any unit at confidence <= 0.3.
+        hyp = want.get("framing") is not None
+        if unit.type != want["type"] or hyp != (unit.confidence <= 0.3):
+            return False
+    elif unit.type != want["type"] or getattr(unit, "framing", None) != want.get("framing"):
+        return False
+    for key in ("entity",) if LOOSE else ("entity", "attribute"):
+        got, exp = getattr(unit, key), want.get(key)
+        if (got or None) is None and exp is None:
+            continue
+        if got is None or exp is None or got.casefold() != exp.casefold():
+            return False
+    if norm(unit.value) != norm(want.get("value")):
+        return False
+    if "max_confidence" in want and unit.confidence > want["max_confidence"]:
+        return False
+    return not ("text_has" in want and want["text_has"].casefold() not in unit.text.casefold())
+
+
+def score(turn: dict[str, Any], units: list[Unit]) -> tuple[int, int, list[Unit]]:
+    """(produced units matched, expected units matched, the false units)."""
+    left = list(turn["expect"])
+    false: list[Unit] = []
+    for u in units:
+        hit = next((w for w in left if matches(u, w)), None)
+        if hit is None:
+            false.append(u)
+        else:
+            left.remove(hit)
+    return len(units) - len(false), len(turn["expect"]) - len(left), false
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--verbose", action="store_true", help="list false and missed units")
+    ap.add_argument("--semantic", action="store_true",
+                    help="also gate clauses with the MiniLM prototype classifier")
+    ap.add_argument("--loose", action="store_true",
+                    help="ignore attribute names and framing (compare type, entity, value)")
+    args = ap.parse_args(argv)
+    global LOOSE
+    LOOSE = args.loose
+    turns = [json.loads(line) for line in args.data.read_text("utf-8").splitlines() if line]
+    if args.semantic:
+        from extract_semantic_gate import SemanticExtractor
+        extractor: Any = SemanticExtractor(HeuristicExtractor())
+        extractor.warm()
+    else:
+        extractor = HeuristicExtractor()
+    stats: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+    splits: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+    times: list[float] = []
+    english_notes = 0
+    for t in turns:
+        t0 = time.perf_counter()
+        out = extractor.extract(Turn(t["text"], "bench-user"))
+        times.append((time.perf_counter() - t0) * 1000)
+        good, found, false = score(t, out.units)
+        for s in (stats[t["category"]], splits[t.get("split", "all")]):
+            s[0] += 1
+            s[1] += len(out.units)
+            s[2] += good
+            if t["language"] == "en":
+                s[3] += len(t["expect"])
+                s[4] += found
+        if t["language"] != "en" and any("English only" in n for n in out.notes):
+            english_notes += 1
+        if args.verbose and (false or found < len(t["expect"])):
+            print(f"[{t['id']} {t['category']}] {t['text']}")
+            for u in false:
+                print(f"   FALSE  {u.type} {(u.entity, u.attribute, u.value)} "
+                      f"{getattr(u, 'framing', None)} {u.confidence} | {u.text}")
+            for w in t["expect"]:
+                if not any(matches(u, w) for u in out.units):
+                    print(f"   MISSED {w}")
+    print(f"extract benchmark  {datetime.now(UTC):%Y-%m-%d %H:%M} UTC  "
+          f"{platform.machine()} {os.cpu_count()} cores  python {platform.python_version()}"
+          f"  load average {os.getloadavg()[0]:.2f}")
+    print(f"{len(turns)} turns from {args.data.name}; extractor "
+          f"{'heuristic + MiniLM prototypes' if args.semantic else 'heuristic'}"
+          + ("; loose matching (no attribute names, no framing)" if LOOSE else ""))
+    print(f"{'category':<16}{'turns':>6}{'expect':>8}{'made':>6}{'precision':>11}{'recall':>8}")
+    tot = [0, 0, 0, 0, 0]
+    for cat in sorted(stats):
+        s = stats[cat]
+        tot = [a + b for a, b in zip(tot, s, strict=True)]
+        prec = f"{s[2] / s[1]:.3f}" if s[1] else "—"
+        rec = f"{s[4] / s[3]:.3f}" if s[3] else "—"
+        print(f"{cat:<16}{s[0]:>6}{s[3]:>8}{s[1]:>6}{prec:>11}{rec:>8}")
+    precision = tot[2] / tot[1] if tot[1] else 1.0
+    recall = tot[4] / tot[3] if tot[3] else 1.0
+    print(f"{'all':<16}{tot[0]:>6}{tot[3]:>8}{tot[1]:>6}{precision:>11.3f}{recall:>8.3f}")
+    for name, s in sorted(splits.items()):
+        print(f"{'  ' + name + ' turns':<16}{s[0]:>6}{s[3]:>8}{s[1]:>6}"
+              f"{s[2] / max(s[1], 1):>11.3f}{s[4] / max(s[3], 1):>8.3f}")
+    others = sum(1 for t in turns if t["language"] != "en")
+    print(f"false facts: {tot[1] - tot[2]}; other-language turns whose notes say "
+          f"'English only': {english_notes}/{others}")
+    times.sort()
+    print(f"per turn: p50 {statistics.median(times):.3f} ms, "
+          f"p95 {times[int(0.95 * (len(times) - 1))]:.3f} ms")
+    ok = precision >= PRECISION_TARGET and recall >= RECALL_TARGET
+    print(f"targets precision >= {PRECISION_TARGET}, recall >= {RECALL_TARGET}: "
+          f"{'met' if ok else 'MISSED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,113 @@
+"""Who a clause is about: the user ("I …", "My wife and I …", "we use …" for tools), a
+person or pet of theirs ("My daughter Emma …", "My wife …", "I have a cat named Luna",
+"She …" after one was named in the same turn), or nothing we read; and the user's own
+"My name is …" / "My favourite X is …"."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from memdesk.core.write import extract_lexicon as lx
+from memdesk.core.write.extract_predicates import NAME, VERB_AHEAD, Said, V, value_of
+
+
+@dataclass
+class Subject:
+    entity: str  # "user", a name, or a relation ("wife")
+    label: str  # how the text names it: "The user", "Emma", "The user's wife"
+    predicate: str
+    extra: list[Said] = field(default_factory=list)  # e.g. "Emma is the user's daughter"
+    tools_only: bool = False
+
+    @property
+    def is_user(self) -> bool:
+        return self.entity == "user"
+
+
+# -- subjects ---------------------------------------------------------------------------
+_REL = "|".join(sorted((re.escape(r) for r in lx.RELATIONS), key=len, reverse=True))
+_MY_REL = re.compile(rf"^(?:my|our) (?:(?:little|older|younger|big|eldest|youngest|oldest|best|"
+                     rf"new|baby|late|ex-)\s*)?(?P<r>{_REL})\b(?:'s name is|,? (?:named|called)"
+                     rf"|,)?\s*", re.IGNORECASE)
+_VERB_START = re.compile(rf"^(?:{VERB_AHEAD}|can't|cannot|doesn't|does not|just|really"
+                         r"|also|still|always|never|used|recently|currently)\b", re.I)
+_MY_ATTR = re.compile(rf"^(?:my (?P<a>name|birthday|favou?rite (?P<k>[\w ]+?))(?: is|'s)"
+                      rf"|(?P<call>call me|I go by)) {V}", re.IGNORECASE)
+
+
+@dataclass
+class Context:
+    """Third parties named earlier in the same turn, for "She …"."""
+
+    last: tuple[str, str] | None = None
+    names: dict[str, str] = field(default_factory=dict)
+
+
+def my_attribute(clause: str) -> list[tuple[str, Said]]:
+    """ "My name is Ada", "My favourite colour is green": (entity, Said)."""
+    m = _MY_ATTR.match(clause)
+    if m is None or value_of(m) is None:
+        return []
+    v = value_of(m)
+    a = "name" if m.group("call") else m.group("a").lower()
+    if a == "name":
+        return [("user", Said("name", v, f"'s name is {v}"))]
+    if a == "birthday":
+        v = re.sub(r"^(?:in|on)\s+", "", v, flags=re.I)
+        return [("user", Said("birthday", v, f"has their birthday in {v}"
+                              if not re.search(r"\d", v) else f"has their birthday on {v}"))]
+    kind = m.group("k").strip().lower()
+    return [("user", Said(f"favorite_{lx.slug(kind)}", v, f"has {v} as their favourite {kind}",
+                          type="preference"))]
+
+
+def subject(clause: str, ctx: Context) -> Subject | None:
+    """The subject of a clause (see the module docstring), or None."""
+    c = clause.strip()
+    if m := re.match(rf"^I (?:have|have got|got) (?:an? )(?P<r>{_REL}) (?:named|called) {NAME}"
+                     r"[,.]?\s*(?P<p>.*)$", c, re.I | re.S):
+        name, rel = m.group("n"), m.group("r").lower()
+        ctx.last, ctx.names[name.lower()] = (name, name), name
+        return Subject(name, name, re.sub(r"^(?:who|which|that)\s+", "", m.group("p")),
+                       [Said("relation", rel, f"is the user's {rel}")])
+    if m := re.match(r"^I\s+(?P<p>.+)$", c, re.S):
+        return Subject("user", "The user", m.group("p"))
+    if m := re.match(rf"^(?:my|our) (?:{_REL}) and I\s+(?P<p>.+)$", c, re.I | re.S):
+        return Subject("user", "The user", m.group("p"))  # "My wife and I live in …"
+    if m := _MY_REL.match(c):
+        rel = m.group("r").lower()
+        rest = c[m.end():]
+        named_is = re.search(r"name is|named|called", m.group(0), re.I) is not None
+        name: str | None = None
+        pred = rest
+        n = re.match(NAME, rest)
+        if n and not _VERB_START.match(n.group("n")) and (
+                named_is or re.match(r",?\s+\S", rest[n.end():])):
+            name, pred = n.group("n"), rest[n.end():].lstrip(", ")
+        if name:
+            ctx.last, ctx.names[name.lower()] = (name, name), name
+            rel_said = Said("relation", rel, f"is the user's {rel}")
+            return Subject(name, name, pred, [rel_said])
+        ctx.last = (rel, f"The user's {rel}")
+        return Subject(rel, f"The user's {rel}", pred)
+    if m := re.match(r"^we\s+(?P<p>(?:use|are using|now use)\b.+)$", c, re.I | re.S):
+        # "we use Teams now": the user's tool too, when we know what kind of tool it is
+        # (a team's other habits are decisions, read elsewhere).
+        return Subject("user", "The user", m.group("p"), tools_only=True)
+    if (m := re.match(r"^(?:she|he)\s+(?P<p>.+)$", c, re.I | re.S)) and ctx.last:
+        return Subject(ctx.last[0], ctx.last[1], m.group("p"))
+    if (m := re.match(rf"^{NAME}\s+(?P<p>.+)$", c, re.S)) and m.group("n").lower() in ctx.names:
+        name = ctx.names[m.group("n").lower()]
+        return Subject(name, name, m.group("p"))
+    return None
+
+
+def expand(text: str) -> str:
+    """Contractions the parsers read in full ("I'm" → "I am", "she's" → "she is")."""
+    text = text.replace("’", "'")
+    for pat, repl in ((r"\bI'm\b", "I am"), (r"\bI've\b", "I have"), (r"\bIm\b", "I am"),
+                      (r"\bI'd\b", "I would"), (r"\b(she|he|it)'s\b", r"\1 is"),
+                      (r"\bwe're\b", "we are"), (r"\bdon't\b", "don't")):
+        text = re.sub(pat, repl, text, flags=re.IGNORECASE)
+    return text
