@@ -74,6 +74,9 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     res = r.retrieve(args.query, args.user_id, k=args.k, channels=args.channels,
                      inject=not args.no_inject)
     r.flush()
+    failed = r.recorder.last_exception
+    if failed is not None:  # e.g. a read-only store: exit 3 with the store's message
+        raise failed
     if args.json:
         print(json.dumps(res.to_json(), ensure_ascii=False, indent=1))
         return 0

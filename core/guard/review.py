@@ -85,13 +85,14 @@ def _decide(store, ids: Sequence[str], values: dict[str, Any], action: acts.Acti
 
     events: list[int] = []
     with store.write() as conn:
+        store.lock_in(conn, ids)  # a concurrent decision waits, then finds it decided
         for mid in ids:
             rec = store.get(mid, conn)
             if rec.status is not Status.QUARANTINED:
                 raise ValidationError(
                     "id", f"memory {mid} is {rec.status.value}, not waiting for review")
             ev = store.apply_in(conn, mid, values, actor=actor, action=action,
-                                group_id=group, note=note)
+                                group_id=group, note=note, expected_version=rec.version)
             if ev:
                 events.append(ev)
         if action is acts.APPROVE:
@@ -124,7 +125,8 @@ def edit(store, memory_id: str, *, actor: str = "operator", **fields: Any) -> Ch
     if rec.status is not Status.QUARANTINED:
         raise ValidationError("id", f"memory {memory_id} is {rec.status.value}, "
                                     "not waiting for review")
-    return store.update(memory_id, actor=actor, note="edited in review", **fields)
+    return store.update(memory_id, actor=actor, note="edited in review",
+                        expected_version=rec.version, **fields)
 
 
 def rule_counts(store) -> dict[str, int]:  # type: ignore[no-untyped-def]

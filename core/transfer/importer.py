@@ -444,7 +444,7 @@ class Importer:
     def _update(self, conn: Connection, item: Row) -> None:
         number, row, given = item
         rid = row["id"]
-        current = self.store.get(rid, conn)
+        current = self.store.get(rid, conn, lock=True)
         changes = {k: row[k] for k in given
                    if k not in ("id", "embedding") and getattr(current, k) != row[k]}
         embedding = current.embedding

@@ -239,6 +239,22 @@ class Worker:
             write()
         return Outcome(job.id, "done", [r["id"] for r in rows])
 
+    def load_model(self) -> None:
+        """Load the embedding model now, before the first claim (``memdesk worker`` does
+        this; the GUI's worker does not, so the window opens without torch).  Loading
+        takes seconds, tens on a busy machine, in a fresh process; a worker killed
+        meanwhile then holds no job, where otherwise it counts a stopped attempt against
+        every job it claimed and, killed three times, fails healthy jobs for good."""
+        if not self.config.embed or self._vectors_off:
+            return
+        embedder = embeddings.default_embedder()
+        if not isinstance(embedder, embeddings.Embedder) or embedder.loaded:
+            return  # a stand-in without a model to load, or loaded already
+        try:
+            embedder.load()
+        except embeddings.EmbeddingsUnavailable as exc:
+            self._vectors_off = str(exc)
+
     def _vectors(self, prepared: list[_Prepared]) -> None:
         """Fill every prepared job's ``blobs``: one encode call for the whole batch."""
         wanted = [p for p in prepared if p.units]
