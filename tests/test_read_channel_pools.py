@@ -70,7 +70,7 @@ def test_keyword_shares_weigh_rarer_stems_more(store: MemoryStore) -> None:
     s = seqs_of(store, ids)
     snap = snap_of(store)
     hits = channels.keyword_channel(snap, "kayak paddles", CFG, NOW, all_ok(snap))
-    # stems: kayak (2 rows), paddle (3 rows: "paddling" starts with it); N = 5 rows.
+    # stems: kayak (2 rows), paddle (3 rows: "paddling" is an inflection); N = 5 rows.
     wk, wp = idf(5, 2), idf(5, 3)
     assert hits.share == pytest.approx({s[0]: wk / (wk + wp), s[1]: 1.0,
                                         s[2]: wp / (wk + wp), s[3]: wp / (wk + wp)})
@@ -78,9 +78,11 @@ def test_keyword_shares_weigh_rarer_stems_more(store: MemoryStore) -> None:
     # kayak is rarer: the kayak-only row outranks the paddle-only rows.
     assert hits.ranked == [s[1], s[0], s[3], s[2]]
     assert hits.pool == {s[1]: "B", s[0]: "A", s[3]: "A", s[2]: "B"}
-    # A query stem no row holds weighs nothing: the kayak rows hold all of the weight.
+    # A query word no row holds still counts (as a word found once): the kayak rows
+    # hold only kayak's part of the query, not all of it.
     only = channels.keyword_channel(snap, "kayak zebra", CFG, NOW, all_ok(snap))
-    assert only.share == {s[0]: 1.0, s[1]: 1.0}
+    wz = idf(5, 1)
+    assert only.share == pytest.approx({s[0]: wk / (wk + wz), s[1]: wk / (wk + wz)})
 
 
 def test_keyword_channel_pools_have_their_own_budgets(store: MemoryStore) -> None:

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, and_, select
 
 from memdesk.core.read import terms as qt
+from memdesk.core.read.calibrate import Background, background
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.snapshot import UserSnapshot
 from memdesk.core.store.models import Memory
@@ -90,7 +91,11 @@ def keyword_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, now: dateti
         for s in hit:
             df[s] += 1
     weight = {s: qt.idf(n, d) for s, d in df.items() if d}
-    total = sum(weight.values()) or 1.0
+    # The query's whole weight counts, words the user never wrote included (at the
+    # weight of a word found once): "What's my blood type?" is not covered by a memory
+    # that holds "type" just because no memory holds "blood".
+    unmatched = sum(qt.idf(n, 1) for s, d in df.items() if not d)
+    total = (sum(weight.values()) + unmatched) or 1.0
     cutoff = (now - timedelta(days=cfg.recent_days)).timestamp()
     recent, older = [], []
     for i, hit in found:
@@ -149,6 +154,11 @@ class VectorHits:
     without_vector: int = 0
     by_row: Any = None  # cosine per snapshot row (NaN: no vector or not eligible)
     row_of: dict[int, int] = field(default_factory=dict)
+    background: Background | None = None  # the calibrated floor (calibrate.py)
+
+    @property
+    def floor(self) -> float | None:
+        return None if self.background is None else self.background.floor
 
     def cosine(self, seq: int) -> float | None:
         """The cosine of ``seq`` (None when it was not scored)."""
@@ -192,6 +202,7 @@ def vector_channel(snap: UserSnapshot, qvec: np.ndarray, cfg: ReadConfig,
     if not len(rows):
         return out
     sims = cosines(snap.vectors, qvec)[keep]
+    out.background = background(sims, cfg)
     n = min(cfg.vector_candidates, len(rows))
     if n > 0:
         top = np.argpartition(-sims, n - 1)[:n] if n < len(rows) else np.arange(len(rows))

@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from memdesk.core.read import decay
-from memdesk.core.read.config import ReadConfig
+from memdesk.core.read.config import CHANNELS, ReadConfig
 
 
 @dataclass
@@ -44,6 +44,8 @@ class Hit:
     retention: float = 0.0
     score: float = 0.0
     rerank: float | None = None
+    # Identical or near-identical memories collapsed into this one (dedup.py).
+    same_as: list[Hit] = field(default_factory=list)
 
     @property
     def week(self) -> str:
@@ -62,6 +64,8 @@ class Hit:
             "retention": round(self.retention, 4), "created_at": self.created_at.isoformat(),
             "week": self.week,
             **({"rerank": self.rerank} if self.rerank is not None else {}),
+            **({"same_as": [{"id": d.id, "text": d.text} for d in self.same_as]}
+               if self.same_as else {}),
         }
 
 
@@ -81,14 +85,70 @@ class Dropped:
 
 
 def rrf(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig) -> None:
-    best = len(channels) / (cfg.rrf_k + 1) if channels else 1.0
+    """Weighted reciprocal rank fusion, normalised so first everywhere is 1."""
+    w = dict(zip(CHANNELS, cfg.channel_weights, strict=True))
+    best = sum(w[c] for c in channels) / (cfg.rrf_k + 1) if channels else 0.0
     for h in hits:
-        total = sum(1.0 / (cfg.rrf_k + r) for c, r in h.ranks.items() if c in channels)
-        h.relevance = total / best
+        total = sum(w[c] / (cfg.rrf_k + r) for c, r in h.ranks.items() if c in channels)
+        h.relevance = total / best if best else 0.0
 
 
-def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig) -> str | None:
-    """None when ``h`` relates to the query through an active channel; else why not."""
+def channel_scores(h: Hit, cosine_floor: float | None, best_cosine: float | None,
+                   ) -> dict[str, float]:
+    """Each channel's evidence for ``h`` on one 0–1 scale.
+
+    vector: 0 at this query's floor, 1 at its best candidate (min-max between the two,
+    so a query's weak best match does not look as good as another's exact one — it is
+    the floor's distance that scales); fts: the keyword share; graph: 1 for a direct
+    entity or value match, 0.5 for one hop.
+    """
+    out: dict[str, float] = {}
+    if h.cosine is not None and cosine_floor is not None and best_cosine is not None:
+        span = best_cosine - cosine_floor
+        out["vector"] = (1.0 if h.cosine >= best_cosine else
+                         min(max((h.cosine - cosine_floor) / span, 0.0), 1.0)
+                         if span > 0 else 0.0)
+    if h.keyword_share:
+        out["fts"] = h.keyword_share
+    if h.graph_via is not None:
+        out["graph"] = 0.5 if h.graph_via.startswith("one hop") else 1.0
+    return out
+
+
+def score_fusion(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig,
+                 cosine_floor: float | None) -> None:
+    """Relevance as the weighted mean of the active channels' normalised scores.
+
+    Unlike RRF, a channel's *weak* first place counts for little: a memory sharing one
+    common word with the query is fts's rank 1 but has a small keyword share.
+    """
+    w = dict(zip(CHANNELS, cfg.channel_weights, strict=True))
+    total = sum(w[c] for c in channels)
+    cos = [h.cosine for h in hits if h.cosine is not None]
+    best = max(cos) if cos else None
+    for h in hits:
+        s = channel_scores(h, cosine_floor, best)
+        h.relevance = (sum(w[c] * s.get(c, 0.0) for c in channels) / total) if total else 0.0
+
+
+def fuse(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig,
+         cosine_floor: float | None) -> None:
+    """Fill each hit's relevance with the configured method."""
+    if cfg.fusion == "rrf":
+        rrf(hits, channels, cfg)
+    else:
+        score_fusion(hits, channels, cfg, cosine_floor)
+
+
+def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig,
+                 cosine_floor: float | None = None) -> str | None:
+    """None when ``h`` relates to the query through an active channel; else why not.
+
+    ``cosine_floor`` is this query's calibrated floor (calibrate.py); without one (no
+    vectors at all) the prior's floor applies.
+    """
+    if cosine_floor is None:
+        cosine_floor = cfg.floor_prior_median + cfg.floor_z * cfg.floor_prior_scale
     why: list[str] = []
     if "fts" in channels:
         share = h.keyword_share or 0.0
@@ -97,10 +157,10 @@ def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig) -> str | No
         why.append("no keyword match" if share == 0 else
                    f"keywords {share:.2f} < {cfg.floor_keyword_share:.2f} of the query")
     if "vector" in channels:
-        if h.cosine is not None and h.cosine >= cfg.floor_cosine:
+        if h.cosine is not None and h.cosine >= cosine_floor:
             return None
         why.append("no vector" if h.cosine is None else
-                   f"cosine {h.cosine:.2f} < {cfg.floor_cosine:.2f}")
+                   f"cosine {h.cosine:.2f} < {cosine_floor:.2f}")
     if "graph" in channels:
         if "graph" in h.ranks:
             return None

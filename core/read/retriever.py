@@ -23,7 +23,7 @@ from memdesk.core.embeddings import DIM
 from memdesk.core.errors import MemdeskError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.read import channels as ch
-from memdesk.core.read import fusion, injection
+from memdesk.core.read import dedup, fusion, injection
 from memdesk.core.read import terms as qt
 from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
 from memdesk.core.read.query_vectors import query_vector
@@ -238,11 +238,11 @@ class Retriever:
             "vector": [hits[s] for s in vec.ranked if s in hits],
             "graph": [hits[s] for s in gr.ranked if s in hits],
         }
-        fusion.rrf(list(hits.values()), used, cfg)
+        fusion.fuse(list(hits.values()), used, cfg, vec.floor)
         kept: list[fusion.Hit] = []
         dropped: list[fusion.Dropped] = []
         for h in hits.values():
-            why = fusion.floor_reason(h, used, cfg)
+            why = fusion.floor_reason(h, used, cfg, vec.floor)
             if why is None:
                 kept.append(h)
             else:
@@ -251,6 +251,7 @@ class Retriever:
         fusion.score(list(hits.values()), now, access, cfg)
         kept.sort(key=lambda h: (-h.score, -h.seq))
         kept = self._rerank(query, kept, notes)
+        kept = dedup.collapse(kept, snap if qvec is not None else None)
         results, diversity_dropped = fusion.diversify(kept, k, cfg)
         dropped.sort(key=lambda d: (-d.hit.relevance, -d.hit.score))
         dropped = diversity_dropped + dropped
