@@ -9,6 +9,11 @@ after a per-user cursor, wrapping round, so every active preference is seen with
 ceil(n / limit) calls.  The order never depends on last access (seed 000's
 rich-get-richer bug).  The cursor is a keyset (created_at, seq) of the last one
 consumed, so preferences added or retired in between do not make it skip or repeat.
+
+Relevance first: the preferences that relate to the query by the same test as results
+(the calibrated cosine floor or the keyword share) take the first slots, best first;
+the rotation fills the rest.  "Find a place for dinner tonight" brings "I prefer
+vegetarian restaurants" before "prefers tabs over spaces", whatever the cursor says.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 from sqlalchemy import Connection, select
 
 from memdesk.core.read.config import ReadConfig
+from memdesk.core.read.dedup import same_text
 from memdesk.core.read.models import PreferenceCursor
 from memdesk.core.read.snapshot import UserSnapshot
 
@@ -68,31 +74,34 @@ def stored_cursor(conn: Connection, user_id: str) -> Cursor | None:
     return row[0], int(row[1])
 
 
-def _same(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
 def rotate(
     prefs: list[Preference], cursor: Cursor | None, exclude: set[int], limit: int,
-    exclude_texts: set[str] | None = None,
+    exclude_texts: set[str] | None = None, first: list[Preference] | None = None,
 ) -> tuple[list[Preference], Cursor | None]:
-    """(what to inject, newest first; the new cursor, or None when no rotation is needed).
+    """(what to inject; the new cursor, or None when no rotation is needed).
 
+    ``first``: the preferences relevant to the query, best first; they take the first
+    slots, and the fair rotation (newest first after the cursor) fills the rest.
     Skipped: preferences among the results (``exclude``) and repeats of a text already
     shown (two memories saying the same sentence tell the agent nothing more).
     """
     if limit <= 0 or not prefs:
         return [], cursor
-    shown = {_same(t) for t in (exclude_texts or ())}
+    shown = {same_text(t) for t in (exclude_texts or ())}
 
     def fresh(p: Preference) -> bool:
-        if p.seq in exclude or _same(p.text) in shown:
+        if p.seq in exclude or same_text(p.text) in shown:
             return False
-        shown.add(_same(p.text))
+        shown.add(same_text(p.text))
         return True
 
+    top = [p for p in (first or []) if fresh(p)][:limit]
+    exclude = exclude | {p.seq for p in top}
+    limit -= len(top)
+    if limit <= 0:
+        return top, cursor
     if len(prefs) <= limit:
-        return [p for p in prefs if fresh(p)], cursor
+        return top + [p for p in prefs if fresh(p)], cursor
     start = 0
     if cursor is not None:
         # First preference strictly after the cursor in newest-first order.
@@ -107,7 +116,7 @@ def rotate(
             if len(chosen) >= limit:
                 break
     chosen.sort(key=lambda p: (p.created_at, p.seq), reverse=True)
-    return chosen, (last.created_at, last.seq) if last else cursor
+    return top + chosen, (last.created_at, last.seq) if last else cursor
 
 
 def save_cursor(conn: Connection, user_id: str, cursor: Cursor, now: datetime) -> None:

@@ -256,9 +256,10 @@ class Retriever:
         dropped.sort(key=lambda d: (-d.hit.relevance, -d.hit.score))
         dropped = diversity_dropped + dropped
 
+        shown = [*results, *(d for h in results for d in h.same_as)]
         chosen, new_cursor = injection.rotate(
-            prefs, cursor, {h.seq for h in results}, cfg.preference_limit,
-            {h.text for h in results})
+            prefs, cursor, {h.seq for h in shown}, cfg.preference_limit,
+            {h.text for h in shown}, self._relevant(prefs, kw, vec, used))
         result = RetrievalResult(
             retrieval_id=new_id(), at=now, query=query, user_id=user_id, k=k,
             channels=used, injected=do_inject, results=results, preferences=chosen,
@@ -353,6 +354,21 @@ class Retriever:
         for s, h in hits.items():
             h.pool = kw.pool.get(s) or ("A" if s in recent else "C" if s in pool_c else None)
         return hits
+
+    def _relevant(self, prefs: list[injection.Preference], kw: ch.KeywordHits,
+                  vec: ch.VectorHits, used: tuple[str, ...]) -> list[injection.Preference]:
+        """The preferences that pass the relevance floor for this query, best first
+        (scored like results: the calibrated cosine floor or the keyword share)."""
+        cfg = self.config
+        scored = []
+        for p in prefs:
+            cos = vec.cosine(p.seq) if "vector" in used else None
+            share = kw.share.get(p.seq, 0.0) if "fts" in used else 0.0
+            ok = (cos is not None and vec.floor is not None and cos >= vec.floor) \
+                or share >= cfg.floor_keyword_share
+            if ok:
+                scored.append((-(cos or 0.0) - share, -p.seq, p))
+        return [p for *_k, p in sorted(scored, key=lambda x: (x[0], x[1]))]
 
     def _rerank(self, query: str, kept: list[fusion.Hit], notes: list[str]) -> list[fusion.Hit]:
         cfg = self.config
