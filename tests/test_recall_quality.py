@@ -110,6 +110,5 @@ def test_a_relevant_preference_is_injected_first(store: MemoryStore) -> None:
     r = retriever(store)
     for _ in range(3):  # whatever the rotation cursor says
         res = r.retrieve("Find a place for dinner tonight", "u", k=1)
-        assert [p.text for p in res.preferences][0] == "I prefer vegetarian restaurants."
+        assert res.preferences[0].text == "I prefer vegetarian restaurants."
         assert len(res.preferences) == 5
-        assert "User prefers tabs over spaces." not in [p.text for p in res.preferences][:1]

@@ -67,7 +67,7 @@ def background(sims: np.ndarray, cfg: ReadConfig) -> Background:
         sims = np.partition(sims, len(sims) - BEST_LEFT_OUT - 1)[: len(sims) - BEST_LEFT_OUT]
     else:
         sims = sims[:0]
-    n = int(len(sims))
+    n = len(sims)
     w = cfg.floor_prior_weight
     if n:
         med = float(np.median(sims))

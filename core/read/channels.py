@@ -4,9 +4,10 @@ Every channel searches one user's active belief state with ``confidence >=`` the
 threshold (seed 003), from that user's :class:`~memdesk.core.read.snapshot.UserSnapshot`.
 Channels return memories best first:
 
-- **fts**: keyword matches — the user's rows holding one of the query's content words
-  as a whole word (or an inflection of it; never as a prefix) (found by a scan of the snapshot's texts, see
-  snapshot.py for why not the store-wide FTS5 index), weighted by the rarity of the
+- **fts**: keyword matches — the user's rows holding one of the query's content
+  words as a whole word (or an inflection of it; never as a prefix), found by a
+  scan of the snapshot's texts (snapshot.py says why not the store-wide FTS5
+  index), weighted by the rarity of the
   words they share with the query, drawn from two pools so recent matches cannot crowd
   out older ones: recent (last 7 days) and older, each with its own budget (seed 002's
   flooding bug);
