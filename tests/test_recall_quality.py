@@ -8,6 +8,7 @@ preferences ignored the query.
 
 from __future__ import annotations
 
+from memdesk.core import demo
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.retriever import Retriever
 from memdesk.core.store.memory_store import MemoryStore
@@ -96,6 +97,30 @@ def test_a_question_with_no_answer_returns_at_most_one(store: MemoryStore) -> No
     for q in ("What's my blood type?", "What is my shoe size?", "Who is my dentist?"):
         res = retriever(store).retrieve(q, "u", inject=False)
         assert len(res.results) <= 1, (q, [h.text for h in res.results])
+
+
+def demo_life(store: MemoryStore) -> None:
+    """One demo user's 2,000-row share (~240 memories, many repeated sentences)."""
+    gen = demo.DemoGenerator(seed=7, end=NOW)
+    rows = [r for r in gen.rows(2000) if r.user_id == "alice" and r.superseded_by is None]
+    put(store, [{"text": r.text, "type": r.type, "days_ago": 1 + i % 150}
+                for i, r in enumerate(rows)])
+
+
+def test_the_floor_is_calibrated_on_the_users_memories(store: MemoryStore) -> None:
+    demo_life(store)
+    put(store, [{"text": "I go running every morning before work.", "type": "fact",
+                 "days_ago": 60}])
+    r = retriever(store)
+    # Below the old absolute floor (0.30), yet far above everything else this user wrote
+    # for that question: kept, and first.
+    res = r.retrieve("How do I stay fit?", "u", channels="vector")
+    assert res.results[0].text == "I go running every morning before work."
+    assert res.results[0].cosine < 0.30
+    # Questions this user's memories do not answer stay (nearly) empty.
+    for q in ("What's my blood type?", "What is my shoe size?", "Who is my dentist?",
+              "How tall am I?"):
+        assert len(r.retrieve(q, "u", inject=False).results) <= 1, q
 
 
 def test_a_relevant_preference_is_injected_first(store: MemoryStore) -> None:

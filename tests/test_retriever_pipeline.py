@@ -232,6 +232,7 @@ def test_result_json_reports_the_call(store: MemoryStore) -> None:
         "preferences": [p.to_json() for p in res.preferences],
         "dropped": [d.to_json() for d in res.dropped],
         "notes": res.notes, "duration_ms": 12.35,
+        "empty_channels": {"graph": "this user's memories carry no triples"},
     }
     assert [r["id"] for r in out["results"]] == [ids["m1"], ids["m2"]]
     assert [p["id"] for p in out["preferences"]] == [ids["pref"]]

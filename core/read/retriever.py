@@ -53,6 +53,8 @@ class RetrievalResult:
     dropped: list[fusion.Dropped]
     per_channel: dict[str, list[fusion.Hit]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # Why a channel ranked nothing (channel -> reason), for the inspector and the JSON.
+    empty_channels: dict[str, str] = field(default_factory=dict)
     duration_ms: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -62,8 +64,36 @@ class RetrievalResult:
             "results": [h.to_json() for h in self.results],
             "preferences": [p.to_json() for p in self.preferences],
             "dropped": [d.to_json() for d in self.dropped],
-            "notes": self.notes, "duration_ms": round(self.duration_ms, 2),
+            "notes": self.notes, "empty_channels": self.empty_channels,
+            "duration_ms": round(self.duration_ms, 2),
         }
+
+
+def why_empty(query: str, active: tuple[str, ...], used: tuple[str, ...],
+              per_channel: dict[str, list[fusion.Hit]], snap: Any, ok: Any) -> dict[str, str]:
+    """For each channel that ranked nothing, why (in the operator's words)."""
+    out: dict[str, str] = {}
+    for c in CHANNELS:
+        if per_channel.get(c):
+            continue
+        if c not in active:
+            out[c] = "switched off for this retrieval"
+        elif c not in used:
+            out[c] = "vectors are off (see the notes)"
+        elif not int(ok.sum()):
+            out[c] = "this user has no active memory at or above the confidence threshold"
+        elif c == "fts":
+            words = qt.keywords(query)
+            out[c] = ("the query has only stop words" if not words else
+                      "no memory of this user holds " + ", ".join(words[:6])
+                      + (" …" if len(words) > 6 else "") + " as a whole word")
+        elif c == "vector":
+            out[c] = "none of this user's memories has a vector yet (run `memdesk embed`)"
+        else:
+            has_triples = any(e or v for e, v in zip(snap.entities, snap.values, strict=True))
+            out[c] = ("the query names no entity or value of this user's triples"
+                      if has_triples else "this user's memories carry no triples")
+    return out
 
 
 def check_query(query: object) -> str:
@@ -264,6 +294,7 @@ class Retriever:
             retrieval_id=new_id(), at=now, query=query, user_id=user_id, k=k,
             channels=used, injected=do_inject, results=results, preferences=chosen,
             dropped=dropped, per_channel=per_channel, notes=notes,
+            empty_channels=why_empty(query, active, used, per_channel, snap, ok),
         )
         cursor_job = None
         if dry_run:
