@@ -79,6 +79,18 @@ def vector_rows(snap: UserSnapshot) -> np.ndarray:
     return pos
 
 
+def gram(vecs: np.ndarray) -> np.ndarray:
+    """``vecs @ vecs.T`` on one thread (torch when loaded; see channels.cosines for why
+    numpy's threaded BLAS costs milliseconds of waiting on a busy machine)."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        t = torch.from_numpy(vecs)
+        return (t @ t.T).numpy()
+    return vecs @ vecs.T
+
+
 def collapse(ranked: list[Hit], snap: UserSnapshot | None,
              near_cosine: float = NEAR_COSINE) -> list[Hit]:
     """``ranked`` (best first) without repeats; each repeat is listed on the copy kept.
@@ -90,8 +102,9 @@ def collapse(ranked: list[Hit], snap: UserSnapshot | None,
 
     if len(ranked) < 2:
         return ranked
-    sims = None
-    slot = np.full(len(ranked), -1, dtype=np.int64)
+    # close[i]: the candidates whose vectors are near-identical to candidate i's
+    # (a few hundred at most: one product, and no numpy call per candidate).
+    close: list[set[int]] = [set() for _ in ranked]
     if snap is not None and len(snap.vec_rows):
         pos = vector_rows(snap)
         rows = [snap.row_of.get(h.seq) for h in ranked]
@@ -99,18 +112,23 @@ def collapse(ranked: list[Hit], snap: UserSnapshot | None,
         have = np.nonzero(slot >= 0)[0]
         if len(have) > 1:
             vecs = snap.vectors[slot[have]]
-            sims = np.full((len(ranked), len(ranked)), -1.0, dtype=np.float32)
-            sims[np.ix_(have, have)] = vecs @ vecs.T
+            near = np.argwhere(np.triu(gram(vecs) >= near_cosine, 1))
+            for a, b in near.tolist():
+                i, j = int(have[a]), int(have[b])
+                close[i].add(j)
+                close[j].add(i)
     kept: list[int] = []
+    kept_set: set[int] = set()
     by_text: dict[str, int] = {}
     for j, h in enumerate(ranked):
         key = same_text(h.text)
         rep = by_text.get(key)
-        if rep is None and sims is not None and slot[j] >= 0:
-            close = np.asarray(kept)[sims[kept, j] >= near_cosine]
-            rep = next((int(i) for i in close if near_same(ranked[i].text, h.text)), None)
+        if rep is None and close[j]:
+            rep = next((i for i in sorted(close[j] & kept_set)
+                        if near_same(ranked[i].text, h.text)), None)
         if rep is None:
             kept.append(j)
+            kept_set.add(j)
             by_text.setdefault(key, j)
         else:
             ranked[rep].same_as.append(h)

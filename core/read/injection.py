@@ -67,6 +67,19 @@ def active_preferences(snap: UserSnapshot, cfg: ReadConfig, ok: Any) -> list[Pre
     return list(cached)
 
 
+def preference_rows(snap: UserSnapshot, cfg: ReadConfig, ok: Any) -> Any:
+    """The snapshot rows of ``active_preferences`` (same order), as an array; memoised."""
+    import numpy as np
+
+    key = ("preference rows", tuple(cfg.inject_types), tuple(cfg.inject_layers),
+           cfg.confidence_threshold)
+    rows = snap.memo.get(key)
+    if rows is None:
+        rows = snap.memo[key] = np.array(
+            [snap.row_of[p.seq] for p in active_preferences(snap, cfg, ok)], dtype=np.int64)
+    return rows
+
+
 def stored_cursor(conn: Connection, user_id: str) -> Cursor | None:
     row = conn.execute(select(C.last_created_at, C.last_seq).where(C.user_id == user_id)).first()
     if row is None or row[0] is None or row[1] is None:

@@ -251,6 +251,7 @@ class Retriever:
             rows = ch.load_candidates(conn, seqs)
             do_inject = inject and isolated is None and cfg.preference_limit > 0
             prefs = injection.active_preferences(snap, cfg, ok) if do_inject else []
+            pref_rows = injection.preference_rows(snap, cfg, ok) if do_inject else None
             cursor = None
             if do_inject and len(prefs) > cfg.preference_limit:
                 with self._lock:
@@ -289,7 +290,7 @@ class Retriever:
         shown = [*results, *(d for h in results for d in h.same_as)]
         chosen, new_cursor = injection.rotate(
             prefs, cursor, {h.seq for h in shown}, cfg.preference_limit,
-            {h.text for h in shown}, self._relevant(prefs, kw, vec, used))
+            {h.text for h in shown}, self._relevant(prefs, pref_rows, kw, vec, used))
         result = RetrievalResult(
             retrieval_id=new_id(), at=now, query=query, user_id=user_id, k=k,
             channels=used, injected=do_inject, results=results, preferences=chosen,
@@ -386,20 +387,42 @@ class Retriever:
             h.pool = kw.pool.get(s) or ("A" if s in recent else "C" if s in pool_c else None)
         return hits
 
-    def _relevant(self, prefs: list[injection.Preference], kw: ch.KeywordHits,
+    def _relevant(self, prefs: list[injection.Preference], rows: Any, kw: ch.KeywordHits,
                   vec: ch.VectorHits, used: tuple[str, ...]) -> list[injection.Preference]:
         """The preferences that pass the relevance floor for this query, best first
-        (scored like results: the calibrated cosine floor or the keyword share)."""
+        (scored like results: the calibrated cosine floor or the keyword share).
+        Vectorised over the user's preferences (hundreds in the demo store)."""
+        import numpy as np
+
+        if not prefs:
+            return []
         cfg = self.config
-        scored = []
-        for p in prefs:
-            cos = vec.cosine(p.seq) if "vector" in used else None
-            share = kw.share.get(p.seq, 0.0) if "fts" in used else 0.0
-            ok = (cos is not None and vec.floor is not None and cos >= vec.floor) \
-                or share >= cfg.floor_keyword_share
-            if ok:
-                scored.append((-(cos or 0.0) - share, -p.seq, p))
-        return [p for *_k, p in sorted(scored, key=lambda x: (x[0], x[1]))]
+        score = np.zeros(len(prefs))
+        ok = np.zeros(len(prefs), dtype=bool)
+        if "vector" in used and vec.by_row is not None and vec.floor is not None:
+            cos = np.nan_to_num(vec.by_row[rows], nan=-1.0)
+            ok |= cos >= vec.floor
+            score += np.where(cos >= vec.floor, cos, 0.0)
+        if "fts" in used and kw.share:
+            share = np.array([kw.share.get(p.seq, 0.0) for p in prefs]) \
+                if len(kw.share) * 4 > len(prefs) else self._shares(prefs, kw)
+            ok |= share >= cfg.floor_keyword_share
+            score += share
+        picked = np.nonzero(ok)[0]
+        order = sorted(picked.tolist(), key=lambda i: (-score[i], -prefs[i].seq))
+        return [prefs[i] for i in order]
+
+    @staticmethod
+    def _shares(prefs: list[injection.Preference], kw: ch.KeywordHits) -> Any:
+        import numpy as np
+
+        at = {p.seq: i for i, p in enumerate(prefs)}
+        share = np.zeros(len(prefs))
+        for seq, v in kw.share.items():
+            i = at.get(seq)
+            if i is not None:
+                share[i] = v
+        return share
 
     def _rerank(self, query: str, kept: list[fusion.Hit], notes: list[str]) -> list[fusion.Hit]:
         cfg = self.config

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, select
 
-from memdesk.core.read.terms import SEP, normalise_many, word_pattern
+from memdesk.core.read.terms import SEP, is_word_char, normalise_many, word_pattern
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
 from memdesk.core.store.vectors import embedding_column
@@ -95,8 +95,12 @@ class UserSnapshot:
         if rows is None:
             import numpy as np
 
-            pattern = re.compile(word_pattern(stem))
-            at = np.fromiter((m.start() for m in pattern.finditer(self.joined)), np.int64)
+            # The stem searched as a literal, the word start checked per match.
+            pattern = re.compile(word_pattern(stem, start=False))
+            text = self.joined
+            at = np.fromiter((m.start() for m in pattern.finditer(text)
+                              if not m.start() or not is_word_char(text[m.start() - 1])),
+                             np.int64)
             rows = self.memo[key] = np.unique(
                 np.searchsorted(self.starts, at, side="right") - 1).tolist()
         return rows
