@@ -43,14 +43,13 @@ the model), so they share the same encoder speed.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
 import random
 import shutil
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -59,6 +58,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from common import END, machine, pct
+from peer_mem0 import fill_mem0, mem0_memory
 
 NAMES = ["Maria", "Kenji", "Amara", "Lukas", "Priya", "Tomas", "Aiyana", "Sven", "Leila",
          "Oren", "Chidi", "Ines", "Mateo", "Yuki", "Farid", "Greta", "Nnamdi", "Rosa"]
@@ -95,24 +95,6 @@ def needles(users: list[str], n: int, seed: int = 5):  # type: ignore[no-untyped
         mem, query = TEMPLATES[t]
         out.append((user, mem(name, a, b), query(name, a, b)))
     return out
-
-
-def mem0_memory(folder: Path):  # type: ignore[no-untyped-def]
-    from mem0 import Memory
-
-    from memdesk.core.embeddings import model_path
-
-    return Memory.from_config({
-        "vector_store": {"provider": "faiss", "config": {
-            "collection_name": "bench", "path": str(folder / "faiss"),
-            "embedding_model_dims": 384, "distance_strategy": "cosine"}},
-        "embedder": {"provider": "huggingface",
-                     "config": {"model": model_path(), "embedding_dims": 384}},
-        # Never called with infer=False; an unreachable server proves no LLM is used.
-        "llm": {"provider": "ollama", "config": {"model": "unused",
-                                                 "ollama_base_url": "http://127.0.0.1:9"}},
-        "history_db_path": str(folder / "history.db"),
-    })
 
 
 def demo_rows(size: int) -> list[tuple[str, str, datetime]]:
@@ -188,28 +170,6 @@ def build_search_store(size: int, queries: int, tmp: Path):  # type: ignore[no-u
         conn.exec_driver_sql("INSERT INTO memory_vectors (seq, vector) SELECT m.seq, vf.v "
                              "FROM memories m JOIN vf ON vf.text = m.text ORDER BY m.seq")
     return store, dict(zip(ids, planted, strict=True)), len(todo)
-
-
-def fill_mem0(m, store, batch: int = 5000) -> float:  # type: ignore[no-untyped-def]
-    import numpy as np
-
-    t0 = time.perf_counter()
-    with store.read() as conn:
-        rows = conn.exec_driver_sql(
-            "SELECT id, user_id, text, created_at, v.vector FROM memories m "
-            "JOIN memory_vectors v ON v.seq = m.seq "
-            "WHERE valid_until IS NULL AND superseded_by IS NULL").all()
-    for i in range(0, len(rows), batch):
-        part = rows[i : i + batch]
-        vecs = np.frombuffer(b"".join(r[4] for r in part), dtype="<f4").reshape(len(part), -1)
-        payloads = []
-        for _id, user, text, created, _ in part:
-            when = datetime.fromisoformat(str(created)).replace(tzinfo=UTC).isoformat()
-            payloads.append({"user_id": user, "role": "user", "data": text,
-                             "hash": hashlib.md5(text.encode()).hexdigest(),
-                             "created_at": when, "updated_at": when, "text_lemmatized": text})
-        m.vector_store.insert(vectors=vecs.tolist(), ids=[r[0] for r in part], payloads=payloads)
-    return time.perf_counter() - t0
 
 
 def _pass(name: str, r, m, planted: dict) -> tuple[int, int]:  # type: ignore[no-untyped-def]
