@@ -51,7 +51,8 @@ class Background:
     median: float
     scale: float
     n: int
-    floor: float
+    floor: float  # what a result needs
+    inject: float  # what a preference needs to be injected first (a looser bar)
 
     def describe(self) -> str:
         return (f"this query's floor: median {self.median:.2f} + z × {self.scale:.2f} "
@@ -77,4 +78,7 @@ def background(sims: np.ndarray, cfg: ReadConfig) -> Background:
     median = (n * med + w * cfg.floor_prior_median) / (n + w) if n + w else med
     scale = math.sqrt((n * mad * mad + w * cfg.floor_prior_scale ** 2) / (n + w)) \
         if n + w else mad
-    return Background(median, scale, n, min(median + cfg.floor_z * scale, cfg.floor_cap))
+    def at(z: float) -> float:
+        return min(median + z * scale, cfg.floor_cap)
+
+    return Background(median, scale, n, at(cfg.floor_z), at(cfg.inject_z))

@@ -159,6 +159,7 @@ class VectorHits:
 
     @property
     def floor(self) -> float | None:
+        """The cosine a memory needs for this query (calibrate.py)."""
         return None if self.background is None else self.background.floor
 
     def cosine(self, seq: int) -> float | None:

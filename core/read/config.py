@@ -75,6 +75,13 @@ class ReadConfig:
     max_per_week: int = 2
     # Dispositional injection (seed 000) with fair rotation.
     preference_limit: int = 5
+    # Relevance first: a preference whose cosine is this many robust deviations above
+    # the query's background (calibrate.py) takes one of the first slots, best first,
+    # at most ``inject_relevant_max`` of them: the rotation keeps the other slots, so
+    # every preference still reaches the agent within ceil(n / 2) calls.  A looser bar
+    # than a result's (4): the slot is filled anyway, by rotation otherwise.
+    inject_z: float = 1.0
+    inject_relevant_max: int = 3
     inject_types: tuple[str, ...] = ("preference",)
     inject_layers: tuple[str, ...] = ("procedural",)
     # Decay (seed 000): Ebbinghaus with per-type half-lives, retrieval-boosted.
@@ -108,6 +115,8 @@ class ReadConfig:
         for name, v in self.half_lives.items():
             if not v > 0:
                 raise ValidationError("half_lives", f"{name}: must be positive")
+        if self.inject_relevant_max < 0:
+            raise ValidationError("inject_relevant_max", "must not be negative")
         if self.fusion not in FUSIONS:
             raise ValidationError("fusion", f"unknown method {self.fusion!r}; use "
                                             f"{', '.join(FUSIONS)}")

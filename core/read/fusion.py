@@ -94,13 +94,14 @@ def rrf(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig) -> None:
 
 
 def channel_scores(h: Hit, cosine_floor: float | None, best_cosine: float | None,
-                   ) -> dict[str, float]:
-    """Each channel's evidence for ``h`` on one 0–1 scale.
+                   keyword_floor: float) -> dict[str, float]:
+    """Each channel's evidence for ``h`` on one 0–1 scale, zero below its own floor.
 
     vector: 0 at this query's floor, 1 at its best candidate (min-max between the two,
     so a query's weak best match does not look as good as another's exact one — it is
-    the floor's distance that scales); fts: the keyword share; graph: 1 for a direct
-    entity or value match, 0.5 for one hop.
+    the floor's distance that scales); fts: the keyword share, once it reaches the
+    keyword floor (a memory sharing one word of a paraphrase with the query is no
+    evidence); graph: 1 for a direct entity or value match, 0.5 for one hop.
     """
     out: dict[str, float] = {}
     if h.cosine is not None and cosine_floor is not None and best_cosine is not None:
@@ -108,7 +109,7 @@ def channel_scores(h: Hit, cosine_floor: float | None, best_cosine: float | None
         out["vector"] = (1.0 if h.cosine >= best_cosine else
                          min(max((h.cosine - cosine_floor) / span, 0.0), 1.0)
                          if span > 0 else 0.0)
-    if h.keyword_share:
+    if h.keyword_share and h.keyword_share >= keyword_floor:
         out["fts"] = h.keyword_share
     if h.graph_via is not None:
         out["graph"] = 0.5 if h.graph_via.startswith("one hop") else 1.0
@@ -117,18 +118,23 @@ def channel_scores(h: Hit, cosine_floor: float | None, best_cosine: float | None
 
 def score_fusion(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig,
                  cosine_floor: float | None) -> None:
-    """Relevance as the weighted mean of the active channels' normalised scores.
+    """Relevance as the weighted mean of the channels' normalised scores.
 
     Unlike RRF, a channel's *weak* first place counts for little: a memory sharing one
-    common word with the query is fts's rank 1 but has a small keyword share.
+    common word with the query is fts's rank 1 but has a small keyword share.  The
+    mean is over the channels that found evidence for *some* candidate of this query:
+    a channel with nothing to say (no entity named, no word in common) cannot tell
+    candidates apart, and counting it would only shrink relevance against the
+    importance and recency terms of the score.
     """
     w = dict(zip(CHANNELS, cfg.channel_weights, strict=True))
-    total = sum(w[c] for c in channels)
     cos = [h.cosine for h in hits if h.cosine is not None]
     best = max(cos) if cos else None
-    for h in hits:
-        s = channel_scores(h, cosine_floor, best)
-        h.relevance = (sum(w[c] * s.get(c, 0.0) for c in channels) / total) if total else 0.0
+    scores = [channel_scores(h, cosine_floor, best, cfg.floor_keyword_share) for h in hits]
+    spoke = {c for s in scores for c, v in s.items() if v > 0} & set(channels)
+    total = sum(w[c] for c in spoke)
+    for h, s in zip(hits, scores, strict=True):
+        h.relevance = (sum(w[c] * s.get(c, 0.0) for c in spoke) / total) if total else 0.0
 
 
 def fuse(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig,

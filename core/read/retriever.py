@@ -399,10 +399,12 @@ class Retriever:
         cfg = self.config
         score = np.zeros(len(prefs))
         ok = np.zeros(len(prefs), dtype=bool)
-        if "vector" in used and vec.by_row is not None and vec.floor is not None:
+        bg = vec.background
+        if "vector" in used and vec.by_row is not None and bg is not None:
             cos = np.nan_to_num(vec.by_row[rows], nan=-1.0)
-            ok |= cos >= vec.floor
-            score += np.where(cos >= vec.floor, cos, 0.0)
+            bar = min(bg.inject, vec.floor or bg.inject)
+            ok |= cos >= bar
+            score += np.where(cos >= bar, cos, 0.0)
         if "fts" in used and kw.share:
             share = np.array([kw.share.get(p.seq, 0.0) for p in prefs]) \
                 if len(kw.share) * 4 > len(prefs) else self._shares(prefs, kw)
@@ -410,7 +412,7 @@ class Retriever:
             score += share
         picked = np.nonzero(ok)[0]
         order = sorted(picked.tolist(), key=lambda i: (-score[i], -prefs[i].seq))
-        return [prefs[i] for i in order]
+        return [prefs[i] for i in order][: cfg.inject_relevant_max]
 
     @staticmethod
     def _shares(prefs: list[injection.Preference], kw: ch.KeywordHits) -> Any:
