@@ -32,7 +32,7 @@ from sqlalchemy import Connection, and_, select
 
 from memdesk.core.read import terms as qt
 from memdesk.core.read.calibrate import Background, background
-from memdesk.core.read.config import ReadConfig
+from memdesk.core.read.config import CHANNELS, ReadConfig
 from memdesk.core.read.snapshot import UserSnapshot
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import active_belief_state
@@ -270,6 +270,33 @@ def graph_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, ok: np.ndarra
             out.ranked.append(int(snap.seqs[i]))
             out.via[int(snap.seqs[i])] = "one hop: " + " · ".join(
                 x or "" for x in snap.raw_triples[i])
+    return out
+
+
+def why_empty(query: str, active: tuple[str, ...], used: tuple[str, ...],
+              per_channel: dict[str, list[Any]], snap: Any, ok: Any) -> dict[str, str]:
+    """For each channel that ranked nothing, why (in the operator's words)."""
+    out: dict[str, str] = {}
+    for c in CHANNELS:
+        if per_channel.get(c):
+            continue
+        if c not in active:
+            out[c] = "switched off for this retrieval"
+        elif c not in used:
+            out[c] = "vectors are off (see the notes)"
+        elif not int(ok.sum()):
+            out[c] = "this user has no active memory at or above the confidence threshold"
+        elif c == "fts":
+            words = qt.keywords(query)
+            out[c] = ("the query has only stop words" if not words else
+                      "no memory of this user holds " + ", ".join(words[:6])
+                      + (" …" if len(words) > 6 else "") + " as a whole word")
+        elif c == "vector":
+            out[c] = "none of this user's memories has a vector yet (run `memdesk embed`)"
+        else:
+            has_triples = any(e or v for e, v in zip(snap.entities, snap.values, strict=True))
+            out[c] = ("the query names no entity or value of this user's triples"
+                      if has_triples else "this user's memories carry no triples")
     return out
 
 

@@ -10,9 +10,10 @@ ceil(n / limit) calls.  The order never depends on last access (seed 000's
 rich-get-richer bug).  The cursor is a keyset (created_at, seq) of the last one
 consumed, so preferences added or retired in between do not make it skip or repeat.
 
-Relevance first: the preferences that relate to the query by the same test as results
-(the calibrated cosine floor or the keyword share) take the first slots, best first;
-the rotation fills the rest.  "Find a place for dinner tonight" brings "I prefer
+Relevance first: the preferences that relate to the query (a calibrated cosine bar,
+looser than a result's, or the keyword share) take up to three of the first slots,
+best first; the rotation fills the rest, so every preference still reaches the agent
+within ceil(n / 2) calls.  "Find a place for dinner tonight" brings "I prefer
 vegetarian restaurants" before "prefers tabs over spaces", whatever the cursor says.
 """
 
@@ -24,6 +25,7 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from memdesk.core.read.channels import KeywordHits, VectorHits
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.dedup import same_text
 from memdesk.core.read.models import PreferenceCursor
@@ -78,6 +80,37 @@ def preference_rows(snap: UserSnapshot, cfg: ReadConfig, ok: Any) -> Any:
         rows = snap.memo[key] = np.array(
             [snap.row_of[p.seq] for p in active_preferences(snap, cfg, ok)], dtype=np.int64)
     return rows
+
+
+def relevant_first(prefs: list[Preference], rows: Any, kw: KeywordHits, vec: VectorHits,
+                   used: tuple[str, ...], cfg: ReadConfig) -> list[Preference]:
+    """The preferences to inject first for this query, best first, at most
+    ``inject_relevant_max``: those whose cosine reaches the injection bar (a looser,
+    calibrated one: calibrate.py) or whose keyword share reaches the keyword floor.
+    Vectorised over the user's preferences (hundreds in the demo store)."""
+    import numpy as np
+
+    if not prefs or cfg.inject_relevant_max <= 0:
+        return []
+    score = np.zeros(len(prefs))
+    ok = np.zeros(len(prefs), dtype=bool)
+    bg = vec.background
+    if "vector" in used and vec.by_row is not None and bg is not None:
+        cos = np.nan_to_num(vec.by_row[rows], nan=-1.0)
+        bar = min(bg.inject, bg.floor)
+        ok |= cos >= bar
+        score += np.where(cos >= bar, cos, 0.0)
+    if "fts" in used and kw.share:
+        at = {p.seq: i for i, p in enumerate(prefs)}
+        share = np.zeros(len(prefs))
+        for seq, v in kw.share.items():
+            i = at.get(seq)
+            if i is not None:
+                share[i] = v
+        ok |= share >= cfg.floor_keyword_share
+        score += np.where(share >= cfg.floor_keyword_share, share, 0.0)
+    order = sorted(np.nonzero(ok)[0].tolist(), key=lambda i: (-score[i], -prefs[i].seq))
+    return [prefs[i] for i in order[: cfg.inject_relevant_max]]
 
 
 def stored_cursor(conn: Connection, user_id: str) -> Cursor | None:

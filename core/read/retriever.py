@@ -69,33 +69,6 @@ class RetrievalResult:
         }
 
 
-def why_empty(query: str, active: tuple[str, ...], used: tuple[str, ...],
-              per_channel: dict[str, list[fusion.Hit]], snap: Any, ok: Any) -> dict[str, str]:
-    """For each channel that ranked nothing, why (in the operator's words)."""
-    out: dict[str, str] = {}
-    for c in CHANNELS:
-        if per_channel.get(c):
-            continue
-        if c not in active:
-            out[c] = "switched off for this retrieval"
-        elif c not in used:
-            out[c] = "vectors are off (see the notes)"
-        elif not int(ok.sum()):
-            out[c] = "this user has no active memory at or above the confidence threshold"
-        elif c == "fts":
-            words = qt.keywords(query)
-            out[c] = ("the query has only stop words" if not words else
-                      "no memory of this user holds " + ", ".join(words[:6])
-                      + (" …" if len(words) > 6 else "") + " as a whole word")
-        elif c == "vector":
-            out[c] = "none of this user's memories has a vector yet (run `memdesk embed`)"
-        else:
-            has_triples = any(e or v for e, v in zip(snap.entities, snap.values, strict=True))
-            out[c] = ("the query names no entity or value of this user's triples"
-                      if has_triples else "this user's memories carry no triples")
-    return out
-
-
 def check_query(query: object) -> str:
     if not isinstance(query, str):
         raise ValidationError("query", f"must be text, got {type(query).__name__}")
@@ -290,12 +263,12 @@ class Retriever:
         shown = [*results, *(d for h in results for d in h.same_as)]
         chosen, new_cursor = injection.rotate(
             prefs, cursor, {h.seq for h in shown}, cfg.preference_limit,
-            {h.text for h in shown}, self._relevant(prefs, pref_rows, kw, vec, used))
+            {h.text for h in shown}, injection.relevant_first(prefs, pref_rows, kw, vec, used, cfg))
         result = RetrievalResult(
             retrieval_id=new_id(), at=now, query=query, user_id=user_id, k=k,
             channels=used, injected=do_inject, results=results, preferences=chosen,
             dropped=dropped, per_channel=per_channel, notes=notes,
-            empty_channels=why_empty(query, active, used, per_channel, snap, ok),
+            empty_channels=ch.why_empty(query, active, used, per_channel, snap, ok),
         )
         cursor_job = None
         if dry_run:
@@ -386,45 +359,6 @@ class Retriever:
         for s, h in hits.items():
             h.pool = kw.pool.get(s) or ("A" if s in recent else "C" if s in pool_c else None)
         return hits
-
-    def _relevant(self, prefs: list[injection.Preference], rows: Any, kw: ch.KeywordHits,
-                  vec: ch.VectorHits, used: tuple[str, ...]) -> list[injection.Preference]:
-        """The preferences that pass the relevance floor for this query, best first
-        (scored like results: the calibrated cosine floor or the keyword share).
-        Vectorised over the user's preferences (hundreds in the demo store)."""
-        import numpy as np
-
-        if not prefs:
-            return []
-        cfg = self.config
-        score = np.zeros(len(prefs))
-        ok = np.zeros(len(prefs), dtype=bool)
-        bg = vec.background
-        if "vector" in used and vec.by_row is not None and bg is not None:
-            cos = np.nan_to_num(vec.by_row[rows], nan=-1.0)
-            bar = min(bg.inject, vec.floor or bg.inject)
-            ok |= cos >= bar
-            score += np.where(cos >= bar, cos, 0.0)
-        if "fts" in used and kw.share:
-            share = np.array([kw.share.get(p.seq, 0.0) for p in prefs]) \
-                if len(kw.share) * 4 > len(prefs) else self._shares(prefs, kw)
-            ok |= share >= cfg.floor_keyword_share
-            score += share
-        picked = np.nonzero(ok)[0]
-        order = sorted(picked.tolist(), key=lambda i: (-score[i], -prefs[i].seq))
-        return [prefs[i] for i in order][: cfg.inject_relevant_max]
-
-    @staticmethod
-    def _shares(prefs: list[injection.Preference], kw: ch.KeywordHits) -> Any:
-        import numpy as np
-
-        at = {p.seq: i for i, p in enumerate(prefs)}
-        share = np.zeros(len(prefs))
-        for seq, v in kw.share.items():
-            i = at.get(seq)
-            if i is not None:
-                share[i] = v
-        return share
 
     def _rerank(self, query: str, kept: list[fusion.Hit], notes: list[str]) -> list[fusion.Hit]:
         cfg = self.config
