@@ -137,3 +137,22 @@ def test_a_relevant_preference_is_injected_first(store: MemoryStore) -> None:
         res = r.retrieve("Find a place for dinner tonight", "u", k=1)
         assert res.preferences[0].text == "I prefer vegetarian restaurants."
         assert len(res.preferences) == 5
+
+
+def test_relevant_preferences_leave_room_for_a_fair_rotation(store: MemoryStore) -> None:
+    life(store)
+    food = ["I prefer vegetarian restaurants.", "I love spicy Thai food.",
+            "I avoid fried food at dinner.", "I like Italian trattorias."]
+    other = [f"Prefer tool number {i} for chore number {i}." for i in range(8)]
+    ids = put(store, [{"text": t, "type": "preference", "days_ago": 2 + i}
+                      for i, t in enumerate(food + other)])
+    r = retriever(store)
+    seen: set[str] = set()
+    for _ in range(6):  # ceil(12 / 2): at least two rotating slots per call
+        res = r.retrieve("Find a place for dinner tonight", "u", k=1)
+        injected = [p.text for p in res.preferences]
+        assert len(injected) == 5
+        assert sum(t in food for t in injected[:3]) == 3  # the relevant ones first
+        seen.update(p.id for p in res.preferences)
+        seen.update(h.id for h in res.results)
+    assert set(ids) <= seen

@@ -84,8 +84,9 @@ def preference_rows(snap: UserSnapshot, cfg: ReadConfig, ok: Any) -> Any:
 
 def relevant_first(prefs: list[Preference], rows: Any, kw: KeywordHits, vec: VectorHits,
                    used: tuple[str, ...], cfg: ReadConfig) -> list[Preference]:
-    """The preferences to inject first for this query, best first, at most
-    ``inject_relevant_max``: those whose cosine reaches the injection bar (a looser,
+    """The preferences to inject first for this query, best first (``rotate`` takes
+    at most ``inject_relevant_max`` of those not already shown): those whose cosine
+    reaches the injection bar (a looser,
     calibrated one: calibrate.py) or whose keyword share reaches the keyword floor.
     Vectorised over the user's preferences (hundreds in the demo store)."""
     import numpy as np
@@ -110,7 +111,7 @@ def relevant_first(prefs: list[Preference], rows: Any, kw: KeywordHits, vec: Vec
         ok |= share >= cfg.floor_keyword_share
         score += np.where(share >= cfg.floor_keyword_share, share, 0.0)
     order = sorted(np.nonzero(ok)[0].tolist(), key=lambda i: (-score[i], -prefs[i].seq))
-    return [prefs[i] for i in order[: cfg.inject_relevant_max]]
+    return [prefs[i] for i in order]
 
 
 def stored_cursor(conn: Connection, user_id: str) -> Cursor | None:
@@ -123,11 +124,13 @@ def stored_cursor(conn: Connection, user_id: str) -> Cursor | None:
 def rotate(
     prefs: list[Preference], cursor: Cursor | None, exclude: set[int], limit: int,
     exclude_texts: set[str] | None = None, first: list[Preference] | None = None,
+    first_max: int | None = None,
 ) -> tuple[list[Preference], Cursor | None]:
     """(what to inject; the new cursor, or None when no rotation is needed).
 
-    ``first``: the preferences relevant to the query, best first; they take the first
-    slots, and the fair rotation (newest first after the cursor) fills the rest.
+    ``first``: the preferences relevant to the query, best first; up to ``first_max``
+    of them (those not already shown) take the first slots, and the fair rotation
+    (newest first after the cursor) fills the rest.
     Skipped: preferences among the results (``exclude``) and repeats of a text already
     shown (two memories saying the same sentence tell the agent nothing more).
     """
@@ -141,7 +144,13 @@ def rotate(
         shown.add(same_text(p.text))
         return True
 
-    top = [p for p in (first or []) if fresh(p)][:limit]
+    top: list[Preference] = []
+    cap = limit if first_max is None else min(limit, first_max)
+    for p in first or []:
+        if len(top) >= cap:
+            break
+        if fresh(p):
+            top.append(p)
     exclude = exclude | {p.seq for p in top}
     limit -= len(top)
     if limit <= 0:

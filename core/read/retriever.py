@@ -261,9 +261,10 @@ class Retriever:
         dropped = diversity_dropped + dropped
 
         shown = [*results, *(d for h in results for d in h.same_as)]
+        relevant = injection.relevant_first(prefs, pref_rows, kw, vec, used, cfg)
         chosen, new_cursor = injection.rotate(
             prefs, cursor, {h.seq for h in shown}, cfg.preference_limit,
-            {h.text for h in shown}, injection.relevant_first(prefs, pref_rows, kw, vec, used, cfg))
+            {h.text for h in shown}, relevant, cfg.inject_relevant_max)
         result = RetrievalResult(
             retrieval_id=new_id(), at=now, query=query, user_id=user_id, k=k,
             channels=used, injected=do_inject, results=results, preferences=chosen,
