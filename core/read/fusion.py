@@ -1,10 +1,12 @@
-"""From channel rankings to the final top-k: RRF, the score, the floor, diversity.
+"""From channel rankings to the final top-k: fusion, the score, the floor, diversity.
 
-1. Reciprocal rank fusion: ``sum(1 / (k + rank))`` over the channels that ranked an
-   item, normalised so an item ranked first by every active channel has relevance 1.
+1. Fusion (``ReadConfig.fusion``): by default the weighted mean of each channel's
+   normalised evidence (``score_fusion``), measured better than reciprocal rank fusion
+   (``rrf``: ``sum(w / (k + rank))``, normalised so first everywhere is 1), which
+   stays selectable; docs/retrieval.md has the figures.
 2. The relevance floor: an item is kept only with one real relation to the query —
-   enough of the query's keyword weight, a cosine above the floor, or an entity
-   match.  Candidates that are merely recent or important do not fill the top-k
+   enough of the query's keyword weight, a cosine above this query's calibrated floor
+   (calibrate.py), or an entity match.  Candidates that are merely recent or important do not fill the top-k
    (seed 000's G3: unrelated PostgreSQL and Redis entries survived a weak reranker).
 3. The score: relevance weighted with importance, recency ``1/(1 + days/30)``
    (seed 002) and the per-type Ebbinghaus retention (seed 000).

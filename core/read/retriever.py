@@ -1,4 +1,5 @@
-"""The retriever: channels → candidates → RRF → floor → score → diversity → injection.
+"""The retriever: channels → candidates → fusion → floor → score → repeats collapsed →
+diversity → injection (relevant preferences first, then the rotation).
 
 ``Retriever(store).retrieve(query, user_id, k=10, channels=None, inject=True)``
 returns a :class:`RetrievalResult` with the ranked results, the injected preferences,
