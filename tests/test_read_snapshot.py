@@ -79,7 +79,9 @@ def test_a_write_gives_a_new_snapshot_with_fresh_memoised_work(store: MemoryStor
     after = r.snapshots.get_cached("u")
     assert after is not before
     assert "The kayak club moved to Wednesdays." in [h.text for h in res.results]
-    assert [p.text for p in res.preferences] == ["Prefer metric units.", "Prefer short answers."]
+    # Both, in whichever order relevance to the query puts them (injection.py).
+    assert sorted(p.text for p in res.preferences) == ["Prefer metric units.",
+                                                       "Prefer short answers."]
     store.update(new[1], confidence=0.1)  # audited: below the threshold now
     res = r.retrieve("kayak club", "u")
     assert [p.text for p in res.preferences] == ["Prefer short answers."]
