@@ -84,7 +84,8 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
         err(f"note: {note}")
     for i, h in enumerate(res.results, 1):
         ranks = " ".join(f"{c}#{h.ranks[c]}" for c in ("fts", "vector", "graph") if c in h.ranks)
-        print(f"{i:>2}. {h.score:.3f}  {h.type:<10} {short(h.text)}  [{ranks}]  {h.id}")
+        same = f"  (+{len(h.same_as)} same)" if h.same_as else ""
+        print(f"{i:>2}. {h.score:.3f}  {h.type:<10} {short(h.text)}  [{ranks}]  {h.id}{same}")
     if not res.results:
         print("(no memory relates to this query)")
     if res.preferences:
