@@ -224,6 +224,19 @@ def isolated_settings(tmp_path: Path):
 
 
 @pytest.fixture
+def offline_settings(tmp_path: Path):
+    """The desk's settings in tmp_path, with an Ollama host where nothing listens (the
+    window's service check fails fast instead of waiting for a timeout)."""
+    from PySide6.QtCore import QSettings
+
+    from memdesk.ui.settings import Settings
+
+    s = Settings(QSettings(str(tmp_path / "memdesk.ini"), QSettings.Format.IniFormat))
+    s.ollama_host = "http://127.0.0.1:9"
+    return s
+
+
+@pytest.fixture
 def lifecycle(store: MemoryStore) -> Lifecycle:
     """The plain ``store`` holding only the lifecycle rows (users "alice" and "bob")."""
     return add_lifecycle_rows(store, "alice", "bob", datetime(2026, 5, 1))

@@ -5,10 +5,9 @@ in English, hidden characters made visible, an About dialog."""
 from __future__ import annotations
 
 from collections import defaultdict
-from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QItemSelectionModel, QSettings
+from PySide6.QtCore import QItemSelectionModel
 from PySide6.QtGui import QShortcut
 from PySide6.QtWidgets import QApplication, QMessageBox
 
@@ -18,16 +17,8 @@ from memdesk.ui.about import AboutDialog
 from memdesk.ui.browser import BrowserView
 from memdesk.ui.jobs_view import JobsView
 from memdesk.ui.main_window import MainWindow
-from memdesk.ui.settings import Settings
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("isolated_settings")]
-
-
-@pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    s = Settings(QSettings(str(tmp_path / "memdesk.ini"), QSettings.Format.IniFormat))
-    s.ollama_host = "http://127.0.0.1:9"  # nothing listens there: fails fast
-    return s
 
 
 @pytest.fixture
@@ -70,8 +61,8 @@ def answers(monkeypatch) -> Answers:
     return queue
 
 
-def test_no_two_commands_share_a_shortcut(qtbot, store: MemoryStore, settings) -> None:
-    w = MainWindow(store, settings)
+def test_no_two_commands_share_a_shortcut(qtbot, store: MemoryStore, offline_settings) -> None:
+    w = MainWindow(store, offline_settings)
     qtbot.addWidget(w)
     w.show()
     owners: dict[str, list[str]] = defaultdict(list)

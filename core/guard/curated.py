@@ -49,6 +49,7 @@ from sqlalchemy import Connection, and_, bindparam, func, insert, literal_column
 from memdesk.core.guard.models import QuarantineReason
 from memdesk.core.guard.screen import Finding
 from memdesk.core.ids import utcnow
+from memdesk.core.store import actions as acts
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
 from memdesk.core.store.records import encode_values
@@ -250,7 +251,7 @@ def write_plan(store: Any, conn: Connection, plan: Plan, *, actor: str, note: st
                      .where(M.id == bindparam("mid"), M.quarantined_at.is_(None))
                      .values(quarantined_at=now, version=M.version + 1), held)
         conn.execute(insert(ET), [
-            dict(memory_id=mid, actor=actor, action="quarantine",
+            dict(memory_id=mid, actor=actor, action=acts.QUARANTINE.name,
                  before=encode_values({"quarantined_at": None}),
                  after=encode_values({"quarantined_at": now}), at=now, group_id=group_id,
                  note=f"{note}: " + ", ".join(f.rule_id for f in findings))
@@ -260,8 +261,15 @@ def write_plan(store: Any, conn: Connection, plan: Plan, *, actor: str, note: st
              "evidence": f.evidence, "at": now}
             for mid, findings in plan.holds.items() for f in findings])
     links = [x for x in plan.links if x.new_id not in plan.holds]
-    if not links:
-        return
+    if links:
+        supersede_links_in(conn, links, actor=actor, note=note, group_id=group_id, now=now)
+
+
+def supersede_links_in(conn: Connection, links: Sequence[Link], *, actor: str, note: str,
+                       group_id: str | None, now: datetime) -> None:
+    """Supersede each link's old memory by its correction, set-based, and audit each
+    link in ``group_id`` (undoable as one action).  The worker, review approval and
+    ``maintain`` all link through here."""
     conn.execute(
         update(Memory.__table__)
         .where(M.id == bindparam("old"), M.superseded_by.is_(None))
@@ -272,7 +280,7 @@ def write_plan(store: Any, conn: Connection, plan: Plan, *, actor: str, note: st
         [{"old": x.old_id, "new": x.new_id, "at": x.at} for x in links],
     )
     conn.execute(insert(ET), [
-        dict(memory_id=x.old_id, actor=actor, action="supersede",
+        dict(memory_id=x.old_id, actor=actor, action=acts.SUPERSEDE.name,
              before=encode_values({"superseded_by": None, "valid_until": None}),
              after=encode_values({"superseded_by": x.new_id, "valid_until": x.at}),
              at=now, group_id=group_id, note=f"{note}: correction linked by {x.how}")

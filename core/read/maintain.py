@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, bindparam, insert, select, update
+from sqlalchemy import and_, select
 
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.curated import (
@@ -45,6 +45,7 @@ from memdesk.core.guard.curated import (
     curated_set,
     group_rows,
     plan_chain,
+    supersede_links_in,
     triple_key,
     write_plan,
 )
@@ -55,9 +56,8 @@ from memdesk.core.read import terms as qt
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.models import Memory, MemoryEvent
+from memdesk.core.store.models import Memory
 from memdesk.core.store.query import active_belief_state
-from memdesk.core.store.records import encode_values
 from memdesk.core.store.vectors import embedding_column
 
 M = Memory.__table__.c
@@ -165,23 +165,7 @@ def text_links(conn: Any, similarity: float, taken: set[str],
 def write_links(store: MemoryStore, conn: Any, links: list[Link], group: str,
                 now: datetime) -> None:
     """Supersede in bulk and audit each link in the group (undoable as one action)."""
-    ET = MemoryEvent.__table__
-    conn.execute(
-        update(Memory.__table__)
-        .where(M.id == bindparam("old"), M.superseded_by.is_(None))
-        # An audited change bumps the row version (optimistic concurrency): an operator
-        # edit based on the version read before this link must be refused, not win.
-        .values(superseded_by=bindparam("new"), valid_until=bindparam("at"),
-                version=M.version + 1),
-        [{"old": x.old_id, "new": x.new_id, "at": x.at} for x in links],
-    )
-    conn.execute(insert(ET), [
-        dict(memory_id=x.old_id, actor="worker", action=acts.SUPERSEDE.name,
-             before=encode_values({"superseded_by": None, "valid_until": None}),
-             after=encode_values({"superseded_by": x.new_id, "valid_until": x.at}),
-             at=now, group_id=group, note=f"maintain: correction linked by {x.how}")
-        for x in links
-    ])
+    supersede_links_in(conn, links, actor="worker", note="maintain", group_id=group, now=now)
 
 
 def maintain(
