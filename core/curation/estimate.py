@@ -7,8 +7,8 @@ weighted by the inverse of its inclusion probability (``n_uniform / population``
 sweep): the Hájek form of the Horvitz–Thompson estimator, which pools sweeps of
 different sizes drawn when the band held different numbers of memories.  The interval
 is Wilson's (statsmodels ``proportion_confint``) at Kish's effective sample size
-``(Σw)² / Σw²``; when every draw has the same weight (sweeps of one size over one
-population) this is exactly the Wilson interval of the raw counts.
+``(Σw)² / Σw²``.  While no sweep of the band mixed in guided picks, every draw counts
+the same and this is exactly the Wilson interval of the raw counts.
 
 Sweeps filtered to one user or type sample a different population and are left out;
 so are skipped items (no decision) and decisions undone since.
@@ -154,8 +154,12 @@ def estimate_from(decisions: list[Decision], band: tuple[float, float],
     if not uni:
         return BandEstimate(band, population, sweeps, 0, len(guided),
                             sum(d.raised for d in guided), None, None)
-    w = _weights(uni)
-    method = "wilson" if np.allclose(w, w[0]) else "weighted"
+    # All uniform: every draw is equally likely, up to the memories earlier decisions
+    # moved out of the band between sweeps: the plain Wilson interval of the counts.
+    # Guided picks mixed in leave fewer uniform draws in those sweeps, so their draws
+    # stand for more of the band: weight each by 1 / its inclusion probability.
+    method = "weighted" if guided else "wilson"
+    w = _weights(uni) if guided else np.ones(len(uni))
     up = np.array([d.raised for d in uni], dtype=float)
     down = np.array([d.lowered for d in uni], dtype=float)
     est = BandEstimate(band, population, sweeps, len(uni), len(guided),
