@@ -66,7 +66,7 @@ def test_error_falls_on_held_out_decisions_and_suggestions_stay_in_range(trained
     assert cal.mae_after < cal.mae_before
     assert "held-out error" in cal.describe()
     ids = _unreviewed(store, truth, 300)
-    sugs = Calibrations(store).suggest(ids + ["no-such-memory"])
+    sugs = Calibrations(store).suggest([*ids, "no-such-memory"])
     assert [s.memory_id for s in sugs] == ids  # unknown ids are left out, not an error
     assert all(s.suggested is not None for s in sugs)
     raised = [s for s in sugs if s.suggested > s.write_time]
