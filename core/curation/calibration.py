@@ -228,8 +228,15 @@ def suggest(store: MemoryStore, memory_ids: list[str]) -> list[Suggestion]:
     """Suggested importances for these memories (empty without a calibration)."""
     with store.read() as conn:
         cal = latest(conn)
-        if cal is None or not memory_ids:
-            return []
+    if cal is None or not memory_ids:
+        return []
+    return suggest_with(store, cal, memory_ids)
+
+
+def suggest_with(store: MemoryStore, cal: Calibrator, memory_ids: list[str]
+                 ) -> list[Suggestion]:
+    """Suggestions of a given calibration (benchmarks compare calibrations)."""
+    with store.read() as conn:
         enc = F.encode(F.read_ids(conn, memory_ids, cal.model.spec), cal.model.spec)
     sug = cal.suggest_rows(enc)
     p = cal.p_raise(enc)
