@@ -4,7 +4,8 @@ importance for new memories, shown beside the write-time value, and applied
 automatically for the sources the operator chooses.
 
 The map is the guided-sweep model's raise score (same features, fitted on the same
-decisions) calibrated to a probability that the operator raises the memory by
+decisions; out-of-fold scores, so the map does not learn the model's in-sample
+confidence) calibrated to a probability that the operator raises the memory by
 scikit-learn's isotonic regression: one map per source with at least ``PER_SOURCE``
 decisions, a pooled map for the rest.  Where that probability is at least one half the
 suggestion is the importance the operator gave the memories of that source they raised
@@ -139,13 +140,11 @@ def _maps(scores: np.ndarray, before: np.ndarray, after: np.ndarray, sources: li
 
 
 def _fit(conn: Connection, ds: list[Decision]) -> Calibrator:
-    model, _X, _y = G.fit(conn, ds)
-    ds = latest_per_memory(ds)
-    rows = F.read_ids(conn, [d.memory_id for d in ds], model.spec)
-    by_id = {d.memory_id: d for d in ds}
-    enc = F.encode(rows, model.spec, importance=[by_id[r[1]].before for r in rows])
+    model, X, y, enc = G.fit_encoded(conn, ds)
+    by_id = {d.memory_id: d for d in latest_per_memory(ds)}
     after = np.array([by_id[i].after for i in enc.ids])
-    maps, to = _maps(model.scores(enc.X), enc.importance, after, enc.sources)
+    scores = G.out_of_fold_scores(model, X, y)
+    maps, to = _maps(scores, enc.importance, after, enc.sources)
     return Calibrator(new_id(), utcnow(), len(ds), model, maps, to,
                       float(enc.importance.min()), float(enc.importance.max()))
 

@@ -53,6 +53,9 @@ class FeatureSpec:
         out += [f"source={s}" for s in self.sources] + ["source=other"]
         out += ["length", "contemplative wording", "times accessed", "ever accessed",
                 "write-time importance"]
+        # A source's errors differ by type (an extractor under-rating decisions but not
+        # facts): one column per (source, type), the calibration-per-type-and-source.
+        out += [f"source={s} & type={t}" for s in self.sources for t in TYPES]
         if self.vectors:
             out += [f"vector[{i}]" for i in range(DIM)] + ["has vector"]
         return out
@@ -83,6 +86,7 @@ def encode(rows: Sequence, spec: FeatureSpec,  # type: ignore[type-arg]
     s_at = {s: s0 + i for i, s in enumerate(spec.sources)}
     other = s0 + len(spec.sources)
     base = other + 1
+    cross = base + 5
     ids, types, sources = [], [], []
     imp = np.zeros(n, dtype=np.float64)
     blobs: list[bytes] = []
@@ -105,11 +109,13 @@ def encode(rows: Sequence, spec: FeatureSpec,  # type: ignore[type-arg]
         X[i, base + 2] = np.log1p(max(0, int(r[6] or 0)))
         X[i, base + 3] = 1.0 if r[7] is not None else 0.0
         X[i, base + 4] = value
+        if src in s_at and r[3] in t_at:
+            X[i, cross + (s_at[src] - s0) * len(TYPES) + t_at[r[3]]] = 1.0
         if spec.vectors and r[9] is not None and len(r[9]) == DIM * 4:
             blobs.append(r[9])
             have.append(i)
     if spec.vectors and have:
-        vec0 = base + 5
+        vec0 = cross + len(spec.sources) * len(TYPES)
         X[have, vec0:vec0 + DIM] = matrix(blobs)
         X[have, vec0 + DIM] = 1.0
     return Rows(ids, imp, types, sources, X)

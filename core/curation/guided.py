@@ -71,7 +71,7 @@ class GuidedModel:
             name = names[i]
             if name.startswith("vector[") or name == "has vector":
                 parts["meaning (vector)"] = parts.get("meaning (vector)", 0.0) + float(c)
-            elif name.split("=")[0] in ("type", "layer", "source") and x[i] == 0:
+            elif "=" in name and x[i] == 0:
                 continue  # "not of type X" is no reason to show an operator
             else:
                 parts[name] = float(c)
@@ -100,9 +100,33 @@ def _uses_vectors(conn: Connection) -> bool:
     return conn.execute(select(MemoryVector.__table__.c.seq).limit(1)).first() is not None
 
 
+def _classifier():  # type: ignore[no-untyped-def]
+    from sklearn.linear_model import LogisticRegression
+
+    return LogisticRegression(C=0.5, class_weight="balanced", max_iter=2000)
+
+
 def fit(conn: Connection, decisions: list[Decision]) -> tuple[GuidedModel, np.ndarray, np.ndarray]:
     """A model from these decisions (not stored), with its training matrix and labels."""
-    from sklearn.linear_model import LogisticRegression
+    model, X, y, _enc = fit_encoded(conn, decisions)
+    return model, X, y
+
+
+def out_of_fold_scores(model: GuidedModel, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each training row's score from a model that did not see it (5-fold), so a
+    calibration fitted to them is not fooled by the model's in-sample confidence."""
+    from sklearn.model_selection import cross_val_predict
+
+    folds = int(min(5, np.bincount(y).min()))
+    if folds < 2:
+        return model.scores(X)
+    Z = (X - model.mean) / model.scale
+    return cross_val_predict(_classifier(), Z, y, cv=folds, method="predict_proba")[:, 1]
+
+
+def fit_encoded(conn: Connection, decisions: list[Decision]
+                ) -> tuple[GuidedModel, np.ndarray, np.ndarray, F.Rows]:
+    """``fit``, also returning the encoded rows (ids, sources, importances)."""
 
     decisions = latest_per_memory(decisions)
     reason = cold_start_reason(decisions)
@@ -123,11 +147,11 @@ def fit(conn: Connection, decisions: list[Decision]) -> tuple[GuidedModel, np.nd
     mean = X.mean(axis=0)
     scale = X.std(axis=0)
     scale[scale < 1e-9] = 1.0  # constant columns: leave them at zero after centring
-    clf = LogisticRegression(C=0.5, class_weight="balanced", max_iter=2000)
+    clf = _classifier()
     clf.fit((X - mean) / scale, y)
     model = GuidedModel(new_id(), utcnow(), len(y), int(y.sum()), spec, mean, scale,
                         clf.coef_[0].astype(np.float64), float(clf.intercept_[0]))
-    return model, X, y
+    return model, X, y, enc
 
 
 def train(store: MemoryStore) -> GuidedModel:
