@@ -94,18 +94,26 @@ def test_applying_is_one_audited_group_and_undo_restores_it(trained) -> None:
 def test_auto_apply_calibrates_only_new_memories_of_that_source(trained) -> None:
     store, truth = trained
     cals = Calibrations(store)
+    # A kind of memory the calibration would raise, from the "direct" source (no
+    # extraction): new memories like it are what auto-apply must calibrate.
+    like = next(x for x in cals.suggest(_unreviewed(store, truth, 3000))
+                if x.source == "direct" and (x.suggested or 0) > x.write_time)
+    model = store.get(like.memory_id)
     cals.set_auto_apply("direct", True)
     assert set(cals.auto_sources()) == {"direct"}
     old = _unreviewed(store, truth, 1)[0]
     old_imp = store.get(old).importance
-    new = [store.add(user_id="u", text=f"Honestly, I sat with the design for day {i}.",
-                     type="note", importance=0.35).id for i in range(12)]
+    new = [store.add(user_id="u", text=model.text, type=model.type,
+                     importance=model.importance).id for _ in range(3)]
+    for _ in range(model.access_count):
+        store.record_access(new)
     done = cals.apply_pending()
-    assert set(done.changes.memory_ids) <= set(new) and done.count > 0
+    assert set(done.changes.memory_ids) == set(new)
+    assert all(store.get(i).importance == like.suggested for i in new)
     assert store.get(old).importance == old_imp
     assert cals.apply_pending().count == 0  # applied once, not again
     cals.undo(done.changes.group_id)
-    assert all(store.get(i).importance == 0.35 for i in new)
+    assert all(store.get(i).importance == model.importance for i in new)
     cals.set_auto_apply("direct", False)
     assert cals.auto_sources() == {}
 
