@@ -1,0 +1,73 @@
+"""pytest-qt: the sweep view's start page shows what the sweeps say about the band
+(estimate, per type and source), trains the model off the GUI thread, says when it is
+still too early, and a guided sweep's review page says why each guided pick was chosen."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from PySide6.QtWidgets import QWidget
+
+from memdesk.core.curation.service import Sweeps
+from memdesk.ui.sweep_view import SweepView
+
+from .learning_support import copy_store, planted_template, sweep_and_review
+
+pytestmark = pytest.mark.gui
+
+
+def show(qtbot, widget: QWidget) -> None:
+    qtbot.addWidget(widget)
+    widget.resize(1200, 900)
+    widget.show()
+    qtbot.waitExposed(widget)
+
+
+@pytest.fixture
+def planted(tmp_path: Path):
+    path, truth = planted_template(tmp_path)
+    s = copy_store(path, tmp_path / "gui.db")
+    yield s, truth
+    s.close()
+
+
+def test_cold_start_says_so_and_training_waits(qtbot, planted, desk_for) -> None:
+    store, _ = planted
+    view = SweepView(desk_for(store))
+    show(qtbot, view)
+    panel = view.start.learning
+    qtbot.waitUntil(lambda: "nothing to estimate" in panel.headline.text(), timeout=5000)
+    assert "Guided picks start after 30 decisions" in panel.model_state.text()
+    assert panel.table.rowCount() == 0
+    panel.train_button.click()
+    qtbot.waitUntil(lambda: "30 decisions" in view.start.status.text(), timeout=10000)
+    assert panel.train_button.isEnabled()
+
+
+def test_estimate_training_and_a_guided_sweep(qtbot, planted, desk_for) -> None:
+    store, truth = planted
+    sweeps = Sweeps(store)
+    for seed in range(3):
+        sweep_and_review(sweeps, truth, 40, seed=seed)
+    view = SweepView(desk_for(store))
+    show(qtbot, view)
+    panel = view.start.learning
+    qtbot.waitUntil(lambda: "would be raised" in panel.headline.text(), timeout=5000)
+    est = sweeps.estimate()
+    assert f"{est.raised.memories:,}" in panel.headline.text()
+    groups = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
+    assert "source llm" in groups and any(g.startswith("type ") for g in groups)
+
+    panel.train_button.click()
+    qtbot.waitUntil(lambda: "Guided model trained" in panel.model_state.text(),
+                    timeout=20000)
+    assert sweeps.guidance().ready
+
+    view.start.guided.setValue(1.0)
+    view.start.n.setValue(3)
+    view.start_from_form()
+    qtbot.waitUntil(lambda: view.stack.currentWidget() is view.review, timeout=20000)
+    assert view.review.hint.text().count("Guided pick") == 1
+    assert "score " in view.review.hint.text()
+    assert all(p.guided for p in sweeps.picks(view.sweep_id).values())
