@@ -37,7 +37,7 @@ def test_cold_start_says_so_and_training_waits(qtbot, planted, desk_for) -> None
     view = SweepView(desk_for(store))
     show(qtbot, view)
     panel = view.start.learning
-    qtbot.waitUntil(lambda: "nothing to estimate" in panel.headline.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "nothing to estimate" in panel.headline.text(), timeout=20000)
     assert "Guided picks start after 30 decisions" in panel.model_state.text()
     assert panel.table.rowCount() == 0
     panel.train_button.click()
@@ -53,7 +53,7 @@ def test_estimate_training_and_a_guided_sweep(qtbot, planted, desk_for) -> None:
     view = SweepView(desk_for(store))
     show(qtbot, view)
     panel = view.start.learning
-    qtbot.waitUntil(lambda: "would be raised" in panel.headline.text(), timeout=5000)
+    qtbot.waitUntil(lambda: "would be raised" in panel.headline.text(), timeout=20000)
     est = sweeps.estimate()
     assert f"{est.raised.memories:,}" in panel.headline.text()
     groups = [panel.table.item(i, 0).text() for i in range(panel.table.rowCount())]
@@ -71,3 +71,31 @@ def test_estimate_training_and_a_guided_sweep(qtbot, planted, desk_for) -> None:
     assert view.review.hint.text().count("Guided pick") == 1
     assert "score " in view.review.hint.text()
     assert all(p.guided for p in sweeps.picks(view.sweep_id).values())
+
+
+def test_detail_pane_shows_the_calibrated_importance_beside_the_write_time_one(
+        qtbot, planted) -> None:
+    from memdesk.core.curation.service import Calibrations
+    from memdesk.ui.detail import DetailPane
+
+    store, truth = planted
+    pane = DetailPane(store)
+    show(qtbot, pane)
+    some = next(iter(truth.true))
+    pane.show_memory(some)
+    assert not pane.suggested.isVisibleTo(pane)  # no calibration yet: nothing shown
+    sweeps = Sweeps(store)
+    for seed in range(3):
+        sweep_and_review(sweeps, truth, 40, seed=seed)
+    Calibrations(store).train()
+    reviewed = {it.memory_id for s in sweeps.list() for it in sweeps.get(s.id).items}
+    fresh = [m for m in truth.true if m not in reviewed][:300]
+    raised = next(x for x in Calibrations(store).suggest(fresh)
+                  if (x.suggested or 0) > x.write_time)
+    pane.show_memory(raised.memory_id)
+    assert pane.suggested.isVisibleTo(pane)
+    assert f"suggested {raised.suggested:.2f}" in pane.suggested.text()
+    assert f"write-time {raised.write_time:.2f}" in pane.suggested.text()
+    high = next(r for r in store.page(limit=500) if r.importance > 0.8)
+    pane.show_memory(high.id)  # outside what the decisions cover: no suggestion
+    assert not pane.suggested.isVisibleTo(pane)

@@ -128,3 +128,18 @@ class LearningPanel(QGroupBox):
         self.train_button.setEnabled(True)
         self.view.start.status.setText(message)
         self.reload()
+
+
+def suggestion_text(store: Any, memory_id: str) -> str:
+    """The detail pane's line: the calibrated importance beside the write-time one
+    (empty without a calibration, or outside the range the decisions cover)."""
+    try:
+        found = Calibrations(store).suggest([memory_id])
+    except Exception:  # a damaged or foreign store: the pane shows the memory anyway
+        return ""
+    if not found or found[0].suggested is None:
+        return ""
+    s = found[0]
+    verdict = "keep" if s.suggested == s.write_time else f"suggested {s.suggested:.2f}"
+    return (f"Calibration from your sweeps: {verdict} (write-time {s.write_time:.2f}; "
+            f"{s.p_raise:.0%} chance you would raise it; source {s.source})")
