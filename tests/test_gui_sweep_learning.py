@@ -99,3 +99,37 @@ def test_detail_pane_shows_the_calibrated_importance_beside_the_write_time_one(
     high = next(r for r in store.page(limit=500) if r.importance > 0.8)
     pane.show_memory(high.id)  # outside what the decisions cover: no suggestion
     assert not pane.suggested.isVisibleTo(pane)
+
+
+def test_new_memories_of_an_auto_apply_source_are_calibrated_and_undone_by_ctrl_z(
+        qtbot, planted, desk_for) -> None:
+    from memdesk.core.curation.service import Calibrations
+    from memdesk.ui.sweep_learning import auto_apply_new
+
+    store, truth = planted
+    sweeps = Sweeps(store)
+    for seed in range(3):
+        sweep_and_review(sweeps, truth, 40, seed=seed)
+    sweeps.train()
+    for seed in range(3, 6):
+        sweep_and_review(sweeps, truth, 40, guided=0.5, seed=seed)
+    cals = Calibrations(store)
+    cals.train()
+    reviewed = {it.memory_id for s in sweeps.list() for it in sweeps.get(s.id).items}
+    like = next(x for x in cals.suggest([m for m in truth.true if m not in reviewed])
+                if x.source == "direct" and (x.suggested or 0) > x.write_time)
+    model = store.get(like.memory_id)
+    desk = desk_for(store)
+    auto_apply_new(desk)  # no source has auto-apply: nothing runs, nothing broadcast
+    assert desk.seen == [] and not desk.running
+    cals.set_auto_apply("direct", True)
+    new = store.add(user_id="u", text=model.text, type=model.type,
+                    importance=model.importance).id
+    for _ in range(model.access_count):
+        store.record_access([new])
+    auto_apply_new(desk)
+    qtbot.waitUntil(lambda: store.get(new).importance == like.suggested, timeout=20000)
+    qtbot.waitUntil(lambda: desk.undo_stack.canUndo(), timeout=5000)
+    assert "calibrated importance" in desk.undo_stack.undoText()
+    desk.undo_stack.undo()
+    assert store.get(new).importance == model.importance

@@ -143,3 +143,14 @@ def suggestion_text(store: Any, memory_id: str) -> str:
     verdict = "keep" if s.suggested == s.write_time else f"suggested {s.suggested:.2f}"
     return (f"Calibration from your sweeps: {verdict} (write-time {s.write_time:.2f}; "
             f"{s.p_raise:.0%} chance you would raise it; source {s.source})")
+
+
+def auto_apply_new(desk: Any) -> None:
+    """After a job wrote memories: give those of auto-apply sources their calibrated
+    importance, off the GUI thread, as one undoable action (Edit → Undo reverts it).
+    Nothing runs, and nothing is broadcast, while no source has auto-apply on."""
+    cals = Calibrations(desk.store)
+    if not cals.auto_sources():  # one tiny read; the common case
+        return
+    desk.run(Op("Auto-apply calibrated importance",
+                lambda _st: cals.apply_pending().changes, background=True))
