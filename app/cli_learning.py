@@ -17,7 +17,7 @@ from .cli_common import open_store, parse_range
 
 def register_learning(ss: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
     q = ss.add_parser("estimate", parents=[common],
-                      help="share of the band an operator would raise/lower (95 % interval)")
+                      help="share of the band an operator would raise/lower (95 %% interval)")
     q.add_argument("--band", type=parse_range, metavar="LO:HI",
                    help="importance band (default: the latest whole-band sweep's)")
     q.add_argument("--json", action="store_true")
