@@ -3,7 +3,6 @@
 from alembic import context
 
 # Each feature's tables register on Base when their models module is imported.
-import memdesk.core.curation.learning_models
 import memdesk.core.curation.models
 import memdesk.core.delta.models
 import memdesk.core.guard.models
