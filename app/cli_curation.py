@@ -18,6 +18,7 @@ from memdesk.core.errors import NotFoundError
 from memdesk.core.store.records import MemoryRecord
 
 from .cli_common import EXIT_USAGE, open_store, parse_range, short
+from .cli_learning import picks_json, print_guidance, register_learning
 
 SWEEP_ID = "sweep id or a unique prefix of it"
 
@@ -33,8 +34,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q.add_argument("--user")
     q.add_argument("--type")
     q.add_argument("--seed", type=int, help="random seed (default: random, stored)")
+    q.add_argument("--guided", type=str, default="0", metavar="SHARE",
+                   help="share of items picked by the guided model, 0–1 (default 0: "
+                        "all uniform; uniform until enough decisions exist)")
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_sweep_start)
+    register_learning(ss, common)
     q = ss.add_parser("status", parents=[common],
                       help="list sweeps, or show one sweep's items and progress")
     q.add_argument("sweep_id", nargs="?", help=SWEEP_ID)
@@ -166,13 +171,16 @@ def cmd_sweep_start(args: argparse.Namespace) -> int:
     from memdesk.core.curation.service import Sweeps
 
     store = open_store(args, create=False)
-    state = Sweeps(store).start(args.band, args.n, user=args.user, type=args.type,
-                              seed=args.seed)
+    sweeps = Sweeps(store)
+    state = sweeps.start(args.band, args.n, user=args.user, type=args.type,
+                         seed=args.seed, guided=args.guided)
+    picks = sweeps.picks(state.id)
     if args.json:
-        _print_json(_sweep_json(state))
+        _print_json(_sweep_json(state) | picks_json(picks))
         return 0
     print(f"sweep {state.id}: {state.total} memories from {state.describe()} "
-          f"(seed {state.seed}, {state.method}, population ≈ {state.population:,})")
+          f"(seed {state.seed}, {state.method}, population ≈ {state.population or 0:,})")
+    print_guidance(sweeps, args.guided, picks)
     _print_items(store, state)
     return 0
 

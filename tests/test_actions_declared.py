@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from sqlalchemy import create_engine, select, text
 
-from memdesk.core.curation.service import Contradictions, Sweeps
+from memdesk.core.curation.service import Calibrations, Contradictions, Sweeps
 from memdesk.core.delta import audit as delta_audit
 from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
@@ -78,6 +78,18 @@ def every_facade(store: MemoryStore, tmp_path: Path) -> list[Changes]:
     for pos, decision in enumerate(("revalue", "keep", "skip")):
         importance = 0.95 if decision == "revalue" else None
         out += [sweeps.decide(state.id, pos, decision, importance=importance).changes]
+    # Calibration learned from sweep decisions: the operator raises every note of a
+    # 60-item sweep; the map then suggests a higher importance for notes, applied once.
+    learn = sweeps.start((0.3, 0.49), 60, seed=5)
+    for it in learn.items:
+        note = store.get(it.memory_id).type == "note"
+        sweeps.decide(learn.id, it.pos, "revalue" if note else "keep",
+                      importance=0.85 if note else None)
+    cals = Calibrations(store)
+    cals.train()
+    fresh = [r.id for r in store.page(limit=2000)
+             if r.type == "note" and 0.3 <= r.importance <= 0.49][:3]
+    out += [cals.apply(fresh).changes]
 
     con = Contradictions(store)
     groups = con.find()

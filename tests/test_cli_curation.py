@@ -118,6 +118,7 @@ def test_sweep_ids_take_prefixes_items_are_numbered_from_1(demo_store: MemorySto
 
 
 def test_ambiguous_sweep_prefix_exits_2(demo_store: MemoryStore, capsys) -> None:
+    from memdesk.core.curation.learning_models import SweepPick
     from memdesk.core.curation.models import Sweep, SweepItem
 
     db = str(demo_store.engine.url.database)
@@ -130,7 +131,7 @@ def test_ambiguous_sweep_prefix_exits_2(demo_store: MemoryStore, capsys) -> None
         conn.exec_driver_sql("PRAGMA defer_foreign_keys = ON")
         for i, old in enumerate(ids):
             new = f"beef{i}{old[5:]}"
-            for table in (Sweep.__table__, SweepItem.__table__):
+            for table in (Sweep.__table__, SweepItem.__table__, SweepPick.__table__):
                 col = table.c.id if table is Sweep.__table__ else table.c.sweep_id
                 conn.execute(table.update().where(col == old).values({col.name: new}))
     code, _, err = run(capsys, "sweep", "status", "beef", "--db", db)

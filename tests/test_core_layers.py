@@ -27,8 +27,8 @@ def test_core_layer_contracts_hold_on_the_code() -> None:
 
 
 PACKAGES = ("curation", "delta", "read", "transfer", "write", "store")
-MODULES = ("demo_store", "demo", "undo", "actions", "availability", "embeddings", "routing",
-           "validation", "taxonomy", "ids", "errors")
+MODULES = ("demo_store", "demo", "demo_truth", "undo", "actions", "availability",
+           "embeddings", "routing", "validation", "taxonomy", "ids", "errors")
 CLEAN = {
     "core/__init__.py": "",
     **{f"core/{p}/__init__.py": "" for p in PACKAGES},

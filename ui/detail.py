@@ -53,6 +53,7 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
 
+from .sweep_learning import suggestion_text
 from .table_model import read_only_table
 from .text import display_lines, elide, fluid, hidden_count, plain_label, reveal, tooltip_text
 
@@ -183,6 +184,10 @@ class DetailPane(QWidget):
         form.addRow("Layer", self.layer)
         form.addRow("Topic", self.topic)
         form.addRow("Importance", self.importance)
+        # The calibration learned from sweep decisions, beside the write-time value.
+        self.suggested = fluid(plain_label(""))
+        self.suggested.setObjectName("detail-suggested-importance")
+        form.addRow("", self.suggested)
         form.addRow("Confidence", self.confidence)
         triple = QHBoxLayout()
         for w in (self.entity, self.attribute, self.value):
@@ -349,6 +354,8 @@ class DetailPane(QWidget):
         self.layer.setCurrentIndex(max(0, self.layer.findData(rec.layer or "")))
         self.topic.setText(rec.topic or "")
         self.importance.setValue(rec.importance)
+        self.suggested.setText(suggestion_text(self.store, rec.id))
+        self.suggested.setVisible(bool(self.suggested.text()))
         self.confidence.setValue(rec.confidence)
         for box, v in ((self.topic, rec.topic), (self.entity, rec.entity),
                        (self.attribute, rec.attribute), (self.value, rec.value)):

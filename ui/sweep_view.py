@@ -45,6 +45,7 @@ from memdesk.core.taxonomy import MemoryType
 from .actions import Desk, Op
 from .ops import LatestTask
 from .sweep_buttons import decision_buttons
+from .sweep_learning import LearningPanel, guided_share_box, pick_line
 from .sweep_models import HistogramModel, NeighbourModel, SweepListModel
 from .text import display_lines, fluid, plain_label, reveal
 from .view import DeskView
@@ -75,6 +76,8 @@ class SweepStartPage(QWidget):
         self.type = QComboBox()
         self.type.addItems([ANY, *(t.value for t in MemoryType)])
         self.seed = QLineEdit(placeholderText="random (stored with the sweep)")
+        self.guided = guided_share_box()
+        self.learning = LearningPanel(view)
         self.start_button = QPushButton("Start sweep  (Enter)")
         self.start_button.clicked.connect(self.view.start_from_form)
 
@@ -88,6 +91,7 @@ class SweepStartPage(QWidget):
         form.addRow("User", self.user)
         form.addRow("Type", self.type)
         form.addRow("Seed", self.seed)
+        form.addRow("Guided share", self.guided)
         form.addRow("", self.start_button)
         new_box = QGroupBox("New revaluation sweep")
         new_box.setLayout(form)
@@ -120,6 +124,7 @@ class SweepStartPage(QWidget):
         outer = QVBoxLayout(self)
         outer.addWidget(intro)
         outer.addWidget(new_box)
+        outer.addWidget(self.learning)
         outer.addWidget(resume_box, 1)
         outer.addWidget(self.status)
 
@@ -141,7 +146,7 @@ class SweepStartPage(QWidget):
             band=(self.lo.value(), self.hi.value()), n=self.n.value(),
             user=None if user in ("", ANY) else user,
             type=None if self.type.currentText() == ANY else self.type.currentText(),
-            seed=int(seed_text) if seed_text else None,
+            seed=int(seed_text) if seed_text else None, guided=self.guided.value(),
         )
 
 
@@ -405,6 +410,7 @@ class SweepView(DeskView):
         store = self.store
         self._lists.start(lambda st: (sweep.list_sweeps(store, unfinished=True),
                                       store.distinct("user_id", limit=500)))
+        self.start.learning.reload()
 
     def _lists_loaded(self, result: tuple[list[sweep.SweepSummary], list[str]]) -> None:
         sweeps, users = result
@@ -427,6 +433,7 @@ class SweepView(DeskView):
 
     def wait_idle(self, msecs: int = 5000) -> None:
         self._lists.wait(msecs)
+        self.start.learning.wait(msecs)
 
     # -- starting and resuming --------------------------------------------------------
     def start_from_form(self) -> None:
@@ -487,6 +494,11 @@ class SweepView(DeskView):
             self.desk.report("Show the sweep", str(exc))
             return
         self.review.show_item(self.state, ctx)
+        line = pick_line(self.sweeps.picks(self.sweep_id).get(item.pos))
+        if line:  # shown with the contemplative hint: both say why to look closer
+            hint = self.review.hint
+            hint.setText(hint.text() + "\n" + line if hint.isVisibleTo(self) else line)
+            hint.show()
         self.stack.setCurrentWidget(self.review)
         self.review.setFocus()
 

@@ -179,6 +179,10 @@ class WriteService(QObject):
     def _on_job(self, outcome: Any) -> None:
         kinds = Changed.JOBS | (MEMORY_EDIT if outcome.memory_ids else Changed.NOTHING)
         self.desk.changed.emit(Changes(tuple(outcome.memory_ids), kinds=kinds))
+        if outcome.memory_ids:  # new memories of an auto-apply source get calibrated
+            from .sweep_learning import auto_apply_new
+
+            auto_apply_new(self.desk)
 
     def wait_idle(self, msecs: int = 5000) -> None:
         self._counts.wait(msecs)

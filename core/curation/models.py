@@ -12,6 +12,8 @@ from datetime import datetime
 from sqlalchemy import BigInteger, DateTime, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
+# The learning tables (migration 0015) register on the same Base with these.
+from memdesk.core.curation import learning_models  # noqa: F401
 from memdesk.core.store.models import Base, SeqType
 
 

@@ -12,8 +12,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from memdesk.core.curation import calibration as K
 from memdesk.core.curation import contradictions as C
 from memdesk.core.curation import sweep as S
+from memdesk.core.curation.estimate import BandEstimate, band_estimate
+from memdesk.core.curation.guided import GuidedModel
+from memdesk.core.curation.guided import train as train_guided
+from memdesk.core.curation.learning import Guidance, guidance
+from memdesk.core.curation.mixing import PickInfo, picks_of
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changes
 
@@ -26,8 +32,11 @@ class Sweeps:
 
     def start(self, band: Sequence[float] = S.DEFAULT_BAND, n: int = S.DEFAULT_N, *,
               user: str | None = None, type: str | None = None, seed: int | None = None,
-              actor: str = "operator", note: str | None = None) -> S.SweepState:
-        return S.start_sweep(self.store, band, n, user, type, seed, actor=actor, note=note)
+              actor: str = "operator", note: str | None = None,
+              guided: float = 0.0) -> S.SweepState:
+        """``guided``: share of items the guided-sweep model picks (0: all uniform)."""
+        return S.start_sweep(self.store, band, n, user, type, seed, actor=actor, note=note,
+                             guided=guided)
 
     def get(self, sweep_id: str) -> S.SweepState:
         return S.get_sweep(self.store, sweep_id)
@@ -50,6 +59,24 @@ class Sweeps:
 
     def report(self, sweep_id: str) -> S.SweepReport:
         return S.report(self.store, sweep_id)
+
+    # -- learning from the decisions (estimate, guided sweeps) -------------------------
+    def estimate(self, band: Sequence[float] | None = None) -> BandEstimate:
+        """The share of the band an operator would raise/lower, with 95 % intervals."""
+        return band_estimate(self.store, None if band is None else tuple(band))  # type: ignore[arg-type]
+
+    def picks(self, sweep_id: str) -> dict[int, PickInfo]:
+        """How each item was picked: uniform (inclusion probability) or guided (why)."""
+        return picks_of(self.store, sweep_id)
+
+    def guidance(self) -> Guidance:
+        """The guided-sweep model in force, or why sweeps are still uniform."""
+        return guidance(self.store)
+
+    def train(self) -> GuidedModel:
+        """Train the guided-sweep model on every standing decision (ColdStart: too few).
+        Seconds on thousands of decisions: run it off the GUI thread."""
+        return train_guided(self.store)
 
 
 class Contradictions:
@@ -89,3 +116,36 @@ class Contradictions:
 
     def undo(self, group_id: str, *, actor: str = "operator") -> Changes:
         return self.store.undo_group(group_id, actor=actor)  # resolutions: memory rows
+
+
+class Calibrations:
+    """Importance calibration learned from sweep decisions: suggestions for memories,
+    auto-apply per source, and applying (one audited, undoable group per batch)."""
+
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
+
+    def train(self) -> K.Calibrator:
+        return K.train(self.store)
+
+    def current(self) -> K.Calibrator | None:
+        with self.store.read() as conn:
+            return K.latest(conn)
+
+    def suggest(self, memory_ids: Sequence[str]) -> list[K.Suggestion]:
+        return K.suggest(self.store, list(memory_ids))
+
+    def set_auto_apply(self, source: str, on: bool, *, actor: str = "operator") -> Changes:
+        return K.set_auto_apply(self.store, source, on, actor=actor)
+
+    def auto_sources(self) -> dict[str, Any]:
+        return K.auto_sources(self.store)
+
+    def apply(self, memory_ids: Sequence[str], *, actor: str = "operator") -> K.Applied:
+        return K.apply(self.store, list(memory_ids), actor=actor)
+
+    def apply_pending(self, *, actor: str = "worker") -> K.Applied:
+        return K.apply_pending(self.store, actor=actor)
+
+    def undo(self, group_id: str, *, actor: str = "operator") -> Changes:
+        return self.store.undo_group(group_id, actor=actor)

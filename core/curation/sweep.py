@@ -21,6 +21,7 @@ from typing import Any
 from sqlalchemy import Connection, insert, select, update
 
 from memdesk.core import taxonomy as tx
+from memdesk.core.curation import mixing
 from memdesk.core.curation.contemplative import ContemplativeHint, contemplative_hint
 from memdesk.core.curation.models import Sweep, SweepItem
 from memdesk.core.curation.sampling import (  # noqa: F401 - re-exported for callers
@@ -177,8 +178,12 @@ def start_sweep(
     *,
     actor: str = "operator",
     note: str | None = None,
+    guided: float = 0.0,
 ) -> SweepState:
-    """Sample and persist a new sweep.  An empty band gives a clear error, not a sweep."""
+    """Sample and persist a new sweep.  An empty band gives a clear error, not a sweep.
+
+    ``guided``: the share of items picked by the guided-sweep model (``mixing``); the
+    rest are uniform draws.  With no model yet (cold start) the sweep is all uniform."""
     lo, hi = check_band(band)
     n = check_n(n)
     user = tx.check_optional_str("user", user, 200)
@@ -190,10 +195,13 @@ def start_sweep(
     actor = str(tx.Actor(actor))
     rng = random.Random(seed)
     sweep_id = new_id()
+    plan = mixing.plan(store, (lo, hi), n, mixing.check_guided(guided), user=user,
+                       type_=type_)
 
     with store.write() as conn:
-        sample = sample_band(conn, (lo, hi), n, rng, user=user, type_=type_)
-        if not sample.rows:
+        sample = sample_band(conn, (lo, hi), plan.n_uniform, rng, user=user, type_=type_)
+        mixed = mixing.mix(plan, sample, rng)
+        if not mixed.rows:
             raise SweepError(
                 f"No active memories with importance {lo:.2f}–{hi:.2f}"
                 + (f" for user {user}" if user else "")
@@ -207,8 +215,9 @@ def start_sweep(
         ))
         conn.execute(insert(IT), [
             dict(sweep_id=sweep_id, pos=i, memory_id=mid, importance_before=imp)
-            for i, (mid, imp) in enumerate(sample.rows)
+            for i, (mid, imp) in enumerate(mixed.rows)
         ])
+        mixing.record(conn, sweep_id, mixed.picks)
         state = _load(conn, sweep_id)
     return replace(state, changes=Changes(kinds=Changed.SWEEPS))
 

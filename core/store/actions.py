@@ -97,6 +97,8 @@ UNDO = Action("undo", Stream.MEMORY, MEMORY_EDIT, "undo")
 REVALUE = Action("revalue", Stream.MEMORY, _SWEPT | Changed.MEMORIES, "revaluation")
 REVIEW_KEEP = Action("review_keep", Stream.MEMORY, _SWEPT, "keep decision")
 REVIEW_SKIP = Action("review_skip", Stream.MEMORY, _SWEPT, "skip decision")
+# calibrated importance suggested by the operator's sweep decisions (core/curation/calibration.py)
+CALIBRATE = Action("calibrate", Stream.MEMORY, MEMORY_EDIT, "calibrated importance")
 # contradictions (core/curation/contradictions.py)
 RESOLVE_KEEP = Action("resolve_keep", Stream.MEMORY, _RESOLVED, "contradiction resolution")
 # "Keep both" changes no memory: one audit row per member records the dismissal.
