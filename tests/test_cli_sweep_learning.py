@@ -15,7 +15,10 @@ from .learning_support import copy_store, planted_template, sweep_and_review
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # refused while parsing: argparse's usage error, exit 2
+        code = exc.code if isinstance(exc.code, int) else 1
     out = capsys.readouterr()
     return code, out.out, out.err
 

@@ -4,7 +4,7 @@ models (guided sweeps, importance calibration) as JSON parameters with their tra
 date and decision count, and per-source auto-apply of calibrated importances.
 
 Revision ID: 0015
-Revises: 0014 (the chain is settled at merge)
+Revises: 0014
 """
 
 import sqlalchemy as sa
