@@ -1,4 +1,5 @@
-"""DeltaMemory: the service the CLI and GUI call (seed 004's ``runtime.delta_memory``).
+"""DeltaMemory: the service the CLI and GUI call (the delta-memory design's
+``runtime.delta_memory``).
 
 It composes memory sets from the persisted source configuration (the ``database``
 source reads the store itself), saves snapshots with the diff from the goal's previous

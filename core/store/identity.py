@@ -20,7 +20,7 @@ from memdesk.core.store.db import DRIVER, connect_raw
 # "MDSK": registered nowhere, but distinct from the values in SQLite's magic.txt.
 APPLICATION_ID = 0x4D44534B
 SQLITE_MAGIC = b"SQLite format 3\x00"
-# The columns every Recall (seed 003) memories table has; another application's
+# The columns every Recall (the write-phase design) memories table has; another application's
 # table that happens to be called "memories" lacks some of them.
 RECALL_COLUMNS = frozenset(
     {"id", "user_id", "text", "type", "importance", "confidence", "created_at"}

@@ -49,7 +49,8 @@ def _live() -> ColumnElement[bool]:
 
 
 def active_belief_state() -> ColumnElement[bool]:
-    """Seed 003: ``valid_until IS NULL AND superseded_by IS NULL`` (and not soft-deleted,
+    """The write-phase design: ``valid_until IS NULL AND superseded_by IS NULL`` (and not
+    soft-deleted,
     and not quarantined: an agent's write the guard holds is no belief until approved;
     and said as a belief: a hypothetical is kept for the operator, never believed).
 
