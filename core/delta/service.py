@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from memdesk.core.delta import audit
 from memdesk.core.delta import config as cfgmod
@@ -259,7 +259,7 @@ class DeltaMemory:
         return _changes(kinds, diff_ids=(diff_id,), sources=sources, group=group,
                         action=acts.lookup(acts.Stream.DELTA, action))
 
-    def _dampen(self, conn, rec: snap.DiffRecord, group: str, actor: str) -> str:  # type: ignore[no-untyped-def]
+    def _dampen(self, conn: Connection, rec: snap.DiffRecord, group: str, actor: str) -> str:
         cause = rec.primary_cause
         if not cause:
             raise ValidationError("dampen", "this change has no primary cause source to dampen")

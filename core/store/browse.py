@@ -141,10 +141,10 @@ def fetch_records(
                       _record)
 
 
-def _seek_page(  # type: ignore[no-untyped-def]
+def _seek_page(
     store: MemoryStore, flt: MemoryFilter | None, order_by: str, descending: bool,
     after: Cursor | None, limit: int, columns: Sequence[str], make: Callable[[Any], Any],
-):
+) -> tuple[list[Any], Cursor | None]:
     flt = flt or MemoryFilter()
     segs = segments(order_by, descending, columns)
     out: list[Any] = []

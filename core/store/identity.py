@@ -10,6 +10,7 @@ revision number, set by :func:`stamp` inside the migration's transaction.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -87,7 +88,7 @@ def identify(path: Path) -> Identity:
         conn.close()
 
 
-def _classify(conn) -> Identity:  # type: ignore[no-untyped-def]
+def _classify(conn: sqlite3.Connection) -> Identity:
     app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
     user_version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
