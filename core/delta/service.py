@@ -151,7 +151,9 @@ class DeltaMemory:
                 res = conn.execute(
                     snap.DIFFS.insert().values(**snap.diff_row(ms.goal, ms.created_at, d))
                 )
-                diff_id = int(res.inserted_primary_key[0])
+                key = res.inserted_primary_key
+                assert key is not None  # an INSERT into a table with a primary key
+                diff_id = int(key[0])
         return Saved(ms, d, diff_id)
 
     def snapshot(self, goal: str, query: str | None,
