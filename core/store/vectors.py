@@ -11,7 +11,7 @@ hand.  ``write_*`` functions run inside the caller's write transaction.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import cast
+from typing import Any, cast
 
 from sqlalchemy import ColumnElement, Connection, Table, delete, exists, func, insert, select
 
@@ -38,7 +38,7 @@ def embedding_column() -> ColumnElement[bytes]:
     return vector_of_row().label("embedding")
 
 
-def record_columns(names: Iterable[str]) -> list[ColumnElement[object]]:
+def record_columns(names: Iterable[str]) -> list[ColumnElement[Any]]:
     """Columns for ``names`` of ``MemoryRecord`` fields (``embedding`` from its table)."""
     return [embedding_column() if n == "embedding" else M[n] for n in names]
 
