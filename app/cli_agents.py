@@ -1,4 +1,4 @@
-"""CLI for agents (issue 12): ``memdesk mcp`` (the MCP server) and ``memdesk review``
+"""CLI for agents: ``memdesk mcp`` (the MCP server) and ``memdesk review``
 (the poisoning guard's inbox: list, show, approve, reject)."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""CLI for curation (issue 4): ``memdesk sweep start|status|report|decide|undo`` and
+"""CLI for curation: ``memdesk sweep start|status|report|decide|undo`` and
 ``memdesk contradictions list|show|resolve|undo``, over the ``Sweeps`` and
 ``Contradictions`` services (core/curation/service.py) like the GUI.
 

@@ -1,4 +1,4 @@
-"""Browser benchmark on the 1,000,000-row demo store (issue 3).
+"""Browser benchmark on the 1,000,000-row demo store.
 
 Measures what the operator waits for: launch → window shown → first rows shown; the
 first page of results after an FTS filter (the matching count arrives separately, in

@@ -1,4 +1,4 @@
-"""Benchmark for curation (issue 4) on the 1,000,000-row demo store.
+"""Benchmark for curation on the 1,000,000-row demo store.
 
 Run: ``.venv/bin/python bench/bench_curation.py``.  Prints, for the revaluation sweep,
 the time to sample N memories from the 0.30–0.49 band (targets: < 50 ms), with and

@@ -1,4 +1,4 @@
-"""MCP ``retrieve`` round trip over stdio at 100,000 memories (issue 12: p95 < 50 ms).
+"""MCP ``retrieve`` round trip over stdio at 100,000 memories (target: p95 < 50 ms).
 
 Spawns ``memdesk mcp`` on a copy of the cached 100k demo store (bench/common.py) and
 times ``retrieve`` calls from the official SDK client, end to end: JSON-RPC over the

@@ -1,4 +1,4 @@
-"""memdesk against Mem0 (issue 9): ingest rate, search latency, recall@10.
+"""memdesk against Mem0: ingest rate, search latency, recall@10.
 
     .venv/bin/pip install -e '.[bench]'          # mem0ai, faiss-cpu: bench-only
     .venv/bin/python bench/bench_peer_mem0.py [--ingest 5000] [--size 100000] [--queries 200]

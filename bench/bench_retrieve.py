@@ -1,4 +1,4 @@
-"""Read-path benchmarks (issue 9): vector search options, retrieve latency, maintain.
+"""Read-path benchmarks: vector search options, retrieve latency, maintain.
 
     .venv/bin/python bench/bench_retrieve.py vectors    # numpy / faiss / hnswlib / sqlite-vec
     .venv/bin/python bench/bench_retrieve.py retrieve   # p50/p95 on the 1M demo store

@@ -1,4 +1,4 @@
-"""Write-path benchmark (issue 8); one command, prints its figures:
+"""Write-path benchmark; one command, prints its figures:
 
     .venv/bin/python bench/bench_write.py [--texts 10000] [--turns 1000] [--jobs 300]
 

@@ -477,7 +477,7 @@ def generate(
         with store.write() as conn:
             conn.exec_driver_sql("ANALYZE")
     from memdesk.core.delta.demo import (
-        generate_snapshots,  # delta memory (issue 5): snapshot series
+        generate_snapshots,  # delta memory: snapshot series
     )
 
     generate_snapshots(store, seed=seed, end=gen.end)

@@ -23,6 +23,7 @@ from memdesk.core.errors import MemdeskError
 
 if TYPE_CHECKING:
     import numpy as np
+    from sentence_transformers import SentenceTransformer
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DIM = 384
@@ -66,14 +67,14 @@ class Embedder:
     dim = DIM
 
     def __init__(self) -> None:
-        self._model = None
+        self._model: SentenceTransformer | None = None
         self._lock = threading.Lock()
 
     @property
     def loaded(self) -> bool:
         return self._model is not None
 
-    def load(self):  # type: ignore[no-untyped-def]
+    def load(self) -> SentenceTransformer:
         with self._lock:
             if self._model is None:
                 reason = unavailable_reason()
@@ -89,7 +90,8 @@ class Embedder:
                     from sentence_transformers import SentenceTransformer
                     from transformers.utils import logging as hf_logging
 
-                    hf_logging.disable_progress_bar()
+                    # transformers ships no annotations for its logging helpers
+                    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
                     self._model = SentenceTransformer(model_path(), device="cpu")
                 except EmbeddingsUnavailable:
                     raise

@@ -1,4 +1,4 @@
-"""The memory router (seed 001, ADR-003): which layer a memory belongs to.
+"""The memory router (the memory-types decision record): which layer a memory belongs to.
 
 One table decides by type: how a memory is *used* at read time follows from what kind of
 thing it is.  Preferences and procedures describe how the user does things, so they are
@@ -32,7 +32,7 @@ ROUTES: Mapping[str, Layer] = {
     MemoryType.REASONING: Layer.EPISODIC,
 }
 
-# Phrases that scope a statement to the conversation at hand (seed 003: "We decided to
+# Phrases that scope a statement to the conversation at hand (the write-phase design: "We decided to
 # use Python for this task" is working memory, not cross-session belief state).
 SESSION_SCOPE = re.compile(
     r"\b(?:for (?:this|the current) (?:task|session|conversation|chat|ticket|script|call)"

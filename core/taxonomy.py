@@ -1,8 +1,9 @@
 """The memory type and layer taxonomies, and write-time validation of field values.
 
-Seeds disagree on types: Recall (seed 003) has preference/fact/decision/procedure,
+The designs disagree on types: Recall (the write-phase design) has
+preference/fact/decision/procedure,
 the dispositional-memory seed (000) adds correction/error/note/reasoning.  ``type``
-accepts the union.  The ADR-003 layers (seed 001) are a separate axis, ``layer``.
+accepts the union.  The layers of the memory-types decision record are a separate axis, ``layer``.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ class Actor(StrEnum):
     IMPORT = "import"
 
 
-# Per-type half-lives in days (seed 000); types it does not name get the fact default.
+# Per-type half-lives in days (the dispositional-memory design); types it does not name get the
+# fact default.
 HALF_LIFE_DAYS: dict[str, float] = {
     "preference": 120.0,
     "decision": 90.0,
@@ -69,7 +71,7 @@ FRAMINGS = (HYPOTHETICAL,)
 HYPOTHETICAL_MAX_CONFIDENCE = 0.3
 
 MAX_TEXT_CHARS = 100_000
-LOW_CONFIDENCE = 0.4  # seed 003's retrieval threshold
+LOW_CONFIDENCE = 0.4  # the write-phase design's retrieval threshold
 
 
 def check_type(value: Any) -> str:

@@ -35,9 +35,10 @@ def _time(field: str, value: Any) -> datetime | None:
             raise ValidationError(field, f"not an ISO-8601 time: {value!r}") from None
     if not isinstance(value, datetime):
         raise ValidationError(field, f"must be a time, got {type(value).__name__}")
-    if value.tzinfo is not None:
-        value = value.astimezone(UTC).replace(tzinfo=None)
-    return value
+    when: datetime = value
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC).replace(tzinfo=None)
+    return when
 
 
 def _short_text(limit: int, field: str, value: Any) -> str | None:

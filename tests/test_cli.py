@@ -209,7 +209,7 @@ def test_readme_lists_every_exit_code_of_the_help() -> None:
 
 
 def test_help_and_readme_never_cite_internal_design_documents() -> None:
-    """Users do not know the design documents ("seed 003"); help says what a thing is."""
+    """Users do not know the design documents (by file number); help says what a thing is."""
     import argparse
     import re
 

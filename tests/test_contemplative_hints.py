@@ -1,5 +1,6 @@
 """core/curation/contemplative: which pattern matched where, the excerpt shown, and the
-option-A figure (seed 002, change 4: importance + 0.2, capped at 1, shown as a hint)."""
+option-A figure (the V4 retriever proposal, change 4: importance + 0.2, capped at 1, shown as a
+hint)."""
 
 from __future__ import annotations
 

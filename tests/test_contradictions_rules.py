@@ -2,7 +2,8 @@
 scan's regrouping into value clusters (display spelling, counts, times, correction
 kind), the cards of a group and the suggested winner at its thresholds.  No store:
 rows and records are built by hand, so each expectation is read off the module's rules
-(seed 003's 0.4 confidence threshold, seed 000's correction override)."""
+(the write-phase design's 0.4 confidence threshold, the dispositional-memory design's correction
+override)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Curation at its edges: the contradiction suggestion exactly at seed 003's 0.4
+"""Curation at its edges: the contradiction suggestion exactly at the write-phase design's 0.4
 confidence threshold, ties in the suggestion, and the sweep's population estimate."""
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 depth and reason; which sources are preferred or suppressed; which words expand or
 suppress the next query, how many and in which order.
 
-The rules are those listed in bias.py's docstring (seed 004); words are 4+ letters,
+The rules are those listed in bias.py's docstring (the delta-memory design); words are 4+ letters,
 not stopwords, not already in the query, counted once per text, most frequent first
 with ties alphabetical, at most 5."""
 

@@ -4,7 +4,7 @@ below 0, a healthy diff refused for review, the search-bias stop thresholds and 
 suppressions, and value normalisation in the contradiction score.
 
 Expected figures are worked out by hand from the rules in core/delta/*.py docstrings
-(seed 004), not computed by the functions under test."""
+(the delta-memory design), not computed by the functions under test."""
 
 from __future__ import annotations
 

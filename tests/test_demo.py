@@ -31,7 +31,7 @@ def test_shape_of_a_demo_store(demo_store: MemoryStore) -> None:
     assert s.counts()["deleted"] == LIFECYCLE_DELETED
     rows = s.page(limit=None)
     assert {r.type for r in rows} == {t.value for t in MemoryType}
-    # every stored layer; working memory is never stored (issue 8)
+    # every stored layer; working memory is never stored
     assert {r.layer for r in rows} == {x.value for x in Layer if x is not Layer.WORKING}
     assert len({r.user_id for r in rows}) >= 5
     assert len({r.source_session for r in rows}) > 100

@@ -184,7 +184,8 @@ def test_demo_contradictions_are_computed_from_active_rows_only(
 
 def test_superseded_without_an_expiry_is_still_not_active(store: MemoryStore) -> None:
     """supersede() also sets valid_until; an edit of superseded_by alone does not, and the
-    row must leave the active state all the same (seed 003: both fields are checked)."""
+    row must leave the active state all the same (the write-phase design: both fields are
+    checked)."""
     old = store.add(user_id="u", text="old", type="fact").id
     new = store.add(user_id="u", text="new", type="fact").id
     store.update(old, superseded_by=new)

@@ -1,4 +1,5 @@
-"""Migrations: a Recall (seed 003) store upgrades in place without loss, with a backup."""
+"""Migrations: a Recall (the write-phase design) store upgrades in place without loss, with a
+backup."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from memdesk.core.store.schema import (
 
 
 def make_recall_store(path: Path, rows: int = 50) -> Path:
-    """A store exactly as Recall writes it: seed 003's schema, ISO text timestamps."""
+    """A store exactly as Recall writes it: the write-phase design's schema, ISO text timestamps."""
     conn = sqlite3.connect(path)
     conn.execute(RECALL_SCHEMA.replace("BYTEA_OR_BLOB", "BLOB"))
     for i in range(rows):

@@ -1,7 +1,7 @@
 """The channels one at a time on a snapshot: keyword shares and pools, the recent and
 random pools, the vector channel's ranking and cosines, the graph's limits and hubs.
 
-Expected values come from core/read/channels.py's docstrings and seed 002: keyword
+Expected values come from core/read/channels.py's docstrings and the V4 retriever proposal: keyword
 share = the IDF weight of the query stems a row holds over the weight of all matched
 stems (IDF ``ln(1 + (N - n + 0.5) / (n + 0.5))``); recent = created in the last 7 days
 (the boundary included); pool A newest first, pool B best then most important.

@@ -91,7 +91,8 @@ def test_maintain_links_and_decays(tmp_path: Path, capsys) -> None:  # type: ign
 
 
 def test_eval_meets_the_target_with_the_ablation_drop(capsys) -> None:  # type: ignore[no-untyped-def]
-    """Issue 9's target: F1 = 1.000 with injection over seed 000's 21 fixtures, three
+    """The read path's target: F1 = 1.000 with injection over the dispositional-memory design's 21
+    fixtures, three
     trials each, G3 included; with injection off, F1 drops."""
     assert main(["eval", "dispositional", "--fixtures", str(FIXTURES), "--json"]) == 0
     out = json.loads(capsys.readouterr().out)

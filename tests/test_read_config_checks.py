@@ -87,7 +87,8 @@ def test_with_returns_a_checked_changed_copy() -> None:
 
 def test_half_life_by_type_else_the_default() -> None:
     cfg = ReadConfig()
-    # Seed 000: preferences 120 days, decisions 90, corrections 60, errors 30, notes 14.
+    # The dispositional-memory design: preferences 120 days, decisions 90, corrections 60, errors
+    # 30, notes 14.
     assert [cfg.half_life(t) for t in ("preference", "decision", "correction", "error",
                                        "note")] == [120.0, 90.0, 60.0, 30.0, 14.0]
     assert cfg.half_life("no-such-type") == 30.0

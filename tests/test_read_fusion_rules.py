@@ -1,7 +1,8 @@
 """Rank fusion, the relevance floor, the score and the diversity rule, by hand arithmetic.
 
 Every expected value below comes from the module docstring of core/read/fusion.py and
-seeds 000/002: RRF ``sum(1 / (k + rank))`` normalised by an item ranked first by every
+the dispositional-memory design and the V4 retriever proposal: RRF ``sum(1 / (k + rank))``
+normalised by an item ranked first by every
 active channel, recency ``1 / (1 + days / 30)``, retention ``2 ** (-days / h)`` with
 ``h = half_life * (1 + 0.5 * ln(1 + access_count))``, weights 0.6/0.2/0.1/0.1, at most
 two results per ISO week.

@@ -91,7 +91,8 @@ def test_rotation_cursor_persists_across_retrievers(store: MemoryStore) -> None:
 
 
 def test_rotation_ignores_last_access(store: MemoryStore) -> None:
-    """Seed 000's rich-get-richer bug: ordering by last access keeps the same ones."""
+    """The dispositional-memory design's rich-get-richer bug: ordering by last access keeps the
+    same ones."""
     ids = put(store, prefs(10), embed=False)
     store.update(ids[0], last_accessed=NOW, access_count=500)
     r = retriever(store, preference_limit=5)

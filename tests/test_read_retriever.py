@@ -23,7 +23,8 @@ def texts(result) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def test_g3_unrelated_entries_are_dropped_not_used_to_fill(store: MemoryStore) -> None:
-    """Seed 000's G3: an imports question must not surface a PostgreSQL decision or a
+    """The dispositional-memory design's G3: an imports question must not surface a PostgreSQL
+    decision or a
     Redis error just because top-k has room; the preference comes by injection."""
     put(store, [
         {"type": "preference", "text": "Prefer small focused commits.", "days_ago": 2},
@@ -95,7 +96,8 @@ def test_graph_channel_follows_one_hop(store: MemoryStore) -> None:
 
 
 def test_flooding_every_older_keyword_match_is_reachable(store: MemoryStore) -> None:
-    """Seed 002 day 1347: 563 recent and 57 older matches of "identity consciousness".
+    """The V4 retriever proposal's day 1347: 563 recent and 57 older matches of "identity
+    consciousness".
     One recency-ordered LIMIT 50 pool never fetched an older one; with pools, the 15
     most important older matches enter every such query, and each of the 57 is
     retrieved by a query that names what is specific to it."""

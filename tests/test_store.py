@@ -58,7 +58,7 @@ def test_every_seed_type_is_accepted(store: MemoryStore, t: str) -> None:
     assert store.add(user_id="u", text="some text", type=t).type == t
 
 
-# Working memory is never stored (issue 8): tests/test_write_router.py
+# Working memory is never stored: tests/test_write_router.py
 @pytest.mark.parametrize("layer", [x.value for x in Layer if x is not Layer.WORKING])
 def test_every_stored_layer_is_accepted(store: MemoryStore, layer: str) -> None:
     assert store.add(user_id="u", text="t", type="fact", layer=layer).layer == layer

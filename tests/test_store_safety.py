@@ -1,4 +1,4 @@
-"""Store safety (issue 10): identify before touching, only `db upgrade` migrates,
+"""Store safety: identify before touching, only `db upgrade` migrates,
 readable errors, no lost updates.  Each test names the finding it covers."""
 
 from __future__ import annotations

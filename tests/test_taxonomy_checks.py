@@ -1,7 +1,8 @@
 """core/taxonomy: the type and layer vocabularies and the write-time field checks.
 
 Pure functions, no store: each expectation comes from the module's documented rules
-(seeds 000/001/003 for the vocabularies, the docstrings for the checks)."""
+(the dispositional-memory design, the memory-types decision record and the write-phase design for
+the vocabularies, the docstrings for the checks)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Imports from Mem0's get_all export and from a Recall SQLite file (seed 003's table)."""
+"""Imports from Mem0's get_all export and from a Recall SQLite file (the write-phase design's
+table)."""
 
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ def test_mem0_get_all_mapping(store: MemoryStore) -> None:
     assert one.created_at == datetime(2024, 7, 20, 8, 2, 3, 123456)  # -07:00 -> UTC
     two = store.get("00000000-0000-4000-8000-000000000002")
     assert (two.user_id, two.type, two.confidence) == ("travel-bot", "preference", 0.8)
-    # no layer in Mem0: routed from the type like every insert (seed 001)
+    # no layer in Mem0: routed from the type like every insert (the memory-types decision record)
     assert (one.layer, two.layer) == ("semantic", "procedural")
     three = store.get("00000000-0000-4000-8000-000000000003")
     assert three.topic == "work" and three.valid_until == datetime(2025, 1, 1)
@@ -96,7 +97,7 @@ def test_mem0_file_that_is_not_an_export(content: bytes, reason: str) -> None:
 
 
 def make_recall(path: Path) -> None:
-    """A Recall store exactly as seed 003 writes it (no alembic_version)."""
+    """A Recall store exactly as the write-phase design writes it (no alembic_version)."""
     conn = sqlite3.connect(path)
     conn.execute(RECALL_SCHEMA.replace("BYTEA_OR_BLOB", "BLOB"))
     v = (np.ones(384) / np.sqrt(384)).astype("<f4")

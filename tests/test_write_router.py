@@ -1,4 +1,5 @@
-"""The memory router (seed 001): every insert gets a layer; working memory is never stored."""
+"""The memory router (the memory-types decision record): every insert gets a layer; working memory
+is never stored."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 from memdesk.core.write.working import WorkingMemory
 
-# The table of issue 8 / docs/write-path.md, written out independently of ROUTES.
+# The table of docs/write-path.md, written out independently of ROUTES.
 EXPECTED = {
     "preference": "procedural", "procedure": "procedural", "fact": "semantic",
     "decision": "episodic", "correction": "episodic", "error": "episodic",

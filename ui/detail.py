@@ -381,7 +381,7 @@ class DetailPane(QWidget):
         self.id_field.setToolTip(tooltip_text(rec.id))
 
     def _provenance(self, memory_id: str) -> str:
-        """Which extractor and model wrote this memory (issue 8); plain text."""
+        """Which extractor and model wrote this memory; plain text."""
         from memdesk.core.write.provenance import provenance
 
         p = provenance(self.store, memory_id)

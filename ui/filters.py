@@ -88,7 +88,7 @@ def _dec(raw: Any) -> tuple | None:
 
 
 def builtin_filters(low_confidence: float = LOW_CONFIDENCE) -> dict[str, MemoryFilter]:
-    """The saved filters every store gets (issue 3; the 0.3–0.49 band is the crowded
+    """The saved filters every store gets (the 0.3–0.49 band is the crowded
     low-importance band the revaluation sweep reviews)."""
     return {
         "Low confidence": MemoryFilter(confidence=(0.0, low_confidence - EPS)),

@@ -111,7 +111,7 @@ class MainWindow(QMainWindow):
         self._counts.failed.connect(lambda exc, _tb: self.counts_label.setText("counts: —"))
         self._ollama = LatestTask(self)
         self._ollama.finished.connect(self._show_ollama)
-        # The write path: job worker thread, job counts, vector backfill (issue 8).
+        # The write path: job worker thread, job counts, vector backfill.
         self.write_service = WriteService(self.desk, self)
         self.statusBar().addPermanentWidget(self.write_service.label)
         self.store_changed.connect(self.write_service.start_worker)

@@ -1,6 +1,8 @@
-"""Contemplative-pattern hints for revaluation sweeps (seed 002, change 4 option A).
+"""Contemplative-pattern hints for revaluation sweeps (the V4 retriever proposal, change 4 option
+A).
 
-Seed 002 found foundational memories ("chose not to force it", "sat with heaviness")
+The V4 retriever proposal found foundational memories ("chose not to force it", "sat with
+heaviness")
 recorded at importance 0.3 because the write-time scorer rewards drama.  Option A
 (boost +0.2 on keywords) was rejected as fragile; here the same patterns only *flag* a
 memory during a sweep, saying which pattern matched and where, and never change it.
@@ -22,7 +24,7 @@ PATTERNS: tuple[tuple[str, str], ...] = (
 )
 _COMPILED = tuple((label, re.compile(rx, re.IGNORECASE)) for label, rx in PATTERNS)
 
-OPTION_A_BOOST = 0.2  # seed 002's proposed write-time boost, shown as a hint only
+OPTION_A_BOOST = 0.2  # the V4 retriever proposal's proposed write-time boost, shown as a hint only
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,8 @@ class ContemplativeHint:
 
     @property
     def option_a(self) -> float:
-        """What seed 002's option A would have set (importance + 0.2, capped at 1)."""
+        """What the V4 retriever proposal's option A would have set (importance + 0.2, capped at
+        1)."""
         return round(min(1.0, self.importance + OPTION_A_BOOST), 2)
 
     def explain(self) -> str:

@@ -1,4 +1,5 @@
-"""Contradictions (seed 003's entity/attribute/value triples, seed 000's correction chains).
+"""Contradictions (the write-phase design's entity/attribute/value triples, the
+dispositional-memory design's correction chains).
 
 A contradiction group is the set of ACTIVE memories of one user with the same entity
 and attribute whose values differ once normalised (casefold, whitespace collapsed and
@@ -7,7 +8,8 @@ stripped).  The scan is one ordered pass over the partial covering index
 the number of active triples, never pairwise.
 
 A group whose members include a ``correction`` newer than an active memory with a
-different value is an unlinked correction ↔ original pair (seed 000's ``maintain``
+different value is an unlinked correction ↔ original pair (the dispositional-memory design's
+``maintain``
 step never ran on it); it is reported with ``kind == "correction"``.
 
 Resolutions (all audited under one ``group_id`` and undone together by
@@ -285,7 +287,7 @@ class GroupDetail:
 def suggest(cards: Iterable[Card]) -> Suggestion | None:
     """Newer + higher confidence wins.  When they disagree: a newer correction wins
     (it exists to override); otherwise the newer wins (facts change: people move, switch
-    jobs) unless its confidence is under seed 003's 0.4 retrieval threshold while the
+    jobs) unless its confidence is under the write-phase design's 0.4 retrieval threshold while the
     other's is not, the signature of a hypothetical ("I'm actually a doctor").  The
     reason always says which case applied, and ``disagree`` flags it for a closer look.
     """

@@ -1,4 +1,4 @@
-"""ORM tables for curation (issue 4): revaluation sweeps and contradiction dismissals.
+"""ORM tables for curation: revaluation sweeps and contradiction dismissals.
 
 Kept in their own module (same ``Base`` as core/store/models.py) so the curation feature
 owns its schema; migration 0003 creates them.  Sweep items are written one decision at

@@ -1,4 +1,5 @@
-"""Delta memory (seed 004): weighted memory sets, diffs, attribution, health, governance.
+"""Delta memory (the delta-memory design): weighted memory sets, diffs, attribution, health,
+governance.
 
 Modules: ``contracts`` (the DTOs), ``compose`` (stage 1: build a memory set), ``diff``
 (stage 2: deltas and attribution), ``health`` (risk), ``decision`` (governance),

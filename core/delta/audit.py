@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, Table, insert, select, update
 
 from memdesk.core.delta.models import DeltaEvent, DeltaSource, MemoryDiffRow
 from memdesk.core.errors import NotFoundError, UndoConflictError
@@ -21,9 +21,10 @@ from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store.actions import UNDO_DELTA, GroupUndone, declared_delta
 from memdesk.core.store.records import Changed, encode_values
 
-EV = DeltaEvent.__table__
-SRC = DeltaSource.__table__
-DIFF = MemoryDiffRow.__table__
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+EV = cast(Table, DeltaEvent.__table__)
+SRC = cast(Table, DeltaSource.__table__)
+DIFF = cast(Table, MemoryDiffRow.__table__)
 
 SOURCE_FIELDS = ("source_type", "weight", "enabled", "top_k", "confidence_threshold")
 REVIEW_FIELDS = ("review", "review_note", "reviewed_at")
@@ -46,7 +47,7 @@ class DeltaEventRecord:
 
 
 def _dec(raw: str) -> dict[str, Any]:
-    data = json.loads(raw or "{}")
+    data: dict[str, Any] = json.loads(raw or "{}")
     if isinstance(data.get("reviewed_at"), str):
         data["reviewed_at"] = datetime.fromisoformat(data["reviewed_at"])
     return data
@@ -85,7 +86,7 @@ def _same(a: Any, b: Any) -> bool:
             return abs(float(a) - float(b)) < 1e-12
         except (TypeError, ValueError):
             return False
-    return a == b
+    return bool(a == b)
 
 
 def undo_group(conn: Connection, group_id: str, *, actor: str = "operator",

@@ -1,4 +1,4 @@
-"""The search-memory bridge of seed 004: turn a memory state and its last change into
+"""The search-memory bridge of the delta-memory design: turn a memory state and its last change into
 search guidance (SearchBias) without touching search internals.
 
 Rules (the seed's, made explicit):

@@ -1,4 +1,4 @@
-"""Stage 1 of seed 004: compose a weighted memory set from several sources.
+"""Stage 1 of the delta-memory design: compose a weighted memory set from several sources.
 
 ``original = raw_score or relevance × confidence`` and ``weighted = weight × original``.
 Each source's candidates are filtered by its confidence threshold and cut to its top-k

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, func, insert, select, update
+from sqlalchemy import Connection, Table, func, insert, select, update
 
 from memdesk.core.delta import audit
 from memdesk.core.delta.contracts import DeltaConfig, SourceConfig, normalize_weights
@@ -15,8 +15,9 @@ from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import utcnow
 from memdesk.core.taxonomy import check_count, check_optional_str, check_unit
 
-SRC = DeltaSource.__table__
-SET = DeltaSetting.__table__
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+SRC = cast(Table, DeltaSource.__table__)
+SET = cast(Table, DeltaSetting.__table__)
 
 SETTINGS_DEFAULTS = {"normalize_weights": "true", "dominance_threshold": "0.6"}
 MAX_WEIGHT = 100.0

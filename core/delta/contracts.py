@@ -1,4 +1,4 @@
-"""The delta-memory contracts of seed 004, as plain dataclasses (no pydantic).
+"""The delta-memory contracts of the delta-memory design, as plain dataclasses (no pydantic).
 
 ``MemorySet`` is a weighted belief state at one moment ("what is active now?");
 ``DeltaDiff`` is the measured transition between two of them ("how did it change, who

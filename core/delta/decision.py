@@ -1,4 +1,5 @@
-"""Governance decision for a memory transition (seed 004's DeltaMemoryDecisionService).
+"""Governance decision for a memory transition (the delta-memory design's
+DeltaMemoryDecisionService).
 
 The rules are the seed appendix's, in order: healthy → accept; dangerous → reject and
 review the cause; a changed dominant source → investigate; otherwise dampen the

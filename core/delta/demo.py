@@ -19,6 +19,7 @@ the recent ones stay pending in the queue.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 
 from memdesk.core.delta.compose import build_memory_set
@@ -27,6 +28,8 @@ from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.sources import database_candidates
 from memdesk.core.store.memory_store import MemoryStore, utcnow
 
+# A goal's series: each snapshot time with the candidates it shows then.
+Goal = Iterator[tuple[datetime, list[Candidate]]]
 DAYS = 42
 TIMES = (9, 17)  # two snapshots a day
 
@@ -95,7 +98,7 @@ class _Series:
                                       c.value)
 
 
-def _route_goal(rng: random.Random, db: list[Candidate], times: list[datetime]):  # type: ignore[no-untyped-def]
+def _route_goal(rng: random.Random, db: list[Candidate], times: list[datetime]) -> Goal:
     base = [Candidate("context", t, 0.9, 0.85) for t in CONTEXT_ROUTE]
     base += [Candidate("model_prior", t, 0.7, 0.7) for t in PRIOR_ROUTE]
     base += db[:3]
@@ -128,7 +131,7 @@ def _route_goal(rng: random.Random, db: list[Candidate], times: list[datetime]):
         yield when, s.items + hits
 
 
-def _pref_goal(rng: random.Random, db: list[Candidate], times: list[datetime]):  # type: ignore[no-untyped-def]
+def _pref_goal(rng: random.Random, db: list[Candidate], times: list[datetime]) -> Goal:
     ctx = [Candidate("context", t, 0.9, 0.85, entity="user" if v else None,
                      attribute="preferred_language" if v else None, value=v)
            for t, v in CONTEXT_PREF]
@@ -156,7 +159,7 @@ def _pref_goal(rng: random.Random, db: list[Candidate], times: list[datetime]): 
         yield when, s.items
 
 
-def _plan_goal(rng: random.Random, db: list[Candidate], times: list[datetime]):  # type: ignore[no-untyped-def]
+def _plan_goal(rng: random.Random, db: list[Candidate], times: list[datetime]) -> Goal:
     base = [Candidate("context", t, 0.85, 0.8) for t in CONTEXT_PLAN]
     base += [Candidate("model_prior", t, 0.65, 0.6) for t in PRIOR_PLAN]
     s = _Series(rng, base)

@@ -1,4 +1,4 @@
-"""Stage 2 of seed 004: measure the change between two memory sets.
+"""Stage 2 of the delta-memory design: measure the change between two memory sets.
 
 Candidates are matched by (source, stable id or normalised-text hash), so the same text
 surfacing from two sources counts once per source.  Attribution is the appendix's

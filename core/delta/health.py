@@ -1,4 +1,4 @@
-"""Health evaluation of a memory transition (seed 004's DeltaMemoryHealthEvaluator).
+"""Health evaluation of a memory transition (the delta-memory design's DeltaMemoryHealthEvaluator).
 
     risk = 0.35·dominance + 0.30·volatility + 0.20·drift + 0.15·contradiction
     healthy < 0.35 ≤ suspicious < 0.70 ≤ dangerous

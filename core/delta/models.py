@@ -1,4 +1,5 @@
-"""ORM tables of delta memory (seed 004), on the shared ``Base`` of memdesk.core.store.models.
+"""ORM tables of delta memory (the delta-memory design), on the shared ``Base`` of
+memdesk.core.store.models.
 
 * ``delta_sources`` / ``delta_settings``: the persisted, editable source configuration.
 * ``memory_sets`` / ``memory_set_items``: snapshots (a MemorySet and its contributions).

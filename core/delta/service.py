@@ -1,4 +1,5 @@
-"""DeltaMemory: the service the CLI and GUI call (seed 004's ``runtime.delta_memory``).
+"""DeltaMemory: the service the CLI and GUI call (the delta-memory design's
+``runtime.delta_memory``).
 
 It composes memory sets from the persisted source configuration (the ``database``
 source reads the store itself), saves snapshots with the diff from the goal's previous
@@ -19,7 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import Connection, select
 
 from memdesk.core.delta import audit
 from memdesk.core.delta import config as cfgmod
@@ -150,7 +151,9 @@ class DeltaMemory:
                 res = conn.execute(
                     snap.DIFFS.insert().values(**snap.diff_row(ms.goal, ms.created_at, d))
                 )
-                diff_id = int(res.inserted_primary_key[0])
+                key = res.inserted_primary_key
+                assert key is not None  # an INSERT into a table with a primary key
+                diff_id = int(key[0])
         return Saved(ms, d, diff_id)
 
     def snapshot(self, goal: str, query: str | None,
@@ -258,7 +261,7 @@ class DeltaMemory:
         return _changes(kinds, diff_ids=(diff_id,), sources=sources, group=group,
                         action=acts.lookup(acts.Stream.DELTA, action))
 
-    def _dampen(self, conn, rec: snap.DiffRecord, group: str, actor: str) -> str:  # type: ignore[no-untyped-def]
+    def _dampen(self, conn: Connection, rec: snap.DiffRecord, group: str, actor: str) -> str:
         cause = rec.primary_cause
         if not cause:
             raise ValidationError("dampen", "this change has no primary cause source to dampen")

@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import Connection, Table, func, insert, select
 
 from memdesk.core.delta.contracts import (
     Contribution,
@@ -26,9 +26,10 @@ from memdesk.core.delta.models import MemoryDiffRow, MemorySetItem, MemorySetRow
 from memdesk.core.errors import NotFoundError
 from memdesk.core.store.prefixes import resolve_id
 
-SETS = MemorySetRow.__table__
-ITEMS = MemorySetItem.__table__
-DIFFS = MemoryDiffRow.__table__
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+SETS = cast(Table, MemorySetRow.__table__)
+ITEMS = cast(Table, MemorySetItem.__table__)
+DIFFS = cast(Table, MemoryDiffRow.__table__)
 
 FLAGGED = (HealthStatus.SUSPICIOUS.value, HealthStatus.DANGEROUS.value)
 

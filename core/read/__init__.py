@@ -4,5 +4,5 @@
 002's candidate pools), ``fusion`` (RRF, score, relevance floor, week diversity),
 ``injection`` (active preferences with fair rotation) and ``recorder`` (the
 ``retrievals`` table, off the hot path).  ``decay`` and ``maintain`` keep scores and
-correction chains current; ``evaluation`` runs seed 000's dispositional fixtures.
+correction chains current; ``evaluation`` runs the dispositional-memory design's fixtures.
 """

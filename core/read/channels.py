@@ -1,7 +1,8 @@
-"""The three retrieval channels and seed 002's candidate pools, each on its own.
+"""The three retrieval channels and the V4 retriever proposal's candidate pools, each on its own.
 
 Every channel searches one user's active belief state with ``confidence >=`` the
-threshold (seed 003), from that user's :class:`~memdesk.core.read.snapshot.UserSnapshot`.
+threshold (the write-phase design), from that user's
+:class:`~memdesk.core.read.snapshot.UserSnapshot`.
 Channels return memories best first:
 
 - **fts**: keyword matches — the user's rows holding one of the query's content
@@ -9,7 +10,8 @@ Channels return memories best first:
   scan of the snapshot's texts (snapshot.py says why not the store-wide FTS5
   index), weighted by the rarity of the
   words they share with the query, drawn from two pools so recent matches cannot crowd
-  out older ones: recent (last 7 days) and older, each with its own budget (seed 002's
+  out older ones: recent (last 7 days) and older, each with its own budget (the V4 retriever
+  proposal's
   flooding bug);
 - **vector**: exact cosine similarity between the query's embedding and the user's
   stored vectors (numpy; docs/retrieval.md says why not an ANN index);
@@ -107,7 +109,8 @@ def keyword_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, now: dateti
     out.recent_matches, out.older_matches = len(recent), len(older)
     imp, ts, seqs = snap.importance, snap.created_ts, snap.seqs
     # Pool A's matches: best first, then newest.  Pool B: older matches, best first and
-    # then by importance (seed 002 orders by importance only; with equal relevance that
+    # then by importance (the V4 retriever proposal orders by importance only; with equal relevance
+    # that
     # is what happens, and the relevance key keeps a specific older match reachable).
     recent.sort(key=lambda x: (-x[0], -ts[x[1]], -seqs[x[1]]))
     older.sort(key=lambda x: (-x[0], -imp[x[1]], -seqs[x[1]]))
@@ -123,7 +126,7 @@ def keyword_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, now: dateti
 
 def recent_pool(snap: UserSnapshot, cfg: ReadConfig, now: datetime, limit: int,
                 ok: np.ndarray) -> list[int]:
-    """Pool A: the newest memories of the last ``recent_days`` (seed 002)."""
+    """Pool A: the newest memories of the last ``recent_days`` (the V4 retriever proposal)."""
     import numpy as np
 
     if limit <= 0 or not len(snap):
@@ -136,7 +139,8 @@ def recent_pool(snap: UserSnapshot, cfg: ReadConfig, now: datetime, limit: int,
 
 def random_older_pool(snap: UserSnapshot, cfg: ReadConfig, now: datetime,
                       ok: np.ndarray) -> list[int]:
-    """Pool C: a random sample of memories older than ``recent_days`` (seed 002)."""
+    """Pool C: a random sample of memories older than ``recent_days`` (the V4 retriever
+    proposal)."""
     import numpy as np
 
     if cfg.pool_random_older <= 0 or not len(snap):

@@ -1,9 +1,12 @@
 """Every tunable of the read path in one frozen value, with the seeds' defaults.
 
-Seed 003 gives the confidence threshold (0.4), seed 002 the candidate pools
+The write-phase design gives the confidence threshold (0.4), the V4 retriever proposal the
+candidate pools
 (recent 7 days: 30, older keyword matches: 15, random older: 5), the 30-day recency
-curve and the two-per-week diversity rule, seed 000 the per-type half-lives and the
-preference limit (5).  The relevance floor is ours: it is what seed 000's G3 lacked.
+curve and the two-per-week diversity rule, the dispositional-memory design the per-type half-lives
+and the
+preference limit (5).  The relevance floor is ours: it is what the dispositional-memory design's G3
+lacked.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from memdesk.core.errors import ValidationError
 CHANNELS = ("fts", "vector", "graph")
 FUSIONS = ("scores", "rrf")
 
-# Seed 000 names five half-lives; fact, procedure and reasoning are ours: facts and
+# The dispositional-memory design names five half-lives; fact, procedure and reasoning are ours:
+# facts and
 # procedures change about as slowly as decisions, reasoning ages like a note's context.
 HALF_LIFE_DAYS: dict[str, float] = {
     "preference": 120.0,
@@ -35,7 +39,7 @@ class ReadConfig:
     """How the retriever, injection, decay and recording behave (all configurable)."""
 
     confidence_threshold: float = 0.4
-    # Candidate pools (seed 002).
+    # Candidate pools (the V4 retriever proposal).
     recent_days: float = 7.0
     pool_recent: int = 30
     pool_keyword_older: int = 15
@@ -71,9 +75,9 @@ class ReadConfig:
     # Share of the query's keyword weight a memory must hold (words the user never
     # wrote count too): at least half of what the query names.
     floor_keyword_share: float = 0.5
-    # Diversity (seed 002): at most this many results from one ISO week; 0 = off.
+    # Diversity (the V4 retriever proposal): at most this many results from one ISO week; 0 = off.
     max_per_week: int = 2
-    # Dispositional injection (seed 000) with fair rotation.
+    # Dispositional injection (the dispositional-memory design) with fair rotation.
     preference_limit: int = 5
     # Relevance first: a preference whose cosine is this many robust deviations above
     # the query's background (calibrate.py) takes one of the first slots, best first,
@@ -84,7 +88,8 @@ class ReadConfig:
     inject_relevant_max: int = 3
     inject_types: tuple[str, ...] = ("preference",)
     inject_layers: tuple[str, ...] = ("procedural",)
-    # Decay (seed 000): Ebbinghaus with per-type half-lives, retrieval-boosted.
+    # Decay (the dispositional-memory design): Ebbinghaus with per-type half-lives,
+    # retrieval-boosted.
     half_lives: dict[str, float] = field(default_factory=lambda: dict(HALF_LIFE_DAYS))
     default_half_life: float = DEFAULT_HALF_LIFE
     reinforcement: float = 0.5  # half-life grows by (1 + r * ln(1 + access_count))

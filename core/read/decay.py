@@ -1,4 +1,5 @@
-"""Ebbinghaus decay with per-type half-lives, boosted by retrieval (seed 000).
+"""Ebbinghaus decay with per-type half-lives, boosted by retrieval (the dispositional-memory
+design).
 
 retention = 2 ** (-days / h), where ``days`` counts from the last reinforcement (the
 last retrieval, else creation) and ``h`` is the type's half-life grown by use:
@@ -31,7 +32,7 @@ LN2 = math.log(2.0)
 
 
 def recency(days: np.ndarray, cfg: ReadConfig) -> np.ndarray:
-    """Seed 002's recency: 1 / (1 + days / 30)."""
+    """The V4 retriever proposal's recency: 1 / (1 + days / 30)."""
     import numpy as np
 
     return 1.0 / (1.0 + np.maximum(days, 0.0) / cfg.recency_days)

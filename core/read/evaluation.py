@@ -1,4 +1,4 @@
-"""Seed 000's dispositional evaluation: fixtures in seven categories, with an ablation.
+"""The dispositional-memory design's evaluation: fixtures in seven categories, with an ablation.
 
 Each fixture is written into a fresh store (a copy of one migrated template, with real
 vectors), ``maintain`` runs when the fixture holds a correction (the step the seed's

@@ -7,10 +7,12 @@
 2. The relevance floor: an item is kept only with one real relation to the query —
    enough of the query's keyword weight, a cosine above this query's calibrated floor
    (calibrate.py), or an entity match.  Candidates that are merely recent or
-   important do not fill the top-k (seed 000's G3: unrelated PostgreSQL and Redis
+   important do not fill the top-k (the dispositional-memory design's G3: unrelated PostgreSQL and
+   Redis
    entries survived a weak reranker).
 3. The score: relevance weighted with importance, recency ``1/(1 + days/30)``
-   (seed 002) and the per-type Ebbinghaus retention (seed 000).
+   (the V4 retriever proposal) and the per-type Ebbinghaus retention (the dispositional-memory
+   design).
 4. Diversity: at most ``max_per_week`` results from one ISO week, filled by score.
 """
 

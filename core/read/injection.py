@@ -1,12 +1,14 @@
-"""Dispositional injection (seed 000) with fair rotation across calls.
+"""Dispositional injection (the dispositional-memory design) with fair rotation across calls.
 
 Active preferences (type ``preference``, or any memory in the procedural layer,
-seed 001's "always retrieved") are appended to every unisolated retrieval, newest
-first, without those already among the results.  Seed 000 stops at five, so an
+the memory-types decision record's "always retrieved") are appended to every unisolated retrieval,
+newest
+first, without those already among the results.  The dispositional-memory design stops at five, so
+an
 operator with twenty preferences loses fifteen on every call; here, when more are
 active than the limit, each call takes the next ``limit`` in newest-first order
 after a per-user cursor, wrapping round, so every active preference is seen within
-ceil(n / limit) calls.  The order never depends on last access (seed 000's
+ceil(n / limit) calls.  The order never depends on last access (the dispositional-memory design's
 rich-get-richer bug).  The cursor is a keyset (created_at, seq) of the last one
 consumed, so preferences added or retired in between do not make it skip or repeat.
 

@@ -1,6 +1,7 @@
 """``maintain``: decay every active memory, and link corrections to what they correct.
 
-Seed 000's harness forgot this step, so a preference and its correction both stayed
+The dispositional-memory design's harness forgot this step, so a preference and its correction both
+stayed
 active and the correction-chain fixtures passed by accident.  Here a correction
 supersedes the older active memories it corrects:
 

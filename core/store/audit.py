@@ -12,9 +12,9 @@ the curation services compose them, and ``memdesk.core.undo`` undoes whole group
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, Table, insert, select, update
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.errors import NotFoundError, UndoConflictError
@@ -23,7 +23,8 @@ from memdesk.core.store.actions import ADD, STORE_WIDE, UNDO, Stream, home_of
 from memdesk.core.store.models import MemoryEvent
 from memdesk.core.store.records import EventRecord, MemoryRecord, decode_values, encode_values
 
-ET = MemoryEvent.__table__
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+ET = cast(Table, MemoryEvent.__table__)
 E = ET.c
 
 # Applies ``values`` to one memory and logs the change; returns the new event id.

@@ -101,6 +101,7 @@ def segments(order_by: str, descending: bool,
         return [_Segment(None, None)]
     if order_by not in NULLABLE_SORT:
         return [_Segment(None, col)]
+    assert col is not None  # only "status" has no column, and it returned above
     nulls, values = _Segment(col.is_(None), None), _Segment(col.is_not(None), col)
     return [values, nulls] if descending else [nulls, values]
 
@@ -141,10 +142,10 @@ def fetch_records(
                       _record)
 
 
-def _seek_page(  # type: ignore[no-untyped-def]
+def _seek_page(
     store: MemoryStore, flt: MemoryFilter | None, order_by: str, descending: bool,
     after: Cursor | None, limit: int, columns: Sequence[str], make: Callable[[Any], Any],
-):
+) -> tuple[list[Any], Cursor | None]:
     flt = flt or MemoryFilter()
     segs = segments(order_by, descending, columns)
     out: list[Any] = []
@@ -163,6 +164,7 @@ def _seek_page(  # type: ignore[no-untyped-def]
                 where.append(seg.where)
             if after is not None and i == after.segment:
                 where.append(_seek(seg, after, descending))
+            order: list[ColumnElement[Any]]
             if seg.key is None:
                 order = [M.seq.desc() if descending else M.seq.asc()]
             else:

@@ -22,11 +22,13 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 from urllib.parse import quote
 
 import platformdirs
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.engine.interfaces import DBAPIConnection
 
 BUSY_TIMEOUT_S = 10.0
 WRITE_OPTION = "memdesk_write"
@@ -43,7 +45,7 @@ WAL_CHECKPOINT_BUSY_MS = 250
 def _load_driver() -> tuple[ModuleType, str]:
     if os.environ.get("MEMDESK_SQLITE_DRIVER", "") != "sqlite3":
         try:
-            from pysqlite3 import dbapi2  # type: ignore[import-not-found]
+            from pysqlite3 import dbapi2
 
             return dbapi2, "pysqlite3"
         except ImportError:  # no wheel for this platform: the stdlib build
@@ -107,7 +109,9 @@ def read_only_uri(path: Path) -> str:
     return "file:" + quote(str(path)) + "?mode=ro"
 
 
-def connect_raw(path: Path, *, read_only: bool = True, timeout: float = BUSY_TIMEOUT_S):  # type: ignore[no-untyped-def]
+def connect_raw(
+    path: Path, *, read_only: bool = True, timeout: float = BUSY_TIMEOUT_S,
+) -> sqlite3.Connection:  # pysqlite3's connections have the same interface
     """A plain driver connection (autocommit), read-only unless asked; for checks and backups."""
     if read_only:
         conn = DRIVER.connect(read_only_uri(path), uri=True, timeout=timeout,
@@ -115,7 +119,8 @@ def connect_raw(path: Path, *, read_only: bool = True, timeout: float = BUSY_TIM
     else:
         conn = DRIVER.connect(str(path), timeout=timeout, check_same_thread=False)
     conn.isolation_level = None
-    return conn
+    raw: sqlite3.Connection = conn
+    return raw
 
 
 def make_engine(
@@ -137,7 +142,7 @@ def make_engine(
         return create_engine(u, pool_pre_ping=True)
 
     path = sqlite_path(url)
-    kwargs: dict = {"module": DRIVER, "connect_args": {"timeout": busy_timeout}}
+    kwargs: dict[str, Any] = {"module": DRIVER, "connect_args": {"timeout": busy_timeout}}
     if read_only and path is not None:
         kwargs["creator"] = lambda: DRIVER.connect(
             read_only_uri(path), uri=True, timeout=busy_timeout, check_same_thread=False
@@ -161,7 +166,7 @@ def make_engine(
         _bound_wal(engine, path, busy_timeout)
 
     @event.listens_for(engine, "begin")
-    def _on_begin(conn) -> None:  # type: ignore[no-untyped-def]
+    def _on_begin(conn: Connection) -> None:
         if conn.get_execution_options().get(WRITE_OPTION):
             conn.exec_driver_sql("BEGIN IMMEDIATE")
         else:
@@ -216,7 +221,7 @@ def _bound_wal(engine: Engine, path: Path, busy_timeout: float) -> None:
     state = {"next": 0.0}
 
     @event.listens_for(engine, "checkin")
-    def _on_checkin(dbapi_conn, _record) -> None:  # type: ignore[no-untyped-def]
+    def _on_checkin(dbapi_conn: DBAPIConnection | None, _record: object) -> None:
         if dbapi_conn is None:
             return
         now = time.monotonic()

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
-from sqlalchemy import ColumnElement, false, func, literal_column, select, text
+from sqlalchemy import ColumnElement, Connection, false, func, literal_column, select, text
 from sqlalchemy.sql import Select
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -58,7 +59,7 @@ def fts5_expression(query: str, prefix_last: bool = True) -> str | None:
 PG_TS_CONFIG = "simple"
 
 
-def pg_tsvector(text_col: ColumnElement) -> ColumnElement:
+def pg_tsvector(text_col: ColumnElement[str]) -> ColumnElement[Any]:
     """The indexed expression ``to_tsvector('simple', text)``."""
     return func.to_tsvector(literal_column(f"'{PG_TS_CONFIG}'::regconfig"), text_col)
 
@@ -93,7 +94,7 @@ def tsquery_text(
     return joiner.join(quoted)
 
 
-def pg_match(text_col: ColumnElement, tsq: str) -> ColumnElement:
+def pg_match(text_col: ColumnElement[str], tsq: str) -> ColumnElement[bool]:
     """``to_tsvector('simple', text) @@ to_tsquery('simple', :q)``: served by the GIN index."""
     return pg_tsvector(text_col).op("@@")(
         func.to_tsquery(literal_column(f"'{PG_TS_CONFIG}'::regconfig"), tsq)
@@ -103,7 +104,7 @@ def pg_match(text_col: ColumnElement, tsq: str) -> ColumnElement:
 BROAD_MATCHES = 20_000
 
 
-def sync_triggers(conn) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def]
+def sync_triggers(conn: Connection) -> list[tuple[str, str]]:
     """(name, CREATE statement) of the SQLite triggers that keep ``memories_fts`` in
     step with ``memories``, read from the store itself.
 
@@ -117,12 +118,12 @@ def sync_triggers(conn) -> list[tuple[str, str]]:  # type: ignore[no-untyped-def
     )]
 
 
-def rebuild_index(conn) -> None:  # type: ignore[no-untyped-def]
+def rebuild_index(conn: Connection) -> None:
     """Rebuild the whole SQLite full-text index from the ``memories`` table."""
     conn.exec_driver_sql("INSERT INTO memories_fts(memories_fts) VALUES ('rebuild')")
 
 
-def is_broad(conn, query: str, cap: int | None = None) -> bool:  # type: ignore[no-untyped-def]
+def is_broad(conn: Connection, query: str, cap: int | None = None) -> bool:
     """Whether ``query`` matches at least ``cap`` memories (SQLite; counting stops at cap)."""
     cap = BROAD_MATCHES if cap is None else cap
     expr = fts5_expression(query)
@@ -137,9 +138,9 @@ def is_broad(conn, query: str, cap: int | None = None) -> bool:  # type: ignore[
 
 
 def match_clause(
-    dialect: str, seq_col: ColumnElement, text_col: ColumnElement, query: str,
+    dialect: str, seq_col: ColumnElement[int], text_col: ColumnElement[str], query: str,
     *, scan: bool = False,
-):
+) -> ColumnElement[bool] | None:
     """A WHERE clause restricting memories to those matching ``query``, or None.
 
     None only for a blank query (no text filter); a query without words is matched
@@ -164,7 +165,7 @@ def match_clause(
         return seq_col.in_(hits)
     if dialect == "sqlite":
         expr = fts5_expression(query)
-        sub: Select = select(text("rowid")).select_from(text("memories_fts")).where(
+        sub: Select[Any] = select(text("rowid")).select_from(text("memories_fts")).where(
             text("memories_fts MATCH :fts_q").bindparams(fts_q=expr)
         )
         return (seq_col + 0).in_(sub) if scan else seq_col.in_(sub)

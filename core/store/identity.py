@@ -10,6 +10,7 @@ revision number, set by :func:`stamp` inside the migration's transaction.
 
 from __future__ import annotations
 
+import sqlite3
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -20,7 +21,7 @@ from memdesk.core.store.db import DRIVER, connect_raw
 # "MDSK": registered nowhere, but distinct from the values in SQLite's magic.txt.
 APPLICATION_ID = 0x4D44534B
 SQLITE_MAGIC = b"SQLite format 3\x00"
-# The columns every Recall (seed 003) memories table has; another application's
+# The columns every Recall (the write-phase design) memories table has; another application's
 # table that happens to be called "memories" lacks some of them.
 RECALL_COLUMNS = frozenset(
     {"id", "user_id", "text", "type", "importance", "confidence", "created_at"}
@@ -87,7 +88,7 @@ def identify(path: Path) -> Identity:
         conn.close()
 
 
-def _classify(conn) -> Identity:  # type: ignore[no-untyped-def]
+def _classify(conn: sqlite3.Connection) -> Identity:
     app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
     user_version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     journal = conn.execute("PRAGMA journal_mode").fetchone()[0]

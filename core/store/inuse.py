@@ -33,7 +33,7 @@ from memdesk.core.errors import StoreLockedError
 try:
     import fcntl
 except ImportError:  # not POSIX: no way to ask; callers are told
-    fcntl = None  # type: ignore[assignment]
+    fcntl = None  # type: ignore[assignment]  # typeshed types the name as the module only
 
 DMS_BYTE = 128  # (22 + SQLITE_SHM_NLOCK) * 4 + SQLITE_SHM_NLOCK, SQLITE_SHM_NLOCK = 8
 _KEPT: list[int] = []  # descriptors never to close (see the module docstring)

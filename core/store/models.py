@@ -1,4 +1,5 @@
-"""ORM schema: the ``memories`` table of Recall's MemoryUnit (seed 003) and the audit log.
+"""ORM schema: the ``memories`` table of Recall's MemoryUnit (the write-phase design) and the audit
+log.
 
 ``seq`` is an INTEGER PRIMARY KEY (SQLite rowid alias) so the rowid that the FTS5
 external-content index refers to never changes, even across VACUUM; ``id`` keeps the

@@ -46,7 +46,7 @@ def _not_found(what: str, ref: str) -> NotFoundError:
     return NotFoundError(f"No {what} {ref!r}")
 
 
-def _starts_with(column: ColumnElement, prefix: str) -> ColumnElement[bool]:
+def _starts_with(column: ColumnElement[str], prefix: str) -> ColumnElement[bool]:
     """``column`` starts with ``prefix``, usable with the column's index where possible.
 
     A half-open range ``[prefix, prefix with its last character incremented)`` is what
@@ -62,7 +62,7 @@ def _starts_with(column: ColumnElement, prefix: str) -> ColumnElement[bool]:
     return and_(column >= prefix, column < upper, exact)
 
 
-def resolve_id(conn: Connection, column: ColumnElement, ref: str, what: str) -> str:
+def resolve_id(conn: Connection, column: ColumnElement[str], ref: str, what: str) -> str:
     """The one value of ``column`` equal to ``ref`` or starting with it.
 
     ``what`` names the thing in messages ("memory", "sweep", "action group").
@@ -81,7 +81,8 @@ def resolve_id(conn: Connection, column: ColumnElement, ref: str, what: str) -> 
         if len(rows) > 1:
             raise AmbiguousIdError(what, ref, list(rows))
         if rows:
-            return rows[0]
+            found: str = rows[0]
+            return found
     raise _not_found(what, ref)
 
 

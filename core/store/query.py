@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
+from typing import Any
 
 from sqlalchemy import ColumnElement, and_, case, false, literal, or_, true
 
@@ -49,7 +50,8 @@ def _live() -> ColumnElement[bool]:
 
 
 def active_belief_state() -> ColumnElement[bool]:
-    """Seed 003: ``valid_until IS NULL AND superseded_by IS NULL`` (and not soft-deleted,
+    """The write-phase design: ``valid_until IS NULL AND superseded_by IS NULL`` (and not
+    soft-deleted,
     and not quarantined: an agent's write the guard holds is no belief until approved;
     and said as a belief: a hypothetical is kept for the operator, never believed).
 
@@ -107,11 +109,11 @@ class MemoryFilter:
     entity: str | None = None
     attribute: str | None = None
     ids: tuple[str, ...] | None = None
-    extra: tuple = field(default=(), compare=False)  # extra SQL clauses from core callers
+    extra: tuple[Any, ...] = field(default=(), compare=False)  # extra SQL clauses from core callers
     # A query plan hint, not a filter: see fts.match_clause(scan=...).
     text_scan: bool = field(default=False, compare=False)
 
-    def with_(self, **changes: object) -> MemoryFilter:
+    def with_(self, **changes: Any) -> MemoryFilter:
         return replace(self, **changes)
 
     def clauses(self, dialect: str) -> list[ColumnElement[bool]]:

@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from sqlalchemy import Engine, inspect, text
+from sqlalchemy import Connection, Engine, inspect, text
 from sqlalchemy.exc import DatabaseError, OperationalError
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 from memdesk.core.errors import (
     SchemaOutdatedError,
@@ -48,7 +52,7 @@ MIGRATION_LOCK_KEY = 0x6D656D6465736B  # "memdesk": PostgreSQL advisory lock for
 COMPACT_AFTER = frozenset({"0012"})
 
 
-def _config():  # type: ignore[no-untyped-def]
+def _config() -> Config:
     from alembic.config import Config
 
     cfg = Config()
@@ -192,11 +196,11 @@ def _migrate(engine: Engine, path: Path | None) -> tuple[str | None, Path | None
         return found, backup
 
 
-def _has_version_table(conn) -> bool:  # type: ignore[no-untyped-def]
+def _has_version_table(conn: Connection) -> bool:
     return "alembic_version" in set(inspect(conn).get_table_names())
 
 
-def _locked_revision(conn) -> str | None:  # type: ignore[no-untyped-def]
+def _locked_revision(conn: Connection) -> str | None:
     tables = set(inspect(conn).get_table_names())
     if "alembic_version" in tables:
         rev = conn.execute(text("SELECT version_num FROM alembic_version")).scalar()

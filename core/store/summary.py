@@ -24,7 +24,7 @@ def summarize(store: MemoryStore) -> StoreSummary:
     counts = store.counts()
     live = M.deleted_at.is_(None)
     with store.read() as conn:
-        by_type = dict(
+        by_type: dict[str, int] = dict(
             conn.execute(
                 select(M.type, func.count()).where(live).group_by(M.type).order_by(M.type)
             ).all()

@@ -11,13 +11,15 @@ hand.  ``write_*`` functions run inside the caller's write transaction.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any, cast
 
-from sqlalchemy import ColumnElement, Connection, delete, exists, func, insert, select
+from sqlalchemy import ColumnElement, Connection, Table, delete, exists, func, insert, select
 
 from memdesk.core.store.models import Memory, MemoryVector
 
-MT = Memory.__table__
-VT = MemoryVector.__table__
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+MT = cast(Table, Memory.__table__)
+VT = cast(Table, MemoryVector.__table__)
 M = MT.c
 V = VT.c
 
@@ -36,7 +38,7 @@ def embedding_column() -> ColumnElement[bytes]:
     return vector_of_row().label("embedding")
 
 
-def record_columns(names: Iterable[str]) -> list[ColumnElement[object]]:
+def record_columns(names: Iterable[str]) -> list[ColumnElement[Any]]:
     """Columns for ``names`` of ``MemoryRecord`` fields (``embedding`` from its table)."""
     return [embedding_column() if n == "embedding" else M[n] for n in names]
 

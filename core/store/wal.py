@@ -20,6 +20,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from sqlalchemy import Engine
+
 from memdesk.core.store.db import DRIVER, connect_raw
 
 TRUNCATE_ABOVE_BYTES = 4 * 1024 * 1024
@@ -70,7 +72,7 @@ def checkpoint(
     return CheckpointResult(mode, bool(busy), int(frames), int(done), wal_bytes(path))
 
 
-def journal_mode(engine) -> str | None:  # type: ignore[no-untyped-def]
+def journal_mode(engine: Engine) -> str | None:
     """The store's journal mode ("wal", "delete"…), None for other databases."""
     if engine.dialect.name != "sqlite":
         return None

@@ -30,6 +30,7 @@ import time
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 import numpy as np
 
@@ -71,7 +72,7 @@ def _frame_matrix(pairs: int) -> tuple[np.ndarray, np.ndarray]:
     """
     a = np.array([[1, 1], [1, 2]], dtype=np.uint64)
     powers = np.empty((pairs, 2, 2), dtype=np.uint64)
-    p = np.eye(2, dtype=np.uint64)
+    p: np.ndarray = np.eye(2, dtype=np.uint64)
     for k in range(pairs):
         powers[pairs - 1 - k] = p  # powers[i] = A**(pairs-1-i)
         p = (a @ p) & _MASK
@@ -107,7 +108,7 @@ def scan_bytes(data: bytes) -> WalScan | None:
     magic, _version, page_size, _seq, salt1, salt2, ck1, ck2 = struct.unpack(">8I", data[:32])
     if magic not in WAL_MAGIC:
         return None if not any(data[:32]) else WalScan(0, 0, 0, 0, header_ok=False)
-    order = ">" if magic & 1 else "<"
+    order: Literal[">", "<"] = ">" if magic & 1 else "<"
     dtype = np.dtype(np.uint32).newbyteorder(order)
     frame_size = FRAME_HEADER + page_size
     valid_page = page_size >= 512 and page_size & (page_size - 1) == 0 and page_size <= 65536

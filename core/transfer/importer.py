@@ -22,13 +22,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, Table, insert, select
 
 from memdesk.core.errors import MemdeskError, StoreOpenError, ValidationError
 from memdesk.core.guard.curated import curated_among
 from memdesk.core.ids import new_id, utcnow
+from memdesk.core.routing import route_values
 from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.store.models import Memory, MemoryEvent
@@ -45,10 +46,10 @@ from memdesk.core.store.vectors import (
     write_vectors_in,
 )
 from memdesk.core.taxonomy import Actor
-from memdesk.core.write.router import route_values
 
-MT = Memory.__table__
-ET = MemoryEvent.__table__
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+MT = cast(Table, Memory.__table__)
+ET = cast(Table, MemoryEvent.__table__)
 M = MT.c
 # Bookkeeping of one store, not part of a memory: the row number (FTS rowid) and the
 # optimistic-concurrency version.  Never exported; the store sets them on insert.

@@ -51,7 +51,8 @@ def load_items(stream: IO[bytes], label: str) -> list[Any]:
     except (ValueError, RecursionError) as exc:
         raise TransferError(f"{label} is not a Mem0 export: {exc}.") from None
     if isinstance(data, dict) and isinstance(data.get("results"), list):
-        return data["results"]
+        results: list[Any] = data["results"]
+        return results
     if isinstance(data, list):
         return data
     raise TransferError(

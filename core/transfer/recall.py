@@ -1,4 +1,4 @@
-"""Import from a Recall SQLite file: seed 003's ``memories`` table, column for column.
+"""Import from a Recall SQLite file: the write-phase design's ``memories`` table, column for column.
 
 The file is opened read-only through SQLite's URI ``mode=ro`` and is never modified
 (tests check its sha256).  SQLite stores whatever a writer gave it, whatever the

@@ -29,7 +29,7 @@ DEFAULT_HOST = "http://localhost:11434"
 DEFAULT_MODEL = "llama3.2"
 DEFAULT_TIMEOUT_S = 60.0
 
-# Our prompt, written to seed 003's extraction contract: separate importance and
+# Our prompt, written to the write-phase design's extraction contract: separate importance and
 # confidence, an explicit empty answer, low confidence for framing that is not assertion.
 SYSTEM_PROMPT = """\
 You turn one turn of a conversation between a user and an AI assistant into long-term \

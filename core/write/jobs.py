@@ -1,4 +1,5 @@
-"""The asynchronous store queue (seed 003's ``store_memory``): one row per turn in ``jobs``.
+"""The asynchronous store queue (the write-phase design's ``store_memory``): one row per turn in
+``jobs``.
 
 Life of a job: ``pending`` → ``running`` (claimed by one worker, with a lease) → ``done``
 (with the ids of the memories it created) or ``failed`` (with the error).  A failed job
@@ -395,5 +396,5 @@ def undo_job_event(store: Any, conn: Connection, ev: EventRecord, actor: str,
 
 
 def store_memory(store, turn: Turn) -> str:  # type: ignore[no-untyped-def]
-    """Seed 003's MCP contract: enqueue ``turn`` and return the job id immediately."""
+    """The write-phase design's MCP contract: enqueue ``turn`` and return the job id immediately."""
     return JobQueue(store).enqueue(turn)

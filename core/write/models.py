@@ -1,6 +1,7 @@
-"""ORM tables of the write path (issue 8), on the shared ``Base``; migration 0008 creates them.
+"""ORM tables of the write path, on the shared ``Base``; migration 0008 creates them.
 
-- ``jobs``: the asynchronous store queue (seed 003's ``store_memory``).  A job is claimed
+- ``jobs``: the asynchronous store queue (the write-phase design's ``store_memory``).  A job is
+claimed
   with a lease (``lease_owner``/``lease_until``) in one write transaction, so several
   workers never take the same job, and a job whose worker died is taken again once.
 - ``memory_provenance`` (declared with the store's tables, ``memdesk.core.store.models``,

@@ -1,12 +1,12 @@
 """The extraction contract: a conversation turn in, 0–5 validated memory units out.
 
-A :class:`Unit` is the part of Recall's MemoryUnit (seed 003) an extractor decides:
+A :class:`Unit` is the part of Recall's MemoryUnit (the write-phase design) an extractor decides:
 text, type, importance, confidence and the entity–attribute–value triple.  Ids, times,
 user and session come from the turn and the store.
 
 :func:`validate_unit` is the one gate every extractor's output passes.  It rejects a
 unit with a missing or out-of-range field and says why; it never clamps or guesses
-(seed 003's provenance failure starts with a pipeline that fills in defaults).
+(the write-phase design's provenance failure starts with a pipeline that fills in defaults).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Working memory (seed 001, ADR-003): the current session's context, kept in process
+"""Working memory (the memory-types decision record): the current session's context, kept in process
 memory only and never written to the store.
 
 Units the router finds session-scoped ("for this task", "for now") land here, keyed by

@@ -1,4 +1,4 @@
-"""Recall's memories table exactly as seed 003 defines it.
+"""Recall's memories table exactly as the write-phase design defines it.
 
 A store written by Recall itself (no alembic_version table) is recognised as this
 revision and upgraded in place from here.

@@ -1,6 +1,6 @@
-"""curation tables (revaluation sweeps, contradiction dismissals) — issue 4.
+"""curation tables (revaluation sweeps, contradiction dismissals).
 
-* ``sweeps`` / ``sweep_items``: a revaluation sweep (seed 002, change 4 option B) and
+* ``sweeps`` / ``sweep_items``: a revaluation sweep (the V4 retriever proposal, change 4 option B) and
   every decision taken in it, written as it is made so a sweep survives a restart.
 * ``contradiction_dismissals``: "keep both" decisions, so a group of memories that
   legitimately coexist is not raised again (until a new memory joins it).

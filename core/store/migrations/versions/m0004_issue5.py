@@ -1,4 +1,4 @@
-"""delta memory tables (sources, memory sets, diffs, drift reviews) — issue 5.
+"""delta memory tables (sources, memory sets, diffs, drift reviews).
 
 Creates the tables of memdesk.core.delta.models and seeds the seed-004 default source
 configuration (context 0.30, search 0.25, database 0.25, model prior 0.20), so every

@@ -1,9 +1,9 @@
-"""browser indexes for SQL sorting — issue 3.
+"""browser indexes for SQL sorting.
 
 The memory browser pages with keyset queries ``ORDER BY <column>, seq`` (core/browse.py);
 without an index on the sort column every page is a full scan and sort (0.2–1 s on
 1,000,000 rows, measured), with one it is a few milliseconds.  0002 already indexes
-type, importance, created_at and user_id; 0003 (issue 4) adds
+type, importance, created_at and user_id; 0003 (curation) adds
 ``(source_session, created_at)``, which also serves the session sort.  These cover the
 remaining browser columns.  ``text`` is the largest (about 13% of the file at 1M rows)
 but without it sorting by text costs ~330 ms per page.  Building all of them on a
@@ -36,7 +36,7 @@ def upgrade() -> None:
     have = {ix["name"] for ix in existing}
     leading = {ix["column_names"][0] for ix in existing if ix["column_names"]}
     wanted = dict(BROWSER_INDEXES)
-    if "source_session" not in leading:  # issue 4's (source_session, created_at) serves too
+    if "source_session" not in leading:  # 0003's (source_session, created_at) serves too
         wanted["ix_memories_source_session"] = ["source_session"]
     for name, cols in wanted.items():
         if name not in have:

@@ -1,4 +1,4 @@
-"""The write path (issue 8): the job queue, extraction provenance, the embedding model.
+"""The write path: the job queue, extraction provenance, the embedding model.
 
 ``jobs`` holds conversation turns waiting for extraction; ``memory_provenance`` says
 which extractor and model produced a memory; ``embedding_space`` records the model name

@@ -1,4 +1,4 @@
-"""Store safety (issue 10): a row version on memories for optimistic concurrency.
+"""Store safety: a row version on memories for optimistic concurrency.
 
 ``memories.version`` starts at 1 and is bumped by every audited change
 (MemoryStore.apply_in); an edit can carry the version it was based on and is

@@ -1,4 +1,4 @@
-"""Read path (issue 9): retrieval records and preference rotation cursors.
+"""Read path: retrieval records and preference rotation cursors.
 
 ``retrievals`` / ``retrieval_items`` record every retrieval (what was returned and
 injected, with channel ranks and final score), ``preference_cursors`` keeps the fair

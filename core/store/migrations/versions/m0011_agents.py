@@ -1,4 +1,4 @@
-"""Agents (issue 12): quarantine for the poisoning guard and immutable agent provenance.
+"""Agents: quarantine for the poisoning guard and immutable agent provenance.
 
 - ``memories.quarantined_at``: set while the guard holds an agent's write for review;
   the active belief state requires it NULL.  A partial index serves the review inbox.
