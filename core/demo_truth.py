@@ -18,8 +18,9 @@ from __future__ import annotations
 import math
 import random
 from dataclasses import dataclass
+from typing import cast
 
-from sqlalchemy import insert, select
+from sqlalchemy import Table, insert, select
 
 from memdesk.core.curation.contemplative import contemplative_hint
 from memdesk.core.curation.sampling import planner_safe_active
@@ -102,7 +103,7 @@ def plant(store: MemoryStore, seed: int = 11, band: tuple[float, float] = BAND) 
             true[mid] = round(min(band[1], max(band[0], imp + rng.gauss(0, 0.03))), 2)
     with store.write() as conn:
         for i in range(0, len(prov), 5000):
-            conn.execute(insert(MemoryProvenance.__table__), prov[i:i + 5000])
+            conn.execute(insert(cast(Table, MemoryProvenance.__table__)), prov[i:i + 5000])
     return Truth(band, true, frozenset(mis), frozenset(over))
 
 
