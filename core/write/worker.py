@@ -31,6 +31,7 @@ from memdesk.core.errors import MemdeskError
 from memdesk.core.guard import screen_job_in  # the guard's interface to the write path
 from memdesk.core.ids import utcnow
 from memdesk.core.store.memory_store import validate_fields
+from memdesk.core.write.duplicates import flag_duplicates_in
 from memdesk.core.write.embed import (
     EmbeddingSpaceMismatch,
     check_space_in,
@@ -192,6 +193,7 @@ class Worker:
                 # The poisoning guard holds what reads as an instruction, in this same
                 # transaction, so no reader ever sees it active (core/guard/screen.py).
                 screen_job_in(self.store, conn, job, rows)
+                flag_duplicates_in(conn, rows)  # restates an active memory: queue it
                 if rows:
                     conn.execute(insert(PT), [
                         {"memory_id": r["id"], "extractor": extraction.extractor,

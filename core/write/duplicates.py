@@ -1,0 +1,261 @@
+"""Finding memories that restate one another: the matcher both the write path (one new
+memory at a time) and the duplicates queue (``memdesk.core.curation.duplicates``, a
+whole store) use.
+
+Two memories of one user are duplicates when
+
+* their texts are equal once normalised (Unicode NFKC, casefolded, punctuation dropped,
+  whitespace collapsed), or
+* their vectors' cosine is at least the threshold *and* they do not state different
+  values: when both carry an entity/attribute/value triple the triples must be equal
+  (normalised), and when they do not, neither may name something (a capitalised word
+  past the first, or a number) that the other lacks while the other names something
+  it lacks ("User works at Acme." and "User works at Globex." are one topic, two
+  facts; their cosine is as high as a rewording's, see docs/benchmarks.md).
+
+The store keeps L2-normalised float32 vectors (``memdesk.core.embeddings``), so a
+cosine is a dot product; candidates come from one blocked matrix product per user
+over the distinct texts only (the same text said 180 times is compared once).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+from sqlalchemy import Connection, insert, select
+
+from memdesk.core.ids import utcnow
+from memdesk.core.store.models import Memory, MemoryVector
+from memdesk.core.store.query import active_belief_state
+from memdesk.core.write.duplicate_models import DuplicateFlag
+
+M = Memory.__table__.c
+V = MemoryVector.__table__.c
+FT = DuplicateFlag.__table__
+
+# Measured on planted clusters of MiniLM vectors (bench/bench_duplicates.py): rewordings
+# of one fact sit at 0.80-0.97, different facts on one topic at 0.55-0.95; with the
+# value checks above, 0.85 keeps precision >= 0.95 while finding >= 0.90 of them.
+DEFAULT_THRESHOLD = 0.85
+MIN_THRESHOLD, MAX_THRESHOLD = 0.5, 1.0
+_BLOCK = 2048  # rows of one block of the similarity product (about 16 MB of float32)
+
+_PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def normalise_text(text: str) -> str:
+    """The comparison form of a text: NFKC, casefolded, punctuation dropped, whitespace
+    collapsed ("User lives in  Lisbon!" and "user lives in lisbon" are one text)."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    return " ".join(_PUNCT.sub(" ", folded).split())
+
+
+def _norm_value(v: str | None) -> str | None:
+    return None if v is None else normalise_text(v)
+
+
+def salient_words(text: str) -> frozenset[str]:
+    """Words that name a particular thing: capitalised (past the first word) or with a
+    digit; casefolded."""
+    words = _WORD.findall(unicodedata.normalize("NFKC", text))
+    return frozenset(
+        w.casefold() for i, w in enumerate(words)
+        if any(c.isdigit() for c in w) or (i > 0 and w[:1].isupper())
+    )
+
+
+@dataclass(frozen=True)
+class Row:
+    """One active memory as the matcher sees it."""
+
+    seq: int
+    id: str
+    text: str
+    entity: str | None
+    attribute: str | None
+    value: str | None
+    confidence: float
+    created_at: datetime
+    vector: bytes | None
+
+    @property
+    def triple(self) -> tuple[str, str, str] | None:
+        if self.entity is None or self.attribute is None or self.value is None:
+            return None
+        return (normalise_text(self.entity), normalise_text(self.attribute),
+                normalise_text(self.value))
+
+
+def values_differ(a: Row, b: Row) -> bool:
+    """Whether two memories on one topic state different values (not duplicates
+    however close their vectors are)."""
+    ta, tb = a.triple, b.triple
+    if ta is not None and tb is not None:
+        return ta != tb
+    words_a = set(_WORD.findall(normalise_text(a.text)))
+    words_b = set(_WORD.findall(normalise_text(b.text)))
+    return bool(salient_words(a.text) - words_b) and bool(salient_words(b.text) - words_a)
+
+
+@dataclass(frozen=True)
+class Edge:
+    """Two memories found to be duplicates (``cosine`` None: same text, no vectors)."""
+
+    a: int  # seq
+    b: int  # seq
+    cosine: float | None
+    same_text: bool
+
+
+def check_threshold(value: float) -> float:
+    """The operator's similarity threshold, checked (bad input: a clear message)."""
+    from memdesk.core.errors import ValidationError
+
+    try:
+        t = float(value)
+    except (TypeError, ValueError):
+        raise ValidationError("threshold", f"must be a number, not {value!r}") from None
+    if not (MIN_THRESHOLD <= t <= MAX_THRESHOLD):  # also refuses NaN
+        raise ValidationError(
+            "threshold", f"must be between {MIN_THRESHOLD} and {MAX_THRESHOLD}, not {value}")
+    return t
+
+
+def _matrix(rows: Sequence[Row]) -> np.ndarray:
+    dims = {len(r.vector) for r in rows if r.vector is not None}
+    if len(dims) != 1:
+        return np.zeros((len(rows), 0), dtype=np.float32)
+    return np.frombuffer(b"".join(r.vector or b"" for r in rows), dtype="<f4").reshape(
+        len(rows), -1)
+
+
+def group_texts(rows: Sequence[Row]) -> dict[str, list[Row]]:
+    """Rows by normalised text, in the order given."""
+    groups: dict[str, list[Row]] = {}
+    for r in rows:
+        groups.setdefault(normalise_text(r.text), []).append(r)
+    return groups
+
+
+def vector_edges(reps: Sequence[Row], threshold: float) -> Iterator[Edge]:
+    """Pairs of distinct-text rows whose cosine reaches ``threshold`` and whose values
+    do not differ; one blocked product ``X[i:i+B] @ X[i:].T`` per block (upper triangle
+    only)."""
+    with_vec = [r for r in reps if r.vector is not None]
+    if len(with_vec) < 2:
+        return
+    X = _matrix(with_vec)
+    if X.shape[1] == 0:
+        return
+    n = len(with_vec)
+    for start in range(0, n, _BLOCK):
+        stop = min(start + _BLOCK, n)
+        sims = X[start:stop] @ X[start:].T
+        # Keep only j > i: the block's own square below and on its diagonal goes.
+        sims[:, : stop - start][np.tril_indices(stop - start)] = -2.0
+        ii, jj = np.nonzero(sims >= threshold)
+        for i, j in zip(ii.tolist(), jj.tolist(), strict=True):
+            a, b = with_vec[start + i], with_vec[start + j]
+            if not values_differ(a, b):
+                yield Edge(a.seq, b.seq, float(sims[i, j]), False)
+
+
+# -- reading a user's active memories ----------------------------------------------------
+def _row_query():  # type: ignore[no-untyped-def]
+    return select(M.seq, M.id, M.text, M.entity, M.attribute, M.value, M.confidence,
+                  M.created_at, V.vector).select_from(
+        Memory.__table__.outerjoin(MemoryVector.__table__, V.seq == M.seq)
+    ).where(active_belief_state())
+
+
+def active_rows(conn: Connection, user_id: str) -> list[Row]:
+    """Every active memory of one user, with its vector when it has one."""
+    return [Row(*r) for r in conn.execute(_row_query().where(M.user_id == user_id)
+                                          .order_by(M.seq))]
+
+
+def active_users(conn: Connection) -> list[str]:
+    return list(conn.execute(select(M.user_id).where(active_belief_state()).distinct()
+                             .order_by(M.user_id)).scalars())
+
+
+# -- the write path ----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Flag:
+    memory_id: str
+    duplicate_of: str
+    cosine: float | None
+    same_text: bool
+
+
+def find_for_new(rows: Sequence[Row], new_ids: Iterable[str],
+                 threshold: float = DEFAULT_THRESHOLD) -> list[Flag]:
+    """For each new memory among ``rows`` (one user's active memories), the closest
+    other active memory it duplicates, if any (one flag per new memory)."""
+    wanted = set(new_ids)
+    new = [r for r in rows if r.id in wanted]
+    if not new:
+        return []
+    norms = {r.seq: normalise_text(r.text) for r in rows}
+    X = _matrix(rows)
+    index = {r.seq: i for i, r in enumerate(rows)}
+    out: list[Flag] = []
+    for r in new:
+        # Earlier memories only: two new ones in one job flag the later against the first.
+        others = [o for o in rows if o.id != r.id and (o.id not in wanted or o.seq < r.seq)]
+        same = [o for o in others if norms[o.seq] == norms[r.seq]]
+        if same:
+            out.append(Flag(r.id, max(same, key=lambda o: o.seq).id, 1.0 if r.vector else None,
+                            True))
+            continue
+        if r.vector is None or X.shape[1] == 0:
+            continue
+        idx = [index[o.seq] for o in others if o.vector is not None]
+        if not idx:
+            continue
+        sims = X[idx] @ X[index[r.seq]]
+        order = np.argsort(-sims)
+        for k in order[: 20].tolist():
+            if sims[k] < threshold:
+                break
+            o = rows[idx[k]]
+            if not values_differ(r, o):
+                out.append(Flag(r.id, o.id, float(sims[k]), False))
+                break
+    return out
+
+
+def flag_duplicates_in(conn: Connection, values: Sequence[dict[str, Any]],
+                       threshold: float = DEFAULT_THRESHOLD) -> list[Flag]:
+    """The job worker's check, inside its write transaction after the inserts: flag
+    each new memory (``values``: the inserted rows) that duplicates an active one."""
+    by_user: dict[str, list[str]] = {}
+    for v in values:
+        by_user.setdefault(v["user_id"], []).append(v["id"])
+    flags: list[Flag] = []
+    now = utcnow()
+    for user, ids in by_user.items():
+        found = find_for_new(active_rows(conn, user), ids, threshold)
+        if found:
+            conn.execute(insert(FT), [
+                {"user_id": user, "memory_id": f.memory_id, "duplicate_of": f.duplicate_of,
+                 "cosine": f.cosine, "same_text": f.same_text, "created_at": now}
+                for f in found])
+        flags += found
+    return flags
+
+
+def flags_of(conn: Connection, user_id: str | None = None) -> dict[str, Flag]:
+    """The write path's flags by new memory id (newest flag of each)."""
+    stmt = select(FT.c.memory_id, FT.c.duplicate_of, FT.c.cosine, FT.c.same_text
+                  ).order_by(FT.c.id)
+    if user_id is not None:
+        stmt = stmt.where(FT.c.user_id == user_id)
+    return {r[0]: Flag(r[0], r[1], r[2], bool(r[3])) for r in conn.execute(stmt)}
