@@ -25,7 +25,16 @@ from memdesk.core.store.prefixes import AmbiguousIdError
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import Layer, MemoryType
 
-from . import cli_agents, cli_curation, cli_db, cli_delta, cli_read, cli_transfer, cli_write
+from . import (
+    cli_agents,
+    cli_curation,
+    cli_db,
+    cli_delta,
+    cli_duplicates,
+    cli_read,
+    cli_transfer,
+    cli_write,
+)
 from .cli_common import (
     EXIT_CODES_HELP,
     EXIT_CONFLICT,
@@ -128,7 +137,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace an existing file")
 
     # Feature modules add their own subcommands (each: register(subparsers, common)).
-    for module in (cli_db, cli_curation, cli_delta, cli_write, cli_read, cli_transfer, cli_agents):
+    for module in (cli_db, cli_curation, cli_delta, cli_write, cli_read, cli_transfer, cli_agents,
+                   cli_duplicates):
         module.register(sub, common)
     return parser
 

@@ -29,8 +29,9 @@ from typing import Any
 from sqlalchemy import Connection, insert, select
 
 from memdesk.core import taxonomy as tx
+from memdesk.core.curation.contradictions import StaleGroupError
 from memdesk.core.curation.duplicate_models import DuplicateDismissal
-from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
+from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts
 from memdesk.core.store.audit import is_undone
@@ -47,8 +48,9 @@ MAX_MEMBERS = 500  # a dismissal records every pair: larger groups are refused
 DISMISSED = Changed.HISTORY
 
 
-class StaleClusterError(MemdeskError):
-    """The cluster changed (a member merged, edited or deleted) since it was listed."""
+class StaleClusterError(StaleGroupError):
+    """The cluster changed (a member merged, edited or deleted) since it was listed;
+    a stale group like a contradiction's (the CLI's exit 5: nothing changed)."""
 
 
 @dataclass(frozen=True)
@@ -332,6 +334,12 @@ class Duplicates:
 
     def cluster(self, ref: str, *, threshold: float = W.DEFAULT_THRESHOLD) -> Cluster:
         return find_cluster(self.store, ref, threshold=threshold)
+
+    def members(self, ids: Sequence[str]) -> list[Member]:
+        """The named memories as cluster members (refused unless active, one user)."""
+        with self.store.read() as conn:
+            recs = _members_in(self.store, conn, ids)
+        return [Member(r.id, r.seq, r.text, r.confidence, r.created_at) for r in recs]
 
     def merge(self, ids: Sequence[str], keep: str, **kwargs: Any) -> Outcome:
         return merge(self.store, ids, keep, **kwargs)
