@@ -178,11 +178,11 @@ def user_clusters(rows: Sequence[W.Row], user_id: str, threshold: float,
             uf.join(e.a, e.b)
             edges.append(e)
             continue
-        kept = [(x, y) for x in ga for y in gb if allowed(x.seq, y.seq)]
-        for x, y in kept:
-            uf.join(x.seq, y.seq)
-        if kept:
-            edges.append(W.Edge(kept[0][0].seq, kept[0][1].seq, e.cosine, False))
+        # Said of one member, said of its restatements: a same-text newcomer of a
+        # dismissed member is offered with that member, not with the other side again.
+        if all(allowed(x.seq, y.seq) for x in ga for y in gb):
+            uf.join(e.a, e.b)
+            edges.append(e)
     comps: dict[int, list[int]] = {}
     for s in uf.parent:
         comps.setdefault(uf.find(s), []).append(s)
