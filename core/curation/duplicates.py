@@ -222,8 +222,8 @@ def scan(store: MemoryStore, *, user: str | None = None,
 def find_cluster(store: MemoryStore, ref: str, *,
                  threshold: float = W.DEFAULT_THRESHOLD) -> Cluster:
     """A listed cluster by its id; refuses one whose members changed since."""
-    head, _, _digest = ref.partition("-")
-    if not head.isdigit() or not _digest:
+    head, _, digest = ref.partition("-")
+    if not head.isdigit() or len(digest) != 8 or not all(c in "0123456789abcdef" for c in digest):
         raise ValidationError("cluster", f"{ref!r} is not a cluster id (like 1234-ab12cd34)")
     with store.read() as conn:
         user = conn.execute(select(M.user_id).where(M.seq == int(head))).scalar()
