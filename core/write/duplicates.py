@@ -43,6 +43,9 @@ FT = DuplicateFlag.__table__
 # of one fact sit at 0.80-0.97, different facts on one topic at 0.55-0.95; with the
 # value checks above, 0.85 keeps precision >= 0.95 while finding >= 0.90 of them.
 DEFAULT_THRESHOLD = 0.85
+# Pairs whose values are seen to agree (equal triples, the value said in both) may be
+# worded further apart: their threshold is this much lower.
+AGREE_MARGIN = 0.15
 MIN_THRESHOLD, MAX_THRESHOLD = 0.5, 1.0
 _BLOCK = 2048  # rows of one block of the similarity product (about 16 MB of float32)
 
@@ -93,15 +96,45 @@ class Row:
                 normalise_text(self.value))
 
 
-def values_differ(a: Row, b: Row) -> bool:
-    """Whether two memories on one topic state different values (not duplicates
-    however close their vectors are)."""
+AGREE, UNKNOWN, DIFFER = "agree", "unknown", "differ"
+
+
+def _words(text: str) -> set[str]:
+    return set(_WORD.findall(normalise_text(text)))
+
+
+def _contains(text_words: set[str], value: str) -> bool:
+    words = _WORD.findall(normalise_text(value))
+    return bool(words) and all(w in text_words for w in words)
+
+
+def relation(a: Row, b: Row) -> str:
+    """Whether two memories on one topic state the same value (``AGREE``), different
+    values (``DIFFER``: not duplicates however close their vectors), or cannot tell.
+
+    Both triples: equal or not.  One triple: its value must be said in the other's
+    text.  No triple: both naming something (``salient_words``) the other does not
+    say is two values; otherwise it cannot tell."""
     ta, tb = a.triple, b.triple
     if ta is not None and tb is not None:
-        return ta != tb
-    words_a = set(_WORD.findall(normalise_text(a.text)))
-    words_b = set(_WORD.findall(normalise_text(b.text)))
-    return bool(salient_words(a.text) - words_b) and bool(salient_words(b.text) - words_a)
+        return AGREE if ta == tb else DIFFER
+    wa, wb = _words(a.text), _words(b.text)
+    if ta is not None or tb is not None:
+        value, other = (a.value, wb) if ta is not None else (b.value, wa)
+        return AGREE if _contains(other, value or "") else DIFFER
+    # Shared names say little ("the harbor build" / "the quarry build" share "CI"):
+    # without a triple, names can only tell two values apart.
+    sa, sb = salient_words(a.text) - wb, salient_words(b.text) - wa
+    return DIFFER if sa and sb else UNKNOWN
+
+
+def accepts(a: Row, b: Row, cosine: float, threshold: float) -> bool:
+    """The pair test: ``threshold`` when the values cannot be compared, a margin below
+    it when they are seen to agree, never when they differ."""
+    rel = relation(a, b)
+    if rel == DIFFER:
+        return False
+    return cosine >= (threshold - AGREE_MARGIN if rel == AGREE else threshold)
 
 
 @dataclass(frozen=True)
@@ -160,10 +193,10 @@ def vector_edges(reps: Sequence[Row], threshold: float) -> Iterator[Edge]:
         sims = X[start:stop] @ X[start:].T
         # Keep only j > i: the block's own square below and on its diagonal goes.
         sims[:, : stop - start][np.tril_indices(stop - start)] = -2.0
-        ii, jj = np.nonzero(sims >= threshold)
+        ii, jj = np.nonzero(sims >= threshold - AGREE_MARGIN)
         for i, j in zip(ii.tolist(), jj.tolist(), strict=True):
             a, b = with_vec[start + i], with_vec[start + j]
-            if not values_differ(a, b):
+            if accepts(a, b, float(sims[i, j]), threshold):
                 yield Edge(a.seq, b.seq, float(sims[i, j]), False)
 
 
@@ -223,10 +256,10 @@ def find_for_new(rows: Sequence[Row], new_ids: Iterable[str],
         sims = X[idx] @ X[index[r.seq]]
         order = np.argsort(-sims)
         for k in order[: 20].tolist():
-            if sims[k] < threshold:
+            if sims[k] < threshold - AGREE_MARGIN:
                 break
             o = rows[idx[k]]
-            if not values_differ(r, o):
+            if accepts(r, o, float(sims[k]), threshold):
                 out.append(Flag(r.id, o.id, float(sims[k]), False))
                 break
     return out
