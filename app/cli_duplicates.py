@@ -25,7 +25,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q = ds.add_parser("list", parents=[common], help="open duplicate clusters, per user")
     q.add_argument("--user", help="only this user's memories")
     q.add_argument("--threshold", help="cosine at or above which two memories are "
-                   "duplicates, 0.5-1.0 (default: the measured 0.85)")
+                   "duplicates, 0.5-1.0 (default: the measured 0.80)")
     q.add_argument("--limit", type=int, default=50, help="clusters to show (default 50)")
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_list)

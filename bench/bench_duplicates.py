@@ -45,7 +45,15 @@ from memdesk.core.write import duplicates as W
 PRECISION_TARGET, RECALL_TARGET = 0.95, 0.90
 
 
-def load_planted(users: int, seed: int = 11) -> tuple[MemoryStore, dict[str, tuple[str, tuple[str, str]]], str]:
+Truth = dict[str, tuple[str, tuple[str, str]]]  # memory id -> (user, fact key)
+
+
+def loadavg() -> str:
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def load_planted(users: int, seed: int = 11) -> tuple[MemoryStore, Truth, str]:
     planted = plant(users, seed)
     texts = sorted({p.text for p in planted})
     t = time.perf_counter()
@@ -79,7 +87,8 @@ def load_planted(users: int, seed: int = 11) -> tuple[MemoryStore, dict[str, tup
     kinds: dict[str, int] = {}
     for p in planted:
         kinds[p.kind] = kinds.get(p.kind, 0) + 1
-    desc = (f"{len(planted):,} memories of {users} users ({', '.join(f'{k} {n}' for k, n in sorted(kinds.items()))}); "
+    mix = ", ".join(f"{k} {n}" for k, n in sorted(kinds.items()))
+    desc = (f"{len(planted):,} memories of {users} users ({mix}); "
             f"{len(texts):,} distinct texts encoded in {encode_s:.1f} s")
     return store, truth, desc
 
@@ -141,7 +150,7 @@ def scale(path: Path, writes: int) -> None:
         nv = conn.exec_driver_sql("SELECT count(*) FROM memory_vectors").scalar()
         users = W.active_users(conn)
     print(f"scale store: {n:,} memories, {nv:,} vectors, {len(users)} users with active ones")
-    load = open("/proc/loadavg").read().split()[:3]
+    load = loadavg()
     t = time.perf_counter()
     clusters = 0
     members = 0
@@ -152,7 +161,7 @@ def scale(path: Path, writes: int) -> None:
         pairs += len(c.pairs)
     full = time.perf_counter() - t
     print(f"full scan: {full:.1f} s for {clusters:,} clusters ({members:,} memories, "
-          f"{pairs:,} joining pairs shown); load before {' '.join(load)}")
+          f"{pairs:,} joining pairs shown); load before {load}")
 
     rng = random.Random(5)
     times: list[float] = []
@@ -179,7 +188,7 @@ def scale(path: Path, writes: int) -> None:
             pass
     print(f"write-path check of one new memory ({writes} writes, {flagged} flagged): "
           f"median {pct(times, 50):.1f} ms, p95 {pct(times, 95):.1f} ms, "
-          f"max {max(times):.1f} ms; load {open('/proc/loadavg').read().split()[0]}")
+          f"max {max(times):.1f} ms; load {loadavg()}")
     store.close()
 
 
@@ -193,8 +202,7 @@ def main() -> int:
     ap.add_argument("--skip-quality", action="store_true")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    print(f"{machine()} · {datetime.now(UTC):%Y-%m-%d %H:%M} UTC · load "
-          f"{open('/proc/loadavg').read().split()[0]}")
+    print(f"{machine()} · {datetime.now(UTC):%Y-%m-%d %H:%M} UTC · load {loadavg()}")
     ok = True
     if not args.skip_quality:
         ok = quality(args.users, args.seed)

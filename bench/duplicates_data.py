@@ -84,7 +84,8 @@ def plant(users: int, seed: int = 11) -> list[Planted]:
             value, other = rng.sample(values, 2)
             kind = rng.choice(["exact", "reworded", "reworded", "single"])
 
-            def mem(v: str, wording: str, kind: str, exact_of: str | None = None) -> Planted:
+            def mem(v: str, wording: str, kind: str, exact_of: str | None = None,
+                    uid: str = uid, attr: str = attr, topic: str = topic) -> Planted:
                 text = exact_of if exact_of is not None else wording.format(v=v)
                 if exact_of is not None:
                     text = _variant(exact_of, rng)
