@@ -195,7 +195,7 @@ def user_clusters(rows: Sequence[W.Row], user_id: str, threshold: float,
         if len(seqs) < 2:
             continue
         members = tuple(sorted(
-            (Member(r.id, r.seq, r.text, r.confidence, r.created_at, r.id in flagged)
+            (Member(r.id, r.seq, r.text, r.confidence, r.created, r.id in flagged)
              for r in (by_seq[s] for s in seqs)),
             key=lambda m: (m.created_at, m.seq), reverse=True))
         pairs = tuple(Pair(by_seq[e.a].id, by_seq[e.b].id, e.cosine, e.same_text)

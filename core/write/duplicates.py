@@ -25,10 +25,12 @@ import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, insert, select, type_coerce
+from sqlalchemy.types import NullType
 
 from memdesk.core.ids import utcnow
 from memdesk.core.store.models import Memory, MemoryVector
@@ -53,6 +55,7 @@ _PUNCT = re.compile(r"[^\w\s]", re.UNICODE)
 _WORD = re.compile(r"\w+", re.UNICODE)
 
 
+@lru_cache(maxsize=1 << 16)  # one user's texts repeat a lot; a scan meets each often
 def normalise_text(text: str) -> str:
     """The comparison form of a text: NFKC, casefolded, punctuation dropped, whitespace
     collapsed ("User lives in  Lisbon!" and "user lives in lisbon" are one text)."""
@@ -64,6 +67,7 @@ def _norm_value(v: str | None) -> str | None:
     return None if v is None else normalise_text(v)
 
 
+@lru_cache(maxsize=1 << 16)
 def salient_words(text: str) -> frozenset[str]:
     """Words that name a particular thing: capitalised (past the first word) or with a
     digit; casefolded."""
@@ -85,10 +89,15 @@ class Row:
     attribute: str | None
     value: str | None
     confidence: float
-    created_at: datetime
+    created_at: datetime | str  # as the driver returns it: ``created`` parses it
     vector: bytes | None
 
     @property
+    def created(self) -> datetime:
+        v = self.created_at
+        return v if isinstance(v, datetime) else datetime.fromisoformat(str(v))
+
+    @cached_property  # a frozen dataclass without slots may cache in its __dict__
     def triple(self) -> tuple[str, str, str] | None:
         if self.entity is None or self.attribute is None or self.value is None:
             return None
@@ -99,11 +108,12 @@ class Row:
 AGREE, UNKNOWN, DIFFER = "agree", "unknown", "differ"
 
 
-def _words(text: str) -> set[str]:
-    return set(_WORD.findall(normalise_text(text)))
+@lru_cache(maxsize=1 << 16)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(normalise_text(text)))
 
 
-def _contains(text_words: set[str], value: str) -> bool:
+def _contains(text_words: frozenset[str], value: str) -> bool:
     words = _WORD.findall(normalise_text(value))
     return bool(words) and all(w in text_words for w in words)
 
@@ -188,12 +198,16 @@ def vector_edges(reps: Sequence[Row], threshold: float) -> Iterator[Edge]:
     if X.shape[1] == 0:
         return
     n = len(with_vec)
+    # Below the threshold only pairs that can agree (a triple on one side) can pass.
+    has_triple = np.array([r.triple is not None for r in with_vec])
     for start in range(0, n, _BLOCK):
         stop = min(start + _BLOCK, n)
         sims = X[start:stop] @ X[start:].T
         # Keep only j > i: the block's own square below and on its diagonal goes.
         sims[:, : stop - start][np.tril_indices(stop - start)] = -2.0
-        ii, jj = np.nonzero(sims >= threshold - AGREE_MARGIN)
+        near = sims >= threshold - AGREE_MARGIN
+        near &= (sims >= threshold) | has_triple[start:stop, None] | has_triple[None, start:]
+        ii, jj = np.nonzero(near)
         for i, j in zip(ii.tolist(), jj.tolist(), strict=True):
             a, b = with_vec[start + i], with_vec[start + j]
             if accepts(a, b, float(sims[i, j]), threshold):
@@ -202,8 +216,10 @@ def vector_edges(reps: Sequence[Row], threshold: float) -> Iterator[Edge]:
 
 # -- reading a user's active memories ----------------------------------------------------
 def _row_query():  # type: ignore[no-untyped-def]
+    # created_at unconverted: parsing 1,000,000 timestamps costs more than the read;
+    # only cluster members' are parsed (``Row.created``).
     return select(M.seq, M.id, M.text, M.entity, M.attribute, M.value, M.confidence,
-                  M.created_at, V.vector).select_from(
+                  type_coerce(M.created_at, NullType()), V.vector).select_from(
         Memory.__table__.outerjoin(MemoryVector.__table__, V.seq == M.seq)
     ).where(active_belief_state())
 
