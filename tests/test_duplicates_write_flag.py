@@ -4,6 +4,8 @@ is not flagged."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from memdesk.core.curation.duplicates import Duplicates
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
@@ -20,7 +22,12 @@ def run_worker(store: MemoryStore) -> list[str]:
 
 
 def test_a_written_restatement_is_flagged_and_listed_first(store: MemoryStore) -> None:
-    old = store.add(user_id="u", text="The user lives in Lisbon.", type="fact").id
+    # Older memories have vectors, the new ones not (written without the model).
+    blob = np.array([0.6, 0.8, 0.0], dtype="<f4").tobytes()
+    old = store.add(user_id="u", text="The user lives in Lisbon.", type="fact",
+                    embedding=blob).id
+    store.add(user_id="u", text="User enjoys hiking.", type="fact",
+              embedding=np.array([0.0, 0.0, 1.0], dtype="<f4").tobytes())
     for i in range(3):  # an older, unflagged cluster the flagged one must come before
         store.add(user_id="u", text="User likes green tea.", type="fact", importance=0.1 * i)
     store_memory(store, Turn("I live in Lisbon. I work at Acme.", "u", "conv-1"))
@@ -29,7 +36,7 @@ def test_a_written_restatement_is_flagged_and_listed_first(store: MemoryStore) -
     clusters = Duplicates(store).find()
     assert [c.flagged for c in clusters] == [True, False]
     flagged = clusters[0]
-    assert old in flagged.member_ids
+    assert len(flagged.members) == 2 and old in flagged.member_ids
     [new] = [m for m in flagged.members if m.flagged]
     assert new.id in new_ids and new.text == "The user lives in Lisbon."
 

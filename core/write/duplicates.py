@@ -172,8 +172,8 @@ def check_threshold(value: float) -> float:
 
 
 def _matrix(rows: Sequence[Row]) -> np.ndarray:
-    dims = {len(r.vector) for r in rows if r.vector is not None}
-    if len(dims) != 1:
+    dims = {len(r.vector) if r.vector is not None else 0 for r in rows}
+    if len(dims) != 1 or 0 in dims:  # callers pass rows with vectors of one model
         return np.zeros((len(rows), 0), dtype=np.float32)
     return np.frombuffer(b"".join(r.vector or b"" for r in rows), dtype="<f4").reshape(
         len(rows), -1)
@@ -253,8 +253,9 @@ def find_for_new(rows: Sequence[Row], new_ids: Iterable[str],
     if not new:
         return []
     norms = {r.seq: normalise_text(r.text) for r in rows}
-    X = _matrix(rows)
-    index = {r.seq: i for i, r in enumerate(rows)}
+    with_vec = [r for r in rows if r.vector is not None]
+    X = _matrix(with_vec)
+    index = {r.seq: i for i, r in enumerate(with_vec)}
     out: list[Flag] = []
     for r in new:
         # Earlier memories only: two new ones in one job flag the later against the first.
@@ -264,9 +265,9 @@ def find_for_new(rows: Sequence[Row], new_ids: Iterable[str],
             out.append(Flag(r.id, max(same, key=lambda o: o.seq).id, 1.0 if r.vector else None,
                             True))
             continue
-        if r.vector is None or X.shape[1] == 0:
+        if r.seq not in index or X.shape[1] == 0:
             continue
-        idx = [index[o.seq] for o in others if o.vector is not None]
+        idx = [index[o.seq] for o in others if o.seq in index]
         if not idx:
             continue
         sims = X[idx] @ X[index[r.seq]]
@@ -274,7 +275,7 @@ def find_for_new(rows: Sequence[Row], new_ids: Iterable[str],
         for k in order[: 20].tolist():
             if sims[k] < threshold - AGREE_MARGIN:
                 break
-            o = rows[idx[k]]
+            o = with_vec[idx[k]]
             if accepts(r, o, float(sims[k]), threshold):
                 out.append(Flag(r.id, o.id, float(sims[k]), False))
                 break
