@@ -47,3 +47,20 @@ def test_a_new_fact_is_not_flagged(store: MemoryStore) -> None:
     store_memory(store, Turn("I work at Globex.", "u", "conv-1"))
     assert len(run_worker(store)) == 1
     assert Duplicates(store).find() == []
+
+
+def test_a_partner_edited_since_an_earlier_write_is_compared_as_it_is_now(
+        store: MemoryStore) -> None:
+    store_memory(store, Turn("I live in Lisbon.", "u", "conv-1"))
+    [first] = run_worker(store)
+    store_memory(store, Turn("I work at Acme.", "u", "conv-1"))
+    run_worker(store)  # the worker now keeps this user's rows, the Lisbon one among them
+    store.update(first, text="The user lives in Porto.")
+    store_memory(store, Turn("I live in Lisbon.", "u", "conv-2"))
+    [second] = run_worker(store)
+    assert Duplicates(store).find() == []
+    store_memory(store, Turn("I live in Lisbon.", "u", "conv-3"))
+    [third] = run_worker(store)
+    [cluster] = Duplicates(store).find()
+    assert set(cluster.member_ids) == {second, third}
+    assert [m.id for m in cluster.members if m.flagged] == [third]

@@ -163,7 +163,7 @@ def user_clusters(rows: Sequence[W.Row], user_id: str, threshold: float,
         head = members[0]
         if len(members) > 1:
             edges.append(W.Edge(head.seq, members[1].seq, 1.0 if head.vector else None, True))
-        if touched.isdisjoint(m.seq for m in members):
+        if not touched or touched.isdisjoint(m.seq for m in members):
             for m in members[1:]:
                 uf.join(head.seq, m.seq)
         else:  # a dismissal splits this group: only its allowed pairs join
@@ -174,7 +174,7 @@ def user_clusters(rows: Sequence[W.Row], user_id: str, threshold: float,
     group_of = {g[0].seq: g for g in groups.values()}
     for e in W.vector_edges(reps, threshold):
         ga, gb = group_of[e.a], group_of[e.b]
-        if touched.isdisjoint(m.seq for m in (*ga, *gb)):
+        if not touched or touched.isdisjoint(m.seq for m in (*ga, *gb)):
             uf.join(e.a, e.b)
             edges.append(e)
             continue

@@ -21,7 +21,9 @@ over the distinct texts only (the same text said 180 times is compared once).
 from __future__ import annotations
 
 import re
+import threading
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -29,7 +31,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, insert, select, type_coerce
+from sqlalchemy import Connection, func, insert, select, type_coerce
 from sqlalchemy.types import NullType
 
 from memdesk.core.ids import utcnow
@@ -203,11 +205,11 @@ def vector_edges(reps: Sequence[Row], threshold: float) -> Iterator[Edge]:
     for start in range(0, n, _BLOCK):
         stop = min(start + _BLOCK, n)
         sims = X[start:stop] @ X[start:].T
-        # Keep only j > i: the block's own square below and on its diagonal goes.
-        sims[:, : stop - start][np.tril_indices(stop - start)] = -2.0
         near = sims >= threshold - AGREE_MARGIN
         near &= (sims >= threshold) | has_triple[start:stop, None] | has_triple[None, start:]
         ii, jj = np.nonzero(near)
+        upper = jj > ii  # column j is row start + j: keep each pair once, never a self-pair
+        ii, jj = ii[upper], jj[upper]
         for i, j in zip(ii.tolist(), jj.tolist(), strict=True):
             a, b = with_vec[start + i], with_vec[start + j]
             if accepts(a, b, float(sims[i, j]), threshold):
@@ -226,8 +228,9 @@ def _row_query():  # type: ignore[no-untyped-def]
 
 def active_rows(conn: Connection, user_id: str) -> list[Row]:
     """Every active memory of one user, with its vector when it has one."""
+    # fetchall: one driver call, not one per row (a third of a scan's time otherwise)
     return [Row(*r) for r in conn.execute(_row_query().where(M.user_id == user_id)
-                                          .order_by(M.seq))]
+                                          .order_by(M.seq)).fetchall()]
 
 
 def active_users(conn: Connection) -> list[str]:
@@ -244,42 +247,138 @@ class Flag:
     same_text: bool
 
 
-def find_for_new(rows: Sequence[Row], new_ids: Iterable[str],
+class UserRows:
+    """One user's active memories as the write path compares against them: rows, the
+    normalised texts and the vector matrix, extended in place by later rows."""
+
+    def __init__(self, rows: Sequence[Row]) -> None:
+        self.rows: list[Row] = []
+        self.norms: dict[int, str] = {}
+        self.with_vec: list[Row] = []
+        self.index: dict[int, int] = {}
+        self._blocks: list[np.ndarray] = []
+        self.sig: tuple[int, int] = (0, 0)  # the cache's check: see ``_user_rows``
+        self.extend(rows)
+
+    def with_extra(self, rows: Sequence[Row]) -> UserRows:
+        """These rows and ``rows`` (the cache's own rows stay as they are)."""
+        out = UserRows([])
+        out.rows, out.norms = list(self.rows), dict(self.norms)
+        out.with_vec, out.index = list(self.with_vec), dict(self.index)
+        out._blocks = list(self._blocks)  # shared, not copied: the cache's stay as they are
+        out.extend(rows)
+        return out
+
+    def sims_to(self, vector: bytes) -> np.ndarray:
+        """Cosine of ``vector`` with every row of ``with_vec``, in order.  einsum, not
+        BLAS: a 2,000 x 384 product split over OpenBLAS's threads waits for them on a
+        loaded machine (docs/retrieval.md), and one thread does it in well under 1 ms."""
+        v = np.frombuffer(vector, dtype="<f4")
+        parts = [np.einsum("ij,j->i", b, v) for b in self._blocks if b.shape[1] == v.size]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+    def extend(self, rows: Sequence[Row]) -> None:
+        for r in rows:
+            self.rows.append(r)
+            self.norms[r.seq] = normalise_text(r.text)
+        vec = [r for r in rows if r.vector is not None]
+        if vec:
+            X = _matrix(vec)
+            if X.shape[1] and (not self._blocks or self._blocks[0].shape[1] == X.shape[1]):
+                for r in vec:
+                    self.index[r.seq] = len(self.with_vec)
+                    self.with_vec.append(r)
+                self._blocks.append(X)
+
+
+
+def find_for_new(rows: Sequence[Row] | UserRows, new_ids: Iterable[str],
                  threshold: float = DEFAULT_THRESHOLD) -> list[Flag]:
     """For each new memory among ``rows`` (one user's active memories), the closest
     other active memory it duplicates, if any (one flag per new memory)."""
+    ur = rows if isinstance(rows, UserRows) else UserRows(rows)
     wanted = set(new_ids)
-    new = [r for r in rows if r.id in wanted]
+    new = [r for r in ur.rows if r.id in wanted]
     if not new:
         return []
-    norms = {r.seq: normalise_text(r.text) for r in rows}
-    with_vec = [r for r in rows if r.vector is not None]
-    X = _matrix(with_vec)
-    index = {r.seq: i for i, r in enumerate(with_vec)}
+    norms = ur.norms
     out: list[Flag] = []
     for r in new:
         # Earlier memories only: two new ones in one job flag the later against the first.
-        others = [o for o in rows if o.id != r.id and (o.id not in wanted or o.seq < r.seq)]
-        same = [o for o in others if norms[o.seq] == norms[r.seq]]
+        def earlier(o: Row, r: Row = r) -> bool:
+            return o.id != r.id and (o.id not in wanted or o.seq < r.seq)
+
+        same = [o for o in ur.rows if norms[o.seq] == norms[r.seq] and earlier(o)]
         if same:
             out.append(Flag(r.id, max(same, key=lambda o: o.seq).id, 1.0 if r.vector else None,
                             True))
             continue
-        if r.seq not in index or X.shape[1] == 0:
+        if r.seq not in ur.index or r.vector is None:
             continue
-        idx = [index[o.seq] for o in others if o.seq in index]
-        if not idx:
+        sims = ur.sims_to(r.vector)
+        if sims.size != len(ur.with_vec):
             continue
-        sims = X[idx] @ X[index[r.seq]]
         order = np.argsort(-sims)
-        for k in order[: 20].tolist():
+        for k in order[:21].tolist():
             if sims[k] < threshold - AGREE_MARGIN:
                 break
-            o = with_vec[idx[k]]
-            if accepts(r, o, float(sims[k]), threshold):
+            o = ur.with_vec[k]
+            if earlier(o) and accepts(r, o, float(sims[k]), threshold):
                 out.append(Flag(r.id, o.id, float(sims[k]), False))
                 break
     return out
+
+
+# The write path's per-user rows, kept between jobs by the worker's process: a user's
+# 2,000 rows with vectors take ~50 ms to read at load 7, checking a signature ~1 ms.
+_CACHE: OrderedDict[tuple[str, str], UserRows] = OrderedDict()
+_CACHE_USERS = 32  # ~2,000 rows x 1.5 KB each: ~100 MB at most
+_CACHE_LOCK = threading.Lock()
+
+
+def _user_rows(conn: Connection, user_id: str, ids: Sequence[str], *,
+               fresh: bool = False) -> UserRows:
+    """The user's active rows with this transaction's new ones (``ids``) last.
+
+    The cache holds only committed rows, so a job whose transaction rolls back leaves
+    nothing behind; it is checked by (rows not ended, newest seq) read from the index,
+    which any new row or supersede changes (other edits: ``_still_true``)."""
+    key = (conn.engine.url.render_as_string(hide_password=True), user_id)
+    ours = dict(conn.execute(select(M.seq, M.id).where(M.id.in_(list(ids)))).all())
+    lo = min(ours, default=None)
+    # New rows are the newest seqs (the write lock keeps other writers out meanwhile).
+    committed = (M.user_id == user_id, M.valid_until.is_(None)) + (
+        (M.seq < lo,) if lo is not None else ())
+    n, top = conn.execute(select(func.count(), func.max(M.seq)).where(*committed)).one()
+    sig = (int(n or 0), int(top or 0))
+    with _CACHE_LOCK:
+        ur = None if fresh else _CACHE.get(key)
+        if ur is not None and ur.sig != sig:
+            added = [Row(*r) for r in conn.execute(_row_query().where(
+                M.user_id == user_id, M.seq > ur.sig[1], M.seq <= sig[1]).order_by(M.seq)
+            ).fetchall()]
+            if ur.sig[0] + len(added) == sig[0]:
+                ur.extend(added)
+            else:  # something ended (a supersede, a delete): read them all again
+                ur = None
+        if ur is None:
+            ur = UserRows([r for r in active_rows(conn, user_id) if r.seq not in ours])
+        ur.sig = sig
+        _CACHE[key] = ur
+        _CACHE.move_to_end(key)
+        while len(_CACHE) > _CACHE_USERS:
+            _CACHE.popitem(last=False)
+        new = [Row(*r) for r in conn.execute(_row_query().where(
+            M.seq.in_(list(ours)), M.user_id == user_id).order_by(M.seq)).fetchall()]
+        return ur.with_extra(new)
+
+
+def _still_true(conn: Connection, flag: Flag, ur: UserRows) -> bool:
+    """The flagged partner is still active with the text compared (one key lookup)."""
+    row = conn.execute(select(M.text).where(M.id == flag.duplicate_of,
+                                            active_belief_state())).first()
+    partner = next(r for r in ur.rows if r.id == flag.duplicate_of)
+    return row is not None and row[0] == partner.text
 
 
 def flag_duplicates_in(conn: Connection, values: Sequence[dict[str, Any]],
@@ -292,7 +391,10 @@ def flag_duplicates_in(conn: Connection, values: Sequence[dict[str, Any]],
     flags: list[Flag] = []
     now = utcnow()
     for user, ids in by_user.items():
-        found = find_for_new(active_rows(conn, user), ids, threshold)
+        ur = _user_rows(conn, user, ids)
+        found = find_for_new(ur, ids, threshold)
+        if not all(_still_true(conn, f, ur) for f in found):  # edited since it was read
+            found = find_for_new(_user_rows(conn, user, ids, fresh=True), ids, threshold)
         if found:
             conn.execute(insert(FT), [
                 {"user_id": user, "memory_id": f.memory_id, "duplicate_of": f.duplicate_of,
