@@ -160,6 +160,9 @@ def user_clusters(rows: Sequence[W.Row], user_id: str, threshold: float,
         return (min(a, b), max(a, b)) not in dismissed
 
     for members in groups.values():
+        # The member with a vector stands for its group (scan_rows reads only its).
+        if members[0].vector is None:
+            members.sort(key=lambda m: m.vector is None)
         head = members[0]
         if len(members) > 1:
             edges.append(W.Edge(head.seq, members[1].seq, 1.0 if head.vector else None, True))
@@ -213,7 +216,7 @@ def scan(store: MemoryStore, *, user: str | None = None,
         users = [user] if user is not None else W.active_users(conn)
     for u in users:
         with store.read() as conn:  # one short read per user: writers are not starved
-            rows = W.active_rows(conn, u)
+            rows = W.scan_rows(conn, u)
             dismissed = _dismissed_pairs(conn, u)
             flagged = frozenset(W.flags_of(conn, u))
         yield from user_clusters(rows, u, threshold, dismissed, flagged)

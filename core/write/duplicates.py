@@ -25,7 +25,7 @@ import threading
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cached_property, lru_cache
 from typing import Any
@@ -217,11 +217,14 @@ def vector_edges(reps: Sequence[Row], threshold: float) -> Iterator[Edge]:
 
 
 # -- reading a user's active memories ----------------------------------------------------
+_COLUMNS = (M.seq, M.id, M.text, M.entity, M.attribute, M.value, M.confidence,
+            type_coerce(M.created_at, NullType()))
+
+
 def _row_query():  # type: ignore[no-untyped-def]
     # created_at unconverted: parsing 1,000,000 timestamps costs more than the read;
     # only cluster members' are parsed (``Row.created``).
-    return select(M.seq, M.id, M.text, M.entity, M.attribute, M.value, M.confidence,
-                  type_coerce(M.created_at, NullType()), V.vector).select_from(
+    return select(*_COLUMNS, V.vector).select_from(
         Memory.__table__.outerjoin(MemoryVector.__table__, V.seq == M.seq)
     ).where(active_belief_state())
 
@@ -231,6 +234,27 @@ def active_rows(conn: Connection, user_id: str) -> list[Row]:
     # fetchall: one driver call, not one per row (a third of a scan's time otherwise)
     return [Row(*r) for r in conn.execute(_row_query().where(M.user_id == user_id)
                                           .order_by(M.seq)).fetchall()]
+
+
+def scan_rows(conn: Connection, user_id: str) -> list[Row]:
+    """One user's active memories for a scan: every text, but vectors only for the
+    first member with one of each same-text group (the others are joined by their
+    text; reading 180 copies of one vector per group cost half of a scan)."""
+    rows = [Row(*r, None) for r in conn.execute(
+        select(*_COLUMNS).where(active_belief_state(), M.user_id == user_id).order_by(M.seq)
+    ).fetchall()]
+    groups = group_texts(rows)
+    found: dict[int, bytes] = {}
+
+    def fetch(seqs: list[int]) -> None:
+        for k in range(0, len(seqs), 500):
+            found.update(conn.execute(select(V.seq, V.vector).where(
+                V.seq.in_(seqs[k : k + 500]))).all())
+
+    fetch([g[0].seq for g in groups.values()])
+    # A group whose first member has no vector: the others' (rare: written without one).
+    fetch([m.seq for g in groups.values() if g[0].seq not in found for m in g[1:]])
+    return [replace(r, vector=found.get(r.seq)) if r.seq in found else r for r in rows]
 
 
 def active_users(conn: Connection) -> list[str]:
