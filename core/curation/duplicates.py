@@ -167,8 +167,8 @@ def user_clusters(rows: Sequence[W.Row], user_id: str, threshold: float,
         if len(members) > 1:
             edges.append(W.Edge(head.seq, members[1].seq, 1.0 if head.vector else None, True))
         if not touched or touched.isdisjoint(m.seq for m in members):
-            for m in members[1:]:
-                uf.join(head.seq, m.seq)
+            if len(members) > 1:
+                uf.find(head.seq)  # the group is one node: its head stands for all
         else:  # a dismissal splits this group: only its allowed pairs join
             for a, b in combinations(members, 2):
                 if allowed(a.seq, b.seq):
@@ -186,20 +186,26 @@ def user_clusters(rows: Sequence[W.Row], user_id: str, threshold: float,
         if all(allowed(x.seq, y.seq) for x in ga for y in gb):
             uf.join(e.a, e.b)
             edges.append(e)
-    comps: dict[int, list[int]] = {}
-    for s in uf.parent:
-        comps.setdefault(uf.find(s), []).append(s)
+    comps: dict[int, list[W.Row]] = {}
+    for members in groups.values():
+        if not touched or touched.isdisjoint(m.seq for m in members):
+            if members[0].seq in uf.parent:
+                comps.setdefault(uf.find(members[0].seq), []).extend(members)
+        else:
+            for m in members:
+                if m.seq in uf.parent:
+                    comps.setdefault(uf.find(m.seq), []).append(m)
     out: list[Cluster] = []
     edges_of: dict[int, list[W.Edge]] = {}
     for e in edges:
         if uf.find(e.a) == uf.find(e.b):
             edges_of.setdefault(uf.find(e.a), []).append(e)
-    for root, seqs in comps.items():
-        if len(seqs) < 2:
+    for root, rows_ in comps.items():
+        if len(rows_) < 2:
             continue
         members = tuple(sorted(
             (Member(r.id, r.seq, r.text, r.confidence, r.created, r.id in flagged)
-             for r in (by_seq[s] for s in seqs)),
+             for r in rows_),
             key=lambda m: (m.created_at, m.seq), reverse=True))
         pairs = tuple(Pair(by_seq[e.a].id, by_seq[e.b].id, e.cosine, e.same_text)
                       for e in edges_of.get(root, []))
