@@ -164,7 +164,7 @@ def user_clusters(rows: Sequence[W.Row], user_id: str, threshold: float,
         if members[0].vector is None:
             members.sort(key=lambda m: m.vector is None)
         head = members[0]
-        if len(members) > 1:
+        if len(members) > 1 and allowed(head.seq, members[1].seq):
             edges.append(W.Edge(head.seq, members[1].seq, 1.0 if head.vector else None, True))
         if not touched or touched.isdisjoint(m.seq for m in members):
             if len(members) > 1:
@@ -197,9 +197,10 @@ def user_clusters(rows: Sequence[W.Row], user_id: str, threshold: float,
                     comps.setdefault(uf.find(m.seq), []).append(m)
     out: list[Cluster] = []
     edges_of: dict[int, list[W.Edge]] = {}
-    for e in edges:
-        if uf.find(e.a) == uf.find(e.b):
-            edges_of.setdefault(uf.find(e.a), []).append(e)
+    for e in edges:  # a same-text pair shows its group (whose head alone is a node)
+        root = uf.find(e.a)
+        if e.same_text or root == uf.find(e.b):
+            edges_of.setdefault(root, []).append(e)
     for root, rows_ in comps.items():
         if len(rows_) < 2:
             continue
