@@ -27,6 +27,7 @@ from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from difflib import SequenceMatcher
 from functools import cached_property, lru_cache
 from typing import Any
 
@@ -126,7 +127,8 @@ def relation(a: Row, b: Row) -> str:
 
     Both triples: equal or not.  One triple: its value must be said in the other's
     text.  No triple: both naming something (``salient_words``) the other does not
-    say is two values; otherwise it cannot tell."""
+    say is two values, and so is one frame with other fillers (``_other_fillers``);
+    otherwise it cannot tell."""
     ta, tb = a.triple, b.triple
     if ta is not None and tb is not None:
         return AGREE if ta == tb else DIFFER
@@ -137,7 +139,31 @@ def relation(a: Row, b: Row) -> str:
     # Shared names say little ("the harbor build" / "the quarry build" share "CI"):
     # without a triple, names can only tell two values apart.
     sa, sb = salient_words(a.text) - wb, salient_words(b.text) - wa
-    return DIFFER if sa and sb else UNKNOWN
+    if sa and sb:
+        return DIFFER
+    return DIFFER if _other_fillers(a.text, b.text) else UNKNOWN
+
+
+def _other_fillers(a: str, b: str) -> bool:
+    """One sentence frame with other words in a few of its slots: "Runs black before
+    every commit; deploys quill …" / "Runs tox before every commit; deploys beacon …"
+    (a template note, two facts).  5 words or more, at least two thirds of them the
+    same in the same order, the others swapped one or two words for one or two; a
+    rewording moves, adds or drops words instead."""
+    wa, wb = normalise_text(a).split(), normalise_text(b).split()
+    if min(len(wa), len(wb)) < 5 or abs(len(wa) - len(wb)) > 2:
+        return False
+    if len(wa) == len(wb):  # the common case, without aligning
+        differ = sum(1 for x, y in zip(wa, wb, strict=True) if x != y)
+        return 0 < differ <= len(wa) / 3
+    # A filler of one or two words in a slot ("harbor" / "project alpha"): align.
+    same = 0
+    for op, i1, i2, j1, j2 in SequenceMatcher(None, wa, wb, autojunk=False).get_opcodes():
+        if op == "equal":
+            same += i2 - i1
+        elif op != "replace" or i2 - i1 > 2 or j2 - j1 > 2:
+            return False
+    return same >= 2 * max(len(wa), len(wb)) / 3
 
 
 def accepts(a: Row, b: Row, cosine: float, threshold: float) -> bool:
