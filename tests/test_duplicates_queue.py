@@ -66,6 +66,10 @@ def test_near_misses_that_state_different_values_are_not_duplicates(store: Memor
         value="emacs")
     add(store, "User is 41 years old.", vec(0, 0.01, 1))
     add(store, "User is 42 years old.", vec(0, 0.02, 1))
+    # One template, other fillers: two notes, however close their vectors.
+    add(store, "Runs black before every commit; deploys quill on Fridays.", vec(1, 1, 0.01))
+    add(store, "Runs tox before every commit; deploys project-alpha on Fridays.",
+        vec(1, 1, 0.02))
     assert Duplicates(store).find() == []
 
 
