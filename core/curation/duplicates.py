@@ -30,7 +30,7 @@ from sqlalchemy import Connection, insert, select
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.curation.contradictions import StaleGroupError
-from memdesk.core.curation.duplicate_models import DuplicateDismissal
+from memdesk.core.curation.models import DuplicateDismissal
 from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts

@@ -38,7 +38,7 @@ from sqlalchemy.types import NullType
 from memdesk.core.ids import utcnow
 from memdesk.core.store.models import Memory, MemoryVector
 from memdesk.core.store.query import active_belief_state
-from memdesk.core.write.duplicate_models import DuplicateFlag
+from memdesk.core.write.models import DuplicateFlag
 
 M = Memory.__table__.c
 V = MemoryVector.__table__.c

@@ -3,12 +3,10 @@
 from alembic import context
 
 # Each feature's tables register on Base when their models module is imported.
-import memdesk.core.curation.duplicate_models
 import memdesk.core.curation.models
 import memdesk.core.delta.models
 import memdesk.core.guard.models
 import memdesk.core.read.models
-import memdesk.core.write.duplicate_models
 import memdesk.core.write.models  # noqa: F401
 from memdesk.core.store.models import Base
 
