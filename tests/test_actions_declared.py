@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from sqlalchemy import create_engine, select, text
 
+from memdesk.core.curation.duplicates import Duplicates
 from memdesk.core.curation.service import Calibrations, Contradictions, Sweeps
 from memdesk.core.delta import audit as delta_audit
 from memdesk.core.delta.contracts import SourceConfig
@@ -99,6 +100,12 @@ def every_facade(store: MemoryStore, tmp_path: Path) -> list[Changes]:
             con.keep_all(details[1]).changes,
             con.edit(details[2], details[2].members[0].id, value="edited value").changes,
             con.merge(details[3], text_="a merged memory", value="merged").changes]
+
+    dups = Duplicates(store)
+    clusters = dups.find()
+    assert len(clusters) >= 2, "the demo store restates facts"
+    out += [dups.merge_cluster(clusters[0]).changes,
+            dups.dismiss(clusters[1].member_ids).changes]
 
     origin = AgentOrigin(client_name="test-agent", session="s-1", transport="stdio")
     enqueue_from_agent(store, Turn(POISON, "reg", "conv-1"), origin)

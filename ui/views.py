@@ -48,4 +48,5 @@ VIEWS: list[ViewSpec] = [
     ViewSpec("review", "Review inbox", "Ctrl+7", lazy("review_view", "ReviewView")),
     ViewSpec("retrieval", "Retrieval inspector", "Ctrl+8",
              lazy("retrieval_view", "RetrievalView")),
+    ViewSpec("duplicates", "Duplicates", "Ctrl+9", lazy("duplicates_view", "DuplicatesView")),
 ]

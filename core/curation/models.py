@@ -84,3 +84,21 @@ class ContradictionDismissal(Base):
     __table_args__ = (
         Index("ix_contradiction_dismissals_key", "user_id", "entity", "attribute"),
     )
+
+
+class DuplicateDismissal(Base):
+    """An operator's "not duplicates" (migration 0016): no pair among these members is
+    offered again while its audit rows (``group_id``) are not undone."""
+
+    __tablename__ = "duplicate_dismissals"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(200), nullable=False)
+    member_seqs: Mapped[str] = mapped_column(Text, nullable=False)  # JSON list
+    member_ids: Mapped[str] = mapped_column(Text, nullable=False)  # JSON list
+    group_id: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    actor: Mapped[str] = mapped_column(String(32), nullable=False)
+    note: Mapped[str | None] = mapped_column(Text)
+
+    __table_args__ = (Index("ix_duplicate_dismissals_user", "user_id"),)

@@ -106,6 +106,11 @@ RESOLVE_KEEP_ALL = Action("resolve_keep_all", Stream.MEMORY,
                           Changed.CONTRADICTIONS | Changed.HISTORY, "keep-both resolution")
 RESOLVE_EDIT = Action("resolve_edit", Stream.MEMORY, _RESOLVED, "edit-and-keep resolution")
 RESOLVE_MERGE = Action("resolve_merge", Stream.MEMORY, _RESOLVED, "merge resolution")
+# duplicates (core/curation/duplicates.py): a merge supersedes the others by the one
+# kept; "not duplicates" changes no memory (one audit row per member records it).
+MERGE = Action("merge", Stream.MEMORY, MEMORY_EDIT, "merge of duplicates")
+DISMISS_DUPLICATES = Action("dismiss_duplicates", Stream.MEMORY, Changed.HISTORY,
+                            "not-duplicates decision")
 # the poisoning guard (core/guard/)
 QUARANTINE = Action("quarantine", Stream.MEMORY, MEMORY_EDIT, "hold for review")
 APPROVE = Action("approve", Stream.MEMORY, MEMORY_EDIT, "approval")
@@ -113,7 +118,6 @@ REJECT = Action("reject", Stream.MEMORY, MEMORY_EDIT, "rejection")
 # Planned: declared so the work that adds them names them here (no caller yet).
 FORGET = Action("forget", Stream.MEMORY, MEMORY_EDIT, "agent's forget", planned=True)
 CORRECT = Action("correct", Stream.MEMORY, MEMORY_EDIT, "agent's correction", planned=True)
-MERGE = Action("merge", Stream.MEMORY, MEMORY_EDIT, "merge of duplicates", planned=True)
 HOLD_CURATED = Action("hold_curated", Stream.MEMORY, MEMORY_EDIT,
                       "hold of a curated change", planned=True)
 APPROVE_CURATED = Action("approve_curated", Stream.MEMORY, MEMORY_EDIT,

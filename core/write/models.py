@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, Index, Integer, String, Text
+from sqlalchemy import Boolean, DateTime, Float, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from memdesk.core.store.models import Base
@@ -57,3 +57,25 @@ class EmbeddingSpace(Base):
     model: Mapped[str] = mapped_column(String(200), nullable=False)
     dim: Mapped[int] = mapped_column(Integer, nullable=False)
     recorded_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+
+
+class DuplicateFlag(Base):
+    """A new memory the job worker found restating an active one of its user
+    (``memdesk.core.write.duplicates``; migration 0016).  A queue for the duplicates
+    view, not an action: the memory's ``add`` is the audited step, and a flag whose
+    memories are no longer both active is not shown."""
+
+    __tablename__ = "duplicate_flags"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    user_id: Mapped[str] = mapped_column(String(200), nullable=False)
+    memory_id: Mapped[str] = mapped_column(String(64), nullable=False)  # the new memory
+    duplicate_of: Mapped[str] = mapped_column(String(64), nullable=False)
+    cosine: Mapped[float | None] = mapped_column(Float)  # None: no vectors to compare
+    same_text: Mapped[bool] = mapped_column(Boolean, nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+
+    __table_args__ = (
+        Index("ix_duplicate_flags_user", "user_id", "id"),
+        Index("ix_duplicate_flags_memory", "memory_id"),
+    )

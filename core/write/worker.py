@@ -35,6 +35,7 @@ from memdesk.core.guard import (  # the guard's interface to the write path
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.taxonomy import HYPOTHETICAL_MAX_CONFIDENCE
+from memdesk.core.write.duplicates import flag_duplicates_in
 from memdesk.core.write.embed import (
     EmbeddingSpaceMismatch,
     check_space_in,
@@ -206,6 +207,7 @@ class Worker:
                 # curated-contradiction rule leaves it be (the text rules still apply).
                 screen_job_in(self.store, conn, job,
                               [{**r, "value": None} if r.get("framing") else r for r in rows])
+                flag_duplicates_in(conn, rows)  # restates an active memory: queue it
                 # A correction takes effect in the same transaction: the agent's next
                 # retrieve sees the new value, not the old one beside it.  What it may
                 # supersede, and what is held instead, is core/guard/curated.py's.
