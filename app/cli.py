@@ -32,6 +32,7 @@ from . import (
     cli_delta,
     cli_edit,
     cli_read,
+    cli_tokens,
     cli_transfer,
     cli_write,
 )
@@ -146,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Feature modules add their own subcommands (each: register(subparsers, common)).
     for module in (cli_edit, cli_db, cli_curation, cli_delta, cli_write, cli_read, cli_transfer,
-                   cli_agents):
+                   cli_agents, cli_tokens):
         module.register(sub, common)
     return parser
 
