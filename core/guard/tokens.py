@@ -200,7 +200,7 @@ def verify(store, secret: str | None) -> Verdict:  # type: ignore[no-untyped-def
         if hmac.compare_digest(presented, row.secret_sha256):
             found = row
     if found is None:
-        return Verdict(None, None, True if rows else False)
+        return Verdict(None, None, bool(rows))
     if found.revoked_at is not None:
         return Verdict(None, found.name, True)
     return Verdict(_info(found), None, True)
