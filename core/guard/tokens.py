@@ -151,12 +151,12 @@ def add_token(store, name: str, users: list[str] | tuple[str, ...],  # type: ign
         conn.execute(insert(TT).values(
             name=name, secret_sha256=digest(secret), users=json.dumps(list(users_)),
             rights=",".join(rights_), created_at=now, revoked_at=None))
-        ev = log_in(conn, None, actor, TOKEN_ADD.name, {},
+        log_in(conn, None, actor, TOKEN_ADD.name, {},
                     {"token": name, "users": list(users_), "rights": list(rights_)},
                     stream=Stream.STORE, target=name)
     info = TokenInfo(name, users_, rights_, now)
-    return Issued(info, secret, Changes(event_ids=(ev,), kinds=Changed.HISTORY,
-                                        action=TOKEN_ADD))
+    # No event ids in the Changes: history only, not something Edit → Undo takes back.
+    return Issued(info, secret, Changes(kinds=Changed.HISTORY, action=TOKEN_ADD))
 
 
 def list_tokens(store) -> list[TokenInfo]:  # type: ignore[no-untyped-def]
@@ -179,9 +179,9 @@ def revoke_token(store, name: str, *,  # type: ignore[no-untyped-def]
                              f"{row.revoked_at:%Y-%m-%d %H:%M} UTC")
         now = utcnow()
         conn.execute(update(TT).where(T.name == name).values(revoked_at=now))
-        ev = log_in(conn, None, actor, TOKEN_REVOKE.name, {"token": name, "revoked_at": None},
+        log_in(conn, None, actor, TOKEN_REVOKE.name, {"token": name, "revoked_at": None},
                     {"token": name, "revoked_at": now}, stream=Stream.STORE, target=name)
-    return Changes(event_ids=(ev,), kinds=Changed.HISTORY, action=TOKEN_REVOKE)
+    return Changes(kinds=Changed.HISTORY, action=TOKEN_REVOKE)
 
 
 def active_count(store) -> int:  # type: ignore[no-untyped-def]
