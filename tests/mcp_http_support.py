@@ -70,13 +70,13 @@ def http_server(db: Path, home: Path, *extra: str) -> Iterator[str]:
 async def session(url: str, token: str | None = None,
                   name: str = "agent") -> AsyncIterator[ClientSession]:
     headers = {"Authorization": f"Bearer {token}"} if token else None
-    async with create_mcp_http_client(headers=headers) as client:
-        async with streamable_http_client(url, http_client=client) as streams:
-            info = types.Implementation(name=name, version="1")
-            async with ClientSession(streams[0], streams[1], client_info=info,
-                                     read_timeout_seconds=60) as s:
-                await s.initialize()
-                yield s
+    info = types.Implementation(name=name, version="1")
+    async with (create_mcp_http_client(headers=headers) as client,
+                streamable_http_client(url, http_client=client) as streams,
+                ClientSession(streams[0], streams[1], client_info=info,
+                              read_timeout_seconds=60) as s):
+        await s.initialize()
+        yield s
 
 
 async def call(s: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
