@@ -78,7 +78,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def _origin_text(item: Any) -> str:
     o = item.origin
-    return f"{o.client_name} ({o.source}, session {o.session[:8]})" if o else "-"
+    token = f", token {o.token}" if o.token else ""
+    return f"{o.client_name} ({o.source}, session {o.session[:8]}{token})" if o else "-"
 
 
 def cmd_review_list(args: argparse.Namespace) -> int:
