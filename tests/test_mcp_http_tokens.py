@@ -29,17 +29,22 @@ INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
     "clientInfo": {"name": "raw", "version": "1"}}}
 
 
-def post(url: str, token: str | None) -> tuple[int, dict[str, str], dict[str, Any]]:
+def post(url: str, token: str | None, message: dict[str, Any] = INIT,
+         session_id: str | None = None) -> tuple[int, dict[str, str], dict[str, Any]]:
     headers = {"Content-Type": "application/json",
                "Accept": "application/json, text/event-stream"}
     if token is not None:
         headers["Authorization"] = f"Bearer {token}"
-    req = urllib.request.Request(url, json.dumps(INIT).encode(), headers, method="POST")
+    if session_id is not None:
+        headers["mcp-session-id"] = session_id
+    req = urllib.request.Request(url, json.dumps(message).encode(), headers, method="POST")
     try:
         with urllib.request.urlopen(req, timeout=20) as r:
-            return r.status, dict(r.headers), {}
+            r.read()
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, {}
     except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), json.loads(exc.read() or b"{}")
+        return (exc.code, {k.lower(): v for k, v in exc.headers.items()},
+                json.loads(exc.read() or b"{}"))
 
 
 def messages(exc: BaseException) -> str:
@@ -109,6 +114,15 @@ def test_an_unknown_or_malformed_token_is_refused(shared: Shared) -> None:
     assert "unknown token" in body["error"]["message"]
     status, headers, _ = post(shared.url, "")
     assert status == 401 and headers["www-authenticate"].startswith("Bearer ")
+
+
+def test_a_session_belongs_to_the_token_that_opened_it(shared: Shared) -> None:
+    status, headers, _ = post(shared.url, shared.secrets["alice-rw"])
+    assert status == 200
+    sid = headers["mcp-session-id"]
+    listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {}}
+    status, _, _ = post(shared.url, shared.secrets["bob-rw"], listing, session_id=sid)
+    assert status == 404  # as if the session did not exist
 
 
 def test_a_token_for_alice_cannot_read_or_write_bob(shared: Shared) -> None:
