@@ -17,7 +17,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
         help="run the MCP server for agents (stdio; --http for streamable HTTP, "
              "bearer tokens from `memdesk tokens`)")
     p.add_argument("--http", action="store_true",
-                   help="serve streamable HTTP (on --host, port --port, path /mcp) instead of stdio")
+                   help="serve streamable HTTP (--host, --port, path /mcp) instead of stdio")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (with --http)")
     p.add_argument("--host", default="127.0.0.1",
                    help="HTTP address (with --http; default 127.0.0.1). Any non-loopback "
