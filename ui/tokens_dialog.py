@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QGuiApplication
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -157,6 +157,7 @@ class TokensDialog(QDialog):
 def add_to_file_menu(window: Any, menu: QMenu, before: QAction | None = None) -> QAction:
     """The window's hook: File → Agent tokens…"""
     action = QAction("Agent tokens…", window)
+    action.setShortcut(QKeySequence("Ctrl+Alt+T"))
     action.setStatusTip("Create and revoke bearer tokens for the MCP server over HTTP")
 
     def show() -> None:
