@@ -33,6 +33,7 @@ from . import (
     cli_duplicates,
     cli_edit,
     cli_read,
+    cli_tokens,
     cli_transfer,
     cli_write,
 )
@@ -147,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Feature modules add their own subcommands (each: register(subparsers, common)).
     for module in (cli_edit, cli_db, cli_curation, cli_delta, cli_write, cli_read, cli_transfer,
-                   cli_agents, cli_duplicates):
+                   cli_agents, cli_duplicates, cli_tokens):
         module.register(sub, common)
     return parser
 

@@ -14,10 +14,14 @@ from .cli_common import EXIT_USAGE, err, fmt_dt, open_store, short
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "mcp", parents=[common],
-        help="run the MCP server for agents (stdio; --http for streamable HTTP on 127.0.0.1)")
+        help="run the MCP server for agents (stdio; --http for streamable HTTP, "
+             "bearer tokens from `memdesk tokens`)")
     p.add_argument("--http", action="store_true",
-                   help="serve streamable HTTP on 127.0.0.1 instead of stdio")
+                   help="serve streamable HTTP (--host, --port, path /mcp) instead of stdio")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (with --http)")
+    p.add_argument("--host", default="127.0.0.1",
+                   help="HTTP address (with --http; default 127.0.0.1). Any non-loopback "
+                        "address needs a live token (memdesk tokens add)")
     p.add_argument("--no-vectors", action="store_true",
                    help="do not load the embedding model: keyword and graph retrieval only")
     p.add_argument("--offline", action="store_true",
@@ -50,14 +54,23 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
         err("--port must be 1-65535")
         return EXIT_USAGE
+    from memdesk.core.guard.tokens import active_count
     from memdesk.core.write.extract import ExtractorConfig, make_extractor
 
+    from .mcp_auth import is_loopback
     from .mcp_server import serve
 
     store = open_store(args)
     try:
+        if args.http and not is_loopback(args.host) and active_count(store) == 0:
+            err(f"refusing to serve on {args.host}: it is not a loopback address and this "
+                "store has no live token, so anyone who can reach the port would be every "
+                "user. Create one first (memdesk tokens add NAME --user U), or keep the "
+                "default --host 127.0.0.1.")
+            return EXIT_USAGE
         extractor = make_extractor(ExtractorConfig.from_env(offline=args.offline))
-        serve(store, extractor, vectors=not args.no_vectors, http=args.http, port=args.port)
+        serve(store, extractor, vectors=not args.no_vectors, http=args.http, port=args.port,
+              host=args.host)
     finally:
         store.close()
     return 0
@@ -65,7 +78,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def _origin_text(item: Any) -> str:
     o = item.origin
-    return f"{o.client_name} ({o.source}, session {o.session[:8]})" if o else "-"
+    token = f", token {o.token}" if o.token else ""
+    return f"{o.client_name} ({o.source}, session {o.session[:8]}{token})" if o else "-"
 
 
 def cmd_review_list(args: argparse.Namespace) -> int:

@@ -33,7 +33,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from memdesk.core.embeddings import EmbeddingsUnavailable
-from memdesk.core.errors import MemdeskError
+from memdesk.core.errors import MemdeskError, NotFoundError
 from memdesk.core.guard.agent_api import (
     agent_filter,
     agent_view,
@@ -50,6 +50,7 @@ from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import MAX_TURN_TEXT, Extractor, Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 
+from .mcp_identity import LOCAL, Binding, Caller, Refused, check, current_caller, may_serve
 from .mcp_lines import serve_stdio
 
 log = logging.getLogger("memdesk.mcp")
@@ -85,6 +86,7 @@ class Runtime:
                  transport: str = "stdio", poll_s: float = 1.0) -> None:
         self.store = store
         self.transport = transport
+        self.binding = Binding()  # the users this server serves (unbound: any)
         self.vectors = vectors
         self.retriever = Retriever(store, ReadConfig(), embedder=None if vectors else NoVectors())
         self.worker = Worker(store, extractor, WorkerConfig(embed=vectors))
@@ -152,14 +154,21 @@ class Runtime:
                 sid = f"obj-{id(session):x}"
             return sid
 
-    def origin(self, ctx: Context, source: str) -> AgentOrigin:
+    def origin(self, ctx: Context, source: str, caller: Caller = LOCAL) -> AgentOrigin:
         params = getattr(ctx.session, "client_params", None)
         info = getattr(params, "client_info", None)
         name = _printable(getattr(info, "name", None)) or "unknown"
         version = _printable(getattr(info, "version", None))
         return AgentOrigin(client_name=name, client_version=version,
                            session=self.session_id(ctx.session), transport=self.transport,
-                           source=source)
+                           source=source, token=None if caller is LOCAL else caller.name)
+
+    def check_owner(self, caller: Caller, user_id: str, what: str) -> None:
+        """Refuse to read about ``user_id``'s ``what`` as "not found" (no existence
+        oracle) unless ``caller`` may act for that user; then ask for the read right."""
+        if not may_serve(self.binding, caller, user_id):
+            raise NotFoundError(f"No {what}")
+        check(self.binding, "read", user_id, caller)
 
 
 def _printable(value: object, limit: int = 200) -> str | None:
@@ -178,7 +187,7 @@ async def _call(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run blocking store work off the event loop; store errors become tool errors."""
     try:
         return await anyio.to_thread.run_sync(partial(fn, *args, **kwargs))
-    except MemdeskError as exc:
+    except (MemdeskError, Refused) as exc:
         raise ToolError(str(exc)) from exc
 
 
@@ -202,12 +211,15 @@ def build_server(rt: Runtime) -> MCPServer:
     ) -> dict[str, Any]:
         """Queue a conversation turn for extraction into memories; returns a job id at
         once, without waiting for extraction. Poll job_status for the result."""
+        caller = current_caller.get()
+
         def run() -> str:
+            check(rt.binding, "write", user_id, caller)
             check_agent_text("text", text)
             for name, v in (("user_id", user_id), ("session_id", session_id), ("topic", topic)):
                 check_agent_text(name, v)
             return enqueue_from_agent(store, Turn(text, user_id, session_id, topic),
-                                      rt.origin(ctx, source))
+                                      rt.origin(ctx, source, caller))
 
         job_id = await _call(run)
         rt.wake()
@@ -217,8 +229,11 @@ def build_server(rt: Runtime) -> MCPServer:
     async def job_status(job_id: Id) -> dict[str, Any]:
         """The state of a store_memory job: pending, running, done (with the ids of the
         memories it stored) or failed (with the error)."""
+        caller = current_caller.get()
+
         def run() -> dict[str, Any]:
             job = JobQueue(store).get(job_id)
+            rt.check_owner(caller, job.user_id, f"job with id {job_id!r}")
             records = store.get_many(list(job.memory_ids))
             visible = [r.id for r in records if r.status is Status.ACTIVE]
             held = sum(1 for r in records if r.status is Status.QUARANTINED)
@@ -241,7 +256,10 @@ def build_server(rt: Runtime) -> MCPServer:
     ) -> dict[str, Any]:
         """The user's memories most relevant to the query (keyword, vector and entity-graph
         channels fused), plus their standing preferences (injected every time)."""
+        caller = current_caller.get()
+
         def run() -> dict[str, Any]:
+            check(rt.binding, "read", user_id, caller)
             check_agent_text("query", query)
             check_agent_text("user_id", user_id)
             r = rt.retriever.retrieve(query, user_id, k, channels or None, include_preferences)
@@ -257,9 +275,13 @@ def build_server(rt: Runtime) -> MCPServer:
     @mcp.tool()
     async def get_memory(memory_id: Id) -> dict[str, Any]:
         """One memory by id, with its status (active, superseded, expired) and origin."""
+        caller = current_caller.get()
+
         def run() -> dict[str, Any]:
             with store.read() as conn:
-                out = agent_view(store.get(memory_id, conn))
+                record = store.get(memory_id, conn)
+                rt.check_owner(caller, record.user_id, f"memory with id {memory_id!r}")
+                out = agent_view(record)
                 origin = origin_of_memory(conn, memory_id)
             out["origin"] = origin.to_json() if origin else None
             return out
@@ -285,7 +307,10 @@ def build_server(rt: Runtime) -> MCPServer:
         offset: Annotated[int, Field(ge=0, le=100_000)] = 0,
     ) -> dict[str, Any]:
         """Filter one user's memories (newest first by default); pages with offset."""
+        caller = current_caller.get()
+
         def run() -> dict[str, Any]:
+            check(rt.binding, "read", user_id, caller)
             flt = agent_filter(
                 user_id, text=text, types=types, topics=topics, status=status,
                 importance=(min_importance, max_importance),
@@ -302,19 +327,33 @@ def build_server(rt: Runtime) -> MCPServer:
 
 
 def serve(store, extractor: Extractor, *, vectors: bool = True,  # type: ignore[no-untyped-def]
-          http: bool = False, port: int = 8765) -> None:
-    """Run until the client disconnects (stdio) or the process is interrupted (HTTP)."""
+          http: bool = False, port: int = 8765, host: str = "127.0.0.1") -> None:
+    """Run until the client disconnects (stdio) or the process is interrupted (HTTP).
+
+    Over HTTP every request is authenticated by app/mcp_auth.py: a token is required on
+    a non-loopback ``host``, and on loopback as soon as the store has any token."""
     rt = Runtime(store, extractor, vectors=vectors,
                  transport="streamable-http" if http else "stdio")
     server = build_server(rt)
     rt.start()
     try:
         if http:
-            # Loopback only: the server has no authentication of its own.
-            server.run("streamable-http", host="127.0.0.1", port=port)
+            anyio.run(partial(serve_http, server, store, host=host, port=port))
         else:
             # The SDK's stdio transport, fed by a line reader that answers every line
             # (invalid JSON-RPC, oversized lines): app/mcp_lines.py.
             anyio.run(serve_stdio, server)
     finally:
         rt.stop()
+
+
+async def serve_http(server: MCPServer, store, *, host: str, port: int) -> None:  # type: ignore[no-untyped-def]
+    """The SDK's streamable HTTP app behind bearer-token authentication, on uvicorn."""
+    import uvicorn
+
+    from .mcp_auth import BearerTokens, is_loopback
+
+    app = BearerTokens(server.streamable_http_app(host=host), store,
+                       require=not is_loopback(host))
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    await uvicorn.Server(config).serve()

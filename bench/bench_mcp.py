@@ -1,4 +1,4 @@
-"""MCP ``retrieve`` round trip over stdio at 100,000 memories (target: p95 < 50 ms).
+"""MCP ``retrieve`` round trip over stdio or HTTP at 100,000 memories (p95 < 50 ms).
 
 Spawns ``memdesk mcp`` on a copy of the cached 100k demo store (bench/common.py) and
 times ``retrieve`` calls from the official SDK client, end to end: JSON-RPC over the
@@ -7,7 +7,11 @@ preference injection), the JSON answer.  Rows get real all-MiniLM-L6-v2 vectors 
 (bench/read_data.py), so the vector channel does its real work; ``--no-vectors`` times
 the server started without the model.
 
-    .venv/bin/python bench/bench_mcp.py [--size 100000] [--calls 200] [--no-vectors]
+    .venv/bin/python bench/bench_mcp.py [--size 100000] [--calls 200] [--no-vectors] [--http]
+
+``--http`` starts ``memdesk mcp --http`` on 127.0.0.1 instead, creates a bearer token for
+the measured user and calls through the SDK's streamable HTTP client with it: every
+call is authenticated (the token looked up in the store) on top of the HTTP round trip.
 
 The 10 queries rotate, so with the server's query-vector cache every timed call after
 the warm-up is a cache hit; ``MEMDESK_QUERY_CACHE_SIZE=0`` (passed on to the server)
@@ -20,21 +24,29 @@ import argparse
 import json
 import os
 import shutil
+import signal
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, get_default_environment, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 sys.path.insert(0, str(Path(__file__).parent))
 from common import machine, million_store, pct
 from read_data import ensure_read_tables, fill_embeddings
 
+from memdesk.core.guard.tokens import add_token
 from memdesk.core.store.memory_store import MemoryStore
 
 QUERIES = (
@@ -55,17 +67,48 @@ def busiest_user(store: MemoryStore) -> tuple[str, int]:
     return row[0], int(row[1])
 
 
-async def measure(db: Path, user: str, calls: int,
-                  vectors: bool) -> tuple[list[float], list[float], list[float], float]:
+@asynccontextmanager
+async def http_streams(args: list[str], env: dict[str, str],
+                       token: str) -> AsyncIterator[tuple]:  # type: ignore[type-arg]
+    """``memdesk mcp --http`` on a free loopback port; the SDK's HTTP client with a token."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen([MEMDESK, *args, "--http", "--port", str(port)], env=env,
+                            stdout=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise SystemExit("the HTTP server did not start") from None
+                time.sleep(0.1)
+        headers = {"Authorization": f"Bearer {token}"}
+        async with (create_mcp_http_client(headers=headers) as client,
+                    streamable_http_client(f"http://127.0.0.1:{port}/mcp",
+                                           http_client=client) as streams):
+            yield streams
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+
+
+async def measure(db: Path, user: str, calls: int, vectors: bool, token: str | None
+                  ) -> tuple[list[float], list[float], list[float], float]:
     args = ["mcp", "--db", str(db), "--offline"] + ([] if vectors else ["--no-vectors"])
     # The SDK passes the server a short list of variables only; pass the ones that
     # change what is measured (query cache size, torch threads) explicitly.
     env = get_default_environment() | {
         k: v for k, v in os.environ.items()
-        if k in ("MEMDESK_QUERY_CACHE_SIZE", "MEMDESK_TORCH_THREADS")}
-    params = StdioServerParameters(command=MEMDESK, args=args, env=env)
+        if k in ("MEMDESK_QUERY_CACHE_SIZE", "MEMDESK_TORCH_THREADS", "HF_HUB_OFFLINE",
+                 "MEMDESK_BACKUP_DIR")}
     t0 = time.perf_counter()
-    async with stdio_client(params) as streams:
+    connect = (http_streams(args, env, token) if token else
+               stdio_client(StdioServerParameters(command=MEMDESK, args=args, env=env)))
+    async with connect as streams:
         info = types.Implementation(name="bench", version="1")
         async with ClientSession(streams[0], streams[1], client_info=info,
                                  read_timeout_seconds=120) as s:
@@ -99,6 +142,8 @@ def main() -> None:
     ap.add_argument("--size", type=int, default=100_000)
     ap.add_argument("--calls", type=int, default=200)
     ap.add_argument("--no-vectors", action="store_true")
+    ap.add_argument("--http", action="store_true",
+                    help="streamable HTTP on 127.0.0.1 with a bearer token (default: stdio)")
     a = ap.parse_args()
     src = million_store(a.size)
     with tempfile.TemporaryDirectory() as tmp:
@@ -110,13 +155,16 @@ def main() -> None:
             n, secs = fill_embeddings(store)
             print(f"vectors: {n:,} distinct texts embedded in {secs:.1f}s")
         user, rows = busiest_user(store)
+        token = add_token(store, "bench", [user], ["read", "write"]).secret if a.http else None
         store.checkpoint()
         store.close()
-        ms, inside, floor, ready = anyio.run(measure, db, user, a.calls, not a.no_vectors)
+        ms, inside, floor, ready = anyio.run(measure, db, user, a.calls, not a.no_vectors,
+                                             token)
+    transport = "HTTP (bearer token)" if a.http else "stdio"
     print(machine())
     print(f"{a.size:,} memories; user {user} has {rows:,}; vectors "
           f"{'off' if a.no_vectors else 'on'}; server ready + warm-up in {ready:.1f}s")
-    print(f"| retrieve round trip over stdio, {a.calls} calls | "
+    print(f"| retrieve round trip over {transport}, {a.calls} calls | "
           f"p50 {statistics.median(ms):.1f} ms | p95 {pct(ms, 95):.1f} ms | "
           f"max {max(ms):.1f} ms | target p95 < 50 ms |")
     extra = [m - i for m, i in zip(ms, inside, strict=True)]

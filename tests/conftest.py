@@ -44,6 +44,8 @@ BOTH_BACKENDS = frozenset({
     # Which memories are beliefs, and who may supersede what (core/guard/curated.py).
     "test_hypotheticals_not_beliefs", "test_corrections_take_effect",
     "test_curated_memories_protected", "test_migration_framing",
+    # The MCP server's bearer tokens (migration 0018).
+    "test_mcp_tokens_store",
 })
 
 

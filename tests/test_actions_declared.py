@@ -19,7 +19,7 @@ from memdesk.core.delta import audit as delta_audit
 from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import ValidationError
-from memdesk.core.guard import review
+from memdesk.core.guard import review, tokens
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store import actions as acts
@@ -145,6 +145,8 @@ def every_facade(store: MemoryStore, tmp_path: Path) -> list[Changes]:
             dm.review(pending[2], "investigated", note="looked")]
     out += [dm.add_source(SourceConfig("extra", "search", weight=0.2)),
             dm.set_source("extra", weight=0.3), dm.normalize_weights()]
+    out += [tokens.add_token(store, "reg-agent", ["reg"], ["read"]).changes,
+            tokens.revoke_token(store, "reg-agent")]
     return out
 
 

@@ -133,7 +133,7 @@ def test_an_origin_as_json() -> None:
                     client_version="2", created_at=datetime(2026, 1, 2, 3, 4, 5))
     assert o.to_json() == {"actor": "agent", "client_name": "c", "client_version": "2",
                            "session": "s", "transport": "http", "source": "tool",
-                           "created_at": "2026-01-02T03:04:05"}
+                           "created_at": "2026-01-02T03:04:05", "token": None}
     assert AgentOrigin("c", "s", "stdio").to_json()["created_at"] is None
     assert AgentOrigin("c", "s", "stdio").source == "user"
 

@@ -164,6 +164,9 @@ class MainWindow(QMainWindow):
         file.addAction(self.write_service.embed_action)
         self.settings_action = self._action(file, "Settings…", "Ctrl+,", self.edit_settings)
         self.transfers = add_to_file_menu(self, file, before=self.settings_action)
+        from .tokens_dialog import add_to_file_menu as add_tokens_action
+
+        self.tokens_action = add_tokens_action(self, file, before=self.settings_action)
         file.addSeparator()
         self.quit_action = self._action(file, "Quit", "Ctrl+Q", self.close)
 

@@ -113,7 +113,8 @@ class ReviewCard(QWidget):
         self.origin.setText(
             f"From {isolate(o.client_name)}"
             f"{' ' + isolate(o.client_version) if o.client_version else ''} "
-            f"({o.source}'s words, {o.transport}, session {isolate(o.session[:8])})" if o
+            f"({o.source}'s words, {o.transport}, session {isolate(o.session[:8])}"
+            f"{', token ' + isolate(o.token) if o.token else ''})" if o
             else "From: no agent origin recorded")
         # Agent-written values are isolated: an override in one cannot reorder the line.
         triple = " · ".join(isolate(x) for x in (m.entity, m.attribute, m.value) if x) or "—"

@@ -6,6 +6,8 @@
   assistant).  Written once, in the transaction that enqueues the job, and never
   changed: the SQLite (and PostgreSQL) triggers of migration 0011 refuse UPDATE and
   DELETE.  A memory's agent provenance is ``memory_provenance.job_id`` → this row.
+- ``mcp_tokens``: the shared HTTP server's bearer tokens (hash, users, rights), and
+  ``job_origins.token`` the token a write came in with (migration 0018).
 - ``quarantine_reasons``: why the guard held a memory, one row per rule that matched,
   with the evidence (the text that matched) shown to the operator.
 
@@ -38,6 +40,22 @@ class JobOrigin(Base):
     transport: Mapped[str] = mapped_column(String(32), nullable=False)
     source: Mapped[str] = mapped_column(String(16), nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    # The bearer token an HTTP write came in with (migration 0018; NULL over stdio).
+    token: Mapped[str | None] = mapped_column(String(64))
+
+
+class McpToken(Base):
+    """A bearer token of the shared MCP server (migration 0018): only its secret's
+    SHA-256 is kept; revoked rows stay (names are never reused)."""
+
+    __tablename__ = "mcp_tokens"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    secret_sha256: Mapped[str] = mapped_column(String(64), nullable=False, unique=True)
+    users: Mapped[str] = mapped_column(Text, nullable=False)
+    rights: Mapped[str] = mapped_column(String(64), nullable=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    revoked_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class QuarantineReason(Base):

@@ -49,12 +49,15 @@ class AgentOrigin:
     client_version: str | None = None
     actor: str = Actor.AGENT.value
     created_at: datetime | None = None
+    # The bearer token's name over HTTP (``memdesk tokens``); None over stdio.
+    token: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"actor": self.actor, "client_name": self.client_name,
                 "client_version": self.client_version, "session": self.session,
                 "transport": self.transport, "source": self.source,
-                "created_at": self.created_at.isoformat() if self.created_at else None}
+                "created_at": self.created_at.isoformat() if self.created_at else None,
+                "token": self.token}
 
 
 def record_origin_in(conn: Connection, job_id: str, origin: AgentOrigin) -> None:
@@ -65,14 +68,14 @@ def record_origin_in(conn: Connection, job_id: str, origin: AgentOrigin) -> None
         client_name=origin.client_name[:200] or "unknown",
         client_version=(origin.client_version or None) and origin.client_version[:200],
         session=origin.session[:64], transport=origin.transport[:32], source=source,
-        created_at=utcnow()))
+        created_at=utcnow(), token=origin.token[:64] if origin.token else None))
 
 
 def _origin(row: Any) -> AgentOrigin:
     return AgentOrigin(client_name=row.client_name, session=row.session,
                        transport=row.transport, source=row.source,
                        client_version=row.client_version, actor=row.actor,
-                       created_at=row.created_at)
+                       created_at=row.created_at, token=row.token)
 
 
 def origin_of_job(conn: Connection, job_id: str) -> AgentOrigin | None:

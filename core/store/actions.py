@@ -152,6 +152,12 @@ DECAY = Action("decay", Stream.STORE, _HISTORY_ONLY, "decay run", "run", "runs",
                undoable=False)
 DEMO_LOAD = Action("demo_load", Stream.STORE, _HISTORY_ONLY, "demo load", "store", "stores",
                    undoable=False)
+# MCP bearer tokens (core/guard/tokens.py).  Not undoable: undoing a revocation would
+# re-arm a secret that may have leaked, and a creation is withdrawn by revoking.
+TOKEN_ADD = Action("token_add", Stream.STORE, _HISTORY_ONLY, "token creation", "token",
+                   "tokens", undoable=False)
+TOKEN_REVOKE = Action("token_revoke", Stream.STORE, _HISTORY_ONLY, "token revocation",
+                      "token", "tokens", undoable=False)
 
 # Every Action above, in declaration order (the registry: tests walk it).
 ACTIONS: tuple[Action, ...] = tuple(

@@ -1,0 +1,206 @@
+"""Bearer tokens of the shared MCP server over HTTP: created, listed, revoked, verified.
+
+A token is ``mdk_`` and 32 random bytes (URL-safe base64).  It is shown once, when it is
+created; the store keeps only its SHA-256 (a hash of 256 random bits needs no salt or
+slow hash: nothing about it can be guessed).  Each token names the users it may act for
+and its rights (read, write, forget); the HTTP transport turns a verified token into the
+MCP server's caller (``memdesk.app.mcp_identity.Caller``), and the tools check it.
+
+Creating and revoking are audited store-wide actions (``TOKEN_ADD``, ``TOKEN_REVOKE``),
+written in the same transaction as the change; the audit rows name the token, its users
+and rights, never the secret.  A revoked token's row stays, so its name is not reused
+and an old audit row still names something the operator can look up.
+
+Verification reads every row and compares hashes with :func:`hmac.compare_digest`
+(constant time per row; the table holds tens of rows), on every request, so a
+revocation takes effect on the next call.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import datetime
+
+from sqlalchemy import insert, select, update
+
+from memdesk.core.errors import MemdeskError
+from memdesk.core.guard.models import McpToken
+from memdesk.core.ids import utcnow
+from memdesk.core.store.actions import TOKEN_ADD, TOKEN_REVOKE, Stream
+from memdesk.core.store.audit import log_in
+from memdesk.core.store.records import Changed, Changes
+from memdesk.core.taxonomy import Actor
+
+TT = McpToken.__table__
+T = TT.c
+RIGHTS = ("read", "write", "forget")
+PREFIX = "mdk_"
+NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+MAX_USER = 200
+MAX_USERS = 100
+
+
+class TokenError(MemdeskError):
+    """A token request that cannot be done (bad name, unknown right, no such token)."""
+
+
+@dataclass(frozen=True)
+class TokenInfo:
+    """One token as the operator sees it (never its secret)."""
+
+    name: str
+    users: tuple[str, ...]
+    rights: tuple[str, ...]
+    created_at: datetime
+    revoked_at: datetime | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, "users": list(self.users), "rights": list(self.rights),
+                "created_at": self.created_at.isoformat(),
+                "revoked_at": self.revoked_at.isoformat() if self.revoked_at else None}
+
+
+@dataclass(frozen=True)
+class Issued:
+    """A new token: its one-time secret and what it may do."""
+
+    token: TokenInfo
+    secret: str
+    changes: Changes
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a presented secret is: a live token (``token``), a revoked one (``revoked``
+    names it) or nothing known (both None).  ``configured``: the store has any token
+    at all (revoked ones included: revoking the last token must not open the server)."""
+
+    token: TokenInfo | None
+    revoked: str | None
+    configured: bool
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _info(row) -> TokenInfo:  # type: ignore[no-untyped-def]
+    return TokenInfo(name=row.name, users=tuple(json.loads(row.users)),
+                     rights=tuple(r for r in row.rights.split(",") if r),
+                     created_at=row.created_at, revoked_at=row.revoked_at)
+
+
+def check_name(name: str) -> str:
+    if not isinstance(name, str) or not NAME_RE.fullmatch(name):
+        raise TokenError(
+            f"token name {name!r} is not usable: 1-64 characters, letters, digits, "
+            "'.', '_' or '-', starting with a letter or digit")
+    return name
+
+
+def check_users(users: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for u in users:
+        u = u.strip() if isinstance(u, str) else u
+        if not isinstance(u, str) or not u or len(u) > MAX_USER or not u.isprintable():
+            raise TokenError(f"user id {u!r} is not usable: 1-{MAX_USER} printable characters")
+        if u not in out:
+            out.append(u)
+    if not out:
+        raise TokenError("a token needs at least one user (--user U)")
+    if len(out) > MAX_USERS:
+        raise TokenError(f"a token may name at most {MAX_USERS} users")
+    return tuple(out)
+
+
+def check_rights(rights: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    wanted = {r.strip() for r in rights if r.strip()}
+    unknown = sorted(wanted - set(RIGHTS))
+    if unknown:
+        raise TokenError(f"unknown right(s) {', '.join(unknown)}: use {', '.join(RIGHTS)}")
+    if not wanted:
+        raise TokenError(f"a token needs at least one right ({', '.join(RIGHTS)})")
+    return tuple(r for r in RIGHTS if r in wanted)
+
+
+def parse_rights(text: str) -> tuple[str, ...]:
+    """``"read,write"`` → ``("read", "write")``, refused with a clear message if bad."""
+    return check_rights(text.split(","))
+
+
+def add_token(store, name: str, users: list[str] | tuple[str, ...],  # type: ignore[no-untyped-def]
+              rights: list[str] | tuple[str, ...], *,
+              actor: str = Actor.OPERATOR.value) -> Issued:
+    """Create a token; the returned secret is the only copy there will ever be."""
+    name, users_, rights_ = check_name(name), check_users(users), check_rights(rights)
+    secret = PREFIX + secrets.token_urlsafe(32)
+    now = utcnow()
+    with store.write() as conn:
+        if conn.execute(select(T.name).where(T.name == name)).first() is not None:
+            raise TokenError(f"a token named {name!r} exists already (names are not reused, "
+                             "even after revocation)")
+        conn.execute(insert(TT).values(
+            name=name, secret_sha256=digest(secret), users=json.dumps(list(users_)),
+            rights=",".join(rights_), created_at=now, revoked_at=None))
+        log_in(conn, None, actor, TOKEN_ADD.name, {},
+                    {"token": name, "users": list(users_), "rights": list(rights_)},
+                    stream=Stream.STORE, target=name)
+    info = TokenInfo(name, users_, rights_, now)
+    # No event ids in the Changes: history only, not something Edit → Undo takes back.
+    return Issued(info, secret, Changes(kinds=Changed.HISTORY, action=TOKEN_ADD))
+
+
+def list_tokens(store) -> list[TokenInfo]:  # type: ignore[no-untyped-def]
+    """Every token, live ones first, each group oldest first."""
+    with store.read() as conn:
+        rows = conn.execute(select(TT).order_by(T.created_at, T.name)).all()
+    infos = [_info(r) for r in rows]
+    return [i for i in infos if i.active] + [i for i in infos if not i.active]
+
+
+def revoke_token(store, name: str, *,  # type: ignore[no-untyped-def]
+                 actor: str = Actor.OPERATOR.value) -> Changes:
+    """Revoke a token: the next request that presents it is refused."""
+    with store.write() as conn:
+        row = conn.execute(select(TT).where(T.name == name)).first()
+        if row is None:
+            raise TokenError(f"no token named {name!r} (memdesk tokens list)")
+        if row.revoked_at is not None:
+            raise TokenError(f"token {name!r} was revoked already, at "
+                             f"{row.revoked_at:%Y-%m-%d %H:%M} UTC")
+        now = utcnow()
+        conn.execute(update(TT).where(T.name == name).values(revoked_at=now))
+        log_in(conn, None, actor, TOKEN_REVOKE.name, {"token": name, "revoked_at": None},
+                    {"token": name, "revoked_at": now}, stream=Stream.STORE, target=name)
+    return Changes(kinds=Changed.HISTORY, action=TOKEN_REVOKE)
+
+
+def active_count(store) -> int:  # type: ignore[no-untyped-def]
+    return sum(1 for t in list_tokens(store) if t.active)
+
+
+def verify(store, secret: str | None) -> Verdict:  # type: ignore[no-untyped-def]
+    """Which token ``secret`` is, if any (every row compared, in constant time each)."""
+    with store.read() as conn:
+        rows = conn.execute(select(TT)).all()
+    if not secret:
+        return Verdict(None, None, bool(rows))
+    presented = digest(secret)
+    found = None
+    for row in rows:  # no early exit: the time taken does not say which row matched
+        if hmac.compare_digest(presented, row.secret_sha256):
+            found = row
+    if found is None:
+        return Verdict(None, None, bool(rows))
+    if found.revoked_at is not None:
+        return Verdict(None, found.name, True)
+    return Verdict(_info(found), None, True)

@@ -1,0 +1,171 @@
+"""File → Agent tokens…: create and revoke the MCP server's bearer tokens from the desk.
+
+The same façade as ``memdesk tokens`` (memdesk.core.guard.tokens): a new token's
+secret is shown once, in this dialog, and never stored; revoking asks first.  Both are
+one small audited write each, done directly (no background op: there is nothing long
+to wait for), and broadcast as history changes so an open history view refreshes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QAction, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QMessageBox,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from memdesk.core.errors import MemdeskError
+from memdesk.core.guard import tokens
+from memdesk.core.store.records import Changes
+
+COLUMNS = ("Name", "Users", "Rights", "State", "Created")
+
+
+class TokensDialog(QDialog):
+    """The store's tokens, a form to create one, and Revoke for the selected one."""
+
+    def __init__(self, store: Any, parent: QWidget | None = None,
+                 on_changed: Callable[[Changes], None] | None = None,
+                 confirm: Callable[[str], bool] | None = None) -> None:
+        super().__init__(parent)
+        self.store = store
+        self.on_changed = on_changed or (lambda _c: None)
+        self.confirm = confirm or self._ask
+        self.setWindowTitle("Agent tokens")
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.revoke_button = QPushButton("Revoke selected…")
+        self.revoke_button.clicked.connect(self.revoke_selected)
+
+        self.name = QLineEdit()
+        self.name.setPlaceholderText("e.g. alices-assistant")
+        self.users = QLineEdit()
+        self.users.setPlaceholderText("user ids, comma-separated")
+        self.rights = {r: QCheckBox(r) for r in tokens.RIGHTS}
+        for r in ("read", "write"):
+            self.rights[r].setChecked(True)
+        rights_row = QHBoxLayout()
+        for box in self.rights.values():
+            rights_row.addWidget(box)
+        self.create_button = QPushButton("Create token")
+        self.create_button.clicked.connect(self.create)
+        form = QFormLayout()
+        form.addRow("Name", self.name)
+        form.addRow("Users", self.users)
+        form.addRow("Rights", rights_row)
+        form.addRow("", self.create_button)
+
+        self.secret = QLineEdit()
+        self.secret.setReadOnly(True)
+        self.secret.setPlaceholderText("a new token's secret appears here, once")
+        self.message = QLabel("")
+        self.message.setWordWrap(True)
+        self.message.setTextFormat(Qt.TextFormat.PlainText)
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+
+        lay = QVBoxLayout(self)
+        lay.addWidget(self.table)
+        lay.addWidget(self.revoke_button)
+        lay.addLayout(form)
+        lay.addWidget(self.secret)
+        lay.addWidget(self.message)
+        lay.addWidget(buttons)
+        self.setMinimumWidth(640)
+        self.reload()
+
+    def reload(self) -> None:
+        items = tokens.list_tokens(self.store)
+        self.table.setRowCount(len(items))
+        for row, t in enumerate(items):
+            state = "active" if t.active else f"revoked {t.revoked_at:%Y-%m-%d %H:%M}"
+            for col, value in enumerate((t.name, ", ".join(t.users), ", ".join(t.rights),
+                                         state, f"{t.created_at:%Y-%m-%d %H:%M}")):
+                self.table.setItem(row, col, QTableWidgetItem(value))
+        self.table.resizeColumnsToContents()
+
+    def create(self) -> None:
+        users = [u.strip() for u in self.users.text().split(",") if u.strip()]
+        rights = [r for r, box in self.rights.items() if box.isChecked()]
+        try:
+            issued = tokens.add_token(self.store, self.name.text().strip(), users, rights)
+        except MemdeskError as exc:  # bad name, no users, unknown right, a locked store
+            self.message.setText(str(exc))
+            return
+        self.secret.setText(issued.secret)
+        self.secret.selectAll()
+        QGuiApplication.clipboard().setText(issued.secret)
+        self.message.setText(
+            f"Token {issued.token.name!r} created and its secret copied to the clipboard. "
+            "Give it to the agent now (Authorization: Bearer <secret>): it is not stored "
+            "and cannot be shown again.")
+        self.name.clear()
+        self.reload()
+        self.on_changed(issued.changes)
+
+    def selected_name(self) -> str | None:
+        rows = self.table.selectionModel().selectedRows()
+        if not rows:
+            return None
+        item = self.table.item(rows[0].row(), 0)
+        return item.text() if item else None
+
+    def revoke_selected(self) -> None:
+        name = self.selected_name()
+        if name is None:
+            self.message.setText("Select a token to revoke.")
+            return
+        if not self.confirm(name):
+            return
+        try:
+            changes = tokens.revoke_token(self.store, name)
+        except MemdeskError as exc:
+            self.message.setText(str(exc))
+            return
+        self.message.setText(f"Token {name!r} revoked: its next request is refused.")
+        self.reload()
+        self.on_changed(changes)
+
+    def _ask(self, name: str) -> bool:
+        answer = QMessageBox.question(
+            self, "Revoke token",
+            f"Revoke token {name!r}? Agents using it are refused from their next call. "
+            "A revoked token cannot be restored (create a new one).")
+        return answer == QMessageBox.StandardButton.Yes
+
+
+def add_to_file_menu(window: Any, menu: QMenu, before: QAction | None = None) -> QAction:
+    """The window's hook: File → Agent tokens…"""
+    action = QAction("Agent tokens…", window)
+    action.setShortcut(QKeySequence("Ctrl+Alt+T"))
+    action.setStatusTip("Create and revoke bearer tokens for the MCP server over HTTP")
+
+    def show() -> None:
+        TokensDialog(window.store, window, on_changed=window.desk.changed.emit).exec()
+
+    action.triggered.connect(lambda _=False: show())
+    if before is None:
+        menu.addAction(action)
+    else:
+        menu.insertAction(before, action)
+    return action
