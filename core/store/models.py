@@ -61,6 +61,10 @@ class Memory(Base):
     # Set when the poisoning guard holds an agent's write for operator review (migration
     # 0011, core/guard/); NULL for every other row, so it costs nothing to filter on.
     quarantined_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # Which agent wrote the memory and in which of its runs (migration 0017): set by an
+    # agent's store_memory, NULL for operator writes; agents scope their reads by them.
+    agent_id: Mapped[str | None] = mapped_column(String(200))
+    run_id: Mapped[str | None] = mapped_column(String(200))
     # Optimistic concurrency (migration 0009): +1 on every audited change; an edit
     # may name the version it was based on and is refused if the row moved on.
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1, server_default="1")
@@ -71,6 +75,7 @@ class Memory(Base):
         Index("ix_memories_type", "type"),
         Index("ix_memories_importance", "importance"),
         Index("ix_memories_created_at", "created_at"),
+        Index("ix_memories_user_agent", "user_id", "agent_id"),
         # Partial (migration 0006): a full index on a column that is NULL in almost every
         # row misleads SQLite's planner after ANALYZE into using it for IS NULL.
         Index(
@@ -147,6 +152,8 @@ EDITABLE_FIELDS = (
     "confidence",
     "user_id",
     "source_session",
+    "agent_id",
+    "run_id",
     "entity",
     "attribute",
     "value",

@@ -41,6 +41,8 @@ class MemoryRecord:
     deleted_at: datetime | None
     seq: int = 0
     quarantined_at: datetime | None = None  # held by the poisoning guard (core/guard/)
+    agent_id: str | None = None  # the agent that wrote it (migration 0017)
+    run_id: str | None = None  # the agent's run it belongs to
     # Bumped on every change; pass to update(expected_version=...).  Not part of
     # equality: two records with the same content are equal whatever their history.
     version: int = field(default=1, compare=False)
