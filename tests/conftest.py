@@ -39,7 +39,7 @@ BOTH_BACKENDS = frozenset({
     "test_store_edit_contract",
     "test_delta_edges", "test_curation_edges", "test_read_injection",
     "test_read_maintain", "test_write_jobs", "test_guard_store", "test_transfer",
-    "test_cli_pg",
+    "test_cli_pg", "test_agent_scope_store",
 })
 
 
