@@ -32,6 +32,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
 import re
 import sys
 import threading
@@ -66,9 +67,18 @@ INSTRUCTIONS = (
     "what happened to one. Writes that read as instructions to the model, and changes to "
     "memories a human operator curated, are held for the operator's review."
 )
-# How long a retrieve that arrives before the model has loaded waits for it before it
+# How long a retrieve that arrives before the model has loaded waits for it (0.5 s) before it
 # answers from the keyword and graph channels (the first call after start < 1.5 s).
-READY_WAIT_S = 1.0
+# MEMDESK_MCP_READY_WAIT_S changes it (bench/bench_mcp.py --first-contact times both).
+def _ready_wait_s(default: float = 0.5) -> float:
+    try:
+        value = float(os.environ.get("MEMDESK_MCP_READY_WAIT_S", default))
+    except ValueError:
+        return default
+    return value if 0.0 <= value <= 600.0 else default
+
+
+READY_WAIT_S = _ready_wait_s()
 
 
 def instructions(binding: Binding) -> str:
@@ -85,6 +95,8 @@ def instructions(binding: Binding) -> str:
 class NoVectors:
     """The embedder of a server started with ``--no-vectors``: always unavailable, so the
     retriever runs its keyword and graph channels and still injects preferences."""
+
+    vectorless = True  # the retriever asks it first, before it imports torch
 
     def encode(self, texts: list[str]):  # type: ignore[no-untyped-def]
         raise EmbeddingsUnavailable("vectors are off (memdesk mcp --no-vectors)")
