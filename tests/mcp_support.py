@@ -21,10 +21,13 @@ LIMIT_S = 120
 
 @asynccontextmanager
 async def client(db: Path, home: Path, *args: str, name: str = "test-agent",
-                 errlog: Any = None) -> AsyncIterator[ClientSession]:
+                 errlog: Any = None, vectors: bool = False,
+                 env: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+    flags = ["--offline"] + ([] if vectors else ["--no-vectors"])
     params = StdioServerParameters(
-        command=MEMDESK, args=["mcp", "--db", str(db), "--no-vectors", "--offline", *args],
-        env={"HOME": str(home), "XDG_DATA_HOME": str(home / "data")})
+        command=MEMDESK, args=["mcp", "--db", str(db), *flags, *args],
+        env={"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "HF_HUB_OFFLINE": "1",
+             **(env or {})})
     async with stdio_client(params, errlog=errlog or sys.stderr) as streams:
         info = types.Implementation(name=name, version="0.1")
         async with ClientSession(streams[0], streams[1], client_info=info,
