@@ -139,6 +139,10 @@ class FilterBar(QWidget):
         self.user = self._combo("Any user", [])
         self.agent = self._combo("Any agent", [])  # the agent_id an agent's writes carry
         self.agent.setToolTip("Only memories this agent wrote")
+        # Agent names are the agents' own strings: keep the bar's width whatever they are.
+        self.agent.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.agent.setMinimumContentsLength(6)
         self.importance = self._combo("Any importance", [
             (_band_label(b), b) for b in ((0.0, 0.3 - EPS), (0.3, 0.49), (0.5, 0.79), (0.8, 1.0))
         ])
@@ -160,10 +164,11 @@ class FilterBar(QWidget):
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(self.search, 1)
+        top.addWidget(self.agent)  # here: the second row is as wide as a window may be
         top.addWidget(clear)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
-        for w in (self.type, self.layer, self.topic, self.user, self.agent, self.importance,
+        for w in (self.type, self.layer, self.topic, self.user, self.importance,
                   self.confidence, self.status):
             row.addWidget(w)
         row.addWidget(QLabel("Created"))
