@@ -23,9 +23,18 @@ from memdesk.core.errors import (
 )
 from memdesk.core.store.prefixes import AmbiguousIdError
 from memdesk.core.store.query import MemoryFilter, Status
-from memdesk.core.taxonomy import Layer, MemoryType
+from memdesk.core.taxonomy import Layer, MemoryType, check_layer, check_type
 
-from . import cli_agents, cli_curation, cli_db, cli_delta, cli_read, cli_transfer, cli_write
+from . import (
+    cli_agents,
+    cli_curation,
+    cli_db,
+    cli_delta,
+    cli_edit,
+    cli_read,
+    cli_transfer,
+    cli_write,
+)
 from .cli_common import (
     EXIT_CODES_HELP,
     EXIT_CONFLICT,
@@ -33,6 +42,7 @@ from .cli_common import (
     EXIT_NOTFOUND,
     EXIT_STORE,
     EXIT_USAGE,
+    checked,
     close_opened,
     common_options,
     err,
@@ -43,6 +53,7 @@ from .cli_common import (
     output_closed,
     parse_range,
     short,
+    whole_number,
 )
 
 
@@ -76,6 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--importance", type=str, default="0.5")
     p.add_argument("--confidence", type=str, default="0.8")
     p.add_argument("--session", dest="source_session")
+    p.add_argument("--framing", choices=["hypothetical"],
+                   help="a supposition: kept, never an active belief (confidence <= 0.3)")
     p.add_argument("--entity")
     p.add_argument("--attribute")
     p.add_argument("--value")
@@ -86,17 +99,21 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("list", parents=[common], help="list memories with filters")
     p.add_argument("--text", default="", help="full-text search (words; last one as prefix)")
     p.add_argument("--user", action="append", default=[], dest="users")
-    p.add_argument("--type", action="append", default=[], dest="types")
-    p.add_argument("--layer", action="append", default=[], dest="layers")
+    p.add_argument("--type", action="append", default=[], dest="types",
+                   type=checked(check_type))
+    p.add_argument("--layer", action="append", default=[], dest="layers",
+                   type=checked(check_layer))
     p.add_argument("--topic", action="append", default=[], dest="topics")
     p.add_argument("--status", action="append", default=[], dest="statuses",
-                   choices=[s.value for s in Status])
+                   choices=[s.value for s in Status],
+                   help="default: every status but deleted and hypothetical "
+                        "(--status hypothetical lists the suppositions)")
     p.add_argument("--importance", type=parse_range, metavar="LO:HI")
     p.add_argument("--confidence", type=parse_range, metavar="LO:HI")
     p.add_argument("--sort", default="created_at")
     p.add_argument("--asc", action="store_true")
-    p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--limit", type=whole_number, default=50)
+    p.add_argument("--offset", type=whole_number, default=0)
     p.add_argument("--count", action="store_true", help="print only the number of matches")
     p.add_argument("--json", action="store_true")
 
@@ -128,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="replace an existing file")
 
     # Feature modules add their own subcommands (each: register(subparsers, common)).
-    for module in (cli_db, cli_curation, cli_delta, cli_write, cli_read, cli_transfer, cli_agents):
+    for module in (cli_edit, cli_db, cli_curation, cli_delta, cli_write, cli_read, cli_transfer,
+                   cli_agents):
         module.register(sub, common)
     return parser
 
@@ -145,7 +163,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     store = open_store(args)
     fields = {k: getattr(args, k) for k in (
         "user_id", "text", "type", "layer", "topic", "importance", "confidence",
-        "source_session", "entity", "attribute", "value",
+        "source_session", "entity", "attribute", "value", "framing",
     )}
     rec = store.add(actor=args.actor, **{k: v for k, v in fields.items() if v is not None})
     event = rec.changes.undo_event  # the add's event: what `memdesk undo` takes
@@ -285,13 +303,14 @@ def report_error(exc: BaseException, args: argparse.Namespace) -> int:
     import os
 
     from memdesk.core.store.backup import BackupError
-    from memdesk.core.store.faults import as_store_error
+    from memdesk.core.store.faults import as_store_error, safe_message
 
     mapped = as_store_error(exc, str(getattr(args, "db", None) or "the store"))
     if mapped is None:
         if os.environ.get("MEMDESK_DEBUG"):
             raise exc
-        err(f"unexpected error: {type(exc).__name__}: {exc} (MEMDESK_DEBUG=1 shows details)")
+        err(f"unexpected error: {type(exc).__name__}: {safe_message(exc)} "
+            "(MEMDESK_DEBUG=1 shows details)")
         return EXIT_ERROR
     err(f"invalid value: {mapped}" if isinstance(mapped, ValidationError) else str(mapped))
     if isinstance(mapped, ValidationError):

@@ -157,4 +157,8 @@ def cmd_review_rules(args: argparse.Namespace) -> int:
     for r in RULES:
         where = f"{r.scope.value}" + (f", from {'/'.join(r.sources)}" if r.sources else "")
         print(f"{r.id:<26} {counts.get(r.id, 0):>5} held  ({where})  {r.description}")
+    from memdesk.core.guard.curated import HOLD_RULES
+
+    for rid, description in HOLD_RULES.items():
+        print(f"{rid:<26} {counts.get(rid, 0):>5} held  (corrections)  {description}")
     return 0

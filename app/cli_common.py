@@ -27,8 +27,8 @@ exit codes:
        memdesk store, an older or newer schema, disk full, read-only
   4    not found: no such memory, event, sweep, sweep item, group or snapshot
   5    refused by the store's current state: already undone, changed again since,
-       an edit based on an older version, already decided, nothing to sweep;
-       nothing changed
+       an edit based on an older version (--if-version), already deleted, already
+       decided, nothing to sweep; nothing changed
   130  interrupted (Ctrl-C): an import stops after its current batch and reports
   141  the reader of the output went away (e.g. `memdesk list | head`)
 """
@@ -62,15 +62,65 @@ def event_number(text: str) -> int:
             f"expected an event number like 12, got {text!r}") from None
     if n < 1:
         raise argparse.ArgumentTypeError(f"event numbers start at 1, got {text!r}")
+    if n > MAX_EVENT:  # no database integer holds it: there is no such event
+        raise argparse.ArgumentTypeError(f"no event has a number this large: {text!r}")
     return n
 
 
+MAX_EVENT = 2**63 - 1  # the largest integer SQLite and PostgreSQL (bigint) store
+
+
 def parse_range(text: str) -> tuple[float, float]:
+    """``LO:HI`` of scores in [0, 1] (NaN and infinities refused)."""
+    from memdesk.core.errors import ValidationError
+    from memdesk.core.taxonomy import check_unit
+
     try:
         lo, hi = (float(x) for x in text.split(":", 1))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected LO:HI, e.g. 0.3:0.49, got {text!r}") from None
-    return lo, hi
+    try:
+        lo, hi = check_unit("LO", lo), check_unit("HI", hi)
+    except ValidationError as exc:
+        raise argparse.ArgumentTypeError(f"{exc} (in {text!r})") from None
+    return lo, hi  # LO > HI is left to the command (a sweep names its --band)
+
+
+def whole_number(text: str) -> int:
+    """A whole number >= 0 (a limit, an offset)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if n < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text!r}")
+    return n
+
+
+def seconds(text: str) -> float:
+    """A positive, finite number of seconds (a lease, a poll interval)."""
+    import math
+
+    try:
+        s = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not math.isfinite(s) or s <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, got {text!r}")
+    return s
+
+
+def checked(check):  # type: ignore[no-untyped-def]
+    """An argparse type from a core check (``taxonomy.check_type``…): its message on exit 2."""
+    from memdesk.core.errors import ValidationError
+
+    def convert(text: str):  # type: ignore[no-untyped-def]
+        try:
+            return check(text)
+        except ValidationError as exc:
+            raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[-1]) from None
+
+    return convert
 
 
 def err(msg: str) -> None:
@@ -84,10 +134,12 @@ _OPENED: list = []
 
 
 def open_store(args: argparse.Namespace, *, create: bool = True):  # type: ignore[no-untyped-def]
+    from memdesk.core.store.backup import keep_backed_up
     from memdesk.core.store.memory_store import MemoryStore
 
     store = MemoryStore.open(args.db, create=create)
     _OPENED.append(store)
+    keep_backed_up(store)  # every command, `worker` and `mcp` included: from the first write
     if store.report and store.report.message:
         err(store.report.message)
     return store

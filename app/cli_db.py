@@ -1,8 +1,9 @@
 """``memdesk db``: store maintenance — upgrade, info, check, backup, backups, restore.
 
 ``check``, ``backups`` and ``restore`` never open the store read-write: they work on
-damaged files, which is when they are needed.  Exit codes: 0 ok, 3 the store is
-damaged or cannot be used, 4 no such backup.
+damaged files, which is when they are needed.  ``restore`` refuses a target that is
+not a memdesk store and a store another program has open (core/store/restore.py).
+Exit codes: 0 ok, 3 the store is damaged or cannot be used, 4 no such backup.
 """
 
 from __future__ import annotations
@@ -23,8 +24,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q = dbsub.add_parser("info", parents=[common], help="SQLite library, schema, row counts")
     q.add_argument("--json", action="store_true")
     q = dbsub.add_parser("check", parents=[common],
-                         help="full integrity, foreign-key and full-text checks (exit 3: damaged)")
+                         help="full integrity, foreign-key, full-text and WAL checks "
+                              "(exit 3: damaged)")
     q.add_argument("--json", action="store_true")
+    q.add_argument("--repair", action="store_true",
+                   help="rebuild a damaged or stale full-text index (a backup is taken "
+                        "first); other damage needs `db restore`")
     q = dbsub.add_parser("backup", parents=[common],
                          help="copy the store now (safe while agents write)")
     q.add_argument("--to", type=Path, metavar="PATH",
@@ -32,9 +37,12 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q = dbsub.add_parser("backups", parents=[common], help="list this store's backups")
     q.add_argument("--json", action="store_true")
     q = dbsub.add_parser("restore", parents=[common],
-                         help="replace the store with a backup (checked first; the current "
-                              "file is kept aside)")
+                         help="replace the store with a backup (checked first; refused while "
+                              "another program has the store open; the replaced store is "
+                              "kept as a backup)")
     q.add_argument("backup", type=Path, help="a backup file (see `memdesk db backups`)")
+    q.add_argument("--new", action="store_true",
+                   help="restore into a file that does not exist yet")
     p.set_defaults(handler=cmd_db)
 
 
@@ -122,6 +130,8 @@ def cmd_check(args: argparse.Namespace) -> int:
     if ident.kind not in (StoreKind.MEMDESK, StoreKind.RECALL):
         err(f"{path} is not a memdesk store ({ident.kind.value}); nothing was checked.")
         return EXIT_STORE
+    if args.repair:
+        return _repair(path)
     report = check_file(path, level="full")
     good = latest_good_backup(path) if report.damaged else None
     if args.json:
@@ -136,12 +146,30 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"{path}: {report.summary()}")
         for problem in report.problems:
             print(f"  - {problem}")
+        from memdesk.core.store.repair import is_fts_problem
+
+        if all(is_fts_problem(p) for p in report.problems):
+            print("Only the full-text index is damaged: `memdesk db check --repair "
+                  f"--db {path}` rebuilds it (a backup is taken first).")
         if good:
             print(f"Latest good backup: {good.path}\n"
                   f"Restore it with: memdesk db restore {good.path} --db {path}")
         else:
             print("No good backup found (`memdesk db backups`).")
     return 0 if report.ok else EXIT_STORE
+
+
+def _repair(path: Path) -> int:
+    from memdesk.core.store.repair import repair
+
+    rep = repair(path)
+    if not rep.rebuilt:
+        print(f"{path}: {rep.before.summary()}; nothing to repair")
+        return 0
+    print(f"{path}: rebuilt the full-text index ({', '.join(rep.rebuilt)}); "
+          f"backup taken first: {rep.backup}")
+    print(f"check afterwards: {rep.after.summary()}")
+    return 0 if rep.after.ok else EXIT_STORE
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
@@ -189,8 +217,8 @@ def cmd_restore(args: argparse.Namespace) -> int:
     if not args.backup.is_file():
         err(f"There is no backup at {args.backup}.")
         return EXIT_NOTFOUND
-    report = restore(path, args.backup)
+    report = restore(path, args.backup, new=args.new)
     print(f"restored {path} from {report.backup} (checked: {report.check.summary()})")
     if report.set_aside:
-        print(f"the previous file was kept as {report.set_aside}")
+        print(f"the replaced store was kept as {report.set_aside} (`memdesk db backups`)")
     return 0

@@ -66,6 +66,8 @@ def _read_json(path: Path) -> Any:
         return json.loads(raw)
     except json.JSONDecodeError as exc:
         raise ValidationError("candidates", f"{path} is not valid JSON: {exc}") from None
+    except RecursionError:  # the decoder recurses once per level of nesting
+        raise ValidationError("candidates", f"{path} is nested too deeply") from None
 
 
 def parse_candidates(data: Any) -> tuple[list[Any], dict[str, Any]]:

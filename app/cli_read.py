@@ -74,6 +74,9 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     res = r.retrieve(args.query, args.user_id, k=args.k, channels=args.channels,
                      inject=not args.no_inject)
     r.flush()
+    failed = r.recorder.last_exception
+    if failed is not None:  # e.g. a read-only store: exit 3 with the store's message
+        raise failed
     if args.json:
         print(json.dumps(res.to_json(), ensure_ascii=False, indent=1))
         return 0
@@ -81,7 +84,8 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
         err(f"note: {note}")
     for i, h in enumerate(res.results, 1):
         ranks = " ".join(f"{c}#{h.ranks[c]}" for c in ("fts", "vector", "graph") if c in h.ranks)
-        print(f"{i:>2}. {h.score:.3f}  {h.type:<10} {short(h.text)}  [{ranks}]  {h.id}")
+        same = f"  (+{len(h.same_as)} same)" if h.same_as else ""
+        print(f"{i:>2}. {h.score:.3f}  {h.type:<10} {short(h.text)}  [{ranks}]  {h.id}{same}")
     if not res.results:
         print("(no memory relates to this query)")
     if res.preferences:
@@ -112,6 +116,9 @@ def cmd_maintain(args: argparse.Namespace) -> int:
         return 0
     print(f"updated {rep.decayed:,} decay scores; linked {len(rep.links):,} corrections "
           f"in {rep.seconds:.1f}s")
+    if rep.held:
+        print(f"held {len(rep.held):,} memories for review instead (they would overrule what "
+              "an operator curated, or retire many memories at once): memdesk review list")
     if rep.group_id:
         print(f"the links are one audited group, {rep.group_id} (each link: memdesk undo EVENT)")
     return 0

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from .cli_common import EXIT_STORE, EXIT_USAGE, err, fmt_dt, open_store, short
+from .cli_common import EXIT_STORE, EXIT_USAGE, err, fmt_dt, open_store, seconds, short
 
 
 def read_text(value: str) -> str:
@@ -98,9 +98,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     _ollama_options(p)
     p.add_argument("--drain", action="store_true", help="exit when the queue is empty")
     p.add_argument("--no-embed", action="store_true", help="store memories without vectors")
-    p.add_argument("--lease", type=float, default=None, metavar="S",
+    p.add_argument("--lease", type=seconds, default=None, metavar="S",
                    help="seconds a claimed job is reserved (default 300)")
-    p.add_argument("--poll", type=float, default=1.0, metavar="S")
+    p.add_argument("--poll", type=seconds, default=1.0, metavar="S")
     p.add_argument("--batch", type=int, default=8, metavar="N",
                    help="jobs claimed together, their units embedded in one call (default 8)")
     p.set_defaults(handler=cmd_worker)
@@ -220,6 +220,8 @@ def cmd_worker(args: argparse.Namespace) -> int:
 
     mode = "offline heuristic" if config.offline else f"{config.model} at {config.host}"
     with _signals(stop):
+        # Before the first claim: a worker killed while its model loads holds no job.
+        worker.load_model()
         err(f"worker {worker.identity} ready ({mode}); Ctrl+C stops")
         n = worker.run(drain=args.drain, on_outcome=report)
     err(f"worker stopped after {n} job(s)")

@@ -124,6 +124,54 @@ def startup_store() -> str | None:
     return Settings().store_path or None
 
 
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as the CLI reports an interrupted command
+
+
+class CtrlC:
+    """Ctrl-C (SIGINT) closes the window as File → Quit does and ends with exit 130.
+
+    Python runs signal handlers only between its own bytecodes, never while Qt's event
+    loop waits in C++: the default handler's KeyboardInterrupt surfaced as a traceback
+    in whatever slot ran next, and the app kept running.  This handler is installed
+    before Qt is even imported (an interrupt while starting is remembered and acted on
+    once the event loop runs), and a timer lets Python run every 200 ms.
+    """
+
+    def __init__(self, launcher: Launcher) -> None:
+        import signal
+
+        self.launcher = launcher
+        self.app = None
+        self.running = False
+        self.asked = False
+        self.ticker = None
+        signal.signal(signal.SIGINT, self._on_sigint)
+
+    def attach(self, app) -> None:  # type: ignore[no-untyped-def]
+        from PySide6.QtCore import QTimer
+
+        self.app = app
+        QTimer.singleShot(0, self._started)
+        self.ticker = QTimer()
+        self.ticker.timeout.connect(lambda: None)  # only gives Python a turn
+        self.ticker.start(200)
+
+    def _started(self) -> None:
+        self.running = True
+        if self.asked:
+            self._quit()
+
+    def _on_sigint(self, _signum: int, _frame: object) -> None:
+        self.asked = True
+        if self.running:
+            self._quit()
+
+    def _quit(self) -> None:
+        if self.launcher.window is not None:
+            self.launcher.window.close()  # its closeEvent waits for background work
+        self.app.exit(EXIT_INTERRUPTED)  # type: ignore[union-attr]
+
+
 def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) -> int:
     from .display import platform_problem
 
@@ -131,13 +179,15 @@ def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) ->
     if problem is not None:  # Qt would abort with a misleading message instead
         print(problem, file=sys.stderr)
         return 2
+    launcher = Launcher(demo_size)
+    ctrl_c = CtrlC(launcher)
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)
+    ctrl_c.attach(app)
     app.setApplicationName("memdesk")
     app.setOrganizationName("memdesk")
     app.setStyle("Fusion")  # Fusion follows the system light/dark colour scheme in Qt 6
-    launcher = Launcher(demo_size)
     if demo and db is None:
         launcher.open_demo()
     elif not launcher.open(db if db is not None else startup_store()):

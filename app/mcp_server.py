@@ -29,12 +29,8 @@ so one slow call never stalls the session's event loop.
 
 from __future__ import annotations
 
-import io
-import json
 import logging
 import os
-import re
-import sys
 import threading
 import weakref
 from typing import Any, TypeVar
@@ -44,7 +40,6 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from memdesk.core.embeddings import EmbeddingsUnavailable
 from memdesk.core.errors import MemdeskError
-from memdesk.core.guard.agent_api import INVALID_MARK
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.ids import new_id
 from memdesk.core.read.config import ReadConfig
@@ -55,6 +50,7 @@ from memdesk.core.write.worker import Worker, WorkerConfig
 from . import mcp_tools_read, mcp_tools_write
 from .mcp_common import Scope, forbid_unknown_arguments
 from .mcp_identity import Binding
+from .mcp_lines import serve_stdio
 
 log = logging.getLogger("memdesk.mcp")
 T = TypeVar("T")
@@ -230,53 +226,6 @@ def _printable(value: object, limit: int = 200) -> str | None:
     return text.strip()[:limit] or None
 
 
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def mark_lone_surrogates(line: bytes) -> bytes:
-    """One JSON-RPC line with every lone surrogate escape (``"\\ud800"``) replaced by
-    ``INVALID_MARK``, so the tool answers with a clear error.  The SDK's parser rejects
-    such a line outright and, not knowing its id, never answers: the client would hang."""
-    if not _SURROGATE_ESCAPE.search(line):
-        return line
-    try:
-        message = json.loads(line)
-    except ValueError:
-        return line  # not JSON: the SDK reports it
-
-    def fix(v: Any) -> Any:
-        if isinstance(v, str):
-            return _LONE_SURROGATE.sub(INVALID_MARK, v)
-        if isinstance(v, list):
-            return [fix(x) for x in v]
-        if isinstance(v, dict):
-            return {fix(k): fix(x) for k, x in v.items()}
-        return v
-
-    return json.dumps(fix(message), ensure_ascii=False).encode("utf-8") + b"\n"
-
-
-class _MarkingReader(io.RawIOBase):
-    """stdin, a line at a time, through :func:`mark_lone_surrogates`."""
-
-    def __init__(self, source: io.BufferedIOBase) -> None:
-        self._source = source
-        self._pending = b""
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:
-        if not self._pending:
-            line = self._source.readline()
-            if not line:
-                return 0
-            self._pending = mark_lone_surrogates(line)
-        n = min(len(buffer), len(self._pending))
-        buffer[:n] = self._pending[:n]
-        self._pending = self._pending[n:]
-        return n
 
 
 def build_server(rt: Runtime) -> MCPServer:
@@ -308,9 +257,8 @@ def serve(store, extractor: Extractor, *, vectors: bool = True,  # type: ignore[
             # Loopback only: the server has no authentication of its own.
             server.run("streamable-http", host="127.0.0.1", port=port)
         else:
-            # The SDK reads sys.stdin's buffer when sys.stdin is not fd 0 itself.
-            sys.stdin = io.TextIOWrapper(io.BufferedReader(_MarkingReader(sys.stdin.buffer)),
-                                         encoding="utf-8", errors="replace")
-            server.run("stdio")
+            # The SDK's stdio transport, fed by a line reader that answers every line
+            # (invalid JSON-RPC, oversized lines): app/mcp_lines.py.
+            anyio.run(serve_stdio, server)
     finally:
         rt.stop()

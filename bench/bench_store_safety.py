@@ -1,7 +1,11 @@
 """Store safety at 1,000,000 rows: backup under a concurrent writer, the open check's
-cost and the window's first rows, the WAL under a 5-process load, SIGKILL rounds.
+cost and the window's first rows, the WAL under a 5-process load, SIGKILL rounds; and
+lost edits under a mixed load (4 writers, 2 editors, a retriever, an MCP server) on
+SQLite and PostgreSQL, compare-and-set editors against blind ones.
 
     .venv/bin/python bench/bench_store_safety.py [--db STORE] [--wal-seconds 30] [--kills 150]
+    .venv/bin/python bench/bench_store_safety.py --edits-only [--edit-seconds 30]
+        [--backend sqlite|postgresql]
 
 ``--db`` defaults to the cached 1M demo store (bench/common.py).  Backups go to a
 temporary folder, the WAL load runs on a fresh scratch store.  Prints its figures.
@@ -175,13 +179,56 @@ def bench_kills(kills: int) -> None:
           f"{len(acked - present)} lost; full check: {report.summary()}")
 
 
+def bench_edits(seconds: float, backends: list[str]) -> None:
+    """Lost edits under the mixed load (bench/edit_load.py), compare-and-set editors
+    against blind ones, on each backend."""
+    from edit_load import run_load
+
+    memdesk = str(Path(sys.executable).with_name("memdesk"))
+    server = None
+    try:
+        for backend in backends:
+            if backend == "postgresql":
+                sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+                from tests import pg
+
+                server = server or pg.start_server(durable=True)
+            for cas in (True, False):
+                if backend == "postgresql":
+                    db = server.new_database(prefix="bench")
+                else:
+                    db = str(Path(tempfile.mkdtemp(prefix="memdesk-edits-")) / "edits.db")
+                r = run_load(db, seconds, cas=cas, memdesk=memdesk)
+                how = "compare-and-set" if cas else "blind (no expected_version)"
+                print(f"mixed load on {backend}, {seconds:.0f} s, editors {how}: "
+                      f"{r.edits} edits acknowledged, {r.lost} lost, {r.conflicts} conflicts "
+                      f"retried; {r.rows_written} rows by 4 writers, {r.retrievals} "
+                      f"retrievals, {r.mcp_calls} MCP calls; {len(r.errors)} errors; "
+                      f"load {Path('/proc/loadavg').read_text().split()[0:3]}")
+                for e in r.errors[:5]:
+                    print(f"  error: {e}")
+    finally:
+        if server is not None:
+            server.stop()
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--db", type=Path)
     ap.add_argument("--wal-seconds", type=float, default=30.0)
     ap.add_argument("--kills", type=int, default=150)
+    ap.add_argument("--edits-only", action="store_true",
+                    help="only the lost-edit run under the mixed load (no 1M store needed)")
+    ap.add_argument("--edit-seconds", type=float, default=30.0)
+    ap.add_argument("--backend", action="append", choices=["sqlite", "postgresql"],
+                    help="for the mixed load (default: both)")
     args = ap.parse_args()
     os.environ.setdefault("MEMDESK_BACKUP_DIR", tempfile.mkdtemp(prefix="memdesk-bench-"))
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.edits_only:
+        print(machine())
+        bench_edits(args.edit_seconds, args.backend or ["sqlite", "postgresql"])
+        return
     path = args.db or million_store()
     print(machine())
     print(f"store: {path} ({path.stat().st_size / 1e6:.0f} MB)")
@@ -189,6 +236,7 @@ def main() -> None:
     bench_backup(path)
     bench_wal(args.wal_seconds)
     bench_kills(args.kills)
+    bench_edits(args.edit_seconds, args.backend or ["sqlite", "postgresql"])
 
 
 if __name__ == "__main__":

@@ -67,9 +67,10 @@ def agents_path(turns: list[tuple[str, str]], folder: Path,
                 timeout_s: float = 900.0) -> dict[str, float]:
     """``turns`` as (user, text) through the store_memory façade and the server's worker."""
     from memdesk.app.mcp_server import Runtime  # the server's own runtime and worker
-    from memdesk.core.guard.origin import AgentOrigin, enqueue_from_agent
+    from memdesk.core.guard.origin import AgentOrigin
     from memdesk.core.store.memory_store import MemoryStore
     from memdesk.core.write.extract import ExtractorConfig, make_extractor
+    from memdesk.core.write.intake import enqueue_from_agent
     from memdesk.core.write.jobs import JobQueue
     from memdesk.core.write.units import Turn
 

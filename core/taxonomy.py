@@ -61,6 +61,13 @@ HALF_LIFE_DAYS: dict[str, float] = {
     "note": 14.0,
 }
 
+# How a memory was said (``memories.framing``).  None: stated as a belief.
+# "hypothetical": a supposition, role-play or "what if" -- kept, but never an active
+# belief; the write-phase design caps its confidence.
+HYPOTHETICAL = "hypothetical"
+FRAMINGS = (HYPOTHETICAL,)
+HYPOTHETICAL_MAX_CONFIDENCE = 0.3
+
 MAX_TEXT_CHARS = 100_000
 LOW_CONFIDENCE = 0.4  # seed 003's retrieval threshold
 
@@ -85,6 +92,16 @@ def check_layer(value: Any) -> str | None:
         raise ValidationError(
             "layer", f"unknown layer {value!r}; expected one of {allowed}"
         ) from None
+
+
+def check_framing(field: str, value: Any) -> str | None:
+    """None (a belief) or one of FRAMINGS; empty text counts as None."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if not isinstance(value, str) or value.strip().lower() not in FRAMINGS:
+        raise ValidationError(field, f"unknown framing {value!r}; expected nothing (a "
+                                     "belief) or one of " + ", ".join(FRAMINGS))
+    return value.strip().lower()
 
 
 def check_unit(field: str, value: Any) -> float:

@@ -97,6 +97,7 @@ FIELD_RULES: dict[str, Rule] = {
     "access_count": tx.check_count,
     "superseded_by": partial(_short_text, ID_CHARS),
     "embedding": _embedding,
+    "framing": tx.check_framing,
 }
 
 REQUIRED = ("text", "type", "user_id")
@@ -122,6 +123,11 @@ def validate_fields(values: dict[str, Any], *, creating: bool) -> dict[str, Any]
         out.setdefault("importance", 0.5)
         out.setdefault("confidence", 0.8)
         out.setdefault("access_count", 0)
+        if (out.get("framing") == tx.HYPOTHETICAL
+                and out["confidence"] > tx.HYPOTHETICAL_MAX_CONFIDENCE):
+            raise ValidationError("confidence", (
+                f"is {out['confidence']}; a hypothetical is kept at confidence "
+                f"{tx.HYPOTHETICAL_MAX_CONFIDENCE} or less"))
         if out.get("created_at") is None:
             out["created_at"] = utcnow()
     return out

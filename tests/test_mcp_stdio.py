@@ -130,12 +130,13 @@ def test_bad_arguments_are_error_results_and_the_session_goes_on(db: Path,
                 assert "No job" in await error(s, "job_status", job_id="nope")
                 assert "No memory" in await error(s, "get_memory", memory_id="nope")
                 assert "Unknown tool" in await error(s, "delete_memory", memory_id="x")
-                weird = "\u202e\u0301🙂" * 3000 + " I prefer rooibos."
+                weird = "I prefer rooibos. " + "\u202e\u0301🙂" * 3000
                 st = await store_and_wait(s, weird)
-                assert st["status"] == "done"
-                # still serving after all of that
+                # done, and held: right-to-left overrides make the display lie
+                assert st["status"] == "done" and st["held_for_review"] == 1
+                # still serving after all of that (a held memory is not an agent's to read)
                 got = await call(s, "search_memories", user_id="alice", text="rooibos")
-                assert len(got["items"]) == 1
+                assert got["items"] == []
 
     anyio.run(main)
 

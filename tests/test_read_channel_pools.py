@@ -70,7 +70,7 @@ def test_keyword_shares_weigh_rarer_stems_more(store: MemoryStore) -> None:
     s = seqs_of(store, ids)
     snap = snap_of(store)
     hits = channels.keyword_channel(snap, "kayak paddles", CFG, NOW, all_ok(snap))
-    # stems: kayak (2 rows), paddle (3 rows: "paddling" starts with it); N = 5 rows.
+    # stems: kayak (2 rows), paddle (3 rows: "paddling" is an inflection); N = 5 rows.
     wk, wp = idf(5, 2), idf(5, 3)
     assert hits.share == pytest.approx({s[0]: wk / (wk + wp), s[1]: 1.0,
                                         s[2]: wp / (wk + wp), s[3]: wp / (wk + wp)})
@@ -78,9 +78,11 @@ def test_keyword_shares_weigh_rarer_stems_more(store: MemoryStore) -> None:
     # kayak is rarer: the kayak-only row outranks the paddle-only rows.
     assert hits.ranked == [s[1], s[0], s[3], s[2]]
     assert hits.pool == {s[1]: "B", s[0]: "A", s[3]: "A", s[2]: "B"}
-    # A query stem no row holds weighs nothing: the kayak rows hold all of the weight.
+    # A query word no row holds still counts (as a word found once): the kayak rows
+    # hold only kayak's part of the query, not all of it.
     only = channels.keyword_channel(snap, "kayak zebra", CFG, NOW, all_ok(snap))
-    assert only.share == {s[0]: 1.0, s[1]: 1.0}
+    wz = idf(5, 1)
+    assert only.share == pytest.approx({s[0]: wk / (wk + wz), s[1]: wk / (wk + wz)})
 
 
 def test_keyword_channel_pools_have_their_own_budgets(store: MemoryStore) -> None:
@@ -236,14 +238,14 @@ def test_graph_limits_hubs_and_attribute_words(store: MemoryStore) -> None:
     s = seqs_of(store, ids)
     snap = snap_of(store)
     ok = all_ok(snap)
-    got = channels.graph_channel(snap, "which test framework", CFG, ok)
-    # One hop through "project" and "pytest"; "user" is a hub, so "acme" is not reached.
-    assert got.ranked == [s[0], s[1], s[3]]
-    assert got.via == {s[0]: "project · test_framework · pytest",
-                       s[1]: "one hop: user · likes · pytest",
-                       s[3]: "one hop: project · located_in · berlin"}
+    # Attribute names are the question's vocabulary, not its subject: no match.
+    assert channels.graph_channel(snap, "which test framework", CFG, ok).ranked == []
     got = channels.graph_channel(snap, "pytest", CFG, ok)
-    assert got.ranked == [s[1], s[0], s[3]]  # most important first; no hop via "user"
+    # Most important first; one hop through "project", none through the hub "user".
+    assert got.ranked == [s[1], s[0], s[3]]
+    assert got.via == {s[1]: "user · likes · pytest",
+                       s[0]: "project · test_framework · pytest",
+                       s[3]: "one hop: project · located_in · berlin"}
     one = channels.graph_channel(snap, "pytest", CFG.with_(graph_candidates=1), ok)
     assert one.ranked == [s[1]]
     two = channels.graph_channel(snap, "pytest", CFG.with_(graph_candidates=2), ok)

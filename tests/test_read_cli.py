@@ -119,3 +119,20 @@ def test_eval_reports_a_broken_fixture_folder(tmp_path: Path, capsys) -> None:  
     assert main(["eval", "dispositional", "--fixtures", str(tmp_path)]) == 2
     assert "not a valid fixture file" in capsys.readouterr().err
     assert main(["eval", "dispositional", "--fixtures", str(tmp_path / "nope")]) == 2
+
+
+def test_retrieve_collapses_repeats_and_says_why_a_channel_is_empty(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "r.db"
+    s = MemoryStore.open(path)
+    put(s, [{"text": "The kayak club meets on Tuesdays.", "days_ago": i} for i in range(3)],
+        user="alice")
+    s.close()
+    assert main(["retrieve", "--db", str(path), "--user", "alice", "--json", "kayak club"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert len(out["results"]) == 1
+    assert [d["text"] for d in out["results"][0]["same_as"]] == [
+        "The kayak club meets on Tuesdays."] * 2
+    assert out["empty_channels"] == {"graph": "this user's memories carry no triples"}
+    assert main(["retrieve", "--db", str(path), "--user", "alice", "kayak club"]) == 0
+    assert "(+2 same)" in capsys.readouterr().out

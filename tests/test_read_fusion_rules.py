@@ -18,7 +18,7 @@ from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.fusion import Dropped, Hit, diversify, floor_reason, rrf, score
 
 NOW = datetime(2026, 11, 4, 12, 0)  # a Wednesday, ISO week 2026-W45
-CFG = ReadConfig()
+CFG = ReadConfig(fusion="rrf", channel_weights=(1.0, 1.0, 1.0))  # plain RRF, by hand
 ALL = ("fts", "vector", "graph")
 
 
@@ -65,16 +65,20 @@ def test_rrf_uses_the_configured_k() -> None:
 # --- floor ---------------------------------------------------------------------------
 
 def test_floor_keyword_share_at_the_threshold_keeps_one_below_drops() -> None:
-    assert floor_reason(hit(keyword_share=0.25), ("fts",), CFG) is None
+    # At least half of what the query names.
+    assert floor_reason(hit(keyword_share=0.5), ("fts",), CFG) is None
     assert floor_reason(hit(keyword_share=0.9), ("fts",), CFG) is None
-    assert floor_reason(hit(keyword_share=0.24), ("fts",), CFG) == (
-        "keywords 0.24 < 0.25 of the query")
+    assert floor_reason(hit(keyword_share=0.49), ("fts",), CFG) == (
+        "keywords 0.49 < 0.50 of the query")
     assert floor_reason(hit(keyword_share=0.0), ("fts",), CFG) == "no keyword match"
     assert floor_reason(hit(keyword_share=None), ("fts",), CFG) == "no keyword match"
 
 
 def test_floor_cosine_at_the_threshold_keeps_one_below_drops() -> None:
-    assert floor_reason(hit(cosine=0.30), ("vector",), CFG) is None
+    # Without a calibrated floor (no vectors to calibrate on) the prior's: 0.02 + 4 × 0.07.
+    assert floor_reason(hit(cosine=0.31), ("vector",), CFG, 0.31) is None
+    assert floor_reason(hit(cosine=0.30), ("vector",), CFG, 0.31) == "cosine 0.30 < 0.31"
+    assert floor_reason(hit(cosine=0.301), ("vector",), CFG) is None
     assert floor_reason(hit(cosine=0.95), ("vector",), CFG) is None
     assert floor_reason(hit(cosine=0.29), ("vector",), CFG) == "cosine 0.29 < 0.30"
     assert floor_reason(hit(cosine=None), ("vector",), CFG) == "no vector"
@@ -89,7 +93,7 @@ def test_floor_graph_keeps_an_entity_match_only() -> None:
 def test_floor_lists_every_active_channels_reason_in_order() -> None:
     h = hit(keyword_share=0.1, cosine=0.2, ranks={"fts": 1, "vector": 1})
     assert floor_reason(h, ALL, CFG) == (
-        "keywords 0.10 < 0.25 of the query; cosine 0.20 < 0.30; no entity match")
+        "keywords 0.10 < 0.50 of the query; cosine 0.20 < 0.30; no entity match")
     assert floor_reason(hit(), ALL, CFG) == "no keyword match; no vector; no entity match"
     assert floor_reason(hit(), (), CFG) == ""
 
@@ -104,12 +108,13 @@ def test_floor_any_one_channel_is_enough() -> None:
 
 
 def test_floor_uses_the_configured_thresholds() -> None:
-    cfg = CFG.with_(floor_keyword_share=0.5, floor_cosine=0.6)
-    assert floor_reason(hit(keyword_share=0.4), ("fts",), cfg) == (
-        "keywords 0.40 < 0.50 of the query")
+    cfg = CFG.with_(floor_keyword_share=0.6, floor_prior_median=0.2, floor_z=2.0,
+                    floor_prior_scale=0.2)
+    assert floor_reason(hit(keyword_share=0.5), ("fts",), cfg) == (
+        "keywords 0.50 < 0.60 of the query")
     assert floor_reason(hit(cosine=0.55), ("vector",), cfg) == "cosine 0.55 < 0.60"
-    assert floor_reason(hit(keyword_share=0.5), ("fts",), cfg) is None
-    assert floor_reason(hit(cosine=0.6), ("vector",), cfg) is None
+    assert floor_reason(hit(keyword_share=0.6), ("fts",), cfg) is None
+    assert floor_reason(hit(cosine=0.601), ("vector",), cfg) is None
 
 
 # --- score ---------------------------------------------------------------------------

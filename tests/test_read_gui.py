@@ -65,7 +65,10 @@ def test_inspector_isolates_channels_and_skips_injection(qtbot, filled, desk_for
     view.channel_boxes["graph"].setChecked(False)
     run(qtbot, view)
     assert view.result.channels == ("fts",) and view.prefs.rowCount() == 0
-    assert view.channel_models["vector"].rowCount() == 0
+    # A switched-off channel ranks nothing and says so in its own table.
+    vector = view.channel_models["vector"]
+    assert vector.rowCount() == 1
+    assert vector.item(0, 2).text() == "switched off for this retrieval"
     assert "injection skipped" in view.status.text()
 
 

@@ -59,9 +59,9 @@ def test_report_json() -> None:
                        seconds=1.23456)
     assert r.to_json() == {"decayed": 3, "linked": 1, "group_id": "g",
                            "links": [{"old": "a", "correction": "b", "how": "how"}],
-                           "seconds": 1.235}
+                           "held": [], "seconds": 1.235}
     assert MaintainReport().to_json() == {"decayed": 0, "linked": 0, "group_id": None,
-                                          "links": [], "seconds": 0.0}
+                                          "links": [], "held": [], "seconds": 0.0}
 
 
 def test_constants_are_the_documented_thresholds() -> None:

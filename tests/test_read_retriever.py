@@ -145,13 +145,14 @@ def test_two_per_iso_week_filled_by_score(store: MemoryStore) -> None:
 def test_score_weighs_relevance_importance_and_recency(store: MemoryStore) -> None:
     put(store, [
         {"text": "Backups of the ledger database run nightly.", "days_ago": 60, "importance": 0.5},
-        {"text": "Backups of the ledger database run nightly!", "days_ago": 1, "importance": 0.5},
+        {"text": "Backups of the ledger database run at midnight.", "days_ago": 1,
+         "importance": 0.5},
         {"text": "Backups of the ledger database run hourly.", "days_ago": 60, "importance": 0.95},
     ])
     res = retriever(store, max_per_week=0).retrieve("ledger database backups", "u",
                                                     channels="fts")
     by_text = {h.text: h for h in res.results}
-    fresh = by_text["Backups of the ledger database run nightly!"]
+    fresh = by_text["Backups of the ledger database run at midnight."]
     stale = by_text["Backups of the ledger database run nightly."]
     important = by_text["Backups of the ledger database run hourly."]
     assert fresh.recency == pytest.approx(1 / (1 + 1 / 30))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import timedelta
 
 import numpy as np
@@ -29,8 +30,11 @@ STEMS = ["kayak", "fine", "fi", "café", "caf", "racer", "import", "re", "zoë",
 
 
 def index_rows(texts: list[str], stem: str) -> list[int]:
-    """The reference: rows with a ``\\w+`` word (as terms.words splits) starting with stem."""
-    return [i for i, t in enumerate(texts) if any(w.startswith(stem) for w in terms.words(t))]
+    """The reference: rows with a ``\\w+`` word (as terms.words splits) that is one of the
+    stem's inflections in full (never a longer word it merely starts)."""
+    pattern = re.compile(terms.word_pattern(stem))
+    return [i for i, t in enumerate(texts)
+            if any(pattern.fullmatch(w) for w in terms.words(t))]
 
 
 def snap_of(store: MemoryStore, user: str = "u") -> snapshot.UserSnapshot:
@@ -53,8 +57,10 @@ def test_the_stem_scan_finds_exactly_the_rows_a_word_index_would(store: MemorySt
     for stem in STEMS:
         assert snap.rows_for_stem(stem) == index_rows(snap.texts, stem), stem
     assert snap.rows_for_stem("hidden") == []  # only past the first 10,000 characters
+    # "kayaking" is an inflection of kayak; "caf" is no word of "café-racer" (no prefixes).
     assert snap.rows_for_stem("kayak") == [snap.texts.index(TEXTS[0]),
                                            snap.texts.index(TEXTS[1])]
+    assert snap.rows_for_stem("caf") == [] and snap.rows_for_stem("fi") == []
     assert snap.rows_with(["kayak", "fine"]) == {
         snap.texts.index(TEXTS[0]): {"kayak"}, snap.texts.index(TEXTS[1]): {"kayak", "fine"}}
 
@@ -66,14 +72,16 @@ def test_a_write_gives_a_new_snapshot_with_fresh_memoised_work(store: MemoryStor
     res = r.retrieve("kayak club", "u")
     assert [p.text for p in res.preferences] == ["Prefer short answers."]
     before = r.snapshots.get_cached("u")
-    assert before is not None and ("stem", "kayak") in before.memo
+    assert before is not None and ("word", "kayak") in before.memo
     new = put(store, [{"text": "The kayak club moved to Wednesdays.", "days_ago": 0},
                       {"type": "preference", "text": "Prefer metric units.", "days_ago": 1}])
     res = r.retrieve("kayak club", "u")
     after = r.snapshots.get_cached("u")
     assert after is not before
     assert "The kayak club moved to Wednesdays." in [h.text for h in res.results]
-    assert [p.text for p in res.preferences] == ["Prefer metric units.", "Prefer short answers."]
+    # Both, in whichever order relevance to the query puts them (injection.py).
+    assert sorted(p.text for p in res.preferences) == ["Prefer metric units.",
+                                                       "Prefer short answers."]
     store.update(new[1], confidence=0.1)  # audited: below the threshold now
     res = r.retrieve("kayak club", "u")
     assert [p.text for p in res.preferences] == ["Prefer short answers."]

@@ -97,16 +97,17 @@ def test_build_of_a_user_without_rows(store: MemoryStore) -> None:
     assert (snap.joined, snap.starts.tolist(), snap.row_of) == ("", [], {})
 
 
-def test_rows_for_stem_is_memoised_and_anchored_at_word_starts(store: MemoryStore) -> None:
+def test_rows_for_stem_is_memoised_and_matches_whole_words(store: MemoryStore) -> None:
     put(store, [{"text": "unimportant", "days_ago": 2}, {"text": "import this", "days_ago": 1},
                 {"text": "re-import", "days_ago": 0}], embed=False)
     with store.read() as conn:
         snap = snapshot.build(conn, "u", (0, 0), DIM)
     assert snap.rows_for_stem("import") == [1, 2]
-    assert snap.memo[("stem", "import")] == [1, 2]
-    snap.memo[("stem", "import")] = ["memoised"]
+    assert snap.memo[("word", "import")] == [1, 2]
+    snap.memo[("word", "import")] = ["memoised"]
     assert snap.rows_for_stem("import") == ["memoised"]
-    assert snap.rows_for_stem("unimp") == [0]
+    assert snap.rows_for_stem("unimp") == []  # whole words only, never a prefix
+    assert snap.rows_for_stem("unimportant") == [0]
     assert snap.rows_for_stem("this") == [1] and snap.rows_for_stem("zzz") == []
     assert snap.rows_with([]) == {}
 

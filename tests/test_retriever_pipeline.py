@@ -89,6 +89,9 @@ def scene(store: MemoryStore) -> dict[str, str]:
 
 
 def make(store: MemoryStore, embedder: object | None = None, **cfg: object) -> Retriever:
+    # Plain RRF with equal weights: the relevance below is worked out by hand for it
+    # (score fusion, the default, has its own test file).
+    cfg = {"fusion": "rrf", "channel_weights": (1.0, 1.0, 1.0), **cfg}
     return Retriever(store, ReadConfig(**cfg), embedder=embedder or MapEmbedder(),  # type: ignore[arg-type]
                      clock=lambda: NOW)
 
@@ -103,7 +106,8 @@ def test_every_channel_ranks_relevance_floor_and_drop_order(store: MemoryStore) 
     m1, m2 = res.results
     assert (m1.ranks, m2.ranks) == ({"fts": 1, "vector": 1}, {"vector": 2})
     assert (m1.pool, m2.pool) == ("A", "A")  # recent: a keyword match, a recent-pool row
-    assert m1.keyword_share == 1.0 and m2.keyword_share is None
+    # kayak and club of kayak, club, schedule (no memory says "schedule"; it still counts)
+    assert m1.keyword_share == pytest.approx(2 / 3) and m2.keyword_share is None
     assert m1.cosine == pytest.approx(1.0) and m2.cosine == pytest.approx(0.6)
     # RRF over three channels, normalised by 3 / (60 + 1).
     assert m1.relevance == pytest.approx((2 / 61) / (3 / 61))
@@ -228,6 +232,7 @@ def test_result_json_reports_the_call(store: MemoryStore) -> None:
         "preferences": [p.to_json() for p in res.preferences],
         "dropped": [d.to_json() for d in res.dropped],
         "notes": res.notes, "duration_ms": 12.35,
+        "empty_channels": {"graph": "this user's memories carry no triples"},
     }
     assert [r["id"] for r in out["results"]] == [ids["m1"], ids["m2"]]
     assert [p["id"] for p in out["preferences"]] == [ids["pref"]]

@@ -87,7 +87,8 @@ def test_planner_safe_active_only_rewords_for_sqlite() -> None:
     assert str(sp.planner_safe_active("postgresql")) == str(active_belief_state())
     assert str(sp.planner_safe_active("sqlite")) == (
         "memories.valid_until IS NULL AND +memories.superseded_by IS NULL "
-        "AND +memories.deleted_at IS NULL AND +memories.quarantined_at IS NULL")
+        "AND +memories.deleted_at IS NULL AND +memories.quarantined_at IS NULL "
+        "AND +memories.framing IS NULL")
 
 
 # -- which path -----------------------------------------------------------------------

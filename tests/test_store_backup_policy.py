@@ -158,7 +158,10 @@ def test_no_backup_yet_is_due(store: Path) -> None:
 
 def test_interval_since_an_existing_backup(store: Path) -> None:
     last = AutoBackup(store).run("manual").when
-    auto = AutoBackup(store)  # a new session: knows the last backup's time only
+    fresh = AutoBackup(store)  # a new session: knows the last backup's time only
+    assert fresh.due(last + timedelta(days=1)) is False  # the file has not changed since
+    _change(store)
+    auto = AutoBackup(store)
     assert auto.due(last + timedelta(minutes=29, seconds=59)) is False
     assert auto.due(last + timedelta(minutes=30)) is True
     assert auto.maybe(now=last + timedelta(minutes=1)) is None

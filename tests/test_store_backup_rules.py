@@ -366,42 +366,40 @@ def test_restore_accepts_a_recall_store(tmp_path: Path) -> None:
     c.execute("INSERT INTO memories(text) VALUES ('from recall')")
     c.close()
     store = tmp_path / "new.db"
-    report = restore(store, b)
+    report = restore(store, b, new=True)
     assert (report.backup, report.store, report.set_aside) == (b, store, None)
     assert (report.check.level, report.check.problems) == ("full", ())
     assert store.read_bytes() == b.read_bytes()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["new.db", "recall.db"]
 
 
-def test_restore_sets_the_current_file_and_its_wal_aside(tmp_path: Path) -> None:
+def test_restore_keeps_the_current_file_as_a_listed_backup(tmp_path: Path) -> None:
     b = _db(tmp_path / "b.db", rows=5)
     store = _db(tmp_path / "s.db")
-    (tmp_path / "s.db-wal").write_bytes(b"wal")
+    (tmp_path / "s.db-wal").write_bytes(b"wal")  # too short to hold a frame
     (tmp_path / "s.db-shm").write_bytes(b"shm")
     current = store.read_bytes()
     before = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     report = restore(store, b)
     after = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    aside = report.set_aside
-    assert aside is not None and aside.parent == tmp_path
-    m = re.fullmatch(r"s\.db\.replaced-(\d{8}T\d{6})", aside.name)
+    kept = report.set_aside
+    assert kept is not None and kept in [i.path for i in list_backups(store)]
+    m = re.fullmatch(r"(\d{8}T\d{6})-\d{6}-replaced\.db", kept.name)
     assert m is not None and before <= m.group(1) <= after
-    assert aside.read_bytes() == current
-    assert Path(f"{aside}-wal").read_bytes() == b"wal"
-    assert Path(f"{aside}-shm").read_bytes() == b"shm"
+    assert kept.read_bytes() == current
     assert _texts(store) == ["m0", "m1", "m2", "m3", "m4"]
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["b.db", "s.db", aside.name, aside.name + "-wal", aside.name + "-shm"])
-    assert report.check == backup.CheckReport("full", (), True, report.check.seconds)
+    # The old WAL and wal-index are gone: they must never be replayed over the backup.
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.db", "s.db"]
+    assert (report.check.level, report.check.problems, report.check.complete) == (
+        "full", (), True)
 
 
 def test_restore_without_side_files(tmp_path: Path) -> None:
     b = _db(tmp_path / "b.db", rows=1)
     store = _db(tmp_path / "s.db")
     report = restore(store, b)
-    assert report.set_aside is not None
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
-        ["b.db", "s.db", report.set_aside.name])
+    assert report.set_aside is not None and report.set_aside.parent != tmp_path
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["b.db", "s.db"]
 
 
 def test_backup_info_fields() -> None:
@@ -472,7 +470,8 @@ def test_restore_stamp_is_utc_and_stale_temp_file_is_replaced(
         monkeypatch.delenv("TZ")
         time.tzset()
     assert report.set_aside is not None
-    stamp = report.set_aside.name.removeprefix("s.db.replaced-")
+    stamp = report.set_aside.name[:15]
+    assert report.set_aside.name.endswith("-replaced.db")
     assert before <= stamp <= after
     assert not (tmp_path / "s.db.restoring").exists()
     assert _texts(store) == ["m0", "m1"]
@@ -488,7 +487,9 @@ def test_restore_copy_failure_changes_nothing(tmp_path: Path,
     b = _db(tmp_path / "b.db", rows=2)
     store = _db(tmp_path / "s.db")
     current = store.read_bytes()
-    monkeypatch.setattr(backup.shutil, "copyfile", full)
+    from memdesk.core.store import restore as restoring
+
+    monkeypatch.setattr(restoring.shutil, "copyfile", full)
     with pytest.raises(BackupError) as ei:
         restore(store, b)
     assert str(ei.value) == "Could not restore: No space left on device."

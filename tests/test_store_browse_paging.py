@@ -54,9 +54,9 @@ def test_segment_shapes() -> None:
 
 def test_status_segments_follow_the_label_order() -> None:
     assert [s.value for s in STATUS_ORDER] == [
-        "active", "deleted", "expired", "quarantined", "superseded"]
+        "active", "deleted", "expired", "hypothetical", "quarantined", "superseded"]
     asc = segments("status", False)
-    assert len(asc) == 5 and all(s.key is None for s in asc)
+    assert len(asc) == 6 and all(s.key is None for s in asc)
     assert [_sql(s.where) for s in segments("status", True)] == \
         [_sql(s.where) for s in reversed(asc)]
 

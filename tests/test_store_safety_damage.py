@@ -124,4 +124,5 @@ def test_damaged_store_names_the_latest_good_backup(
     assert r.returncode == 0 and "kept as" in r.stdout
     assert cli("db", "check", "--db", str(store)).returncode == 0
     assert cli("list", "--db", str(store), "--count").stdout.strip() == "400"
-    assert list(tmp_path.glob("store.db.replaced-*"))  # the damaged file kept aside
+    # the damaged file is kept as a backup that `db backups` lists
+    assert "replaced" in cli("db", "backups", "--db", str(store)).stdout

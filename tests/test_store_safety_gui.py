@@ -153,7 +153,7 @@ def test_file_menu_check_backup_and_restore(qtbot, window, monkeypatch, dialogs)
     safety.restore_action.trigger()
     qtbot.waitUntil(lambda: safety.last_message.startswith("Restored"), timeout=20_000)
     assert not [r for r in window.store.page(limit=None) if r.id == rec.id]
-    assert list(path.parent.glob(path.name + ".replaced-*"))
+    assert any(b.reason == "replaced" for b in list_backups(path))
 
 
 def test_older_store_is_upgraded_only_after_asking(qtbot, window, tmp_path, monkeypatch,

@@ -95,6 +95,8 @@ def builtin_filters(low_confidence: float = LOW_CONFIDENCE) -> dict[str, MemoryF
         "0.3–0.49 band": MemoryFilter(importance=(0.3, 0.49)),
         "Superseded": MemoryFilter(statuses=(Status.SUPERSEDED,)),
         "Preferences": MemoryFilter(types=("preference",)),
+        # Suppositions are kept but never beliefs: hidden from every default view.
+        "Hypotheticals": MemoryFilter(statuses=(Status.HYPOTHETICAL,)),
     }
 
 
@@ -154,6 +156,9 @@ class FilterBar(QWidget):
         self.status = self._combo("Not deleted", [
             (s.value.capitalize(), (s,)) for s in Status
         ])
+        # The label stays short (the bar must fit 1280 px); what it leaves out is said here.
+        self.status.setToolTip("Not deleted: every status but deleted and hypothetical "
+                               "(suppositions are shown only under Hypothetical)")
         self.date_from = self._date("Created from")
         self.date_to = self._date("Created to")
         clear = QToolButton()

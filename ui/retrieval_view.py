@@ -5,7 +5,9 @@ GUI thread as a dry run (nothing is recorded, reinforced or rotated, so looking 
 not change what agents see).  Shown side by side: each channel's own ranking (rank and
 its score: keyword share, cosine, or the triple it matched), the fused top-k with
 every score term, what the relevance floor and the two-per-week rule removed and why,
-and the injected preferences.  Double-click or Enter on any row opens the memory in
+and the injected preferences.  A result that stands for identical or near-identical
+memories says how many ("Same as", listed in its tooltip); a channel that ranked
+nothing says why in its own table.  Double-click or Enter on any row opens the memory in
 the browser.  All memory text is shown as plain text; tooltips are escaped.
 
 Private state: ``result`` (the last RetrievalResult shown, None before the first run).
@@ -127,9 +129,10 @@ class RetrievalView(DeskView):
             per_channel.addWidget(box)
             self.channel_models[c], self.channel_views[c] = m, v
 
-        self.fused = QStandardItemModel(0, 10, self)
+        self.fused = QStandardItemModel(0, 11, self)
         self.fused.setHorizontalHeaderLabels(["#", "Score", "Relevance", "Full text", "Vector",
-                                              "Graph", "Importance", "Recency", "Week", "Text"])
+                                              "Graph", "Importance", "Recency", "Week", "Text",
+                                              "Same as"])
         self.dropped = QStandardItemModel(0, 6, self)
         self.dropped.setHorizontalHeaderLabels(["Removed by", "Why", "Full text", "Vector",
                                                 "Graph", "Text"])
@@ -222,6 +225,9 @@ class RetrievalView(DeskView):
         self.status.setText(" · ".join(parts) + "".join(f"\nnote: {n}" for n in res.notes))
         for c, m in self.channel_models.items():
             m.setRowCount(0)
+            why = res.empty_channels.get(c)
+            if why:  # an empty channel says why, in its own table
+                m.appendRow([_item(""), _item("empty"), _item(why, tip=why)])
             for h in res.per_channel.get(c, []):
                 score = {"fts": h.keyword_share, "vector": h.cosine}.get(c)
                 shown = h.graph_via if c == "graph" else ("" if score is None else f"{score:.3f}")
@@ -235,7 +241,7 @@ class RetrievalView(DeskView):
                 _item(_rank(h, "vector"), h.id), _item(_rank(h, "graph"), h.id),
                 _item(f"{h.importance:.2f}", h.id, number=True),
                 _item(f"{h.recency:.2f}", h.id, number=True), _item(h.week, h.id),
-                _item(elide(h.text, 200), h.id, h.text)])
+                _item(elide(h.text, 200), h.id, h.text), self._same_as(h)])
         self.dropped.setRowCount(0)
         for d in res.dropped:
             h = d.hit
@@ -251,6 +257,15 @@ class RetrievalView(DeskView):
         for view in (*self.channel_views.values(), self.fused_view, self.dropped_view,
                      self.prefs_view):
             view.resizeColumnsToContents()
+
+    @staticmethod
+    def _same_as(h: Any) -> QStandardItem:
+        """How many identical or near-identical memories this result stands for; the
+        tooltip lists them (they are not shown as results of their own)."""
+        if not h.same_as:
+            return _item("", h.id)
+        tip = "Same as this result:\n" + "\n".join(d.text for d in h.same_as)
+        return _item(f"{len(h.same_as)} more", h.id, tip)
 
     def _activated(self, index: Any) -> None:
         mid = index.data(IdRole)

@@ -18,6 +18,7 @@ from typing import Any
 from PySide6.QtCore import QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDialog,
     QDialogButtonBox,
     QFrame,
@@ -32,7 +33,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memdesk.core.errors import EditConflictError, SchemaOutdatedError
+from memdesk.core.errors import EditConflictError, MemdeskError, SchemaOutdatedError
 from memdesk.core.store.backup import AutoBackup, backup_dir, backup_store, list_backups, restore
 from memdesk.core.store.check import check_file
 from memdesk.core.store.db import sqlite_info, sqlite_path
@@ -372,10 +373,33 @@ class StoreSafety(QObject):
             self.restore(path, backups[labels.index(label)].path)
 
     def restore(self, path: Path, backup: Path) -> None:
+        """Check the backup off the GUI thread, then swap (see ``_swap``)."""
+        self._say("Restore", "Checking the backup…")
+        self._run(lambda _s: check_file(backup, level="full"),
+                  lambda checked: self._swap(path, backup, checked))
+
+    def _swap(self, path: Path, backup: Path, checked: Any) -> None:
+        """Close the store and put the backup in place, on the GUI thread: between the
+        two nothing may reopen the store — the job worker and the views' polls would,
+        and their writes would go into the replaced file (restore refuses a store with
+        connections open, this process's included).  The swap is two file copies."""
         window = self.window
-        window.store.close()  # our connections must not write to the file set aside
-        self._say("Restore", "Checking the backup and restoring…")
-        self._run(lambda _s: restore(path, backup), self._restored)
+        service = getattr(window, "write_service", None)
+        if service is not None:
+            service.stop_worker()  # after the job in hand
+        window.wait_idle()
+        self.background.wait(10_000)  # an automatic backup or checkpoint
+        window.store.close()
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            report = restore(path, backup, checked=checked)
+        except MemdeskError as exc:
+            window.open_path(path)  # the store as it was, its worker restarted
+            self._say("Restore", str(exc), error=True)
+            return
+        finally:
+            QApplication.restoreOverrideCursor()
+        self._restored(report)
 
     def _restored(self, report: Any) -> None:
         self.window.open_path(report.store)

@@ -159,7 +159,7 @@ def _scan_sql(dialect: str, with_user: bool) -> str:
         "max(CASE WHEN type = 'correction' THEN created_at END) "
         "FROM memories" + hint + " "
         "WHERE valid_until IS NULL AND superseded_by IS NULL AND deleted_at IS NULL "
-        "AND quarantined_at IS NULL "
+        "AND quarantined_at IS NULL AND framing IS NULL "
         "AND entity IS NOT NULL AND attribute IS NOT NULL AND value IS NOT NULL"
         + (" AND user_id = :user" if with_user else "")
         # No ORDER BY: grouped in index order already; Python regroups by key anyway.
@@ -368,10 +368,14 @@ class Resolution:
     changes: Changes
 
 
-def _fresh(conn: Connection, seen: GroupDetail) -> GroupDetail:
-    """The group as it is now; refuses if it is not what the operator saw."""
+def _fresh(store: MemoryStore, conn: Connection, seen: GroupDetail) -> GroupDetail:
+    """The group as it is now, its members locked until the resolution commits;
+    refuses if it is not what the operator saw (a member added, gone or edited: every
+    change bumps a memory's version)."""
+    store.lock_in(conn, seen.member_ids)
     now = _detail(seen.key, _members(conn, seen.key))
-    if set(now.member_ids) != set(seen.member_ids):
+    if ({m.id: m.version for m in now.members}
+            != {m.id: m.version for m in seen.members}):
         raise StaleGroupError(
             "This contradiction changed since it was shown (a member was added, edited "
             "or resolved elsewhere). Reload it and decide again."
@@ -389,7 +393,7 @@ def _supersede_losers(
         if m.id == winner or normalise(m.value or "") == win_norm:
             continue
         ev = store.supersede_in(conn, m.id, winner, actor=actor, action=action,
-                                group_id=gid, note=note, at=now)
+                                group_id=gid, note=note, at=now, expected_version=m.version)
         if ev:
             events.append(ev)
     return events
@@ -405,7 +409,7 @@ def resolve_keep(
     gid = new_id()
 
     with store.write() as conn:
-        cur = _fresh(conn, group)
+        cur = _fresh(store, conn, group)
         card = cur.card_for(winner_id)
         events = _supersede_losers(store, conn, cur, winner_id, card.norm, actor=actor,
                                    action=acts.RESOLVE_KEEP, gid=gid, note=note)
@@ -424,7 +428,7 @@ def resolve_keep_all(
     gid = new_id()
 
     with store.write() as conn:
-        cur = _fresh(conn, group)
+        cur = _fresh(store, conn, group)
         conn.execute(insert(DT).values(
             id=new_id(), user_id=cur.key[0], entity=cur.key[1], attribute=cur.key[2],
             member_seqs=json.dumps(sorted(m.seq for m in cur.members)),
@@ -464,10 +468,12 @@ def resolve_edit(
     gid = new_id()
 
     with store.write() as conn:
-        cur = _fresh(conn, group)
+        cur = _fresh(store, conn, group)
         cur.card_for(winner_id)
         ev = store.apply_in(conn, winner_id, fields, actor=actor, action=acts.RESOLVE_EDIT,
-                          group_id=gid, note=note)
+                          group_id=gid, note=note,
+                          expected_version=next(m.version for m in cur.members
+                                                if m.id == winner_id))
         winner = store.get(winner_id, conn)
         events = ([ev] if ev else []) + _supersede_losers(
             store, conn, cur, winner_id, normalise(winner.value or ""), actor=actor,
@@ -487,7 +493,7 @@ def resolve_merge(
     gid = new_id()
 
     with store.write() as conn:
-        cur = _fresh(conn, group)
+        cur = _fresh(store, conn, group)
         base = max(cur.members, key=lambda m: (m.created_at, m.seq))
         values = validate_fields({
             "user_id": base.user_id, "entity": base.entity, "attribute": base.attribute,
@@ -504,7 +510,8 @@ def resolve_merge(
         now = utcnow()
         for m in cur.members:
             ev = store.supersede_in(conn, m.id, values["id"], actor=actor,
-                                    action=acts.RESOLVE_MERGE, group_id=gid, note=note, at=now)
+                                    action=acts.RESOLVE_MERGE, group_id=gid, note=note, at=now,
+                                    expected_version=m.version)
             if ev:
                 events.append(ev)
     return Resolution("merge", gid, values["id"], Changes(

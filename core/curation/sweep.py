@@ -290,6 +290,9 @@ def decide(
     actor = str(tx.Actor(actor))
     gid = new_id()
     with store.write() as conn:
+        # Two operators deciding in one sweep at once: the second waits here and then
+        # finds the item decided (PostgreSQL; SQLite's write transaction serialises).
+        conn.execute(select(S.id).where(S.id == sweep_id).with_for_update()).all()
         state = _load(conn, sweep_id)
         item = next((it for it in state.items if it.pos == pos), None)
         if item is None:
@@ -299,7 +302,7 @@ def decide(
                 f"Item {pos + 1} of this sweep is already decided ({item.decision}); "
                 "undo it first to change the decision."
             )
-        rec = store.get(item.memory_id, conn)
+        rec = store.get(item.memory_id, conn, lock=True)
         kind, after = decision, None
         if decision == "revalue" and importance == rec.importance:
             kind = "keep"  # the operator confirmed the current value

@@ -2,9 +2,10 @@
 
 Every action is an ordinary audited change of the memory (one action group, so it is
 undone as one): **approve** clears ``quarantined_at`` (the memory joins the active
-belief state, and counts as operator-curated from then on); **reject** soft-deletes it
-and leaves it marked, so undoing a rejection puts it back in the inbox; **edit** changes
-its fields and leaves it held until approved.
+belief state, and counts as operator-curated from then on; an approved correction
+supersedes what it corrects at once, curated or not: the operator decided); **reject**
+soft-deletes it and leaves it marked, so undoing a rejection puts it back in the inbox;
+**edit** changes its fields and leaves it held until approved.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any
 from sqlalchemy import Connection, func, select
 
 from memdesk.core.errors import ValidationError
+from memdesk.core.guard.curated import link_new_corrections_in
 from memdesk.core.guard.models import QuarantineReason
 from memdesk.core.guard.origin import AgentOrigin, origin_of_memory
 from memdesk.core.guard.screen import Finding
@@ -83,15 +85,25 @@ def _decide(store, ids: Sequence[str], values: dict[str, Any], action: acts.Acti
 
     events: list[int] = []
     with store.write() as conn:
+        store.lock_in(conn, ids)  # a concurrent decision waits, then finds it decided
         for mid in ids:
             rec = store.get(mid, conn)
             if rec.status is not Status.QUARANTINED:
                 raise ValidationError(
                     "id", f"memory {mid} is {rec.status.value}, not waiting for review")
             ev = store.apply_in(conn, mid, values, actor=actor, action=action,
-                                group_id=group, note=note)
+                                group_id=group, note=note, expected_version=rec.version)
             if ev:
                 events.append(ev)
+        if action is acts.APPROVE:
+            # An approved correction is the operator's: it takes effect now, as a
+            # correction does when the worker writes it (core/guard/curated.py), in this
+            # group, so undoing the approval undoes its links too.
+            plan = link_new_corrections_in(store, conn, list(ids), actor=actor,
+                                           note="approved in review", group_id=group)
+            superseded = tuple(x.old_id for x in plan.links if x.new_id not in plan.holds)
+            if superseded:
+                return Changes((*ids, *superseded), tuple(events), group, action=action)
     return Changes(tuple(ids), tuple(events), group, action=action)
 
 
@@ -113,7 +125,8 @@ def edit(store, memory_id: str, *, actor: str = "operator", **fields: Any) -> Ch
     if rec.status is not Status.QUARANTINED:
         raise ValidationError("id", f"memory {memory_id} is {rec.status.value}, "
                                     "not waiting for review")
-    return store.update(memory_id, actor=actor, note="edited in review", **fields)
+    return store.update(memory_id, actor=actor, note="edited in review",
+                        expected_version=rec.version, **fields)
 
 
 def rule_counts(store) -> dict[str, int]:  # type: ignore[no-untyped-def]

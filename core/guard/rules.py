@@ -21,9 +21,17 @@ three questions, each one a column of the table:
 ``sources`` limits a rule to turns from some sources: a directive about how to answer
 is the user's preference only when the user said it.
 
-A rule has a ``pattern`` (a regular expression, case-insensitive, matched per sentence)
-or a ``predicate`` (the name of a check in :mod:`memdesk.core.guard.screen` that needs
-the store, e.g. the contradiction with curated memories).  ``scope`` says whether it
+A rule has a ``pattern`` (a regular expression, case-insensitive, matched per sentence),
+a ``predicate`` (the name of a check in :mod:`memdesk.core.guard.screen` that needs
+the store, e.g. the contradiction with curated memories) or a ``check`` (the name of a
+check of what :mod:`memdesk.core.guard.reveal` found, e.g. invisible characters).
+
+Patterns judge the text as given and every view of it that
+:func:`memdesk.core.guard.reveal.reveal` makes: hidden characters removed or decoded,
+look-alike letters folded, base64 / hex / URL / rot13 runs decoded.  A finding in a
+revealed view says how it was revealed.  In the turn, a ``unit``-scoped rule judges only
+what was concealed (a link the extractor left out is harmless; a link hidden in tag
+characters or base64 is not).  ``scope`` says whether it
 reads the stored unit, the turn it came from, or both: a turn that tries to override
 the model's instructions contaminates every unit extracted from it, whereas a link in
 the turn that the extractor left out is harmless.
@@ -31,56 +39,14 @@ the turn that the extractor left out is harmless.
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-from enum import StrEnum
+from memdesk.core.guard.rule import MODEL as _MODEL
+from memdesk.core.guard.rule import MODEL_HINTS as _MODEL_HINTS
+from memdesk.core.guard.rule import Rule, Scope, Source
+from memdesk.core.guard.rules_attacks import ATTACK_RULES
 
-
-class Source(StrEnum):
-    """Where the turn handed to ``store_memory`` came from (the agent says; the server
-    records it with the job).  Only ``user`` earns the preference exemptions."""
-
-    USER = "user"
-    ASSISTANT = "assistant"
-    TOOL = "tool"
-    DOCUMENT = "document"
-
-
-class Scope(StrEnum):
-    UNIT = "unit"
-    TURN = "turn"
-    BOTH = "both"
-
-
-@dataclass(frozen=True)
-class Rule:
-    """One row of the guard's table.  ``reason`` is shown to the operator; ``{evidence}``
-    in it is replaced by the text that matched."""
-
-    id: str
-    description: str
-    reason: str
-    scope: Scope
-    pattern: str | None = None
-    predicate: str | None = None
-    unless: str | None = None
-    user_exempt: str | None = None
-    sources: tuple[Source, ...] = ()  # the turn sources it applies to; () = every source
-
-    def __post_init__(self) -> None:
-        if (self.pattern is None) == (self.predicate is None):
-            raise ValueError(f"rule {self.id}: give exactly one of pattern and predicate")
-
-    def compiled(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None,
-                                re.Pattern[str] | None]:
-        return tuple(  # type: ignore[return-value]
-            re.compile(p, re.IGNORECASE) if p else None
-            for p in (self.pattern, self.unless, self.user_exempt)
-        )
-
+__all__ = ["RULES", "RULES_BY_ID", "Rule", "Scope", "Source"]
 
 _RESPONSE = r"(?:repl(?:y|ies)|respon(?:d|ses?)|answers?|messages?|outputs?)"
-_MODEL = r"(?:assistant|ai|model|chatbot|bot|agent|llm|gpt|claude|gemini|copilot)"
 # What a directive to the model tells it to do (so "you should see my garden" is not one).
 _DIRECTIVE_VERB = (
     r"(?:always|never|not|only|reply|respond|answer|say|tell|recommend|mention|include"
@@ -108,6 +74,22 @@ RULES: tuple[Rule, ...] = (
             r"|initial|safety)\b[^.!?\n]{0,30}?\b(?:instructions?|prompts?|rules|guidelines"
             r"|directions|directives|constraints|guardrails|programming|policies)\b"
             r"|\bnew (?:system )?(?:instructions|prompt|rules)\s*[:\-]"
+            r"|\b(?:pay no attention to|set aside|throw out|discard|abandon|stop following"
+            r"|no longer follow)\b[^.!?\n]{0,40}?\b(?:instructions?|rules|guidelines|policies"
+            r"|configuration|constraints|restrictions|guardrails|programming|prompt|(?:were|was)"
+            r" told)\b"
+            r"|\byour (?:only|new|real|true|actual|sole|primary|updated) (?:job|task|goal|purpose"
+            r"|role|mission|objective|instructions?|directive|orders?) (?:now |from now on )?"
+            r"(?:is|are)\b"
+            r"|\b(?:unfiltered|uncensored|unrestricted|jailbroken) (?:model|mode|assistant|ai"
+            r"|version|answers?)\b"
+            r"|\b(?:ignore|disregard|bypass|override|skip)\s+(?:the\s+|all\s+|any\s+|your\s+)?"
+            r"(?:content|safety|usage)\s+(?:policies|policy|filters?|rules|guidelines"
+            r"|restrictions)\b"
+            r"|\btreat (?:your|the|all) (?:\w+ )?(?:configuration|instructions|rules|guidelines"
+            r"|prompt) as (?:void|invalid|null|cancelled|obsolete|a test|optional)\b"
+            r"|\b(?:disobey|defy)\s+(?:any|all|every|the)\b"
+            r"|\b(?:take|accept) orders only from\b"
             r"|\b(?:reveal|print|show|repeat|output|leak|dump)\b[^.!?\n]{0,20}\b(?:your|the)"
             r" (?:system prompt|hidden instructions|instructions)\b"
             r"|\b(?:developer|god|jailbreak|dan|unrestricted) mode\b"
@@ -115,6 +97,11 @@ RULES: tuple[Rule, ...] = (
         ),
         # The user taking back *their own* earlier instruction is a correction.
         unless=r"\b(?:ignore|disregard|forget|skip)\s+(?:my|what i (?:said|wrote|asked))\b",
+        hint=("attention", "aside", "throw out", "discard", "abandon", "follow", "treat", "your",
+              "unfiltered", "uncensored", "unrestricted", "jailbroken", "disobey", "defy",
+              "orders only", "ignore", "disregard", "forget", "override", "bypass", "skip",
+              "new", "reveal", "print", "show", "repeat", "output", "leak", "dump", "mode",
+              "you are"),
     ),
     Rule(
         id="prescribed-content",
@@ -131,6 +118,7 @@ RULES: tuple[Rule, ...] = (
             rf"(?:every|each|all|any|your)\s+{_RESPONSE}"
             r"|\b(?:always|never|must|should)\s+(?:say|tell (?:the )?users?)\b"
         ),
+        hint=("with", "repl", "respon", "answer", "message", "output", "say", "tell"),
     ),
     Rule(
         id="addressed-to-model",
@@ -145,6 +133,9 @@ RULES: tuple[Rule, ...] = (
             rf"|\b(?:the\s+)?{_MODEL}\s+(?:must|should|shall|will|needs to|has to"
             rf"|is (?:required|instructed|supposed) to)\s+(?:\w+\s+){{0,2}}?{_DIRECTIVE_VERB}\b"
             r"|\bfrom now on\b"
+            r"|\b(?:always|never)\s+(?:give|share|provide|quote|read out|hand out|mention"
+            r"|recommend|suggest|promote)\b[^.!?\n]{0,30}?\b(?:to (?:anyone|everyone|users"
+            r"|whoever)|when(?:ever)? (?:asked|they ask|someone asks)|on request)\b"
             r"|\b(?:do not|don't|never)\s+(?:tell|inform|reveal to|mention to|let)\s+"
             r"(?:the user|users|anyone|them|him|her)\b"
         ),
@@ -156,6 +147,7 @@ RULES: tuple[Rule, ...] = (
             r"[^.!?\n]{0,25}?\b(?:in|using)\s+\w+"
             r"|\b(?:briefly|concisely|formally|informally|politely|casually|in detail|slowly)\b"
         ),
+        hint=("you", *_MODEL_HINTS, "from now on", "always", "never", "do not", "don't"),
     ),
     Rule(
         id="directive-not-from-user",
@@ -170,7 +162,10 @@ RULES: tuple[Rule, ...] = (
             r"|\bwants the (?:assistant|model|ai) to\b"
         ),
         sources=(Source.ASSISTANT, Source.TOOL, Source.DOCUMENT),
+        hint=("always", "never", "please", "from now on", "going forward", "repl", "respond",
+              "answer", "wants the"),
     ),
+    *ATTACK_RULES,
     Rule(
         id="link",
         description="Carries a URL (something for the model to visit, fetch or pass on).",
@@ -181,6 +176,7 @@ RULES: tuple[Rule, ...] = (
             r"|\bwww\.[a-z0-9-]+(?:\.[a-z0-9-]+)+\S*"
             r"|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d+)?/\S*"
         ),
+        hint=(":", "www.", "/"),
     ),
     Rule(
         id="markup",
@@ -207,7 +203,19 @@ RULES: tuple[Rule, ...] = (
                     "tool), to pass its text off as the model's own context.",
         reason="Imitates a transcript role label: “{evidence}”.",
         scope=Scope.UNIT,
-        pattern=r"(?:^|\n)\s*#{0,3}\s*(?:system|assistant|developer|tool|instruction)s?\s*:",
+        # At the start of a line, or of a sentence that follows another on the same line.
+        pattern=(r"(?:^|\n|(?<=[.!?])\s)\s*#{0,3}\s*(?:system|assistant|developer|tool"
+                 r"|instruction)s?\s*:"),
+        hint=(":",),
+    ),
+    Rule(
+        id="hidden-text",
+        description="Carries characters a reader cannot see (Unicode tag characters, "
+                    "zero-width or bidirectional controls, variation selectors outside "
+                    "emoji): the operator sees what they hide.",
+        reason="Carries invisible characters: {evidence}.",
+        scope=Scope.BOTH,
+        check="hidden_text",
     ),
     Rule(
         id="contradicts-curated",

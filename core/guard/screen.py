@@ -1,8 +1,9 @@
 """Evaluating the guard's rules, and holding what they match.
 
 :func:`screen` is pure but for the predicates that read the store: it takes one
-candidate unit, the turn it came from and the turn's source, and returns a
-:class:`Finding` per rule that matched.  :func:`screen_job_in` is what the worker
+candidate unit, the turn it came from and the turn's source, reveals what each hides
+(:mod:`memdesk.core.guard.reveal`), and returns a :class:`Finding` per rule that
+matched the text or a revealed view of it.  :func:`screen_job_in` is what the worker
 calls inside the transaction that inserted a job's memories: every memory with a
 finding gets ``quarantined_at`` (an audited ``quarantine`` event by the worker) and its
 reasons, before the transaction commits, so no reader ever sees it active.
@@ -19,6 +20,7 @@ from sqlalchemy import Connection, and_, exists, func, insert, select
 
 from memdesk.core.guard.models import QuarantineReason
 from memdesk.core.guard.origin import origin_of_job
+from memdesk.core.guard.reveal import Revealed, reveal
 from memdesk.core.guard.rules import RULES, Rule, Scope, Source
 from memdesk.core.ids import utcnow
 from memdesk.core.store import actions as acts
@@ -74,10 +76,25 @@ def _clip(s: str) -> str:
     return s if len(s) <= EVIDENCE_CHARS else s[: EVIDENCE_CHARS - 1] + "…"
 
 
+_COMPILED: dict[Rule, tuple[re.Pattern[str] | None, ...]] = {}
+
+
+def _compiled(rule: Rule) -> tuple[re.Pattern[str] | None, ...]:
+    """The rule's pattern, ``unless`` and ``user_exempt``, compiled once: the guard runs on
+    every write, and re's cache lookup three times per rule per text adds up."""
+    got = _COMPILED.get(rule)
+    if got is None:
+        got = _COMPILED[rule] = rule.compiled()
+    return got
+
+
 def match_rule(rule: Rule, text: str, source: Source) -> str | None:
     """The evidence (sentence) for the first match of a pattern rule in ``text``, or None."""
-    pattern, unless, user_exempt = rule.compiled()
+    pattern, unless, user_exempt = _compiled(rule)
     if pattern is None or not text:
+        return None
+    # Substring tests in C; a case-insensitive alternation would cost ten times more.
+    if rule.hint and not any(map(text.lower().__contains__, rule.hint)):
         return None
     for m in pattern.finditer(text):
         if unless is not None and unless.search(m.group(0)):
@@ -121,6 +138,39 @@ PREDICATES: dict[str, Callable[[Connection, Candidate], str | None]] = {
 }
 
 
+# -- checks: rules that read what reveal() found ---------------------------------------
+def hidden_text(r: Revealed) -> str | None:
+    """Which invisible characters the text carries, and the text with them made visible
+    (what they spell put where they were), for the operator."""
+    if not r.carries_hidden:
+        return None
+    shown = " ".join(r.shown.split())
+    mark = shown.find("⟦")
+    if len(shown) > EVIDENCE_CHARS - 60 and mark > 40:
+        shown = "…" + shown[mark - 30:]  # keep what was hidden in the clipped evidence
+    return _clip(f"{', '.join(r.hidden)}; revealed: “{shown}”")
+
+
+CHECKS: dict[str, Callable[[Revealed], str | None]] = {"hidden_text": hidden_text}
+
+
+def match_revealed(rule: Rule, r: Revealed, source: Source,
+                   concealed_only: bool = False) -> tuple[str, str] | None:
+    """(evidence, how it was revealed) for the first of ``r``'s texts the rule matches:
+    the original first (unless ``concealed_only``), then each revealed view."""
+    if not concealed_only:
+        evidence = match_rule(rule, r.original, source)
+        if evidence is not None:
+            return evidence, ""
+    for view in r.views:
+        if concealed_only and not view.concealed:
+            continue
+        evidence = match_rule(rule, view.text, source)
+        if evidence is not None:
+            return evidence, view.how
+    return None
+
+
 def screen(candidate: Candidate, turn_text: str | None = None,
            source: Source | str = Source.USER, conn: Connection | None = None,
            rules: Iterable[Rule] = RULES) -> list[Finding]:
@@ -129,24 +179,38 @@ def screen(candidate: Candidate, turn_text: str | None = None,
     Predicate rules run only with ``conn`` (they read the store)."""
     source = Source(source)
     unit_text = candidate.text if not candidate.value else f"{candidate.text}\n{candidate.value}"
+    unit = reveal(unit_text)
+    turn = reveal(turn_text) if turn_text else None
+    in_turn = " (in the turn it was extracted from)"
     out: list[Finding] = []
     for rule in rules:
         if rule.sources and source not in rule.sources:
             continue
-        evidence: str | None = None
+        found: tuple[str, str] | None = None
         where = ""
         if rule.predicate is not None:
             if conn is not None:
                 evidence = PREDICATES[rule.predicate](conn, candidate)
+                found = (evidence, "") if evidence is not None else None
+        elif rule.check is not None:
+            evidence = CHECKS[rule.check](unit)
+            if evidence is None and turn is not None and rule.scope in (Scope.TURN, Scope.BOTH):
+                evidence = CHECKS[rule.check](turn)
+                where = in_turn if evidence is not None else ""
+            found = (evidence, "") if evidence is not None else None
         else:
             if rule.scope in (Scope.UNIT, Scope.BOTH):
-                evidence = match_rule(rule, unit_text, source)
-            if evidence is None and turn_text and rule.scope in (Scope.TURN, Scope.BOTH):
-                evidence = match_rule(rule, turn_text, source)
-                where = " (in the turn it was extracted from)" if evidence else ""
-        if evidence is not None:
-            out.append(Finding(rule.id, rule.reason.format(evidence=evidence) + where,
-                               evidence))
+                found = match_revealed(rule, unit, source)
+            if found is None and turn is not None:
+                # A unit-scoped rule reads in the turn only what the turn concealed.
+                found = match_revealed(rule, turn, source,
+                                       concealed_only=rule.scope is Scope.UNIT)
+                where = in_turn if found is not None else ""
+        if found is not None:
+            evidence, how = found
+            revealed = f" Revealed {how}." if how else ""
+            out.append(Finding(rule.id, rule.reason.format(evidence=evidence) + where
+                               + revealed, evidence))
     return out
 
 

@@ -4,16 +4,18 @@ Every channel searches one user's active belief state with ``confidence >=`` the
 threshold (seed 003), from that user's :class:`~memdesk.core.read.snapshot.UserSnapshot`.
 Channels return memories best first:
 
-- **fts**: keyword matches — the user's rows holding a word that starts with one of
-  the query's content-word stems (found by a scan of the snapshot's texts, see
-  snapshot.py for why not the store-wide FTS5 index), weighted by the rarity of the
+- **fts**: keyword matches — the user's rows holding one of the query's content
+  words as a whole word (or an inflection of it; never as a prefix), found by a
+  scan of the snapshot's texts (snapshot.py says why not the store-wide FTS5
+  index), weighted by the rarity of the
   words they share with the query, drawn from two pools so recent matches cannot crowd
   out older ones: recent (last 7 days) and older, each with its own budget (seed 002's
   flooding bug);
 - **vector**: exact cosine similarity between the query's embedding and the user's
   stored vectors (numpy; docs/retrieval.md says why not an ANN index);
-- **graph**: query phrases matched against entity/attribute/value triples, then one
-  hop to memories that share the other end of a matched triple.
+- **graph**: query phrases matched against the entities and values of triples (never
+  attribute names), then one hop to memories that share the other end of a matched
+  triple.
 
 Pools A (recent, newest first) and C (random older) add candidates that no channel
 ranked, so they are scored too; the relevance floor decides whether they stay.
@@ -29,7 +31,8 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy import Connection, and_, select
 
 from memdesk.core.read import terms as qt
-from memdesk.core.read.config import ReadConfig
+from memdesk.core.read.calibrate import Background, background
+from memdesk.core.read.config import CHANNELS, ReadConfig
 from memdesk.core.read.snapshot import UserSnapshot
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import active_belief_state
@@ -69,7 +72,7 @@ class KeywordHits:
 
 
 def keyword_rows(snap: UserSnapshot, stems: list[str], ok: np.ndarray) -> dict[int, set[str]]:
-    """Eligible snapshot rows holding a word that starts with a stem (and which stems)."""
+    """Eligible snapshot rows holding a stem's inflection as a word (and which stems)."""
     if not stems:
         return {}
     return {i: hit for i, hit in snap.rows_with(stems).items() if ok[i]}
@@ -89,7 +92,11 @@ def keyword_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, now: dateti
         for s in hit:
             df[s] += 1
     weight = {s: qt.idf(n, d) for s, d in df.items() if d}
-    total = sum(weight.values()) or 1.0
+    # The query's whole weight counts, words the user never wrote included (at the
+    # weight of a word found once): "What's my blood type?" is not covered by a memory
+    # that holds "type" just because no memory holds "blood".
+    unmatched = sum(qt.idf(n, 1) for s, d in df.items() if not d)
+    total = (sum(weight.values()) + unmatched) or 1.0
     cutoff = (now - timedelta(days=cfg.recent_days)).timestamp()
     recent, older = [], []
     for i, hit in found:
@@ -148,6 +155,12 @@ class VectorHits:
     without_vector: int = 0
     by_row: Any = None  # cosine per snapshot row (NaN: no vector or not eligible)
     row_of: dict[int, int] = field(default_factory=dict)
+    background: Background | None = None  # the calibrated floor (calibrate.py)
+
+    @property
+    def floor(self) -> float | None:
+        """The cosine a memory needs for this query (calibrate.py)."""
+        return None if self.background is None else self.background.floor
 
     def cosine(self, seq: int) -> float | None:
         """The cosine of ``seq`` (None when it was not scored)."""
@@ -191,6 +204,7 @@ def vector_channel(snap: UserSnapshot, qvec: np.ndarray, cfg: ReadConfig,
     if not len(rows):
         return out
     sims = cosines(snap.vectors, qvec)[keep]
+    out.background = background(sims, cfg)
     n = min(cfg.vector_candidates, len(rows))
     if n > 0:
         top = np.argpartition(-sims, n - 1)[:n] if n < len(rows) else np.arange(len(rows))
@@ -210,22 +224,39 @@ class GraphHits:
     via: dict[int, str] = field(default_factory=dict)
 
 
+def node_rows(snap: UserSnapshot) -> dict[str, list[int]]:
+    """Every entity and value of the user's triples → the rows naming it (memoised)."""
+    index = snap.memo.get("nodes")
+    if index is None:
+        index = {}
+        for i, (e, v) in enumerate(zip(snap.entities, snap.values, strict=True)):
+            for node in {e, v}:
+                if node:
+                    index.setdefault(node, []).append(i)
+        snap.memo["nodes"] = index
+    return index
+
+
 def graph_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, ok: np.ndarray) -> GraphHits:
+    """Triples whose entity or value the query names, then one hop from their other end.
+
+    Attribute names are never matched: they are the vocabulary of the question, not
+    its subject ("what reptile *lives* with us?" is not about where the user lives;
+    matching ``lives_in`` returned "User lives in Lisbon." for it).  A query that
+    names a thing ("Lisbon", "project-alpha", "pytest") reaches the triples about it.
+    """
     grams = {g for g in qt.entity_grams(query) if g not in HUB_NODES}
     out = GraphHits()
     if not grams or cfg.graph_candidates <= 0:
         return out
 
-    def best_first(rows: list[int]) -> list[int]:
-        return sorted(rows, key=lambda i: (-snap.importance[i], -snap.created_ts[i],
-                                           -snap.seqs[i]))
+    def best_first(rows: set[int]) -> list[int]:
+        return sorted((i for i in rows if ok[i]),
+                      key=lambda i: (-snap.importance[i], -snap.created_ts[i], -snap.seqs[i]))
 
-    ents, attrs, vals = snap.entities, snap.attributes, snap.values
-    # An attribute matches in words: "test framework" finds ``test_framework``.
-    direct = best_first([
-        i for i in range(len(snap)) if ok[i] and (
-            ents[i] in grams or vals[i] in grams or attrs[i].replace("_", " ") in grams)
-    ])[: cfg.graph_candidates]
+    index = node_rows(snap)
+    direct = best_first({i for g in grams for i in index.get(g, ())})[: cfg.graph_candidates]
+    ents, vals = snap.entities, snap.values
     nodes: set[str] = set()
     for i in direct:
         out.ranked.append(int(snap.seqs[i]))
@@ -234,12 +265,38 @@ def graph_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, ok: np.ndarra
     room = cfg.graph_candidates - len(out.ranked)
     if nodes and room > 0:
         taken = set(direct)
-        hop = best_first([i for i in range(len(snap)) if ok[i] and i not in taken and (
-            ents[i] in nodes or vals[i] in nodes)])[:room]
+        hop = best_first({i for n in nodes for i in index.get(n, ())} - taken)[:room]
         for i in hop:
             out.ranked.append(int(snap.seqs[i]))
             out.via[int(snap.seqs[i])] = "one hop: " + " · ".join(
                 x or "" for x in snap.raw_triples[i])
+    return out
+
+
+def why_empty(query: str, active: tuple[str, ...], used: tuple[str, ...],
+              per_channel: dict[str, list[Any]], snap: Any, ok: Any) -> dict[str, str]:
+    """For each channel that ranked nothing, why (in the operator's words)."""
+    out: dict[str, str] = {}
+    for c in CHANNELS:
+        if per_channel.get(c):
+            continue
+        if c not in active:
+            out[c] = "switched off for this retrieval"
+        elif c not in used:
+            out[c] = "vectors are off (see the notes)"
+        elif not int(ok.sum()):
+            out[c] = "this user has no active memory at or above the confidence threshold"
+        elif c == "fts":
+            words = qt.keywords(query)
+            out[c] = ("the query has only stop words" if not words else
+                      "no memory of this user holds " + ", ".join(words[:6])
+                      + (" …" if len(words) > 6 else "") + " as a whole word")
+        elif c == "vector":
+            out[c] = "none of this user's memories has a vector yet (run `memdesk embed`)"
+        else:
+            has_triples = any(e or v for e, v in zip(snap.entities, snap.values, strict=True))
+            out[c] = ("the query names no entity or value of this user's triples"
+                      if has_triples else "this user's memories carry no triples")
     return out
 
 

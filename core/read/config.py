@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from memdesk.core.errors import ValidationError
 
 CHANNELS = ("fts", "vector", "graph")
+FUSIONS = ("scores", "rrf")
 
 # Seed 000 names five half-lives; fact, procedure and reasoning are ours: facts and
 # procedures change about as slowly as decisions, reasoning ages like a note's context.
@@ -43,18 +44,44 @@ class ReadConfig:
     graph_candidates: int = 30
     # Fusion and score.
     rrf_k: int = 60
+    # How channel evidence becomes one relevance (fusion.py): "scores" (weighted sum of
+    # each channel's normalised score, measured best) or "rrf" (reciprocal rank fusion).
+    fusion: str = "scores"
+    # Per-channel weights, for either method (fts, vector, graph).
+    channel_weights: tuple[float, float, float] = (0.5, 1.0, 0.5)
     weight_relevance: float = 0.6
     weight_importance: float = 0.2
     weight_recency: float = 0.1
     weight_decay: float = 0.1
     recency_days: float = 30.0  # recency = 1 / (1 + days / recency_days)
     # Relevance floor: an item needs one real relation to the query to be kept.
-    floor_cosine: float = 0.30
-    floor_keyword_share: float = 0.25  # share of the query's keyword weight it matches
+    # The cosine floor is calibrated per query (calibrate.py): the median of the
+    # query's cosines over the user's memories plus ``floor_z`` robust deviations,
+    # both shrunk towards all-MiniLM-L6-v2's prior for unrelated text (median 0.02,
+    # deviation 0.07, worth ``floor_prior_weight`` memories) so a store of three
+    # memories gets the prior's floor, 0.02 + 4 × 0.07 = 0.30.
+    floor_z: float = 4.0
+    floor_prior_median: float = 0.02
+    floor_prior_scale: float = 0.07
+    floor_prior_weight: float = 50.0
+    # The floor never rises above this: with this model a cosine of 0.5 is always a
+    # close topical relation, and a tiny store with widely spread cosines would
+    # otherwise get a floor above 1.
+    floor_cap: float = 0.5
+    # Share of the query's keyword weight a memory must hold (words the user never
+    # wrote count too): at least half of what the query names.
+    floor_keyword_share: float = 0.5
     # Diversity (seed 002): at most this many results from one ISO week; 0 = off.
     max_per_week: int = 2
     # Dispositional injection (seed 000) with fair rotation.
     preference_limit: int = 5
+    # Relevance first: a preference whose cosine is this many robust deviations above
+    # the query's background (calibrate.py) takes one of the first slots, best first,
+    # at most ``inject_relevant_max`` of them: the rotation keeps the other slots, so
+    # every preference still reaches the agent within ceil(n / 2) calls.  A looser bar
+    # than a result's (4): the slot is filled anyway, by rotation otherwise.
+    inject_z: float = 1.0
+    inject_relevant_max: int = 3
     inject_types: tuple[str, ...] = ("preference",)
     inject_layers: tuple[str, ...] = ("procedural",)
     # Decay (seed 000): Ebbinghaus with per-type half-lives, retrieval-boosted.
@@ -88,6 +115,17 @@ class ReadConfig:
         for name, v in self.half_lives.items():
             if not v > 0:
                 raise ValidationError("half_lives", f"{name}: must be positive")
+        if self.inject_relevant_max < 0:
+            raise ValidationError("inject_relevant_max", "must not be negative")
+        if self.fusion not in FUSIONS:
+            raise ValidationError("fusion", f"unknown method {self.fusion!r}; use "
+                                            f"{', '.join(FUSIONS)}")
+        if len(self.channel_weights) != 3 or any(w < 0 for w in self.channel_weights):
+            raise ValidationError("channel_weights", "three weights (fts, vector, graph), "
+                                                     "none negative")
+        if not self.floor_prior_scale > 0 or self.floor_prior_weight < 0:
+            raise ValidationError("floor_prior_scale", "must be positive (and its weight "
+                                                      "not negative)")
         if self.recent_days < 0 or self.recency_days <= 0:
             raise ValidationError("recency_days", "must be positive")
         return self

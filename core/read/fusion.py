@@ -1,11 +1,14 @@
-"""From channel rankings to the final top-k: RRF, the score, the floor, diversity.
+"""From channel rankings to the final top-k: fusion, the score, the floor, diversity.
 
-1. Reciprocal rank fusion: ``sum(1 / (k + rank))`` over the channels that ranked an
-   item, normalised so an item ranked first by every active channel has relevance 1.
+1. Fusion (``ReadConfig.fusion``): by default the weighted mean of each channel's
+   normalised evidence (``score_fusion``), measured better than reciprocal rank fusion
+   (``rrf``: ``sum(w / (k + rank))``, normalised so first everywhere is 1), which
+   stays selectable; docs/retrieval.md has the figures.
 2. The relevance floor: an item is kept only with one real relation to the query —
-   enough of the query's keyword weight, a cosine above the floor, or an entity
-   match.  Candidates that are merely recent or important do not fill the top-k
-   (seed 000's G3: unrelated PostgreSQL and Redis entries survived a weak reranker).
+   enough of the query's keyword weight, a cosine above this query's calibrated floor
+   (calibrate.py), or an entity match.  Candidates that are merely recent or
+   important do not fill the top-k (seed 000's G3: unrelated PostgreSQL and Redis
+   entries survived a weak reranker).
 3. The score: relevance weighted with importance, recency ``1/(1 + days/30)``
    (seed 002) and the per-type Ebbinghaus retention (seed 000).
 4. Diversity: at most ``max_per_week`` results from one ISO week, filled by score.
@@ -18,7 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from memdesk.core.read import decay
-from memdesk.core.read.config import ReadConfig
+from memdesk.core.read.config import CHANNELS, ReadConfig
 
 
 @dataclass
@@ -44,6 +47,8 @@ class Hit:
     retention: float = 0.0
     score: float = 0.0
     rerank: float | None = None
+    # Identical or near-identical memories collapsed into this one (dedup.py).
+    same_as: list[Hit] = field(default_factory=list)
 
     @property
     def week(self) -> str:
@@ -62,6 +67,8 @@ class Hit:
             "retention": round(self.retention, 4), "created_at": self.created_at.isoformat(),
             "week": self.week,
             **({"rerank": self.rerank} if self.rerank is not None else {}),
+            **({"same_as": [{"id": d.id, "text": d.text} for d in self.same_as]}
+               if self.same_as else {}),
         }
 
 
@@ -81,14 +88,76 @@ class Dropped:
 
 
 def rrf(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig) -> None:
-    best = len(channels) / (cfg.rrf_k + 1) if channels else 1.0
+    """Weighted reciprocal rank fusion, normalised so first everywhere is 1."""
+    w = dict(zip(CHANNELS, cfg.channel_weights, strict=True))
+    best = sum(w[c] for c in channels) / (cfg.rrf_k + 1) if channels else 0.0
     for h in hits:
-        total = sum(1.0 / (cfg.rrf_k + r) for c, r in h.ranks.items() if c in channels)
-        h.relevance = total / best
+        total = sum(w[c] / (cfg.rrf_k + r) for c, r in h.ranks.items() if c in channels)
+        h.relevance = total / best if best else 0.0
 
 
-def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig) -> str | None:
-    """None when ``h`` relates to the query through an active channel; else why not."""
+def channel_scores(h: Hit, cosine_floor: float | None, best_cosine: float | None,
+                   keyword_floor: float) -> dict[str, float]:
+    """Each channel's evidence for ``h`` on one 0–1 scale, zero below its own floor.
+
+    vector: 0 at this query's floor, 1 at its best candidate (min-max between the two,
+    so a query's weak best match does not look as good as another's exact one — it is
+    the floor's distance that scales); fts: the keyword share, once it reaches the
+    keyword floor (a memory sharing one word of a paraphrase with the query is no
+    evidence); graph: 1 for a direct entity or value match, 0.5 for one hop.
+    """
+    out: dict[str, float] = {}
+    if h.cosine is not None and cosine_floor is not None and best_cosine is not None:
+        span = best_cosine - cosine_floor
+        out["vector"] = (1.0 if h.cosine >= best_cosine else
+                         min(max((h.cosine - cosine_floor) / span, 0.0), 1.0)
+                         if span > 0 else 0.0)
+    if h.keyword_share and h.keyword_share >= keyword_floor:
+        out["fts"] = h.keyword_share
+    if h.graph_via is not None:
+        out["graph"] = 0.5 if h.graph_via.startswith("one hop") else 1.0
+    return out
+
+
+def score_fusion(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig,
+                 cosine_floor: float | None) -> None:
+    """Relevance as the weighted mean of the channels' normalised scores.
+
+    Unlike RRF, a channel's *weak* first place counts for little: a memory sharing one
+    common word with the query is fts's rank 1 but has a small keyword share.  The
+    mean is over the channels that found evidence for *some* candidate of this query:
+    a channel with nothing to say (no entity named, no word in common) cannot tell
+    candidates apart, and counting it would only shrink relevance against the
+    importance and recency terms of the score.
+    """
+    w = dict(zip(CHANNELS, cfg.channel_weights, strict=True))
+    cos = [h.cosine for h in hits if h.cosine is not None]
+    best = max(cos) if cos else None
+    scores = [channel_scores(h, cosine_floor, best, cfg.floor_keyword_share) for h in hits]
+    spoke = {c for s in scores for c, v in s.items() if v > 0} & set(channels)
+    total = sum(w[c] for c in spoke)
+    for h, s in zip(hits, scores, strict=True):
+        h.relevance = (sum(w[c] * s.get(c, 0.0) for c in spoke) / total) if total else 0.0
+
+
+def fuse(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig,
+         cosine_floor: float | None) -> None:
+    """Fill each hit's relevance with the configured method."""
+    if cfg.fusion == "rrf":
+        rrf(hits, channels, cfg)
+    else:
+        score_fusion(hits, channels, cfg, cosine_floor)
+
+
+def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig,
+                 cosine_floor: float | None = None) -> str | None:
+    """None when ``h`` relates to the query through an active channel; else why not.
+
+    ``cosine_floor`` is this query's calibrated floor (calibrate.py); without one (no
+    vectors at all) the prior's floor applies.
+    """
+    if cosine_floor is None:
+        cosine_floor = cfg.floor_prior_median + cfg.floor_z * cfg.floor_prior_scale
     why: list[str] = []
     if "fts" in channels:
         share = h.keyword_share or 0.0
@@ -97,10 +166,10 @@ def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig) -> str | No
         why.append("no keyword match" if share == 0 else
                    f"keywords {share:.2f} < {cfg.floor_keyword_share:.2f} of the query")
     if "vector" in channels:
-        if h.cosine is not None and h.cosine >= cfg.floor_cosine:
+        if h.cosine is not None and h.cosine >= cosine_floor:
             return None
         why.append("no vector" if h.cosine is None else
-                   f"cosine {h.cosine:.2f} < {cfg.floor_cosine:.2f}")
+                   f"cosine {h.cosine:.2f} < {cosine_floor:.2f}")
     if "graph" in channels:
         if "graph" in h.ranks:
             return None

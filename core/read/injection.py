@@ -9,6 +9,12 @@ after a per-user cursor, wrapping round, so every active preference is seen with
 ceil(n / limit) calls.  The order never depends on last access (seed 000's
 rich-get-richer bug).  The cursor is a keyset (created_at, seq) of the last one
 consumed, so preferences added or retired in between do not make it skip or repeat.
+
+Relevance first: the preferences that relate to the query (a calibrated cosine bar,
+looser than a result's, or the keyword share) take up to three of the first slots,
+best first; the rotation fills the rest, so every preference still reaches the agent
+within ceil(n / 2) calls.  "Find a place for dinner tonight" brings "I prefer
+vegetarian restaurants" before "prefers tabs over spaces", whatever the cursor says.
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ from typing import Any
 
 from sqlalchemy import Connection, select
 
+from memdesk.core.read.channels import KeywordHits, VectorHits
 from memdesk.core.read.config import ReadConfig
+from memdesk.core.read.dedup import same_text
 from memdesk.core.read.models import PreferenceCursor
 from memdesk.core.read.snapshot import UserSnapshot
 
@@ -61,6 +69,51 @@ def active_preferences(snap: UserSnapshot, cfg: ReadConfig, ok: Any) -> list[Pre
     return list(cached)
 
 
+def preference_rows(snap: UserSnapshot, cfg: ReadConfig, ok: Any) -> Any:
+    """The snapshot rows of ``active_preferences`` (same order), as an array; memoised."""
+    import numpy as np
+
+    key = ("preference rows", tuple(cfg.inject_types), tuple(cfg.inject_layers),
+           cfg.confidence_threshold)
+    rows = snap.memo.get(key)
+    if rows is None:
+        rows = snap.memo[key] = np.array(
+            [snap.row_of[p.seq] for p in active_preferences(snap, cfg, ok)], dtype=np.int64)
+    return rows
+
+
+def relevant_first(prefs: list[Preference], rows: Any, kw: KeywordHits, vec: VectorHits,
+                   used: tuple[str, ...], cfg: ReadConfig) -> list[Preference]:
+    """The preferences to inject first for this query, best first (``rotate`` takes
+    at most ``inject_relevant_max`` of those not already shown): those whose cosine
+    reaches the injection bar (a looser,
+    calibrated one: calibrate.py) or whose keyword share reaches the keyword floor.
+    Vectorised over the user's preferences (hundreds in the demo store)."""
+    import numpy as np
+
+    if not prefs or cfg.inject_relevant_max <= 0:
+        return []
+    score = np.zeros(len(prefs))
+    ok = np.zeros(len(prefs), dtype=bool)
+    bg = vec.background
+    if "vector" in used and vec.by_row is not None and bg is not None:
+        cos = np.nan_to_num(vec.by_row[rows], nan=-1.0)
+        bar = min(bg.inject, bg.floor)
+        ok |= cos >= bar
+        score += np.where(cos >= bar, cos, 0.0)
+    if "fts" in used and kw.share:
+        at = {p.seq: i for i, p in enumerate(prefs)}
+        share = np.zeros(len(prefs))
+        for seq, v in kw.share.items():
+            i = at.get(seq)
+            if i is not None:
+                share[i] = v
+        ok |= share >= cfg.floor_keyword_share
+        score += np.where(share >= cfg.floor_keyword_share, share, 0.0)
+    order = sorted(np.nonzero(ok)[0].tolist(), key=lambda i: (-score[i], -prefs[i].seq))
+    return [prefs[i] for i in order]
+
+
 def stored_cursor(conn: Connection, user_id: str) -> Cursor | None:
     row = conn.execute(select(C.last_created_at, C.last_seq).where(C.user_id == user_id)).first()
     if row is None or row[0] is None or row[1] is None:
@@ -68,31 +121,42 @@ def stored_cursor(conn: Connection, user_id: str) -> Cursor | None:
     return row[0], int(row[1])
 
 
-def _same(text: str) -> str:
-    return " ".join(text.lower().split())
-
-
 def rotate(
     prefs: list[Preference], cursor: Cursor | None, exclude: set[int], limit: int,
-    exclude_texts: set[str] | None = None,
+    exclude_texts: set[str] | None = None, first: list[Preference] | None = None,
+    first_max: int | None = None,
 ) -> tuple[list[Preference], Cursor | None]:
-    """(what to inject, newest first; the new cursor, or None when no rotation is needed).
+    """(what to inject; the new cursor, or None when no rotation is needed).
 
+    ``first``: the preferences relevant to the query, best first; up to ``first_max``
+    of them (those not already shown) take the first slots, and the fair rotation
+    (newest first after the cursor) fills the rest.
     Skipped: preferences among the results (``exclude``) and repeats of a text already
     shown (two memories saying the same sentence tell the agent nothing more).
     """
     if limit <= 0 or not prefs:
         return [], cursor
-    shown = {_same(t) for t in (exclude_texts or ())}
+    shown = {same_text(t) for t in (exclude_texts or ())}
 
     def fresh(p: Preference) -> bool:
-        if p.seq in exclude or _same(p.text) in shown:
+        if p.seq in exclude or same_text(p.text) in shown:
             return False
-        shown.add(_same(p.text))
+        shown.add(same_text(p.text))
         return True
 
+    top: list[Preference] = []
+    cap = limit if first_max is None else min(limit, first_max)
+    for p in first or []:
+        if len(top) >= cap:
+            break
+        if fresh(p):
+            top.append(p)
+    exclude = exclude | {p.seq for p in top}
+    limit -= len(top)
+    if limit <= 0:
+        return top, cursor
     if len(prefs) <= limit:
-        return [p for p in prefs if fresh(p)], cursor
+        return top + [p for p in prefs if fresh(p)], cursor
     start = 0
     if cursor is not None:
         # First preference strictly after the cursor in newest-first order.
@@ -107,7 +171,7 @@ def rotate(
             if len(chosen) >= limit:
                 break
     chosen.sort(key=lambda p: (p.created_at, p.seq), reverse=True)
-    return chosen, (last.created_at, last.seq) if last else cursor
+    return top + chosen, (last.created_at, last.seq) if last else cursor
 
 
 def save_cursor(conn: Connection, user_id: str, cursor: Cursor, now: datetime) -> None:

@@ -26,6 +26,7 @@ from sqlalchemy import Connection, Engine, delete, desc, func, insert, select, u
 
 from memdesk.core.read.models import Retrieval, RetrievalItem
 from memdesk.core.store.db import writer
+from memdesk.core.store.faults import as_store_error, safe_message
 from memdesk.core.store.models import Memory
 
 if TYPE_CHECKING:
@@ -107,6 +108,9 @@ class Recorder:
         self._lock = threading.Lock()
         self.retention_days = retention_days
         self.last_error: str | None = None
+        # The failure as a store error (read-only, locked, full…), for a caller that
+        # must report it; None after a write that worked.
+        self.last_exception: Exception | None = None
         self._since_prune = PRUNE_EVERY  # prune on the first batch
         self._clock: Callable[[], datetime] | None = None
 
@@ -149,8 +153,14 @@ class Recorder:
                         prune(conn, self._clock(), self.retention_days)
                         self._since_prune = 0
                 self.last_error = None
+                self.last_exception = None
             except Exception as exc:  # a record must never break an agent's retrieval
-                self.last_error = f"{type(exc).__name__}: {exc}"
+                # Translated: a driver error's text carries the SQL and its parameters,
+                # i.e. the query and memory texts, which must never reach a log.
+                mapped = as_store_error(exc, self._writer.url.render_as_string(hide_password=True))
+                self.last_exception = mapped or exc
+                self.last_error = (str(mapped) if mapped
+                                   else f"{type(exc).__name__}: {safe_message(exc)}")
                 log.warning("could not record a retrieval: %s", self.last_error)
             finally:
                 for _ in jobs:

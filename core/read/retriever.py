@@ -1,4 +1,5 @@
-"""The retriever: channels → candidates → RRF → floor → score → diversity → injection.
+"""The retriever: channels → candidates → fusion → floor → score → repeats collapsed →
+diversity → injection (relevant preferences first, then the rotation).
 
 ``Retriever(store).retrieve(query, user_id, k=10, channels=None, inject=True)``
 returns a :class:`RetrievalResult` with the ranked results, the injected preferences,
@@ -23,7 +24,7 @@ from memdesk.core.embeddings import DIM
 from memdesk.core.errors import MemdeskError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.read import channels as ch
-from memdesk.core.read import fusion, injection
+from memdesk.core.read import dedup, fusion, injection
 from memdesk.core.read import terms as qt
 from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
 from memdesk.core.read.query_vectors import query_vector
@@ -53,6 +54,8 @@ class RetrievalResult:
     dropped: list[fusion.Dropped]
     per_channel: dict[str, list[fusion.Hit]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # Why a channel ranked nothing (channel -> reason), for the inspector and the JSON.
+    empty_channels: dict[str, str] = field(default_factory=dict)
     duration_ms: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -62,7 +65,8 @@ class RetrievalResult:
             "results": [h.to_json() for h in self.results],
             "preferences": [p.to_json() for p in self.preferences],
             "dropped": [d.to_json() for d in self.dropped],
-            "notes": self.notes, "duration_ms": round(self.duration_ms, 2),
+            "notes": self.notes, "empty_channels": self.empty_channels,
+            "duration_ms": round(self.duration_ms, 2),
         }
 
 
@@ -226,6 +230,7 @@ class Retriever:
             rows = ch.load_candidates(conn, seqs)
             do_inject = inject and isolated is None and cfg.preference_limit > 0
             prefs = injection.active_preferences(snap, cfg, ok) if do_inject else []
+            pref_rows = injection.preference_rows(snap, cfg, ok) if do_inject else None
             cursor = None
             if do_inject and len(prefs) > cfg.preference_limit:
                 with self._lock:
@@ -243,11 +248,11 @@ class Retriever:
             "vector": [hits[s] for s in vec.ranked if s in hits],
             "graph": [hits[s] for s in gr.ranked if s in hits],
         }
-        fusion.rrf(list(hits.values()), used, cfg)
+        fusion.fuse(list(hits.values()), used, cfg, vec.floor)
         kept: list[fusion.Hit] = []
         dropped: list[fusion.Dropped] = []
         for h in hits.values():
-            why = fusion.floor_reason(h, used, cfg)
+            why = fusion.floor_reason(h, used, cfg, vec.floor)
             if why is None:
                 kept.append(h)
             else:
@@ -256,17 +261,21 @@ class Retriever:
         fusion.score(list(hits.values()), now, access, cfg)
         kept.sort(key=lambda h: (-h.score, -h.seq))
         kept = self._rerank(query, kept, notes)
+        kept = dedup.collapse(kept, snap if qvec is not None else None)
         results, diversity_dropped = fusion.diversify(kept, k, cfg)
         dropped.sort(key=lambda d: (-d.hit.relevance, -d.hit.score))
         dropped = diversity_dropped + dropped
 
+        shown = [*results, *(d for h in results for d in h.same_as)]
+        relevant = injection.relevant_first(prefs, pref_rows, kw, vec, used, cfg)
         chosen, new_cursor = injection.rotate(
-            prefs, cursor, {h.seq for h in results}, cfg.preference_limit,
-            {h.text for h in results})
+            prefs, cursor, {h.seq for h in shown}, cfg.preference_limit,
+            {h.text for h in shown}, relevant, cfg.inject_relevant_max)
         result = RetrievalResult(
             retrieval_id=new_id(), at=now, query=query, user_id=user_id, k=k,
             channels=used, injected=do_inject, results=results, preferences=chosen,
             dropped=dropped, per_channel=per_channel, notes=notes,
+            empty_channels=ch.why_empty(query, active, used, per_channel, snap, ok),
         )
         cursor_job = None
         if dry_run:

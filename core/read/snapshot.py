@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import Connection, func, select
 
-from memdesk.core.read.terms import SEP, normalise_many
+from memdesk.core.read.terms import SEP, is_word_char, normalise_many, word_pattern
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
 from memdesk.core.store.vectors import embedding_column
@@ -82,27 +82,31 @@ class UserSnapshot:
     memo: dict[Any, Any] = field(default_factory=dict)
 
     def rows_for_stem(self, stem: str) -> list[int]:
-        """Rows holding a word that starts with ``stem`` (a run of word characters).
+        """Rows holding one of ``stem``'s inflections as a whole word (terms.word_pattern).
 
         Found by one regular-expression scan of the joined texts, once per stem and
         snapshot, instead of a word → rows index built for every word of every row up
         front: that index was half of a user's first call (15 ms of 34 at 100k), and
-        a query needs the rows of its few stems only.  A match at a word start of a
-        stem made of word characters is exactly "a ``\\w+`` word starting with it".
+        a query needs the rows of its few stems only.  Whole words, not prefixes: a
+        prefix made "red" find "Redis".
         """
-        key = ("stem", stem)
+        key = ("word", stem)
         rows = self.memo.get(key)
         if rows is None:
             import numpy as np
 
-            pattern = re.compile(r"(?<!\w)" + re.escape(stem))
-            at = np.fromiter((m.start() for m in pattern.finditer(self.joined)), np.int64)
+            # The stem searched as a literal, the word start checked per match.
+            pattern = re.compile(word_pattern(stem, start=False))
+            text = self.joined
+            at = np.fromiter((m.start() for m in pattern.finditer(text)
+                              if not m.start() or not is_word_char(text[m.start() - 1])),
+                             np.int64)
             rows = self.memo[key] = np.unique(
                 np.searchsorted(self.starts, at, side="right") - 1).tolist()
         return rows
 
     def rows_with(self, stems: list[str]) -> dict[int, set[str]]:
-        """Rows containing a word that starts with a stem, and which stems each holds."""
+        """Rows containing one of a stem's inflections, and which stems each holds."""
         out: dict[int, set[str]] = {}
         for stem in stems:
             for i in self.rows_for_stem(stem):

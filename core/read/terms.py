@@ -2,8 +2,11 @@
 
 An agent's query is a sentence ("how should I organize imports in Python files?"),
 so the keyword channel ORs its content words (an AND of every word rarely matches
-anything) and weights them by rarity.  Words are matched by a light stem as a prefix
-("imports" finds "import" and "importing"), because the FTS index does no stemming.
+anything) and weights them by rarity.  Words are matched as whole words through a light
+stem and its inflections ("imports" finds "import", "imported" and "importing"), never
+as a prefix: an agent asking about "red" means red, not Redis.  (The operator's
+search-as-you-type in the browser is another path, core/store/fts.py, and keeps its
+prefix match on the last word: there the word is still being typed.)
 """
 
 from __future__ import annotations
@@ -61,6 +64,33 @@ def stem(word: str) -> str:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             return word[: -len(suffix)]
     return word
+
+
+# What may follow a stem inside one word: the endings ``stem`` strips, plus ``e``/``d``
+# and ``y`` so that "organized" (stem ``organiz``) still finds "organize" and
+# "studies" (``stud``) finds "study".
+_ENDINGS = "(?:s|es|e|ed|d|ing|ings|ies|ied|y)?"
+
+
+def word_pattern(stem_: str, *, start: bool = True) -> str:
+    """A regular expression matching the stem's inflections as whole words.
+
+    ``red`` matches "red" and "reds", never "Redis" or "reduce".  A stem ending in
+    ``e`` also matches without it ("organize" finds "organizing").  ``start=False``
+    leaves out the word-start check (a look-behind, which stops the regular-expression
+    engine from searching for the stem as a literal: ten times slower over a user's
+    texts); the caller then checks the character before each match itself.
+    """
+    if stem_.endswith("e") and len(stem_) > 3:
+        body = re.escape(stem_[:-1]) + "e?"
+    else:
+        body = re.escape(stem_)
+    return (r"(?<!\w)" if start else "") + body + _ENDINGS + r"(?!\w)"
+
+
+def is_word_char(ch: str) -> bool:
+    """What ``\\w`` matches (str patterns): alphanumerics and the underscore."""
+    return ch.isalnum() or ch == "_"
 
 
 def keywords(query: str) -> list[str]:

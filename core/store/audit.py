@@ -124,5 +124,9 @@ def undo_in(
     new_ev = apply(ev.memory_id, target, actor=actor, action=UNDO, undoes=event_id,
                    group_id=group_id)
     assert new_ev is not None  # undoes= always logs, even when nothing changed
-    conn.execute(update(ET).where(E.id == event_id).values(undone_by=new_ev))
+    # Compare-and-set: of two undos of one event racing on PostgreSQL, the second
+    # finds it undone here and rolls back instead of undoing it twice.
+    if conn.execute(update(ET).where(E.id == event_id, E.undone_by.is_(None))
+                    .values(undone_by=new_ev)).rowcount != 1:
+        raise UndoConflictError(f"Action {event_id} was already undone.")
     return new_ev

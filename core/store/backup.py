@@ -1,5 +1,13 @@
 """Backups of a store: online copies, a list, restore, rotation and the automatic policy.
 
+Automatic backups are the same wherever a store is written: the GUI keeps an
+:class:`AutoBackup` per open store, and every other process that writes (the CLI's
+commands, ``memdesk worker``, ``memdesk mcp``) calls :func:`keep_backed_up` once
+when it opens its store: at its first write a backup is taken when the latest is
+older than the interval and the file changed since, then again on the interval
+while it keeps writing; processes that only read never back up.  Interval and
+retention come from the environment (:class:`BackupPolicy`, docs/sqlite.md).
+
 A backup is taken with SQLite's online backup API in one step, which holds one read
 transaction: in WAL mode writers carry on meanwhile and the copy is the consistent
 state at its start.  It is written to a temporary name, switched to a single-file
@@ -12,9 +20,10 @@ like Anki's: every recent one, then one a day, a week, a month, within a size bu
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import re
-import shutil
+import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -22,15 +31,45 @@ from pathlib import Path
 import platformdirs
 
 from memdesk.core.errors import MemdeskError, StoreOpenError
-from memdesk.core.store.check import CheckReport, check_connection, check_file
-from memdesk.core.store.db import DRIVER, connect_raw
+from memdesk.core.store.check import check_connection, check_file
+from memdesk.core.store.db import DRIVER, WRITE_OPTION, connect_raw, sqlite_path
+
+log = logging.getLogger("memdesk.store")
 
 KEEP_RECENT = 8
 KEEP_DAILY, KEEP_WEEKLY, KEEP_MONTHLY = 7, 4, 12
 SIZE_BUDGET_BYTES = 2 * 1024**3
 AUTO_INTERVAL = timedelta(minutes=30)
+AUTO_TICK_S = 60.0  # how often a writing process asks the policy (it decides)
+INTERVAL_ENV = "MEMDESK_BACKUP_INTERVAL_MIN"  # minutes; 0 turns automatic backups off
+KEEP_ENV = "MEMDESK_BACKUP_KEEP"  # the newest backups always kept (then daily, weekly…)
+BUDGET_ENV = "MEMDESK_BACKUP_BUDGET_MB"  # total size the kept backups may take
 _NAME = re.compile(r"^(\d{8}T\d{6}-\d{6})-([a-z0-9-]+)\.db$")
-_STAMP = "%Y%m%dT%H%M%S-%f"
+STAMP = "%Y%m%dT%H%M%S-%f"
+_STAMP = STAMP
+
+
+@dataclass(frozen=True)
+class BackupPolicy:
+    """The automatic backup interval and retention, from the environment."""
+
+    interval: timedelta = AUTO_INTERVAL
+    keep_recent: int = KEEP_RECENT
+    budget: int = SIZE_BUDGET_BYTES
+
+    @classmethod
+    def from_env(cls) -> BackupPolicy:
+        def number(name: str, default: float) -> float:
+            try:
+                value = float(os.environ.get(name, default))
+            except ValueError:
+                log.warning("%s is not a number; using %s", name, default)
+                return default
+            return value if value >= 0 and value == value else default  # no NaN
+
+        return cls(timedelta(minutes=number(INTERVAL_ENV, AUTO_INTERVAL.total_seconds() / 60)),
+                   max(1, int(number(KEEP_ENV, KEEP_RECENT))),
+                   int(number(BUDGET_ENV, SIZE_BUDGET_BYTES / 1024**2) * 1024**2))
 
 
 class BackupError(MemdeskError):
@@ -189,64 +228,23 @@ def thin(backups: list[BackupInfo], now: datetime, *,
 def rotate(store_path: Path, now: datetime | None = None) -> list[Path]:
     """Delete the backups :func:`thin` drops; returns their paths."""
     now = now or datetime.now(UTC).replace(tzinfo=None)
+    policy = BackupPolicy.from_env()
     gone = []
-    for b in thin(list_backups(store_path), now):
+    for b in thin(list_backups(store_path), now, keep_recent=policy.keep_recent,
+                  budget=policy.budget):
         b.path.unlink(missing_ok=True)
+        Path(str(b.path) + "-wal").unlink(missing_ok=True)  # a replaced store's own WAL
         gone.append(b.path)
     return gone
 
 
-@dataclass(frozen=True)
-class RestoreReport:
-    """What restoring did: which backup went in, where the replaced file went."""
+def restore(store_path: Path, backup_path: Path, *, new: bool = False, checked=None):  # type: ignore[no-untyped-def]
+    """Replace ``store_path`` with ``backup_path``: see core/store/restore.py (refuses a
+    target that is not a store, a store another program has open, a damaged backup;
+    keeps the replaced store as a listed backup).  Returns a ``RestoreReport``."""
+    from memdesk.core.store.restore import restore_store
 
-    backup: Path
-    store: Path
-    set_aside: Path | None
-    check: CheckReport
-
-
-def restore(store_path: Path, backup_path: Path) -> RestoreReport:
-    """Replace ``store_path`` with ``backup_path`` after checking the backup in full.
-
-    The current file (with its ``-wal``) is renamed aside, never deleted, so a
-    restore can itself be undone by hand.  Close other programs using the store
-    first: they would keep writing to the file set aside.
-    """
-    store_path, backup_path = Path(store_path), Path(backup_path)
-    if not backup_path.is_file():
-        raise StoreOpenError(f"There is no backup at {backup_path}.")
-    if backup_path.resolve() == store_path.resolve():
-        raise BackupError("The backup and the store are the same file.")
-    from memdesk.core.store.identity import StoreKind, identify
-
-    ident = identify(backup_path)  # refuses non-SQLite files without touching them
-    if ident.kind not in (StoreKind.MEMDESK, StoreKind.RECALL):
-        raise BackupError(f"{backup_path} is not a memdesk store; nothing was restored.")
-    report = check_file(backup_path, level="full")
-    if report.damaged:
-        raise BackupError(
-            f"The backup {backup_path} is damaged too ({report.summary()}); nothing was "
-            "restored. Try an older one (`memdesk db backups`)."
-        )
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
-    aside = None
-    tmp = store_path.with_name(store_path.name + ".restoring")
-    try:
-        shutil.copyfile(backup_path, tmp)
-        if store_path.exists():
-            aside = store_path.with_name(f"{store_path.name}.replaced-{stamp}")
-            os.replace(store_path, aside)
-            for suffix in ("-wal", "-shm"):
-                side = Path(str(store_path) + suffix)
-                if side.exists():
-                    os.replace(side, Path(str(aside) + suffix))
-        os.replace(tmp, store_path)
-    except OSError as exc:
-        raise BackupError(f"Could not restore: {exc.strerror or exc}.") from exc
-    finally:
-        tmp.unlink(missing_ok=True)
-    return RestoreReport(backup_path, store_path, aside, report)
+    return restore_store(store_path, backup_path, new=new, checked=checked)
 
 
 class AutoBackup:
@@ -259,9 +257,9 @@ class AutoBackup:
     fingerprint at the last backup and its time.
     """
 
-    def __init__(self, store_path: Path, interval: timedelta = AUTO_INTERVAL) -> None:
+    def __init__(self, store_path: Path, interval: timedelta | None = None) -> None:
         self.store_path = Path(store_path)
-        self.interval = interval
+        self.interval = BackupPolicy.from_env().interval if interval is None else interval
         self._last: datetime | None = None
         self._fingerprint: tuple | None = None
         latest = latest_backup(self.store_path)
@@ -280,11 +278,28 @@ class AutoBackup:
 
     def due(self, now: datetime | None = None) -> bool:
         now = now or datetime.now(UTC).replace(tzinfo=None)
+        if self.interval <= timedelta(0):
+            return False  # automatic backups are off (MEMDESK_BACKUP_INTERVAL_MIN=0)
         if self._last is None:
             return True
-        if self._fingerprint is not None and self.fingerprint() == self._fingerprint:
-            return False
+        if self._fingerprint is not None:
+            if self.fingerprint() == self._fingerprint:
+                return False
+        elif not self._changed_since(self._last):
+            return False  # a new process: unchanged since the latest backup on disk
         return now - self._last >= self.interval
+
+    def _changed_since(self, when: datetime) -> bool:
+        for suffix in ("", "-wal"):
+            try:
+                st = os.stat(str(self.store_path) + suffix)
+            except OSError:
+                continue
+            if suffix and st.st_size == 0:
+                continue  # an empty WAL: opened, nothing written
+            if datetime.fromtimestamp(st.st_mtime, UTC).replace(tzinfo=None) > when:
+                return True
+        return False
 
     def run(self, reason: str) -> BackupInfo:
         info = backup_store(self.store_path, reason=reason)
@@ -299,3 +314,71 @@ class AutoBackup:
         if self._fingerprint is not None and self.fingerprint() == self._fingerprint:
             return None
         return self.run(reason)
+
+
+class BackupKeeper:
+    """Runs one store's :class:`AutoBackup` on a thread from its first write on.
+
+    Private state: the thread (started once) and the event that stops it.  Errors are
+    logged, never raised: a failed backup must not fail the write that prompted it.
+    """
+
+    def __init__(self, auto: AutoBackup, tick_s: float = AUTO_TICK_S) -> None:
+        self.auto = auto
+        self.tick_s = tick_s
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def arm(self) -> None:
+        with self._lock:
+            if self._thread is not None or self._stop.is_set():
+                return
+            self._thread = threading.Thread(target=self._loop, name="memdesk-backups",
+                                            daemon=True)
+            self._thread.start()
+
+    def _loop(self) -> None:
+        reason = "open"
+        while True:
+            try:
+                self.auto.maybe(reason)
+            except MemdeskError as exc:
+                log.warning("automatic backup of %s: %s", self.auto.store_path, exc)
+            reason = "auto"
+            if self._stop.wait(self.tick_s):
+                return
+
+    def stop(self) -> None:
+        """Stop ticking; a backup under way is finished first."""
+        with self._lock:
+            self._stop.set()
+            thread = self._thread
+        if thread is not None:
+            thread.join()
+
+
+def keep_backed_up(store, *, tick_s: float | None = None) -> BackupKeeper | None:  # type: ignore[no-untyped-def]
+    """Automatic backups for a process writing ``store`` (a MemoryStore): armed by its
+    first write transaction, stopped when the store closes.  None when there is
+    nothing to do: not a SQLite file, opened read-only, just created, or turned off."""
+    path = sqlite_path(store.engine.url.render_as_string(hide_password=False))
+    report = store.report
+    policy = BackupPolicy.from_env()
+    if path is None or policy.interval <= timedelta(0):
+        return None
+    if report is not None and (report.read_only or report.created):
+        return None
+    from sqlalchemy import event
+
+    if tick_s is None:  # ask a few times per interval, at most once a minute
+        tick_s = min(AUTO_TICK_S, max(1.0, policy.interval.total_seconds() / 4))
+    keeper = BackupKeeper(AutoBackup(path, policy.interval), tick_s)
+
+    def on_begin(conn) -> None:  # type: ignore[no-untyped-def]
+        if conn.get_execution_options().get(WRITE_OPTION):
+            keeper.arm()
+
+    event.listen(store.engine, "begin", on_begin)
+    store.on_close(keeper.stop)
+    return keeper

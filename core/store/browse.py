@@ -61,11 +61,12 @@ class BrowseRow:
     valid_until: datetime | None
     deleted_at: datetime | None
     quarantined_at: datetime | None = None
+    framing: str | None = None
 
     @property
     def status(self) -> Status:
         return status_of(self.deleted_at, self.superseded_by, self.valid_until,
-                         self.quarantined_at)
+                         self.quarantined_at, self.framing)
 
 
 ROW_COLUMNS = tuple(f.name for f in fields(BrowseRow))

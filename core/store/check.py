@@ -3,18 +3,29 @@
 On open a store gets ``PRAGMA integrity_check`` when it is small (it also compares
 every index with its table, which is where most flipped bytes show) and the cheaper
 ``PRAGMA quick_check`` under a time budget when it is large; a check cut short by
-the budget says so (``complete=False``) rather than pretending.  ``db check`` and
-File → Check store run everything with no budget: ``integrity_check``,
-``foreign_key_check`` and FTS5's own ``integrity-check``.
+the budget says so (``complete=False``) rather than pretending.  Every check of a
+file also reads its WAL (core/store/walcheck.py): committed changes SQLite would drop
+are damage, reported before anything opens the store read-write.
+
+``db check`` and File → Check store run everything with no budget: ``integrity_check``,
+``foreign_key_check`` and FTS5's own ``integrity-check``.  FTS5's check is an INSERT
+(a command, not a row) that a read-only connection refuses, and the store itself must
+not be opened read-write by a check (that would discard a damaged WAL's frames).  So
+it runs on a private copy made with SQLite's backup API (a consistent snapshot, even
+while others write), with ``rank = 1``: for an external-content index that also
+compares the index with the ``memories`` text, which is how text changed behind the
+index ("stale") shows.
 """
 
 from __future__ import annotations
 
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdesk.core.store.db import DRIVER, connect_raw
+from memdesk.core.store.walcheck import wal_problems
 
 # Below this size the full integrity_check runs on every open (tens of ms per MB).
 FULL_CHECK_ON_OPEN_BYTES = 48 * 1024 * 1024
@@ -110,7 +121,9 @@ def _fts_check(conn) -> list[str]:  # type: ignore[no-untyped-def]
             # still needs a writable connection; run it in a savepoint and roll back.
             conn.execute("SAVEPOINT fts_check")
             try:
-                conn.execute(f"INSERT INTO \"{name}\"(\"{name}\") VALUES ('integrity-check')")
+                # rank = 1: an external-content index is compared with its table too.
+                conn.execute(f"INSERT INTO \"{name}\"(\"{name}\", rank) "
+                             "VALUES ('integrity-check', 1)")
             finally:
                 conn.execute("ROLLBACK TO fts_check")
                 conn.execute("RELEASE fts_check")
@@ -123,20 +136,45 @@ def _fts_check(conn) -> list[str]:  # type: ignore[no-untyped-def]
     return out
 
 
+def fts_check_on_copy(conn) -> list[str]:  # type: ignore[no-untyped-def]
+    """FTS5's integrity check on a private copy of the database behind ``conn``."""
+    with tempfile.TemporaryDirectory(prefix="memdesk-check-") as tmp:
+        copy = DRIVER.connect(str(Path(tmp) / "copy.db"), check_same_thread=False)
+        try:
+            copy.isolation_level = None
+            try:
+                conn.backup(copy)
+            except DRIVER.Error as exc:
+                return [f"cannot copy the store to check its full-text index: {exc}"]
+            return _fts_check(copy)
+        finally:
+            copy.close()
+
+
 def check_file(path: Path, *, level: str = "full", budget_s: float | None = None) -> CheckReport:
-    """Check the store file at ``path`` without writing to it."""
+    """Check the store file at ``path`` without writing to it (its WAL included)."""
+    start = time.monotonic()
+    wal = wal_problems(path)  # before any connection: SQLite reads the WAL on open
     try:
         conn = connect_raw(path, read_only=True)
     except DRIVER.Error as exc:
-        return CheckReport(level, (f"cannot open: {exc}",))
+        return CheckReport(level, (*wal, f"cannot open: {exc}"))
     try:
-        return check_connection(conn, level=level, budget_s=budget_s)
+        report = check_connection(conn, level=level, budget_s=budget_s)
+        problems = [*wal, *report.problems]
+        if level == "full" and report.complete and not report.problems:
+            problems += fts_check_on_copy(conn)
     finally:
         conn.close()
+    return CheckReport(level, tuple(problems), report.complete, time.monotonic() - start)
 
 
 def open_check(conn, path: Path, budget_s: float = OPEN_CHECK_BUDGET_S) -> CheckReport:  # type: ignore[no-untyped-def]
     """The check every open runs: full integrity on small stores, bounded quick_check else."""
     size = path.stat().st_size
     level = "integrity" if size <= FULL_CHECK_ON_OPEN_BYTES else "quick"
-    return check_connection(conn, level=level, budget_s=budget_s)
+    report = check_connection(conn, level=level, budget_s=budget_s)
+    wal = wal_problems(path)  # the open that follows would make a WAL's loss permanent
+    if not wal:
+        return report
+    return CheckReport(report.level, (*wal, *report.problems), report.complete, report.seconds)

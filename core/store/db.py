@@ -69,8 +69,27 @@ def to_url(db: str | Path | None) -> str:
         db = default_store_path()
     text = str(db)
     if "://" in text:
+        _check_backend(text)
         return text
     return "sqlite:///" + str(Path(text).expanduser().resolve())
+
+
+def _check_backend(url: str) -> None:
+    """Refuse a URL of a database memdesk cannot keep a store in, naming only its
+    scheme (the rest may hold a password)."""
+    from sqlalchemy.exc import ArgumentError
+
+    from memdesk.core.errors import ValidationError
+
+    scheme = url.split("://", 1)[0]
+    try:
+        backend = make_url(url).get_backend_name()
+    except ArgumentError:
+        raise ValidationError("db", f"not a database URL or a file path (scheme "
+                                    f"{scheme!r})") from None
+    if backend not in ("sqlite", "postgresql"):
+        raise ValidationError("db", f"memdesk keeps stores in SQLite files or PostgreSQL "
+                                    f"(postgresql://…), not {scheme!r}")
 
 
 def sqlite_path(url: str) -> Path | None:
@@ -100,12 +119,16 @@ def connect_raw(path: Path, *, read_only: bool = True, timeout: float = BUSY_TIM
 
 
 def make_engine(
-    url: str, *, busy_timeout: float = BUSY_TIMEOUT_S, read_only: bool = False
+    url: str, *, busy_timeout: float = BUSY_TIMEOUT_S, read_only: bool = False,
+    keep_journal: bool = False,
 ) -> Engine:
     """Create the engine for ``url``; SQLite gets the concurrency settings above.
 
     ``read_only``: connections use ``mode=ro`` and change nothing (no journal mode
     switch): for stores not yet identified, damaged ones, and ones needing an upgrade.
+    ``keep_journal``: writable, but the file keeps its journal mode (no switch to WAL):
+    for migrating an older store, so a migration that fails and rolls back leaves the
+    file byte-identical.
     """
     u = make_url(url)
     if u.get_backend_name() == "postgresql":
@@ -128,7 +151,7 @@ def make_engine(
         cur = dbapi_conn.cursor()
         cur.execute(f"PRAGMA busy_timeout = {int(busy_timeout * 1000)}")
         cur.execute("PRAGMA foreign_keys = ON")
-        if path is not None and not read_only:
+        if path is not None and not read_only and not keep_journal:
             cur.execute("PRAGMA journal_mode = WAL")
             cur.execute("PRAGMA synchronous = NORMAL")
             cur.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")

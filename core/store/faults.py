@@ -25,7 +25,23 @@ from memdesk.core.errors import (
 
 
 def _message(exc: BaseException) -> str:
-    return str(getattr(exc, "orig", None) or exc)
+    """The driver's own message, without what would show stored data: SQLAlchemy's
+    ``[SQL: …] [parameters: …]`` (memory texts are parameters) and PostgreSQL's
+    ``DETAIL: Failing row contains (…)``."""
+    text = str(getattr(exc, "orig", None) or exc)
+    for marker in ("\nDETAIL:", "DETAIL:", "[SQL:", "[parameters:", "\n(Background on"):
+        text = text.split(marker, 1)[0]
+    return text.strip()
+
+
+def safe_message(exc: BaseException) -> str:
+    """``exc`` as text fit for an operator: a database error never carries its SQL, its
+    parameters or the failing row (they hold memory texts)."""
+    from sqlalchemy.exc import StatementError
+
+    if isinstance(exc, StatementError):
+        return _message(exc)
+    return str(exc)
 
 
 def translate_driver_error(exc: BaseException, url: str) -> StoreOpenError:

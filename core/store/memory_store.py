@@ -146,14 +146,33 @@ class MemoryStore:
     def _select(self):  # type: ignore[no-untyped-def]
         return select(*record_columns(RECORD_COLUMNS))
 
-    def get(self, memory_id: str, conn: Connection | None = None) -> MemoryRecord:
+    def get(self, memory_id: str, conn: Connection | None = None, *,
+            lock: bool = False) -> MemoryRecord:
+        """One memory.  ``lock`` (inside a write transaction): the row is locked until
+        the transaction ends, so a decision taken on what was read holds when written
+        (SELECT … FOR UPDATE on PostgreSQL; SQLite's BEGIN IMMEDIATE already holds the
+        whole store, and its dialect renders no FOR UPDATE)."""
         if conn is None:
             with self.read() as c:
                 return self.get(memory_id, c)
-        row = conn.execute(self._select().where(M.id == memory_id)).first()
+        stmt = self._select().where(M.id == memory_id)
+        if lock:
+            stmt = stmt.with_for_update(of=MT)
+        row = conn.execute(stmt).first()
         if row is None:
             raise NotFoundError(f"No memory with id {memory_id!r}")
         return self._record(row)
+
+    def lock_in(self, conn: Connection, ids: Iterable[str]) -> None:
+        """Lock the rows of ``ids`` until ``conn``'s transaction ends (PostgreSQL; a
+        no-op on SQLite, see ``get``).  In id order, so two bulk writers locking
+        overlapping sets wait for each other instead of deadlocking."""
+        if self.dialect != "postgresql":
+            return
+        ordered = sorted(set(ids))
+        for i in range(0, len(ordered), 500):
+            conn.execute(select(M.id).where(M.id.in_(ordered[i : i + 500]))
+                         .order_by(M.id).with_for_update()).all()
 
     def get_many(self, ids: Sequence[str]) -> list[MemoryRecord]:
         out: dict[str, MemoryRecord] = {}
@@ -390,7 +409,9 @@ class MemoryStore:
 
         ``expected_version``: the version the caller read; if the row changed since,
         EditConflictError (optimistic concurrency: nothing is written)."""
-        current = self.get(memory_id, conn)
+        # Locked: on PostgreSQL a concurrent editor waits here until this transaction
+        # ends, then reads the row this one wrote (and so sees the new version).
+        current = self.get(memory_id, conn, lock=True)
         if expected_version is not None and current.version != expected_version:
             raise EditConflictError(memory_id, expected_version, current.version, current)
         before: dict[str, Any] = {}
@@ -409,11 +430,17 @@ class MemoryStore:
             # A vector is derived from the text: a new text makes it stale (not audited;
             # the next `memdesk embed` recomputes it, see core/write/embed.py).  Every
             # change bumps the row version (migration 0009: optimistic concurrency).
+            # Compare-and-set on the version read above: 0 rows means someone else
+            # changed the row in between, which is refused, never overwritten.
+            hit = conn.execute(
+                update(MT).where(M.id == memory_id, M.version == current.version)
+                .values(**after, version=M.version + 1)
+            ).rowcount
+            if hit != 1:
+                now = self.get(memory_id, conn)
+                raise EditConflictError(memory_id, current.version, now.version, now)
             if "text" in after:
                 clear_vector_of_id_in(conn, memory_id)
-            conn.execute(
-                update(MT).where(M.id == memory_id).values(**after, version=M.version + 1)
-            )
         return self.log_in(
             conn, memory_id, actor, action, before, after,
             group_id=group_id, note=note, undoes=undoes,
@@ -466,6 +493,7 @@ class MemoryStore:
 
         events: list[int] = []
         with self.write() as conn:
+            self.lock_in(conn, ids)
             for mid in ids:
                 ev = self.apply_in(conn, mid, values, actor=actor, action=action,
                                    group_id=group, note=note,
@@ -490,9 +518,11 @@ class MemoryStore:
         return n
 
     def soft_delete(self, memory_id: str, *, actor: str = "operator", note: str | None = None,
-                    group_id: str | None = None) -> Changes:
+                    group_id: str | None = None,
+                    expected_version: int | None = None) -> Changes:
         return self.update(memory_id, actor=actor, note=note, group_id=group_id,
-                           action=acts.DELETE, deleted_at=utcnow())
+                           action=acts.DELETE, expected_version=expected_version,
+                           deleted_at=utcnow())
 
     def bulk_delete(self, ids: Sequence[str], *, actor: str = "operator") -> Changes:
         return self.bulk_update(ids, actor=actor, action=acts.DELETE, deleted_at=utcnow())
@@ -517,6 +547,7 @@ class MemoryStore:
 
         with self.write() as conn:
             self.get(new_id_, conn)
+            self.lock_in(conn, old_ids)
             events = [
                 ev for oid in old_ids if oid != new_id_
                 if (ev := self.supersede_in(conn, oid, new_id_, actor=actor, group_id=group))
@@ -527,12 +558,13 @@ class MemoryStore:
         self, conn: Connection, old_id: str, new_id_: str, *, actor: str,
         action: str | acts.Action = acts.SUPERSEDE, group_id: str | None = None,
         note: str | None = None,
-        at: datetime | None = None,
+        at: datetime | None = None, expected_version: int | None = None,
     ) -> int | None:
         """``old`` is replaced by ``new`` inside ``conn``'s transaction (audited)."""
         return self.apply_in(
             conn, old_id, {"superseded_by": new_id_, "valid_until": at or utcnow()},
             actor=actor, action=action, group_id=group_id, note=note,
+            expected_version=expected_version,
         )
 
     # -- undo -----------------------------------------------------------------
@@ -541,7 +573,7 @@ class MemoryStore:
         """Undo one event inside ``conn``'s transaction; returns the new undo event's id."""
         return audit.undo_in(
             conn, event_id, actor, group_id,
-            current=lambda mid: self.get(mid, conn),
+            current=lambda mid: self.get(mid, conn, lock=True),
             apply=lambda mid, values, **kw: self.apply_in(conn, mid, values, **kw),
         )
 

@@ -61,6 +61,9 @@ class Memory(Base):
     # Set when the poisoning guard holds an agent's write for operator review (migration
     # 0011, core/guard/); NULL for every other row, so it costs nothing to filter on.
     quarantined_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # How it was said (migration 0013): NULL = stated as a belief; "hypothetical" = a
+    # supposition kept for the operator but never part of the active belief state.
+    framing: Mapped[str | None] = mapped_column(String(32))
     # Which agent wrote the memory and in which of its runs (migration 0017): set by an
     # agent's store_memory, NULL for operator writes; agents scope their reads by them.
     agent_id: Mapped[str | None] = mapped_column(String(200))
@@ -139,6 +142,14 @@ class MemoryEvent(Base):
     __table_args__ = (
         Index("ix_memory_events_memory", "memory_id", "id"),
         Index("ix_memory_events_group", "group_id"),
+        # The few operator events (migration 0013): "is this memory curated?" for a whole
+        # store is one read of this index (core/guard/curated.py).
+        Index(
+            "ix_memory_events_operator",
+            "memory_id",
+            sqlite_where=sa_text("actor = 'operator'"),
+            postgresql_where=sa_text("actor = 'operator'"),
+        ),
     )
 
 
@@ -163,6 +174,7 @@ EDITABLE_FIELDS = (
     "last_accessed",
     "access_count",
     "deleted_at",
+    "framing",  # the operator may confirm a supposition as a belief, or mark one
 )
 
 

@@ -20,10 +20,13 @@ class Status(StrEnum):
     EXPIRED = "expired"
     DELETED = "deleted"
     QUARANTINED = "quarantined"  # an agent's write held for operator review (core/guard/)
+    # Said as a supposition ("imagine I worked at a bank"): kept for the operator, never
+    # a belief.  Otherwise live (not superseded, expired, deleted or held).
+    HYPOTHETICAL = "hypothetical"
 
 
 def status_of(deleted_at: object, superseded_by: object, valid_until: object,
-              quarantined_at: object = None) -> Status:
+              quarantined_at: object = None, framing: object = None) -> Status:
     """A row's Status from its lifecycle fields (the Python twin of status_expression)."""
     if deleted_at is not None:
         return Status.DELETED
@@ -33,19 +36,34 @@ def status_of(deleted_at: object, superseded_by: object, valid_until: object,
         return Status.SUPERSEDED
     if valid_until is not None:
         return Status.EXPIRED
+    if framing is not None:
+        return Status.HYPOTHETICAL
     return Status.ACTIVE
+
+
+def _live() -> ColumnElement[bool]:
+    """Not superseded, expired, deleted or held: what a belief or a supposition needs
+    to count at all."""
+    return and_(M.valid_until.is_(None), M.superseded_by.is_(None), M.deleted_at.is_(None),
+                M.quarantined_at.is_(None))
 
 
 def active_belief_state() -> ColumnElement[bool]:
     """Seed 003: ``valid_until IS NULL AND superseded_by IS NULL`` (and not soft-deleted,
-    and not quarantined: an agent's write the guard holds is no belief until approved)."""
-    return and_(M.valid_until.is_(None), M.superseded_by.is_(None), M.deleted_at.is_(None),
-                M.quarantined_at.is_(None))
+    and not quarantined: an agent's write the guard holds is no belief until approved;
+    and said as a belief: a hypothetical is kept for the operator, never believed).
+
+    The one definition every reader uses: retrieval, contradiction groups, maintain's
+    links and decay, the revaluation sample, the guard's curated check, and the
+    ``active`` status of every filter (CLI, desk, MCP)."""
+    return and_(_live(), M.framing.is_(None))
 
 
 def status_clause(status: Status) -> ColumnElement[bool]:
     if status is Status.ACTIVE:
         return active_belief_state()
+    if status is Status.HYPOTHETICAL:
+        return and_(_live(), M.framing.is_not(None))
     if status is Status.QUARANTINED:
         return and_(M.quarantined_at.is_not(None), M.deleted_at.is_(None))
     if status is Status.SUPERSEDED:
@@ -62,6 +80,7 @@ def status_expression() -> ColumnElement[str]:
         (M.quarantined_at.is_not(None), literal(Status.QUARANTINED.value)),
         (M.superseded_by.is_not(None), literal(Status.SUPERSEDED.value)),
         (M.valid_until.is_not(None), literal(Status.EXPIRED.value)),
+        (M.framing.is_not(None), literal(Status.HYPOTHETICAL.value)),
         else_=literal(Status.ACTIVE.value),
     )
 
@@ -70,7 +89,8 @@ def status_expression() -> ColumnElement[str]:
 class MemoryFilter:
     """Everything an operator can filter by; empty fields do not restrict.
 
-    ``statuses`` empty means every status except deleted.  Bands are inclusive.
+    ``statuses`` empty means every status except deleted and hypothetical (a
+    supposition is shown only when asked for by its status).  Bands are inclusive.
     """
 
     text: str = ""
@@ -127,7 +147,9 @@ class MemoryFilter:
         if self.statuses:
             out.append(or_(*(status_clause(Status(s)) for s in self.statuses)))
         else:
-            out.append(M.deleted_at.is_(None))
+            out.append(and_(M.deleted_at.is_(None),
+                            or_(M.framing.is_(None), M.superseded_by.is_not(None),
+                                M.valid_until.is_not(None), M.quarantined_at.is_not(None))))
         if self.created_from is not None:
             out.append(M.created_at >= self.created_from)
         if self.created_to is not None:

@@ -41,6 +41,7 @@ class MemoryRecord:
     deleted_at: datetime | None
     seq: int = 0
     quarantined_at: datetime | None = None  # held by the poisoning guard (core/guard/)
+    framing: str | None = None  # "hypothetical": kept, never a belief (migration 0013)
     agent_id: str | None = None  # the agent that wrote it (migration 0017)
     run_id: str | None = None  # the agent's run it belongs to
     # Bumped on every change; pass to update(expected_version=...).  Not part of
@@ -50,7 +51,7 @@ class MemoryRecord:
     @property
     def status(self) -> Status:
         return status_of(self.deleted_at, self.superseded_by, self.valid_until,
-                         self.quarantined_at)
+                         self.quarantined_at, self.framing)
 
     @property
     def is_active(self) -> bool:

@@ -37,7 +37,7 @@ LEGACY_REVISION = "0001"  # a Recall store without alembic_version
 # (~0.2 s of start-up).  tests/test_migrations.py checks it against the scripts.
 REVISIONS = (
     "0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011",
-    "0012", "0014", "0017",  # 0013, 0015, 0016 are other changes': settled at merge
+    "0012", "0013", "0014", "0017",  # 0015, 0016 are other changes': settled at merge
 )
 HEAD = REVISIONS[-1]
 MIGRATION_LOCK_KEY = 0x6D656D6465736B  # "memdesk": PostgreSQL advisory lock for upgrades
@@ -282,7 +282,10 @@ def open_engine(
                     raise StoreDamagedError(damage_message(url, path, health), health)
                 engine = make_engine(url, read_only=True, **timeout)
                 return engine, OpenReport(url, False, None, None, None, True, health)
-    engine = make_engine(url, **timeout)
+    # An older store is migrated in the journal mode it has: switched to WAL only once
+    # the upgrade committed, so a failed upgrade leaves the file exactly as it was.
+    migrating = ident is not None and ident.revision is not None and ident.revision != HEAD
+    engine = make_engine(url, keep_journal=migrating, **timeout)
     try:
         state = schema_state(engine)
         if state.revision is not None and state.revision not in known_revisions():
@@ -301,6 +304,10 @@ def open_engine(
                     f"{state.head}. Run `memdesk db upgrade`."
                 )
             found, backup = upgrade(engine, state, path)
+            if migrating:
+                engine.dispose()
+                engine = make_engine(url, **timeout)
+                engine.connect().close()  # the first connection switches it to WAL
             if found != HEAD:  # another process may have upgraded it while we waited
                 report = OpenReport(shown, False, found, HEAD, backup, False, health)
         return engine, report

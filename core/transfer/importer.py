@@ -27,6 +27,7 @@ from typing import Any, Literal
 from sqlalchemy import Connection, insert, select
 
 from memdesk.core.errors import MemdeskError, StoreOpenError, ValidationError
+from memdesk.core.guard.curated import curated_among
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import validate_fields
@@ -443,7 +444,7 @@ class Importer:
     def _update(self, conn: Connection, item: Row) -> None:
         number, row, given = item
         rid = row["id"]
-        current = self.store.get(rid, conn)
+        current = self.store.get(rid, conn, lock=True)
         changes = {k: row[k] for k in given
                    if k not in ("id", "embedding") and getattr(current, k) != row[k]}
         embedding = current.embedding
@@ -453,6 +454,15 @@ class Importer:
             embedding = None  # a vector of the old text would mislead retrieval
         if not changes and embedding == current.embedding:
             self.report.unchanged += 1
+            return
+        retiring = sorted(k for k in ("superseded_by", "valid_until", "deleted_at")
+                          if changes.get(k) is not None and getattr(current, k) is None)
+        if retiring and curated_among(conn, [rid]):
+            # Curated memories are the operator's: a file cannot supersede, expire or
+            # delete one (core/guard/curated.py); the operator does it in the desk.
+            self.report.add_bad(BadItem(number, (
+                f"memory {rid} was curated by an operator; an import does not set "
+                f"{', '.join(retiring)} on it (change it in the desk)"), rid))
             return
         try:
             if changes:

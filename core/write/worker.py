@@ -28,9 +28,13 @@ from sqlalchemy import insert
 
 from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
-from memdesk.core.guard import screen_job_in  # the guard's interface to the write path
-from memdesk.core.ids import utcnow
+from memdesk.core.guard import (  # the guard's interface to the write path
+    link_new_corrections_in,
+    screen_job_in,
+)
+from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store.memory_store import validate_fields
+from memdesk.core.taxonomy import HYPOTHETICAL_MAX_CONFIDENCE
 from memdesk.core.write.embed import (
     EmbeddingSpaceMismatch,
     check_space_in,
@@ -170,15 +174,22 @@ class Worker:
             raise MemdeskError(p.error)
         job, extraction, notes = p.job, p.extraction, p.notes
         turn = job.turn
+        capped = sum(1 for u in p.units
+                     if u.framing and u.confidence > HYPOTHETICAL_MAX_CONFIDENCE)
+        if capped:
+            notes.append(f"{capped} hypothetical unit(s) stored at confidence "
+                         f"{HYPOTHETICAL_MAX_CONFIDENCE} (a supposition is no belief)")
         rows = [
             validate_fields({
                 "user_id": turn.user_id, "text": u.text, "type": u.type,
                 "topic": turn.topic, "source_session": turn.session_id,
                 **({"agent_id": turn.agent_id} if turn.agent_id else {}),
                 **({"run_id": turn.run_id} if turn.run_id else {}),
-                "importance": u.importance, "confidence": u.confidence,
+                "importance": u.importance,
+                "confidence": (min(u.confidence, HYPOTHETICAL_MAX_CONFIDENCE) if u.framing
+                               else u.confidence),
                 "entity": u.entity, "attribute": u.attribute, "value": u.value,
-                "layer": route(u.type).value, "embedding": blob,
+                "layer": route(u.type).value, "embedding": blob, "framing": u.framing,
             }, creating=True)
             for u, blob in zip(p.units, p.blobs, strict=True)
         ]
@@ -193,14 +204,32 @@ class Worker:
                     self.store.add_in(conn, values, actor="worker", note=f"job {job.id}")
                 # The poisoning guard holds what reads as an instruction, in this same
                 # transaction, so no reader ever sees it active (core/guard/screen.py).
-                screen_job_in(self.store, conn, job, rows)
+                # A supposition contradicts nothing: screened without its value, so the
+                # curated-contradiction rule leaves it be (the text rules still apply).
+                screen_job_in(self.store, conn, job,
+                              [{**r, "value": None} if r.get("framing") else r for r in rows])
+                # A correction takes effect in the same transaction: the agent's next
+                # retrieve sees the new value, not the old one beside it.  What it may
+                # supersede, and what is held instead, is core/guard/curated.py's.
+                plan = link_new_corrections_in(self.store, conn, [r["id"] for r in rows],
+                                               actor="worker", note=f"job {job.id}",
+                                               group_id=new_id())
+                linked = [x for x in plan.links if x.new_id not in plan.holds]
+                done_notes = list(notes)
+                if linked:
+                    done_notes.append(f"the correction superseded {len(linked)} memor"
+                                      f"{'y' if len(linked) == 1 else 'ies'}")
+                if plan.holds:
+                    done_notes.append(f"{len(plan.holds)} correction(s) held for review "
+                                      "instead of superseding: " + ", ".join(
+                                          f.rule_id for fs in plan.holds.values() for f in fs))
                 if rows:
                     conn.execute(insert(PT), [
                         {"memory_id": r["id"], "extractor": extraction.extractor,
                          "model": extraction.model, "job_id": job.id, "created_at": now}
                         for r in rows])
                 self.queue.complete_in(conn, job.id, self.identity, [r["id"] for r in rows],
-                                       extraction.extractor, extraction.model, notes)
+                                       extraction.extractor, extraction.model, done_notes)
 
         try:
             write()
@@ -211,6 +240,22 @@ class Worker:
             blobs = [None] * len(rows)
             write()
         return Outcome(job.id, "done", [r["id"] for r in rows])
+
+    def load_model(self) -> None:
+        """Load the embedding model now, before the first claim (``memdesk worker`` does
+        this; the GUI's worker does not, so the window opens without torch).  Loading
+        takes seconds, tens on a busy machine, in a fresh process; a worker killed
+        meanwhile then holds no job, where otherwise it counts a stopped attempt against
+        every job it claimed and, killed three times, fails healthy jobs for good."""
+        if not self.config.embed or self._vectors_off:
+            return
+        embedder = embeddings.default_embedder()
+        if not isinstance(embedder, embeddings.Embedder) or embedder.loaded:
+            return  # a stand-in without a model to load, or loaded already
+        try:
+            embedder.load()
+        except embeddings.EmbeddingsUnavailable as exc:
+            self._vectors_off = str(exc)
 
     def _vectors(self, prepared: list[_Prepared]) -> None:
         """Fill every prepared job's ``blobs``: one encode call for the whole batch."""

@@ -126,8 +126,9 @@ def main() -> int:
 
     # The review inbox with agents' writes the poisoning guard held, the count in the
     # sidebar and status bar, and the Review menu's commands open over it.
-    from memdesk.core.guard.origin import AgentOrigin, enqueue_from_agent
+    from memdesk.core.guard.origin import AgentOrigin
     from memdesk.core.write.extract_heuristic import HeuristicExtractor
+    from memdesk.core.write.intake import enqueue_from_agent
     from memdesk.core.write.units import Turn
     from memdesk.core.write.worker import Worker, WorkerConfig
 

@@ -11,7 +11,7 @@ SQLite cannot drop a NOT NULL in place: the batch operation rebuilds the table (
 rows, ids and indexes are copied as they are).
 
 Revision ID: 0014
-Revises: 0012 (0013 is another change's; the chain is settled when both are merged)
+Revises: 0013
 """
 
 import json
@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0014"
-down_revision = "0012"
+down_revision = "0013"
 branch_labels = None
 depends_on = None
 

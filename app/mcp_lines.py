@@ -1,0 +1,304 @@
+"""``memdesk mcp`` over stdio: every line read is answered or passed on, in linear time.
+
+The official SDK's stdio transport reads stdin a line at a time and drops a line it
+cannot validate without a word: a client that sent JSON-RPC "1.0", a batch, a raw
+NUL or a lone surrogate escape with a request id waits for an answer forever.  Its
+line reading also has no bound (a 50 MB line took 48 s, then the next call hung).
+
+So the server keeps the SDK's transport and session but feeds it lines from
+:class:`LineReader` (whole lines, at most :data:`MAX_LINE_BYTES`), after
+:func:`judge` has looked at each:
+
+* a valid JSON-RPC message passes to the SDK unchanged (lone surrogate escapes
+  marked first, so the tool answers with a clear error — :func:`mark_lone_surrogates`);
+* an invalid one gets a JSON-RPC error reply on stdout: ``-32700`` (parse error) when
+  the line is not JSON, ``-32600`` (invalid request) when it is JSON but not a JSON-RPC
+  2.0 message, with the line's ``id`` when one can be read and ``null`` otherwise, as
+  JSON-RPC 2.0 says.  A batch (an array) gets an array of errors, one per request
+  with an id: MCP does not take batches.  Something shaped like a response (it has
+  ``result`` or ``error`` and no ``method``) is never answered: its id is one of ours;
+* a line longer than :data:`MAX_LINE_BYTES` is skipped to its end without being kept
+  (constant memory, one pass) and answered with ``-32600`` naming the limit; its id is
+  read from the line's start when it comes before ``params`` (as clients write it).
+
+Like the SDK's transport, file descriptors 0 and 1 are pointed at /dev/null and
+stderr while serving, so nothing else in the process can write onto the wire.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import mcp_types as types
+from mcp.server.stdio import stdio_server
+
+from memdesk.core.guard.agent_api import INVALID_MARK
+
+# 4 MiB: a store_memory turn (100,000 characters) is at most 600 kB even with every
+# character escaped as \uXXXX; no legitimate message comes near it.
+MAX_LINE_BYTES = 4 * 1024 * 1024
+READ_CHUNK = 64 * 1024
+ID_PREFIX_BYTES = 64 * 1024  # where an oversized line's id is looked for
+PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_ID_AT_START = re.compile(
+    rb'^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]{0,200}"\s*,)*'
+    rb'\s*"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,200}")')
+
+
+def mark_lone_surrogates(line: bytes) -> bytes:
+    """One JSON-RPC line with every lone surrogate escape (``"\\ud800"``) replaced by
+    ``INVALID_MARK``, so the tool answers with a clear error.  The SDK's parser rejects
+    such a line outright and, not knowing its id, never answers: the client would hang."""
+    if not _SURROGATE_ESCAPE.search(line):
+        return line
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return line  # not JSON: judged below
+
+    def fix(v: Any) -> Any:
+        if isinstance(v, str):
+            return _LONE_SURROGATE.sub(INVALID_MARK, v)
+        if isinstance(v, list):
+            return [fix(x) for x in v]
+        if isinstance(v, dict):
+            return {fix(k): fix(x) for k, x in v.items()}
+        return v
+
+    return json.dumps(fix(message), ensure_ascii=False).encode("utf-8") + b"\n"
+
+
+@dataclass(frozen=True)
+class Oversized:
+    """A line longer than the limit: its first bytes and its length."""
+
+    prefix: bytes
+    size: int
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What to do with one line: pass ``line`` to the SDK and/or write ``reply``."""
+
+    line: str | None = None
+    reply: str | None = None
+
+
+def _error(id_: Any, code: int, message: str) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": message}}
+
+
+def _usable_id(value: Any) -> bool:
+    return isinstance(value, str | int | float) and not isinstance(value, bool)
+
+
+def _why(obj: dict[str, Any]) -> str:
+    if obj.get("jsonrpc") != "2.0":
+        return 'Invalid Request: only JSON-RPC 2.0 is spoken here ("jsonrpc": "2.0")'
+    if "method" in obj and not isinstance(obj["method"], str):
+        return "Invalid Request: method must be a string"
+    if "params" in obj and not isinstance(obj["params"], dict):
+        return "Invalid Request: params must be an object"
+    if "id" in obj and not _usable_id(obj["id"]):
+        return "Invalid Request: id must be a string or an integer"
+    return "Invalid Request: not a valid JSON-RPC 2.0 message for this server"
+
+
+def _reply_for(obj: Any) -> dict[str, Any] | list[dict[str, Any]] | None:
+    """The error answering a JSON value that is not a valid message (None: no answer)."""
+    if isinstance(obj, list):
+        if not obj:
+            return _error(None, INVALID_REQUEST, "Invalid Request: an empty batch")
+        errors = [_error(item["id"], INVALID_REQUEST,
+                         "Invalid Request: batches are not supported; send one message "
+                         "per line")
+                  for item in obj if isinstance(item, dict) and "method" in item
+                  and _usable_id(item.get("id"))]
+        return errors or None  # a batch of notifications: nothing to answer
+    if not isinstance(obj, dict):
+        return _error(None, INVALID_REQUEST, "Invalid Request: a message is a JSON object")
+    if "method" not in obj and ("result" in obj or "error" in obj):
+        return None  # a response to one of our requests: never answer an answer
+    id_ = obj.get("id") if _usable_id(obj.get("id")) else None
+    return _error(id_, INVALID_REQUEST, _why(obj))
+
+
+def judge(line: bytes | Oversized) -> Verdict:
+    """Pass ``line`` on, answer it with an error, or both skip it (blank lines)."""
+    if isinstance(line, Oversized):
+        m = _ID_AT_START.match(line.prefix)
+        id_ = json.loads(m.group(1)) if m else None
+        reply = _error(id_, INVALID_REQUEST,
+                       f"Request too large: lines are limited to {MAX_LINE_BYTES:,} bytes "
+                       f"(this one had {line.size:,}); it was not read")
+        return Verdict(reply=json.dumps(reply))
+    if not line.strip():
+        return Verdict()
+    marked = mark_lone_surrogates(line)
+    text = marked.decode("utf-8", "replace")
+    try:
+        types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+        return Verdict(line=text)
+    except ValueError:  # pydantic's ValidationError is a ValueError
+        pass
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        return Verdict(reply=json.dumps(_parse_error(text)))
+    reply = _reply_for(obj)
+    return Verdict(reply=json.dumps(reply) if reply is not None else None)
+
+
+def _parse_error(text: str) -> dict[str, Any]:
+    """A parse error, with the id when the line starts with a readable JSON object
+    (raw control characters in strings, or trailing bytes such as a NUL)."""
+    id_ = None
+    try:
+        obj, _ = json.JSONDecoder(strict=False).raw_decode(text.lstrip())
+        if isinstance(obj, dict) and "method" in obj and _usable_id(obj.get("id")):
+            id_ = obj["id"]
+    except ValueError:
+        pass
+    why = ("Parse error: raw control characters (such as NUL) or other bytes that are not "
+           "JSON; escape control characters in strings (\\u0000)" if id_ is not None
+           else "Parse error: the line is not JSON")
+    return _error(id_, PARSE_ERROR, why)
+
+
+class LineReader:
+    """Whole lines from a file descriptor, each at most ``limit`` bytes, in one pass.
+
+    Bytes are read in chunks and searched for a newline only where not searched
+    before; a line past ``limit`` is skipped to its newline without being kept.
+    """
+
+    def __init__(self, fd: int, limit: int = MAX_LINE_BYTES) -> None:
+        self.fd = fd
+        self.limit = limit
+        self._buf = bytearray()
+        self._scanned = 0
+        self._skipping: tuple[bytes, int] | None = None  # (prefix, bytes seen)
+
+    def next_line(self) -> bytes | Oversized | None:
+        """The next line (without its newline), an Oversized, or None at the end."""
+        while True:
+            at = self._buf.find(b"\n", self._scanned)
+            if at >= 0:
+                line = bytes(self._buf[:at])
+                del self._buf[: at + 1]
+                self._scanned = 0
+                if self._skipping is not None:
+                    prefix, seen = self._skipping
+                    self._skipping = None
+                    return Oversized(prefix, seen + at)
+                if len(line) > self.limit:
+                    return Oversized(line[:ID_PREFIX_BYTES], len(line))
+                return line
+            if self._skipping is not None:
+                prefix, seen = self._skipping
+                self._skipping = (prefix, seen + len(self._buf))
+                self._buf.clear()
+            elif len(self._buf) > self.limit:
+                self._skipping = (bytes(self._buf[:ID_PREFIX_BYTES]), len(self._buf))
+                self._buf.clear()
+            self._scanned = len(self._buf)
+            chunk = os.read(self.fd, READ_CHUNK)
+            if not chunk:
+                return self._at_end()
+            self._buf += chunk
+
+    def _at_end(self) -> bytes | Oversized | None:
+        if self._skipping is not None:
+            prefix, seen = self._skipping
+            self._skipping = None
+            return Oversized(prefix, seen)
+        if self._buf:
+            line = bytes(self._buf)
+            self._buf.clear()
+            return line
+        return None
+
+
+class LineWriter:
+    """The wire's output: one whole line per write, from the SDK or from the judge."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._lock = threading.Lock()
+
+    def _write_all(self, data: bytes) -> None:
+        with self._lock:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(self.fd, view):]
+
+    async def write(self, text: str) -> None:
+        await anyio.to_thread.run_sync(self._write_all, text.encode("utf-8"))
+
+    async def flush(self) -> None:
+        return None  # every write went straight to the descriptor
+
+
+class JudgedLines:
+    """The SDK transport's ``stdin``: an async iterator of the lines to pass on."""
+
+    def __init__(self, reader: LineReader, out: LineWriter) -> None:
+        self.reader = reader
+        self.out = out
+
+    def __aiter__(self) -> JudgedLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            raw = await anyio.to_thread.run_sync(self.reader.next_line,
+                                                 abandon_on_cancel=True)
+            if raw is None:
+                raise StopAsyncIteration
+            verdict = judge(raw)
+            if verdict.reply is not None:
+                await self.out.write(verdict.reply + "\n")
+            if verdict.line is not None:
+                return verdict.line
+
+
+@contextlib.contextmanager
+def claimed_stdio() -> Iterator[tuple[int, int]]:
+    """Private copies of fds 0 and 1; meanwhile 0 reads /dev/null and 1 goes to stderr."""
+    wire_in, wire_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    try:
+        os.dup2(null, 0)
+        try:
+            os.dup2(2, 1)
+        except OSError:  # no stderr: stray output goes nowhere rather than on the wire
+            os.dup2(null, 1)
+        yield wire_in, wire_out
+    finally:
+        os.dup2(wire_in, 0)
+        os.dup2(wire_out, 1)
+        for fd in (null, wire_in, wire_out):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+async def serve_stdio(server: Any) -> None:
+    """Serve ``server`` (an SDK ``MCPServer``) over stdin/stdout through the judge."""
+    with claimed_stdio() as (wire_in, wire_out):
+        out = LineWriter(wire_out)
+        lines = JudgedLines(LineReader(wire_in), out)
+        async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]
+            # The SDK's own in-memory transport reaches the low-level server the same way.
+            low = server._lowlevel_server
+            await low.run(read, write, low.create_initialization_options())

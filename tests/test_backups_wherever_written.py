@@ -1,0 +1,145 @@
+"""Automatic backups in every process that writes a store, not only the GUI: the
+CLI's writing commands, ``memdesk worker`` and ``memdesk mcp`` take one at their first
+write when the latest is older than the interval (and the store changed since), then
+on the interval while they write; reading never backs up; retention is configurable.
+All of them are listed by ``memdesk db backups``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from memdesk.core.store.memory_store import MemoryStore
+
+MEMDESK = str(Path(sys.executable).with_name("memdesk"))
+
+
+def memdesk(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([MEMDESK, *args], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, **env})
+
+
+def cli(*args: str) -> int:
+    """A CLI call in this process (the environment is the test's)."""
+    import contextlib
+    import io
+
+    from memdesk.app.main import main
+
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        return main(list(args))
+
+
+def reasons(db: Path, **env: str) -> list[str]:
+    """The reasons of ``db``'s backups, newest first (``env``: for the backups folder)."""
+    from memdesk.core.store.backup import list_backups
+
+    with pytest.MonkeyPatch.context() as mp:
+        for k, v in env.items():
+            mp.setenv(k, v)
+        return [b.reason for b in list_backups(db)]
+
+
+def new_store(tmp_path: Path) -> Path:
+    s = MemoryStore.open(tmp_path / "store.db")
+    s.add(user_id="u", text="I live in Lisbon.", type="fact")
+    s.close()
+    return tmp_path / "store.db"
+
+
+def test_cli_writes_back_up_when_due_and_reads_never(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = new_store(tmp_path)
+    monkeypatch.setenv("MEMDESK_BACKUP_DIR", str(tmp_path / "backups"))
+    for args in (("list",), ("db", "info"), ("review", "list")):
+        cli(*args, "--db", str(db))
+    assert reasons(db) == []  # reading never backs up
+    add = ("add", "--db", str(db), "--user", "u", "--type", "fact", "--text")
+    assert cli(*add, "I like tea.") == 0
+    assert reasons(db) == ["open"]  # none yet: the first write takes one
+    assert cli(*add, "I like coffee.") == 0
+    assert reasons(db) == ["open"]  # the latest is younger than the interval
+    monkeypatch.setenv("MEMDESK_BACKUP_INTERVAL_MIN", "0.0001")
+    assert cli(*add, "I like cocoa.") == 0
+    assert reasons(db) == ["open", "open"]  # older than a (tiny) interval
+    cli("list", "--db", str(db))
+    assert len(reasons(db)) == 2  # due, but only read
+    monkeypatch.setenv("MEMDESK_BACKUP_INTERVAL_MIN", "0")
+    assert cli(*add, "I like juice.") == 0
+    assert len(reasons(db)) == 2  # 0 turns automatic backups off
+
+
+def test_the_worker_backs_up_at_its_first_write(tmp_path: Path) -> None:
+    db = new_store(tmp_path)
+    env = {"MEMDESK_BACKUP_DIR": str(tmp_path / "backups")}
+    queued = memdesk("store", "--db", str(db), "--user", "u", "I prefer green tea.",
+                     MEMDESK_BACKUP_INTERVAL_MIN="0", **env)
+    assert queued.returncode == 0 and reasons(db, **env) == []
+    worked = memdesk("worker", "--db", str(db), "--offline", "--drain", "--no-embed", **env)
+    assert worked.returncode == 0, worked.stderr
+    assert reasons(db, **env) == ["open"]
+
+
+def test_the_mcp_server_backs_up_at_open_and_on_the_interval(tmp_path: Path) -> None:
+    db = new_store(tmp_path)
+    env = {"MEMDESK_BACKUP_DIR": str(tmp_path / "backups"),
+           "MEMDESK_BACKUP_INTERVAL_MIN": "0.05"}  # 3 s, asked every second
+    params = StdioServerParameters(
+        command=MEMDESK, args=["mcp", "--db", str(db), "--no-vectors", "--offline"],
+        env={"HOME": str(tmp_path), **env})
+
+    async def call(s: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
+        r = await s.call_tool(tool, args)
+        assert not r.is_error, r.content[0].text
+        return json.loads(r.content[0].text)
+
+    async def main() -> None:
+        with anyio.fail_after(120):
+            async with stdio_client(params, errlog=sys.stderr) as (read, write, *_):
+                info = types.Implementation(name="backup-test", version="0.1")
+                async with ClientSession(read, write, client_info=info,
+                                         read_timeout_seconds=60) as s:
+                    await s.initialize()
+                    end = time.monotonic() + 9
+                    i = 0
+                    while time.monotonic() < end:  # writing, on and off, for 9 s
+                        await call(s, "store_memory", text=f"I prefer tea no. {i}.",
+                                   user_id="alice")
+                        i += 1
+                        await anyio.sleep(0.5)
+
+    anyio.run(main)
+    got = reasons(db, **env)
+    assert got[-1] == "open" and "auto" in got, got
+
+
+def test_retention_is_configurable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    db = new_store(tmp_path)
+    monkeypatch.setenv("MEMDESK_BACKUP_DIR", str(tmp_path / "backups"))
+    monkeypatch.setenv("MEMDESK_BACKUP_KEEP", "2")
+    for _ in range(4):
+        assert cli("db", "backup", "--db", str(db)) == 0
+    assert reasons(db) == ["manual", "manual"]
+
+
+def test_interval_zero_turns_the_guis_automatic_backups_off_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from memdesk.core.store.backup import AutoBackup
+
+    db = new_store(tmp_path)
+    monkeypatch.setenv("MEMDESK_BACKUP_DIR", str(tmp_path / "backups"))
+    monkeypatch.setenv("MEMDESK_BACKUP_INTERVAL_MIN", "0")
+    auto = AutoBackup(db)
+    assert auto.maybe("open") is None and reasons(db) == []
+    assert auto.before_risky("bulk") is not None  # before a risky action: still taken
