@@ -6,7 +6,7 @@ live here so any other entry point applies the same ones.
   memory of a user outside it, a deleted one and a missing id all raise the same
   :class:`NotFoundError` text, so an agent cannot learn that another user's id exists.
 - **Operators outrank agents.** A memory an operator curated (any audited operator
-  action on it: added, edited, approved, resolved; ``origin.curated_ids_in``) is never
+  action on it: added, edited, approved, resolved; ``curated.curated_among``) is never
   changed by an agent: a forget is recorded as a request in its history and held for
   the operator; a correction is written but held for review, superseding nothing.
 - **Held memories are the operator's.** An agent cannot forget, correct or approve a
@@ -26,7 +26,7 @@ from typing import Any
 
 from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.guard.agent_api import AGENT_FIELDS, HeldForReview, check_agent_text
-from memdesk.core.guard.origin import curated_ids_in
+from memdesk.core.guard.curated import SUPERSEDES_CURATED, curated_among
 from memdesk.core.guard.rules import Source
 from memdesk.core.guard.screen import Candidate, Finding, quarantine_in, screen
 from memdesk.core.ids import new_id, utcnow
@@ -38,7 +38,6 @@ from memdesk.core.taxonomy import Actor
 
 Serves = Callable[[str], bool]
 AGENT = Actor.AGENT.value
-SUPERSEDES_CURATED = "supersedes-curated"
 
 # What each audited action is, said to an agent (memory_history).
 _SAID = {
@@ -98,7 +97,7 @@ def forget(store: Any, memory_id: str, serves: Serves, *, note: str) -> AgentCha
     with store.write() as conn:
         rec = visible_in(store, conn, memory_id, serves)
         _not_held(rec, "forget")
-        if curated_ids_in(conn, [rec.id]):
+        if curated_among(conn, [rec.id]):
             store.log_in(conn, rec.id, AGENT, acts.FORGET_HELD, {}, {}, note=note)
             return AgentChange(
                 rec.id, "held_for_review",
@@ -138,7 +137,7 @@ def correct(store: Any, memory_id: str, text: str, serves: Serves, *, note: str,
         group = new_id()
         add_ev = store.add_in(conn, values, actor=AGENT, note=note, group_id=group)
         findings = screen(Candidate.from_values(values), text, source, conn)
-        if curated_ids_in(conn, [rec.id]):
+        if curated_among(conn, [rec.id]):
             findings.append(Finding(
                 SUPERSEDES_CURATED, f"would correct memory {rec.id}, which an operator "
                 "curated", rec.text[:200]))
