@@ -26,6 +26,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="do not load the embedding model: keyword and graph retrieval only")
     p.add_argument("--offline", action="store_true",
                    help="extract with the offline heuristic extractor only (no Ollama)")
+    p.add_argument("--user", action="append", dest="users", metavar="USER", default=[],
+                   help="serve only this user (repeatable); with one, user_id may be left "
+                        "out of calls.  Without --user/--users-from the server is unbound")
+    p.add_argument("--users-from", metavar="FILE",
+                   help="serve only the users listed in FILE (one per line, # comments)")
     p.set_defaults(handler=cmd_mcp)
 
     p = sub.add_parser("review", parents=[common],
@@ -50,11 +55,38 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     r.set_defaults(handler=cmd_review_rules)
 
 
+def served_users(args: argparse.Namespace) -> frozenset[str] | None:
+    """The users of --user and --users-from (None: neither given, an unbound server).
+    Raises ValueError with the message for the operator."""
+    names = list(args.users)
+    if args.users_from:
+        try:
+            with open(args.users_from, encoding="utf-8") as fh:
+                lines = fh.read().splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ValueError(f"--users-from {args.users_from}: {exc}") from None
+        listed = [n for n in (ln.split("#", 1)[0].strip() for ln in lines) if n]
+        if not listed:
+            raise ValueError(f"--users-from {args.users_from}: lists no user")
+        names += listed
+    if not names and not args.users_from:
+        return None
+    for n in names:
+        if not n.strip() or len(n) > 200 or not n.isprintable():
+            raise ValueError(f"--user {n!r}: a user id is 1-200 printable characters")
+    return frozenset(names)
+
+
 def cmd_mcp(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
         err("--port must be 1-65535")
         return EXIT_USAGE
     from memdesk.core.guard.tokens import active_count
+    try:
+        users = served_users(args)
+    except ValueError as exc:
+        err(str(exc))
+        return EXIT_USAGE
     from memdesk.core.write.extract import ExtractorConfig, make_extractor
 
     from .mcp_auth import is_loopback
@@ -70,7 +102,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         extractor = make_extractor(ExtractorConfig.from_env(offline=args.offline))
         serve(store, extractor, vectors=not args.no_vectors, http=args.http, port=args.port,
-              host=args.host)
+              host=args.host, users=users)
     finally:
         store.close()
     return 0

@@ -83,6 +83,8 @@ FIELD_RULES: dict[str, Rule] = {
     "user_id": _required_short,
     "topic": partial(_short_text, SHORT_TEXT),
     "source_session": partial(_short_text, SHORT_TEXT),
+    "agent_id": partial(_short_text, SHORT_TEXT),
+    "run_id": partial(_short_text, SHORT_TEXT),
     "entity": partial(_short_text, SHORT_TEXT),
     "attribute": partial(_short_text, SHORT_TEXT),
     "value": partial(_short_text, VALUE_CHARS),

@@ -39,7 +39,7 @@ BOTH_BACKENDS = frozenset({
     "test_store_edit_contract",
     "test_delta_edges", "test_curation_edges", "test_read_injection",
     "test_read_maintain", "test_write_jobs", "test_guard_store", "test_transfer",
-    "test_cli_pg", "test_edit_compare_and_set", "test_decisions_race",
+    "test_cli_pg", "test_agent_scope_store", "test_edit_compare_and_set", "test_decisions_race",
     "test_cli_edit_delete",
     # Which memories are beliefs, and who may supersede what (core/guard/curated.py).
     "test_hypotheticals_not_beliefs", "test_corrections_take_effect",

@@ -19,7 +19,7 @@ from memdesk.core.delta import audit as delta_audit
 from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import ValidationError
-from memdesk.core.guard import review, tokens
+from memdesk.core.guard import agent_actions, review, tokens
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store import actions as acts
@@ -115,6 +115,13 @@ def every_facade(store: MemoryStore, tmp_path: Path) -> list[Changes]:
     out += [review.approve(store, held[:1])]
     if held[1:]:
         out += [review.reject(store, held[1:])]
+    serves = lambda u: u == "reg"  # noqa: E731
+    f = store.add(user_id="reg", text="an agent forgets this", type="fact", actor="agent")
+    g = store.add(user_id="reg", text="an agent corrects this", type="fact", actor="agent")
+    out += [agent_actions.forget(store, f.id, serves, note="test-agent").changes,
+            agent_actions.correct(store, g.id, "the corrected memory", serves,
+                                  note="test-agent").changes,
+            agent_actions.forget(store, a.id, serves, note="test-agent").changes]
     job = store_memory(store, Turn("I work at Acme.", "reg"))
     out += [JobQueue(store).cancel(job)]
 

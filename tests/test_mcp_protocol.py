@@ -99,7 +99,7 @@ def test_odd_input_gets_errors_and_the_session_survives(raw: RawSession) -> None
     assert bad["isError"] and "surrogate" in bad["content"][0]["text"]
     bad = tool(raw, "retrieve", query="tea \udfff", user_id="alice")
     assert bad["isError"] and "surrogate" in bad["content"][0]["text"]
-    bad = tool(raw, "search_memories", user_id="alice", min_confidence="NaN")
+    bad = tool(raw, "search_memories", user_id="alice", limit="NaN")
     assert bad["isError"]
     raw.send_line("this is not JSON {")
     raw.send_line(json.dumps({"jsonrpc": "2.0", "id": "x", "method": "tools/call",

@@ -79,7 +79,8 @@ def test_store_then_job_done_then_retrieve_finds_it(db: Path, tmp_path: Path) ->
             async with client(db, tmp_path) as s:
                 names = {t.name for t in (await s.list_tools()).tools}
                 assert names == {"store_memory", "job_status", "retrieve", "get_memory",
-                                 "search_memories"}
+                                 "search_memories", "list_memories", "memory_history",
+                                 "update_memory", "forget"}
                 st = await store_and_wait(s, "I live in Lisbon. I prefer green tea.",
                                           session_id="conv-7", topic="personal")
                 assert st["status"] == "done" and len(st["memory_ids"]) == 2
@@ -123,10 +124,9 @@ def test_bad_arguments_are_error_results_and_the_session_goes_on(db: Path,
                 assert "empty" in await error(s, "retrieve", query="   ", user_id="alice")
                 assert "channels" in await error(s, "retrieve", query="tea", user_id="a",
                                                  channels=["psychic"])
-                assert "min_importance" in await error(s, "search_memories", user_id="a",
-                                                       min_importance=1.5)
-                assert "minimum" in await error(s, "search_memories", user_id="a",
-                                                min_importance=0.9, max_importance=0.1)
+                assert "unknown argument 'min_importance'" in await error(
+                    s, "search_memories", user_id="a", min_importance=0.5)
+                assert "limit" in await error(s, "search_memories", user_id="a", limit=500)
                 assert "No job" in await error(s, "job_status", job_id="nope")
                 assert "No memory" in await error(s, "get_memory", memory_id="nope")
                 assert "Unknown tool" in await error(s, "delete_memory", memory_id="x")

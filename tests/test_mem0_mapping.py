@@ -48,6 +48,7 @@ def test_every_mapped_key_lands_in_its_memdesk_field() -> None:
     out, dropped = mapped(item)
     assert out == {
         "text": "likes tea", "id": "m-1", "user_id": "alice", "source_session": "chat-7",
+        "agent_id": "bot", "run_id": "chat-7",
         "created_at": datetime(2025, 1, 2, 1, 4, 5),  # +02:00 -> UTC
         "valid_until": datetime(2025, 5, 1), "type": "preference", "topic": "drinks",
         "importance": 0.25, "confidence": 1.0, "entity": "alice", "attribute": "drink",

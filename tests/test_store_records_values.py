@@ -34,7 +34,8 @@ def test_to_json_of_an_active_record() -> None:
         "created_at": "2026-11-24T10:30:05.123456", "last_accessed": None, "access_count": 2,
         "decay_score": None, "superseded_by": None, "embedding_dims": None, "entity": None,
         "attribute": None, "value": None, "valid_until": None, "layer": None,
-        "deleted_at": None, "seq": 0, "quarantined_at": None, "framing": None, "version": 1,
+        "deleted_at": None, "seq": 0, "quarantined_at": None, "framing": None, "agent_id": None,
+        "run_id": None, "version": 1,
         "status": "active",
     }
 

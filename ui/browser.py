@@ -156,7 +156,8 @@ class BrowserView(DeskView):
     def load_choices(self) -> None:
         store = self.store
         self._choices.start(
-            lambda state: (store.distinct("topic"), store.distinct("user_id"))
+            lambda state: (store.distinct("topic"), store.distinct("user_id"),
+                           store.distinct("agent_id"))
         )
 
     def _on_loaded(self) -> None:

@@ -209,7 +209,8 @@ class DetailPane(QWidget):
         pform = QFormLayout(prov)
         self.facts: dict[str, QLabel] = {}
         for key, label in (("id", "Id"), ("status", "Status"), ("user_id", "User"),
-                           ("source_session", "Session"), ("created_at", "Created"),
+                           ("source_session", "Session"), ("agent_id", "Agent"),
+                           ("run_id", "Agent run"), ("created_at", "Created"),
                            ("last_accessed", "Last accessed"), ("access_count", "Accesses"),
                            ("decay_score", "Decay score"), ("valid_until", "Valid until"),
                            ("deleted_at", "Deleted"), ("embedding", "Embedding"),
@@ -367,7 +368,8 @@ class DetailPane(QWidget):
     def _fill_facts(self, rec: MemoryRecord) -> None:
         vals = {
             "id": rec.id, "status": rec.status.value, "user_id": rec.user_id,
-            "source_session": rec.source_session or "—", "created_at": _when(rec.created_at),
+            "source_session": rec.source_session or "—", "agent_id": rec.agent_id or "—",
+            "run_id": rec.run_id or "—", "created_at": _when(rec.created_at),
             "last_accessed": _when(rec.last_accessed), "access_count": f"{rec.access_count:,}",
             "decay_score": "—" if rec.decay_score is None else f"{rec.decay_score:.3f}",
             "valid_until": _when(rec.valid_until), "deleted_at": _when(rec.deleted_at),

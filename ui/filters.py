@@ -31,7 +31,7 @@ from memdesk.core.taxonomy import LOW_CONFIDENCE, Layer, MemoryType
 DEBOUNCE_MS = 200
 EPS = 1e-9  # bands are inclusive in SQL; "< 0.4" is [0, 0.4 - EPS]
 
-_TUPLE_FIELDS = ("user_ids", "types", "layers", "topics", "sessions")
+_TUPLE_FIELDS = ("user_ids", "types", "layers", "topics", "sessions", "agent_ids", "run_ids")
 
 
 def filter_to_dict(f: MemoryFilter) -> dict[str, Any]:
@@ -139,6 +139,12 @@ class FilterBar(QWidget):
         )
         self.topic = self._combo("Any topic", [])
         self.user = self._combo("Any user", [])
+        self.agent = self._combo("Any agent", [])  # the agent_id an agent's writes carry
+        self.agent.setToolTip("Only memories this agent wrote")
+        # Agent names are the agents' own strings: keep the bar's width whatever they are.
+        self.agent.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.agent.setMinimumContentsLength(6)
         self.importance = self._combo("Any importance", [
             (_band_label(b), b) for b in ((0.0, 0.3 - EPS), (0.3, 0.49), (0.5, 0.79), (0.8, 1.0))
         ])
@@ -163,6 +169,7 @@ class FilterBar(QWidget):
         top = QHBoxLayout()
         top.setContentsMargins(0, 0, 0, 0)
         top.addWidget(self.search, 1)
+        top.addWidget(self.agent)  # here: the second row is as wide as a window may be
         top.addWidget(clear)
         row = QHBoxLayout()
         row.setContentsMargins(0, 0, 0, 0)
@@ -200,11 +207,13 @@ class FilterBar(QWidget):
         d.dateChanged.connect(lambda _d: self._emit_now())
         return d
 
-    def set_choices(self, topics: list[str], users: list[str]) -> None:
-        """Fill the topic and user pickers (values come from the store, off-thread)."""
+    def set_choices(self, topics: list[str], users: list[str],
+                    agents: list[str] | None = None) -> None:
+        """Fill the topic, user and agent pickers (values come from the store, off-thread)."""
         self._quiet = True
         try:
-            for box, values in ((self.topic, topics), (self.user, users)):
+            for box, values in ((self.topic, topics), (self.user, users),
+                                (self.agent, agents or [])):
                 keep = box.currentData()
                 while box.count() > 1:
                     box.removeItem(1)
@@ -237,7 +246,7 @@ class FilterBar(QWidget):
         kw: dict[str, Any] = {"text": self.search.text()}
         for name, box in (("types", self.type), ("layers", self.layer),
                           ("topics", self.topic), ("user_ids", self.user),
-                          ("statuses", self.status)):
+                          ("agent_ids", self.agent), ("statuses", self.status)):
             if pick(box) is not None:
                 kw[name] = tuple(pick(box))
         for name, box in (("importance", self.importance), ("confidence", self.confidence)):
@@ -260,6 +269,7 @@ class FilterBar(QWidget):
             self._select(self.layer, f.layers or None)
             self._select(self.topic, f.topics or None)
             self._select(self.user, f.user_ids or None)
+            self._select(self.agent, f.agent_ids or None)
             self._select(self.status, tuple(Status(s) for s in f.statuses) or None)
             self._select(self.importance, f.importance)
             self._select(self.confidence, f.confidence)

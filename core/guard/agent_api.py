@@ -30,8 +30,8 @@ AGENT_STATUSES = {
 }
 AGENT_FIELDS = (
     "id", "user_id", "text", "type", "layer", "topic", "importance", "confidence",
-    "source_session", "created_at", "last_accessed", "access_count", "entity", "attribute",
-    "value", "superseded_by", "valid_until",
+    "source_session", "agent_id", "run_id", "created_at", "last_accessed", "access_count",
+    "entity", "attribute", "value", "superseded_by", "valid_until",
 )
 
 
@@ -78,6 +78,7 @@ def agent_filter(
     importance: tuple[float, float] | None = None,
     confidence: tuple[float, float] | None = None,
     entity: str | None = None, attribute: str | None = None,
+    agent_id: str | None = None, run_id: str | None = None,
 ) -> MemoryFilter:
     """A browse filter an agent may run: one user, belief statuses only."""
     if status not in AGENT_STATUSES:
@@ -86,7 +87,8 @@ def agent_filter(
         if rng is not None and rng[0] > rng[1]:
             raise ValidationError(name, f"minimum {rng[0]} is above maximum {rng[1]}")
     for name, v in (("user_id", user_id), ("text", text), ("entity", entity),
-                    ("attribute", attribute), *(("topics", t) for t in topics)):
+                    ("attribute", attribute), ("agent_id", agent_id), ("run_id", run_id),
+                    *(("topics", t) for t in topics)):
         check_agent_text(name, v)
     if not user_id.strip():
         raise ValidationError("user_id", "must not be empty")
@@ -94,4 +96,5 @@ def agent_filter(
         text=text, user_ids=(user_id,), types=tuple(types), topics=tuple(topics),
         layers=tuple(layers), statuses=AGENT_STATUSES[status], importance=importance,
         confidence=confidence, entity=entity, attribute=attribute,
+        agent_ids=(agent_id,) if agent_id else (), run_ids=(run_id,) if run_id else (),
     )

@@ -173,8 +173,13 @@ class Retriever:
         from memdesk.core.embeddings import EmbeddingsUnavailable
 
         try:
+            embedder = self.embedder()
+            if getattr(embedder, "vectorless", False):
+                # Says why at once, without importing torch (an MCP server answering
+                # while its model still loads would wait for the import lock).
+                embedder.encode([query])
             _one_thread_for_queries()
-            return query_vector(self.embedder(), query)
+            return query_vector(embedder, query)
         except EmbeddingsUnavailable as exc:
             if isolated_vector:
                 raise MemdeskError(f"The vector channel cannot run: {exc}") from exc

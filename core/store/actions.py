@@ -115,9 +115,14 @@ DISMISS_DUPLICATES = Action("dismiss_duplicates", Stream.MEMORY, Changed.HISTORY
 QUARANTINE = Action("quarantine", Stream.MEMORY, MEMORY_EDIT, "hold for review")
 APPROVE = Action("approve", Stream.MEMORY, MEMORY_EDIT, "approval")
 REJECT = Action("reject", Stream.MEMORY, MEMORY_EDIT, "rejection")
+# an agent's own changes through the MCP tools (core/guard/agent_actions.py)
+FORGET = Action("forget", Stream.MEMORY, MEMORY_EDIT, "agent's forget")
+CORRECT = Action("correct", Stream.MEMORY, MEMORY_EDIT, "agent's correction")
+# An agent asked to forget a memory an operator curated: nothing changed, the request
+# waits in the memory's history for the operator (who may delete it from the desk).
+FORGET_HELD = Action("forget_held", Stream.MEMORY, Changed.HISTORY,
+                     "agent's held forget request", undoable=False)
 # Planned: declared so the work that adds them names them here (no caller yet).
-FORGET = Action("forget", Stream.MEMORY, MEMORY_EDIT, "agent's forget", planned=True)
-CORRECT = Action("correct", Stream.MEMORY, MEMORY_EDIT, "agent's correction", planned=True)
 HOLD_CURATED = Action("hold_curated", Stream.MEMORY, MEMORY_EDIT,
                       "hold of a curated change", planned=True)
 APPROVE_CURATED = Action("approve_curated", Stream.MEMORY, MEMORY_EDIT,

@@ -241,7 +241,8 @@ class MemoryStore:
 
     def distinct(self, column: str, limit: int = 1000) -> list[str]:
         """Distinct non-null values of a text column, for filter pickers."""
-        if column not in ("user_id", "topic", "source_session", "type", "layer", "entity"):
+        if column not in ("user_id", "topic", "source_session", "type", "layer", "entity",
+                          "agent_id", "run_id"):
             raise ValidationError("column", f"no distinct listing for {column!r}")
         col = M[column]
         stmt = select(col).where(col.is_not(None)).group_by(col).order_by(col).limit(limit)

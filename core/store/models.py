@@ -65,6 +65,10 @@ class Memory(Base):
     # How it was said (migration 0013): NULL = stated as a belief; "hypothetical" = a
     # supposition kept for the operator but never part of the active belief state.
     framing: Mapped[str | None] = mapped_column(String(32))
+    # Which agent wrote the memory and in which of its runs (migration 0019): set by an
+    # agent's store_memory, NULL for operator writes; agents scope their reads by them.
+    agent_id: Mapped[str | None] = mapped_column(String(200))
+    run_id: Mapped[str | None] = mapped_column(String(200))
     # Optimistic concurrency (migration 0009): +1 on every audited change; an edit
     # may name the version it was based on and is refused if the row moved on.
     version: Mapped[int] = mapped_column(Integer, nullable=False, default=1, server_default="1")
@@ -75,6 +79,7 @@ class Memory(Base):
         Index("ix_memories_type", "type"),
         Index("ix_memories_importance", "importance"),
         Index("ix_memories_created_at", "created_at"),
+        Index("ix_memories_user_agent", "user_id", "agent_id"),
         # Partial (migration 0006): a full index on a column that is NULL in almost every
         # row misleads SQLite's planner after ANALYZE into using it for IS NULL.
         Index(
@@ -159,6 +164,8 @@ EDITABLE_FIELDS = (
     "confidence",
     "user_id",
     "source_session",
+    "agent_id",
+    "run_id",
     "entity",
     "attribute",
     "value",

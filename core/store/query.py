@@ -101,6 +101,8 @@ class MemoryFilter:
     layers: tuple[str, ...] = ()
     topics: tuple[str, ...] = ()
     sessions: tuple[str, ...] = ()
+    agent_ids: tuple[str, ...] = ()
+    run_ids: tuple[str, ...] = ()
     importance: tuple[float, float] | None = None
     confidence: tuple[float, float] | None = None
     statuses: tuple[Status, ...] = ()
@@ -134,6 +136,10 @@ class MemoryFilter:
             out.append(M.topic.in_(self.topics))
         if self.sessions:
             out.append(M.source_session.in_(self.sessions))
+        if self.agent_ids:
+            out.append(M.agent_id.in_(self.agent_ids))
+        if self.run_ids:
+            out.append(M.run_id.in_(self.run_ids))
         if self.importance is not None:
             lo, hi = self.importance
             out.append(M.importance.between(lo, hi))
@@ -169,6 +175,8 @@ SORTABLE = {
     "confidence": M.confidence,
     "user_id": M.user_id,
     "source_session": M.source_session,
+    "agent_id": M.agent_id,
+    "run_id": M.run_id,
     "created_at": M.created_at,
     "last_accessed": M.last_accessed,
     "access_count": M.access_count,

@@ -42,6 +42,8 @@ class MemoryRecord:
     seq: int = 0
     quarantined_at: datetime | None = None  # held by the poisoning guard (core/guard/)
     framing: str | None = None  # "hypothetical": kept, never a belief (migration 0013)
+    agent_id: str | None = None  # the agent that wrote it (migration 0019)
+    run_id: str | None = None  # the agent's run it belongs to
     # Bumped on every change; pass to update(expected_version=...).  Not part of
     # equality: two records with the same content are equal whatever their history.
     version: int = field(default=1, compare=False)

@@ -51,8 +51,8 @@ M = Memory.__table__.c
 # Every field of a memory, in schema order; a new column is exported automatically.
 FIELDS: tuple[str, ...] = tuple(c for c in RECORD_COLUMNS if c not in STORE_LOCAL)
 STRING_FIELDS = frozenset({
-    "id", "user_id", "text", "type", "topic", "source_session", "superseded_by",
-    "entity", "attribute", "value", "layer", "framing",
+    "id", "user_id", "text", "type", "topic", "source_session", "agent_id", "run_id",
+    "superseded_by", "entity", "attribute", "value", "layer", "framing",
 })
 NUMBER_FIELDS = frozenset({"importance", "confidence", "decay_score"})
 MODEL_KEY = "embedding_model"  # not a memory field: where a line's vector came from

@@ -109,6 +109,9 @@ class Mem0Source(Source):
         out["user_id"] = user
         if item.get("run_id") is not None:
             out["source_session"] = item["run_id"]
+            out["run_id"] = item["run_id"]
+        if item.get("agent_id") is not None:
+            out["agent_id"] = item["agent_id"]
         if item.get("created_at") is not None:
             out["created_at"] = parse_time("created_at", item["created_at"])
         expires = item.get("expiration_date")

@@ -86,10 +86,13 @@ class JobRecord:
     memory_ids: tuple[str, ...]
     error: str | None
     log: tuple[dict[str, str], ...]
+    agent_id: str | None = None
+    run_id: str | None = None
 
     @property
     def turn(self) -> Turn:
-        return Turn(self.text, self.user_id, self.session_id, self.topic)
+        return Turn(self.text, self.user_id, self.session_id, self.topic, self.agent_id,
+                    self.run_id)
 
     def to_json(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -166,7 +169,7 @@ class JobQueue:
         conn.execute(insert(JT).values(
             id=job_id, status=JobStatus.PENDING.value, user_id=turn.user_id,
             session_id=turn.session_id, topic=turn.topic, text=turn.text,
-            created_at=now, updated_at=now, attempts=0,
+            agent_id=turn.agent_id, run_id=turn.run_id, created_at=now, updated_at=now, attempts=0,
         ))
         return job_id
 

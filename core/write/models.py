@@ -32,6 +32,9 @@ class Job(Base):
     user_id: Mapped[str] = mapped_column(String(200), nullable=False)
     session_id: Mapped[str | None] = mapped_column(String(200))
     topic: Mapped[str | None] = mapped_column(String(200))
+    # The agent and run an MCP store_memory named (migration 0019), copied to the memories.
+    agent_id: Mapped[str | None] = mapped_column(String(200))
+    run_id: Mapped[str | None] = mapped_column(String(200))
     text: Mapped[str] = mapped_column(Text, nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
     updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)

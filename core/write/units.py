@@ -45,6 +45,8 @@ class Turn:
     user_id: str
     session_id: str | None = None
     topic: str | None = None
+    agent_id: str | None = None  # which agent said it, and in which run (scoping)
+    run_id: str | None = None
 
     def __post_init__(self) -> None:
         check_text(self.text)
@@ -55,6 +57,8 @@ class Turn:
             raise ValidationError("user_id", "must not be empty")
         check_optional_str("session_id", self.session_id, 200)
         check_optional_str("topic", self.topic, 200)
+        check_optional_str("agent_id", self.agent_id, 200)
+        check_optional_str("run_id", self.run_id, 200)
 
 
 @dataclass(frozen=True)

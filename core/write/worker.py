@@ -184,6 +184,8 @@ class Worker:
             validate_fields({
                 "user_id": turn.user_id, "text": u.text, "type": u.type,
                 "topic": turn.topic, "source_session": turn.session_id,
+                **({"agent_id": turn.agent_id} if turn.agent_id else {}),
+                **({"run_id": turn.run_id} if turn.run_id else {}),
                 "importance": u.importance,
                 "confidence": (min(u.confidence, HYPOTHETICAL_MAX_CONFIDENCE) if u.framing
                                else u.confidence),

@@ -1,0 +1,147 @@
+"""The MCP tools' typed outputs (the SDK publishes each as the tool's ``outputSchema``
+and checks every answer against it) and their shared argument types."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+from typing_extensions import TypedDict
+
+from memdesk.core.read.terms import MAX_QUERY_CHARS  # noqa: F401 - re-exported for the tools
+
+UserArg = Annotated[str | None, Field(
+    default=None, min_length=1, max_length=200,
+    description="whose memories (one user per call). May be left out when this server "
+                "serves exactly one user; otherwise required, and only a user this server "
+                "serves is accepted")]
+AgentArg = Annotated[str | None, Field(
+    default=None, min_length=1, max_length=200,
+    description="your agent's name: memories you store carry it, and reads can be "
+                "limited to it")]
+RunArg = Annotated[str | None, Field(
+    default=None, min_length=1, max_length=200,
+    description="your run's or task's id: memories you store carry it, and reads can be "
+                "limited to it")]
+MemoryIdArg = Annotated[str, Field(min_length=1, max_length=64,
+                                   description="a memory id, as returned by another tool")]
+JobIdArg = Annotated[str, Field(min_length=1, max_length=64,
+                                description="the job id store_memory returned")]
+MemoryTypeName = Literal["preference", "fact", "decision", "procedure", "correction", "error",
+                         "note", "reasoning"]
+StatusArg = Annotated[Literal["active", "superseded", "expired", "any"], Field(
+    description="active: what holds now (default); superseded/expired: replaced or "
+                "outdated beliefs, kept as history; any: all three")]
+LimitArg = Annotated[int, Field(ge=1, le=100, description="at most this many memories")]
+
+
+class Memory(TypedDict):
+    id: str
+    user_id: str
+    text: str
+    type: str
+    layer: str | None
+    topic: str | None
+    importance: float
+    confidence: float
+    source_session: str | None
+    agent_id: str | None
+    run_id: str | None
+    created_at: str
+    last_accessed: str | None
+    access_count: int
+    entity: str | None
+    attribute: str | None
+    value: str | None
+    superseded_by: str | None
+    valid_until: str | None
+    status: str
+
+
+class Origin(TypedDict):
+    actor: str
+    client_name: str
+    client_version: str | None
+    session: str
+    transport: str
+    source: str
+    created_at: str | None
+
+
+class MemoryWithOrigin(Memory):
+    origin: Origin | None
+
+
+class Page(TypedDict):
+    items: list[Memory]
+    offset: int
+    limit: int
+    more: bool
+    next_offset: int | None
+
+
+class Job(TypedDict):
+    job_id: str
+    status: str
+    note: str | None
+
+
+class JobState(TypedDict):
+    job_id: str
+    status: str
+    attempts: int
+    created_at: str
+    finished_at: str | None
+    waited_s: float | None
+    memory_ids: list[str]
+    held_for_review: int
+    error: str | None
+
+
+class Hit(TypedDict):
+    id: str
+    text: str
+    type: str
+    layer: str | None
+    score: float
+    importance: float
+    created_at: str
+
+
+class Preference(TypedDict):
+    id: str
+    text: str
+    type: str
+    layer: str | None
+    created_at: str
+
+
+class Retrieval(TypedDict):
+    retrieval_id: str
+    results: list[Hit]
+    preferences: list[Preference]
+    notes: list[str]
+    duration_ms: float
+
+
+class ChangeResult(TypedDict):
+    memory_id: str
+    status: Literal["forgotten", "corrected", "held_for_review"]
+    message: str
+    correction_id: str | None
+    reasons: list[str]
+
+
+class Event(TypedDict):
+    event_id: int
+    at: str
+    by: str
+    action: str
+    what: str
+    changed: dict[str, dict[str, Any]]
+    undone: bool
+
+
+class History(TypedDict):
+    memory_id: str
+    events: list[Event]
