@@ -33,6 +33,7 @@ import logging
 import os
 import threading
 import weakref
+from functools import partial
 from typing import Any, TypeVar
 
 import anyio
@@ -40,13 +41,6 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from memdesk.core.embeddings import EmbeddingsUnavailable
 from memdesk.core.errors import MemdeskError, NotFoundError
-from memdesk.core.guard.agent_api import (
-    agent_filter,
-    agent_view,
-    check_agent_text,
-)
-from memdesk.core.guard.origin import AgentOrigin, origin_of_memory
-from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.ids import new_id
 from memdesk.core.read.config import ReadConfig
@@ -56,7 +50,7 @@ from memdesk.core.write.worker import Worker, WorkerConfig
 
 from . import mcp_tools_read, mcp_tools_write
 from .mcp_common import Scope, forbid_unknown_arguments
-from .mcp_identity import LOCAL, Binding, Caller, Refused, check, current_caller, may_serve
+from .mcp_identity import LOCAL, Binding, Caller, check, current_caller, may_serve
 from .mcp_lines import serve_stdio
 
 log = logging.getLogger("memdesk.mcp")
