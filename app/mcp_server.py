@@ -40,7 +40,7 @@ import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
 from memdesk.core.embeddings import EmbeddingsUnavailable
-from memdesk.core.errors import MemdeskError, NotFoundError
+from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.ids import new_id
 from memdesk.core.read.config import ReadConfig
@@ -50,7 +50,7 @@ from memdesk.core.write.worker import Worker, WorkerConfig
 
 from . import mcp_tools_read, mcp_tools_write
 from .mcp_common import Scope, forbid_unknown_arguments
-from .mcp_identity import LOCAL, Binding, Caller, check, current_caller, may_serve
+from .mcp_identity import LOCAL, Binding, Caller, current_caller
 from .mcp_lines import serve_stdio
 
 log = logging.getLogger("memdesk.mcp")
@@ -216,13 +216,6 @@ class Runtime:
         return AgentOrigin(client_name=name, client_version=version,
                            session=self.session_id(ctx.session), transport=self.transport,
                            source=source, token=None if caller is LOCAL else caller.name)
-
-    def check_owner(self, caller: Caller, user_id: str, what: str) -> None:
-        """Refuse to read about ``user_id``'s ``what`` as "not found" (no existence
-        oracle) unless ``caller`` may act for that user; then ask for the read right."""
-        if not may_serve(self.binding, caller, user_id):
-            raise NotFoundError(f"No {what}")
-        check(self.binding, "read", user_id, caller)
 
 
 def _printable(value: object, limit: int = 200) -> str | None:

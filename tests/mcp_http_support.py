@@ -3,7 +3,6 @@ official SDK's streamable HTTP client (with or without a bearer token)."""
 
 from __future__ import annotations
 
-import json
 import signal
 import socket
 import subprocess
@@ -12,12 +11,15 @@ import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import Any
 
 import mcp_types as types
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
+
+# The call helpers are the stdio tests' (a tool result is the same over both transports).
+from .mcp_support import call  # noqa: F401 - re-exported for the HTTP tests
+from .mcp_support import error as refused  # noqa: F401
 
 MEMDESK = str(Path(sys.executable).with_name("memdesk"))
 
@@ -77,16 +79,3 @@ async def session(url: str, token: str | None = None,
                               read_timeout_seconds=60) as s):
         await s.initialize()
         yield s
-
-
-async def call(s: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
-    r = await s.call_tool(tool, args)
-    assert not r.is_error, r.content[0].text
-    return json.loads(r.content[0].text)
-
-
-async def refused(s: ClientSession, tool: str, **args: Any) -> str:
-    """The error text of a call that must fail as a tool error."""
-    r = await s.call_tool(tool, args)
-    assert r.is_error, r.content
-    return r.content[0].text
