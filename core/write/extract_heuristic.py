@@ -27,6 +27,8 @@ import logging
 import re
 from dataclasses import dataclass, replace
 
+from memdesk.core.write import extract_frames as ef
+from memdesk.core.write import extract_phrases as xp
 from memdesk.core.write import extract_predicates as ep
 from memdesk.core.write import extract_subjects as es
 from memdesk.core.write.extract_text import (
@@ -212,12 +214,16 @@ class HeuristicExtractor:
         units: list[Unit] = []
         ctx = es.Context()
         foreign = 0
+        correcting = False  # "Not Lisbon — Madrid. I live in Madrid.": the rest corrects
         for clause in protected_clauses(turn.text):
             if not is_english(clause):
                 foreign += 1
                 continue
+            if ef.correction_marker(restore(clause)):
+                correcting = True
+                continue
             try:
-                found = self._clause(clause, notes, ctx)
+                found = self._clause(clause, notes, ctx, correcting)
             except Exception as exc:  # a bug in one rule must not lose the turn's others
                 log.warning("offline extractor failed on %r", clause[:80], exc_info=True)
                 notes.append(f"could not read {restore(clause)[:40]!r}: "
@@ -230,7 +236,8 @@ class HeuristicExtractor:
             notes.insert(0, ENGLISH_ONLY.format(n=foreign))
         return Extraction(top_units(_drop_superfluous(units), notes), NAME, None, notes)
 
-    def _clause(self, raw: str, notes: list[str], ctx: es.Context) -> list[Unit]:
+    def _clause(self, raw: str, notes: list[str], ctx: es.Context,
+                correcting: bool = False) -> list[Unit]:
         if reported_speech(raw):
             notes.append(f"skipped {restore(raw)[:40]!r}: quoted or reported speech")
             return []
@@ -243,16 +250,21 @@ class HeuristicExtractor:
             notes.append(f"skipped {restore(raw)[:40]!r}: pleasantry or acknowledgement")
             return []
         hedge = next((reason for reason, pat in _HEDGES if pat.search(clause)), None)
+        guess = False
         if hedge is None and clause.rstrip().endswith("?"):
-            notes.append(f"skipped {restore(raw)[:40]!r}: a question asserts nothing")
-            return []
-        correction = False
+            if (inner := ef.statement_in_question(clause)) is None:
+                notes.append(f"skipped {restore(raw)[:40]!r}: a question asserts nothing")
+                return []
+            clause, guess = inner
+        elif (asked := ef.request_to_remember(clause)) is not None:
+            clause = asked
+        correction = correcting
         clause = re.sub(r"^(?:oh|ah|hmm|um|uh|well|ok|okay)\b[\s,.!]*", "", clause, flags=re.I)
         if hedge is None and (m := CORRECTION.match(clause)) and m.end() < len(clause):
             correction, clause = True, clause[m.end():]
         if hedge is None and NOW.search(clause):
             correction = True
-        uncertain = UNCERTAIN.search(clause) is not None
+        uncertain = guess or UNCERTAIN.search(clause) is not None
         emphasis = EMPHASIS.search(clause) is not None
         if hedge is not None:
             for pat, repl in SUBJUNCTIVE:
@@ -281,7 +293,7 @@ class HeuristicExtractor:
             return [_unit("user", "The user", s) for _, s in mine]
         subj = es.subject(text, ctx)
         if subj is not None:
-            said = [*subj.extra, *ep.parse_predicate(subj.predicate)] if subj.predicate \
+            said = [*subj.extra, *xp.parse_predicate(subj.predicate)] if subj.predicate \
                 else list(subj.extra)
             if subj.tools_only:
                 said = [s for s in said if (s.attribute or "").startswith("prefers_")]

@@ -59,7 +59,7 @@ STOP = (r"\s*(?:[,;:!?()]|\.(?!\S)|$)|\s+(?:and|but|because|so|since|which|thoug
         r"|like|than|mostly|mainly|most|all|every|each|because|except|unless|though"
         r"|originally|full-time|part-time|yet|then|here|there|near|outside|around|close to|next to"
         r"|everywhere|anywhere|daily"
-        r"|which|where)\b")
+        r"|which|where|based|located|living)\b")
 V = rf"(?P<v>(?:[^,;!?.()]|\.(?=\S))+?)(?={STOP})"
 W = V.replace("?P<v>", "?P<w>")
 NAME = r"(?P<n>(?-i:[A-Z][a-zà-ÿ'’]+(?:\s[A-Z][a-zà-ÿ'’]+)?))"
@@ -85,6 +85,8 @@ def _clean(value: str | None) -> str | None:
     if value is None:
         return None
     v = third_person_value(value).strip(" '\"’“”")
+    # "a small design studio called Pixelhaus": the name is the value.
+    v = re.sub(r"^(?:(?:an?|the|their)\s+)?[\w\s-]*?\b(?:called|named)\s+(?=[A-Z0-9])", "", v)
     v = re.sub(r"^(?:their|the user's)\s+", "", v) if v.lower().startswith(
         ("their health", "their family", "their past", "their ")) else v
     return v or None

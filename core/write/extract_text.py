@@ -22,14 +22,19 @@ _ABBR = re.compile(r"\b(" + "|".join(TITLES) + r")\.(?=\s+\S)"
                    r"|\b(" + "|".join(SUFFIXES) + r")\.(?=\s+[a-z0-9(])")
 # Dotted initialisms: e.g. i.e. U.S. U.K. a.m. p.m. Ph.D.
 _DOTTED = re.compile(r"\b(?:[A-Za-z]{1,2}\.){2,}(?=[\s,;:)]|$)")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+# A spaced dash ends a statement too: "Not Lisbon — Madrid", "Zoe is 6 — what games …?".
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[—–]\s*|\s+-{1,2}\s+")
+# Chat style writes the pronoun in lower case: "i prefer pnpm", "i'm vegan btw".
+_LOWER_I = re.compile(r"(?<![\w'’.-])i(?=(?:['’](?:m|ve|d|ll)\b)|\s)")
 _SEQUENCE = re.compile(r"^(?:when|whenever|before|after|if|first|once)\b", re.IGNORECASE)
 _JOINED = re.compile(r",?\s+(?:and|but|though|although|whereas)\s+(?=(?:I|we|my)\b)"
                      r"|,\s+(?=(?:I\b(?!'d like)|we\b))", re.IGNORECASE)
 
 
 def protect(text: str) -> str:
-    """``text`` with abbreviation periods replaced by ABBR_DOT."""
+    """``text`` with abbreviation periods replaced by ABBR_DOT (and a lower-case "i"
+    pronoun written "I", so every rule reads chat style as it reads prose)."""
+    text = _LOWER_I.sub("I", text)
     text = _DOTTED.sub(lambda m: m.group(0).replace(".", ABBR_DOT), text)
     # A dotted initialism at a sentence's end still ends it: "…in the U.S. It was…"
     text = re.sub(r"(?<=[A-Z])" + ABBR_DOT + r"(?=\s+(?:I|It|We|My|The|This|He|She|They)\b)",
