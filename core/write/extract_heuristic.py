@@ -80,17 +80,23 @@ class Rule:
 
 _TEAM = r"(?:I|we|the team|our team|my team|the user's team)"
 RULES: tuple[Rule, ...] = (
-    Rule("decision", rf"\b{_TEAM}(?: have|'ve| has)? (?:finally |just |all )?(?:decided"
-         r"|agreed|chose|chosen|picked|selected|settled on|opted for|went with|are going with"
-         r"|'re going with|will go with|committed to|voted to)\b.+$"
+    Rule("decision", rf"\b{_TEAM}(?: have|'ve| has|'re| are|'ll| will)? ?(?:finally |just "
+         r"|all |now )?(?:decided|agreed|chose|chosen|picked|selected|settled on|opted for"
+         r"|went with|going with|go with|committed to|voted to)\b.+$"
          r"|^(?:we|the team|our team) (?:have |'ve )?(?:switched|migrated|moved) (?:over )?"
          r"(?:from .+ )?to\b.+$",
          "decision", 0.8, 0.85),
     Rule("lets", r"^let'?s go with (?P<rest>.+)$", "decision", 0.8, 0.85,
          prefix="The user decided to go with "),
+    # "final call: …", "We'll use Redis, that's settled."
+    Rule("settled", r"^(?:final (?:call|decision|answer)|decision|decided|verdict)\s*[:,-]\s*"
+         r"(?P<rest>.+)$", "decision", 0.8, 0.85, prefix="Decided: "),
+    Rule("settled_after", r"^(?P<rest>.+?),?\s+(?:that's|that is|it's|it is) (?:settled"
+         r"|decided|final|agreed|official)\b.*$", "decision", 0.8, 0.85, prefix="Decided: "),
     Rule("considering", rf"\b{_TEAM}(?: am| are|'m|'re) (?:considering|thinking (?:about|of)"
          r"|leaning towards)\b.+$", "decision", 0.6, UNCERTAIN_CONFIDENCE),
-    Rule("assistant_rule", r"^(?:please,? |from now on,? |going forward,? )+(?P<rest>"
+    Rule("assistant_rule", r"^(?:(?:when|while|whenever|in) [\w' ]{1,30},\s*)?"
+         r"(?:please,? |from now on,? |going forward,? )+(?P<rest>"
          r"(?:always|never|don't|do not|use|answer|reply|write|keep|avoid)\b.+)$",
          "preference", 0.85, 0.9, prefix="The user wants the assistant to: "),
     Rule("assistant_always", r"^(?P<rest>(?:always|never) (?!mind\b).+)$",
@@ -98,8 +104,10 @@ RULES: tuple[Rule, ...] = (
     Rule("routine", r"\bmy (?:\w+ )?(?:routine|workflow|process|procedure|steps|checklist)"
          r"(?: is| are)?\s*(?::|-|—)\s*(?P<rest>.+)$", "procedure", 0.7, 0.85,
          prefix="The user's routine: "),
-    Rule("sequence", r"^(?:when|whenever|before|after) I .+?,\s*I (?:first |always )?.+$",
-         "procedure", 0.65, 0.8),
+    Rule("sequence", r"^(?:when|whenever|before|after|once) (?:I .+?,\s*|\w+ing\b[^,]*?,?\s+)"
+         r"I (?:first |always |usually )?.+$", "procedure", 0.65, 0.8),
+    Rule("then_then", r"^(?:(?:every|each|on) [\w ]{1,20}?,?\s+)?I .+?(?:\bfirst\b.+?"
+         r"\bthen\b|\bthen\b.+?\bthen\b).+$", "procedure", 0.65, 0.8),
     Rule("first_then", r"\bfirst,? I .+?\b(?:then|and then|after that)\b.+$",
          "procedure", 0.65, 0.8),
 )
@@ -127,7 +135,10 @@ SKIPS: tuple[tuple[str, str], ...] = (
     ("a complaint", r"\b(?:so annoying|annoying|annoys me|frustrating|drives me (?:crazy|nuts"
                     r"|mad)|ugh|so tired of|sick of|fed up)\b|\bI (?:always|keep|constantly)"
                     r" (?:forget|forgetting|lose|losing|miss|missing|break|breaking|drop"
-                    r"|oversleep|mess up|burn|spill)\b|\bI hate (?:it )?(?:when|that|how)\b"),
+                    r"|oversleep|mess up|burn|spill|leave|misplace|lock myself)\b"
+                    r"|\bI hate (?:it )?(?:when|that|how)\b"
+                    r"|\b(?:typical me|classic me|story of my life|as usual"
+                    r"|of course)\s*[.!]*$"),
     ("sarcasm", r"^(?:oh|ah|wow|well)[,!.]*\s+(?:great|wonderful|fantastic|perfect|joy|brilliant"
                 r"|lovely|fun|nice|super|terrific|splendid)\b"),
     ("sarcasm", r"\byeah,? right\b"),
@@ -150,7 +161,8 @@ SKIPS: tuple[tuple[str, str], ...] = (
 # (reason, pattern): said, but not asserted as true about the user.
 HEDGES: tuple[tuple[str, str], ...] = (
     ("hypothetical", r"\bwhat if\b"),
-    ("hypothetical", r"\b(?:suppose|supposing|imagine|assume|assuming|hypothetically"
+    ("hypothetical", r"\b(?:picture|imagine|consider) me (?:as|being)\b"),
+    ("hypothetical", r"(?<!\bI )\b(?:suppose|supposing|imagine|assume|assuming|hypothetically"
                      r"|in theory)\b(?: that)?|^say\b|, say\b"),
     ("hypothetical", r"\blet'?s (?:say|pretend|assume|imagine)\b"),
     ("hypothetical", r"\b(?:if|as if|even if) I (?:were|was|had been)\b"),
@@ -162,12 +174,18 @@ HEDGES: tuple[tuple[str, str], ...] = (
 
 # Stripped before the rules run; the unit becomes a correction of an earlier belief.
 CORRECTION = re.compile(r"^(?:(?:no|nope|not quite|wrong|that's wrong|correction|actually"
-                        r"|update|scratch that|to correct myself|sorry|oops|oh wait|wait"
+                        r"|update|scratch that|(?:just )?to correct myself|my bad|my mistake"
+                        r"|let me correct (?:myself|that)|sorry|oops|oh wait|wait"
                         r"|I meant(?: that)?|I mean)\b[\s,.!:;-]*)+", re.IGNORECASE)
 # "… now" makes a statement a correction; "right now", "for now", "just now" do not.
 NOW = re.compile(r"(?<!right )(?<!for )(?<!just )(?<!until )(?<!by )(?<!from )\bnow\b"
                  r"(?! and then)|\b(?:any more|anymore|no longer)\b",
                  re.IGNORECASE)
+
+# "I've lived here for ten years now": a duration, not a change.
+DURATION_NOW = re.compile(r"\bfor (?:about |around |almost |nearly |over |more than )?"
+                          r"[\w-]+ (?:years?|months?|weeks?|decades?|ages|a while|long)"
+                          r"(?: now)\b|\bsince \w+ now\b", re.IGNORECASE)
 
 UNCERTAIN = re.compile(r"\b(?:I think|I guess|I believe|I suppose|maybe|probably|perhaps"
                        r"|might|(?-i:may)|not sure|I suspect|possibly|I feel like)\b", re.I)
@@ -189,7 +207,8 @@ MODALS = re.compile(r"^I (?:might|may|probably|maybe|possibly|perhaps|could) ", 
 # "I'm basically a …"), so the parsers can recognise it.
 SUBJUNCTIVE = ((r"\bI(?:'m| am) (?:basically|practically|kind of|sort of|like|actually|really)"
                 r" (?=an? )", "I am "), (r"\bI were\b", "I am"),
-               (r"\bI was\b", "I am"), (r"\bI worked\b", "I work"),
+               (r"\bI was\b", "I am"), (r"\bme (?:as|being) (?=an? )", "I am "),
+               (r"\bI worked\b", "I work"),
                (r"\bI lived\b", "I live"), (r"\bI used\b", "I use"), (r"\bI had\b", "I have"),
                (r"\bI preferred\b", "I prefer"), (r"\bI liked\b", "I like"))
 
@@ -262,7 +281,7 @@ class HeuristicExtractor:
         clause = re.sub(r"^(?:oh|ah|hmm|um|uh|well|ok|okay)\b[\s,.!]*", "", clause, flags=re.I)
         if hedge is None and (m := CORRECTION.match(clause)) and m.end() < len(clause):
             correction, clause = True, clause[m.end():]
-        if hedge is None and NOW.search(clause):
+        if hedge is None and NOW.search(clause) and not DURATION_NOW.search(clause):
             correction = True
         uncertain = guess or UNCERTAIN.search(clause) is not None
         emphasis = EMPHASIS.search(clause) is not None
@@ -360,7 +379,22 @@ def _rule_unit(rule: Rule, m: re.Match[str], clause: str) -> Unit:
 
 def _drop_superfluous(units: list[Unit]) -> list[Unit]:
     """A value-less correction ("I no longer use vim") when the same turn gives the new
-    value ("I use Helix now") for the same entity and attribute."""
-    valued = {(u.entity, u.attribute) for u in units if u.value is not None}
-    return [u for u in units if u.value is not None or u.attribute is None
+    value ("I use Helix now") for the same entity and attribute; that value is then the
+    correction ("I quit VS Code, I'm on Vim", "I'm not at Spotify any more; I joined
+    Klarna")."""
+    ended = {(u.entity, u.attribute) for u in units if u.value is None and u.attribute
+             and u.type == "correction"}
+    out: list[Unit] = []
+    for u in units:
+        key = (u.entity, u.attribute)
+        if u.value is not None and key in ended and u.type != "correction" \
+                and u.framing is None and u.attribute not in MULTI_VALUED:
+            text = u.text if u.text.startswith("Correction: ") else \
+                "Correction: " + _lower_first(u.text)
+            u = replace(u, type="correction", text=text, importance=max(u.importance, 0.9),
+                        confidence=u.confidence if u.confidence <= UNCERTAIN_CONFIDENCE
+                        else max(u.confidence, 0.9))
+        out.append(u)
+    valued = {(u.entity, u.attribute) for u in out if u.value is not None}
+    return [u for u in out if u.value is not None or u.attribute is None
             or (u.entity, u.attribute) not in valued]

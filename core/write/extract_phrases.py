@@ -23,12 +23,13 @@ Parser = Callable[[re.Match[str]], list[Said]]
 # Attributes whose lists are read item by item: "allergic to dogs, cats and horses".
 LISTED = frozenset(("likes", "dislikes", "allergic_to", "intolerant_to", "speaks"))
 _NOT_ITEM = re.compile(
-    r"^(?:I|he|she|it|we|they|you|then|also|so|but|which|who|that|where|when|because|since"
-    r"|though|although|especially|mostly|mainly|except|not|even|too|like|plus|really|very"
-    r"|just|always|never|sometimes|usually|a lot|lots|much|more|less|all|both|everything"
-    r"|anything|nothing|stuff|things|etc|e\.g|i\.e|[a-z]+ly|[a-z]+ed|is|are|am|was|were"
-    r"|have|has|had|do|does|did|can|will|would|should|use|uses|work|works|live|lives|go"
-    r"|goes|make|makes|get|gets)\b", re.IGNORECASE)
+    r"^(?:(?i:I|he|she|it|we|they|you|then|also|so|but|which|who|that|where|when|because"
+    r"|since|though|although|especially|mostly|mainly|except|not|even|too|like|plus|really"
+    r"|very|just|always|never|sometimes|usually|a lot|lots|much|more|less|all|both"
+    r"|everything|anything|nothing|stuff|things|etc|e\.g|i\.e)"
+    # verbs in lower case only: "Go" in "Python, Go and Rust" is a name
+    r"|[a-z]+ly|[a-z]+ed|is|are|am|was|were|have|has|had|do|does|did|can|will|would"
+    r"|should|use|uses|work|works|live|lives|go|goes|make|makes|get|gets)\b")
 _ITEM = re.compile(r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)"
                    r"(?P<i>[\w'’+#&.-]+(?:\s+(?!and\b|or\b)[\w'’+#&.-]+){0,2}?)"
                    r"(?=\s*(?:[,.!?;]|$)|\s+(?:and|or|&)\s)")

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from memdesk.core.write import extract_lexicon as lx
+from memdesk.core.write.extract_phrases import favourite
 from memdesk.core.write.extract_predicates import NAME, VERB_AHEAD, Said, V, value_of
 
 
@@ -32,8 +33,16 @@ _MY_REL = re.compile(rf"^(?:my|our) (?:(?:little|older|younger|big|eldest|younge
                      rf"|,)?\s*", re.IGNORECASE)
 _VERB_START = re.compile(rf"^(?:{VERB_AHEAD}|can't|cannot|doesn't|does not|just|really"
                          r"|also|still|always|never|used|recently|currently)\b", re.I)
-_MY_ATTR = re.compile(rf"^(?:my (?P<a>name|birthday|favou?rite (?P<k>[\w ]+?))(?: is|'s)"
+_MY_ATTR = re.compile(rf"^(?:my (?P<a>name|birthday|favou?rite (?P<k>[\w ]+?)|(?P<pick>go-to"
+                      rf"|preferred|default|usual|main|everyday) (?P<pk>[\w ]+?)"
+                      rf"|(?P<new>new |current )?(?P<job>job|workplace|employer|company))"
+                      rf"(?: is|'s)(?: (?:at|with|for))?"
                       rf"|(?P<call>call me|I go by)) {V}", re.IGNORECASE)
+# "SQLite is my default for anything small", "Firefox is my go-to browser".
+_IS_MY_PICK = re.compile(r"^(?:for [\w ]{1,30},\s*)?(?P<v>[\w.+#-]+(?: [\w.+#-]+)?)"
+                         r" (?:is|are) (?:still )?my (?:go-to|default|preferred|usual|main"
+                         r"|favou?rite|daily driver)(?: (?P<k>[\w ]+?))?(?=\s+for\b|[.,!;]|$)",
+                         re.IGNORECASE)
 
 
 @dataclass
@@ -46,10 +55,19 @@ class Context:
 
 def my_attribute(clause: str) -> list[tuple[str, Said]]:
     """ "My name is Ada", "My favourite colour is green": (entity, Said)."""
+    if (p := _IS_MY_PICK.match(clause)) and lx.category(p.group("v")):
+        kind = p.group("k") or lx.category(p.group("v")) or "thing"
+        return [("user", favourite(kind, p.group("v")))]
     m = _MY_ATTR.match(clause)
     if m is None or value_of(m) is None:
         return []
     v = value_of(m)
+    if m.group("pick"):
+        return [("user", favourite(m.group("pk"), v))]
+    if m.group("job"):
+        if not v[:1].isupper():
+            return []
+        return [("user", Said("works_at", v, f"works at {v}", bool(m.group("new"))))]
     a = "name" if m.group("call") else m.group("a").lower()
     if a == "name":
         return [("user", Said("name", v, f"'s name is {v}"))]
@@ -65,7 +83,8 @@ def my_attribute(clause: str) -> list[tuple[str, Said]]:
 def subject(clause: str, ctx: Context) -> Subject | None:
     """The subject of a clause (see the module docstring), or None."""
     c = clause.strip()
-    if m := re.match(rf"^I (?:have|have got|got) (?:an? )(?P<r>{_REL}) (?:named|called) {NAME}"
+    if m := re.match(rf"^(?:I|we) (?:have|have got|got|adopted|own) (?:an? )(?P<r>{_REL})"
+                     rf" (?:named|called) {NAME}"
                      r"[,.]?\s*(?P<p>.*)$", c, re.I | re.S):
         name, rel = m.group("n"), m.group("r").lower()
         ctx.last, ctx.names[name.lower()] = (name, name), name
