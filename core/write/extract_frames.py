@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import re
 
+from memdesk.core.write.extract_lexicon import category
+
 # Interrogative syntax: a wh-word or an inverted auxiliary at the start.
 _INTERROGATIVE = re.compile(
     r"^(?:what|what's|whats|how|why|when|where|which|who|whom|whose|is|are|am|was|were|do"
@@ -66,3 +68,25 @@ _MARKER = re.compile(
 def correction_marker(clause: str) -> bool:
     c = re.sub(r"^(?:oh|ah|ok|okay|hmm|just|um)[\s,]+", "", clause.strip(), flags=re.I)
     return bool(c) and _MARKER.match(c) is not None
+
+
+# "Please don't bring up my weight", "never mention my ex": a topic to avoid.
+_AVOID = re.compile(r"^(?:please,?\s+)?(?:don't|do not|never|please don't|try not to)\s+"
+                    r"(?:bring up|mention|ask (?:me )?about|talk about|discuss|raise|remind me"
+                    r" (?:of|about)|joke about)\s+(?:my |the )?(?P<v>[^,;.!?]+?)[\s,;.!?]*"
+                    r"(?:,? please)?[\s.!]*$", re.IGNORECASE)
+
+
+def avoided_topic(clause: str) -> str | None:
+    m = _AVOID.match(clause.strip())
+    return m.group("v").strip() if m and len(m.group("v").split()) <= 5 else None
+
+
+# "dark mode please, always": a known kind of thing asked for by name.
+_TOOL_PLEASE = re.compile(r"^(?P<v>[\w.+# -]{2,30}?),?\s+please\b[\s,]*(?:always|thanks|"
+                          r"thank you|from now on|going forward)?[\s.!]*$", re.IGNORECASE)
+
+
+def requested_tool(clause: str) -> str | None:
+    m = _TOOL_PLEASE.match(clause.strip())
+    return m.group("v").strip() if m and category(m.group("v")) else None

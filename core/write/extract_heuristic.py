@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass, replace
 
 from memdesk.core.write import extract_frames as ef
+from memdesk.core.write import extract_lexicon as lx
 from memdesk.core.write import extract_phrases as xp
 from memdesk.core.write import extract_predicates as ep
 from memdesk.core.write import extract_subjects as es
@@ -303,6 +304,12 @@ class HeuristicExtractor:
 
     def _read(self, clause: str, ctx: es.Context) -> list[Unit]:
         """The units a clause states, before framing and scoring."""
+        if (topic := ef.avoided_topic(clause)) is not None:
+            return [_unit("user", "The user", ep.Said("avoids_topic", topic,
+                                                      f"prefers not to discuss {topic}"))]
+        if (tool := ef.requested_tool(clause)) is not None:
+            return [_unit("user", "The user", ep.Said(lx.preference_attribute(tool), tool,
+                                                      f"prefers {tool}", type="preference"))]
         for rule, pat in _COMPILED:
             if (m := pat.search(clause)) is not None:
                 return [_rule_unit(rule, m, clause)]
@@ -317,6 +324,11 @@ class HeuristicExtractor:
             if subj.tools_only:
                 said = [s for s in said if (s.attribute or "").startswith("prefers_")]
             units = [_unit(subj.entity, subj.label, s, subj.is_user) for s in said]
+            if subj.also is not None:
+                theirs = [s for s in said if s.attribute != "relation"]
+                theirs += xp.parse_predicate(subj.also_predicate) if subj.also_predicate \
+                    else []
+                units += [_unit(subj.also[0], subj.also[1], s, False) for s in theirs]
             if units:
                 return units
         if (m := _HABIT.search(clause)) is not None:

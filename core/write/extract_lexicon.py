@@ -76,7 +76,8 @@ RELATIONS = frozenset(("wife", "husband", "partner", "girlfriend", "boyfriend", 
                        "rabbit", "horse", "stepson", "stepdaughter", "toddler", "baby",
                        "teammate", "mentor", "grandson", "granddaughter", "grandchild",
                        "stepmother", "stepfather", "stepmom", "stepdad", "twin",
-                       "mother-in-law", "father-in-law"))
+                       "mother-in-law", "father-in-law", "parents", "grandparents",
+                       "in-laws", "siblings"))
 
 # Things nobody is allergic to: "I'm allergic to Mondays" is a joke, not a fact.
 JOKE_OBJECTS = frozenset(("monday", "mondays", "work", "meetings", "mornings", "homework",

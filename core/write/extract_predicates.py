@@ -134,9 +134,16 @@ def _role(m: re.Match[str]) -> list[Said]:
     if role is None:
         return []
     role = lx.strip_article(role)
+    # "a startup founder pitching this": the participle describes, it is not the role.
+    role = re.sub(r"(?<=\w)\s+\w+ing$", "", role) if " " in role else role
+    rest = m.string[m.end():]
+    org_after = re.match(rf"\s+(?:at|for|with)\s+{ORG}(?={STOP})", rest)
     out: list[Said] = []
     studies = False
-    if lx.is_role(role):
+    if lx.is_role(role) or (org_after is not None and len(role.split()) <= 2
+                            and role.lower() not in lx.NOT_IDENTITY
+                            and role.lower() not in lx.DIETS and role[:1].islower()):
+        # "a postdoc at MIT": what someone is at an organisation is their job.
         out.append(Said("occupation", role, f"is {lx.article(role)} {role}"))
         studies = role.lower().endswith("student")
     elif lx.strip_article(role).lower() in lx.DIETS:
@@ -150,7 +157,6 @@ def _role(m: re.Match[str]) -> list[Said]:
         out.append(Said("is_a", role, f"is {lx.article(role)} {role}"))
     else:
         return []
-    rest = m.string[m.end():]
     if s := re.search(r"\bworking (?P<s>(?:the )?(?:night|late|early|day|weekend|evening)"
                       r" shifts?|nights|weekends|part[- ]time|full[- ]time|remotely"
                       r"|from home)\b", rest, re.I):
@@ -177,6 +183,11 @@ def _work_at(m: re.Match[str]) -> list[Said]:
     rest = m.string[m.end():]
     if r := re.match(rf"\s+as\s+(?:an?\s+)?{V}", rest, re.I):
         out += _role(r)
+    # "at Ikea in logistics, mostly night shifts": the schedule said after the place.
+    if s := re.search(r"(?:^|[,;]|\b(?:mostly|usually|working|on|doing|always))\s+(?P<s>"
+                      r"(?:the )?(?:night|late|early|day|weekend|evening) shifts?|nights"
+                      r"|weekends|part[- ]time|full[- ]time|remotely|from home)\b", rest, re.I):
+        out.append(Said("work_schedule", s.group("s"), f"works {s.group('s')}"))
     return out
 
 

@@ -20,6 +20,10 @@ class Subject:
     predicate: str
     extra: list[Said] = field(default_factory=list)  # e.g. "Emma is the user's daughter"
     tools_only: bool = False
+    # "My partner and I are vegetarian, but she …": the partner holds the predicate too,
+    # and what follows the pronoun is said of the partner alone.
+    also: tuple[str, str] | None = None
+    also_predicate: str = ""
 
     @property
     def is_user(self) -> bool:
@@ -92,8 +96,16 @@ def subject(clause: str, ctx: Context) -> Subject | None:
                        [Said("relation", rel, f"is the user's {rel}")])
     if m := re.match(r"^I\s+(?P<p>.+)$", c, re.S):
         return Subject("user", "The user", m.group("p"))
-    if m := re.match(rf"^(?:my|our) (?:{_REL}) and I\s+(?P<p>.+)$", c, re.I | re.S):
-        return Subject("user", "The user", m.group("p"))  # "My wife and I live in …"
+    if m := re.match(rf"^(?:my|our) (?P<r>{_REL}) and I\s+(?P<p>.+)$", c, re.I | re.S):
+        rel = m.group("r").lower()  # "My wife and I live in …": both of them do
+        pred = re.sub(r"^(?:are|both are)\s+(?:both\s+)?", "are ", m.group("p"), flags=re.I)
+        pred = re.sub(r"^both\s+", "", pred, flags=re.I)
+        own, other = pred, ""
+        if cut := re.search(r",?\s*(?:and|but|though|while)\s+(?:she|he)\s+", pred, re.I):
+            own, other = pred[:cut.start()], pred[cut.end():]
+        ctx.last = (rel, f"The user's {rel}")
+        return Subject("user", "The user", own, also=(rel, f"The user's {rel}"),
+                       also_predicate=other)
     if m := _MY_REL.match(c):
         rel = m.group("r").lower()
         rest = c[m.end():]
@@ -125,6 +137,10 @@ def subject(clause: str, ctx: Context) -> Subject | None:
 def expand(text: str) -> str:
     """Contractions the parsers read in full ("I'm" → "I am", "she's" → "she is")."""
     text = text.replace("’", "'")
+    text = re.sub(rf"\b((?:my|our) (?:{_REL}))'s (?=(?:allergic|intolerant|an?|vegan|vegetarian"
+                  r"|pescatarian|gluten-free|from|into|\d+|also|always|never|really|very|so|not"
+                  r"|retired|married|pregnant|based|originally|severely|lactose|obsessed|crazy"
+                  r"|a big|the)\b)", r"\1 is ", text, flags=re.IGNORECASE)
     for pat, repl in ((r"\bI'm\b", "I am"), (r"\bI've\b", "I have"), (r"\bIm\b", "I am"),
                       (r"\bI'd\b", "I would"), (r"\b(she|he|it)'s\b", r"\1 is"),
                       (r"\bwe're\b", "we are"), (r"\bdon't\b", "don't")):

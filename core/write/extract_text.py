@@ -27,8 +27,14 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[—–]\s*|\s+-{1,2}\s+")
 # Chat style writes the pronoun in lower case: "i prefer pnpm", "i'm vegan btw".
 _LOWER_I = re.compile(r"(?<![\w'’.-])i(?=(?:['’](?:m|ve|d|ll)\b)|\s)")
 _SEQUENCE = re.compile(r"^(?:when|whenever|before|after|if|first|once)\b", re.IGNORECASE)
-_JOINED = re.compile(r",?\s+(?:and|but|though|although|whereas)\s+(?=(?:I|we|my)\b)"
+# "…, and in my spare time I play": a short adverbial may stand before the new subject.
+_JOINED = re.compile(r",?\s+(?:and|but|though|although|whereas)\s+(?=(?:I|we|my)\b"
+                     r"|(?:in|on|at|for|during|outside) [\w' ]{1,25}?,?\s+I\b)"
                      r"|,\s+(?=(?:I\b(?!'d like)|we\b))", re.IGNORECASE)
+
+
+# "So my partner and I …": a bare "my partner" before "and I" is part of the subject.
+_POSSESSED = re.compile(r"^(?:\w+,? )?(?:my|our) [\w-]+$", re.IGNORECASE)
 
 
 def protect(text: str) -> str:
@@ -65,7 +71,8 @@ def protected_clauses(text: str) -> list[str]:
             part = s[start:m.start() if m else len(s)].strip()
             # "Actually, I …", "My wife and I …": a part of one or two words stays with
             # the clause after it, joined as it was said.
-            if merged and len(merged[-1][1].split()) < 3 and not merged[-1][1].endswith(
+            if merged and (len(merged[-1][1].split()) < 3 or _POSSESSED.match(
+                    merged[-1][1])) and not merged[-1][1].endswith(
                     (".", "!", "?", ";")) and not re.match(r"I\b", merged[-1][1]):
                 begin = merged.pop()[0]
                 part = s[begin:m.start() if m else len(s)].strip()
@@ -105,6 +112,9 @@ _NON_LATIN = re.compile(r"[\u0400-\u04FF\u0370-\u03FF\u0590-\u06FF\u0900-\u097F"
                         r"\u3040-\u30FF\u4E00-\u9FFF\uAC00-\uD7AF\u0E00-\u0E7F]")
 
 
+_OTHER_LATIN = re.compile(r"[ąćęłńśźżőűřčšžěůňťďñßãõçàèìòùäöüâêîôûåøæœ]", re.IGNORECASE)
+
+
 def is_english(sentence: str) -> bool:
     """False for a sentence in another language (function words, or another script)."""
     letters = [c for c in sentence if c.isalpha()]
@@ -113,7 +123,14 @@ def is_english(sentence: str) -> bool:
     words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", sentence.lower())
     foreign = sum(1 for w in words if w in _FOREIGN and w not in _ENGLISH)
     english = sum(1 for w in words if w in _ENGLISH)
-    return not (foreign >= 2 and foreign > english)
+    if foreign >= 2 and foreign > english:
+        return False
+    # "Mi hijo tiene diez años", "Jestem programistą i mieszkam w Gdańsku": one foreign
+    # signal (a function word or a letter English does not use) and no English word
+    # longer than "a"/"i".
+    signal = foreign or _OTHER_LATIN.search(sentence) is not None
+    return not (signal and len(words) >= 3
+                and not any(w in _ENGLISH and len(w) > 1 for w in words))
 
 
 # -- quoted and reported speech --------------------------------------------------------
