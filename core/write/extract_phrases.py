@@ -29,7 +29,12 @@ _NOT_ITEM = re.compile(
     r"|everything|anything|nothing|stuff|things|etc|e\.g|i\.e)"
     # verbs in lower case only: "Go" in "Python, Go and Rust" is a name
     r"|[a-z]+ly|[a-z]+ed|is|are|am|was|were|have|has|had|do|does|did|can|will|would"
-    r"|should|use|uses|work|works|live|lives|go|goes|make|makes|get|gets)\b")
+    r"|should|use|uses|work|works|live|lives|go|goes|make|makes|get|gets|drink|drinks|eat"
+    r"|eats|play|plays|read|reads|watch|watches|listen|listens|cook|cooks|want|wants|need"
+    r"|needs|think|know|see|try|own|run|runs|write|writes|prefer|like|love|enjoy|hate|keep"
+    r"|take|find|wear|buy|visit)\b"
+    # an object pronoun: "… and drink it daily" is a predicate of its own
+    r"|.*\b(?i:it|them|him|her|me|us|this|that|these|those)\b")
 _ITEM = re.compile(r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)"
                    r"(?P<i>[\w'’+#&.-]+(?:\s+(?!and\b|or\b)[\w'’+#&.-]+){0,2}?)"
                    r"(?=\s*(?:[,.!?;]|$)|\s+(?:and|or|&)\s)")

@@ -59,7 +59,7 @@ STOP = (r"\s*(?:[,;:!?()]|\.(?!\S)|$)|\s+(?:and|but|because|so|since|which|thoug
         r"|like|than|mostly|mainly|most|all|every|each|because|except|unless|though"
         r"|originally|full-time|part-time|yet|then|here|there|near|outside|around|close to|next to"
         r"|everywhere|anywhere|daily"
-        r"|which|where|based|located|living)\b")
+        r"|which|where|based|located|living|btw|tbh|fyi|imo|imho|fwiw|ngl|honestly)\b")
 V = rf"(?P<v>(?:[^,;!?.()]|\.(?=\S))+?)(?={STOP})"
 W = V.replace("?P<v>", "?P<w>")
 NAME = r"(?P<n>(?-i:[A-Z][a-zà-ÿ'’]+(?:\s[A-Z][a-zà-ÿ'’]+)?))"
