@@ -81,25 +81,33 @@ class Rule:
 
 _TEAM = r"(?:I|we|the team|our team|my team|the user's team)"
 RULES: tuple[Rule, ...] = (
-    Rule("decision", rf"\b{_TEAM}(?: have|'ve| has|'re| are|'ll| will)? ?(?:finally |just "
+    Rule("decision", rf"\b{_TEAM}(?: have|'ve| has|'re| are|'ll| will| might| may| could)?"
+         r" ?(?:finally |just "
          r"|all |now )?(?:decided|agreed|chose|chosen|picked|selected|settled on|opted for"
-         r"|went with|going with|go with|committed to|voted to)\b.+$"
+         r"|went with|going with|go with|committed to|voted to|locked in|signed off on|landed on"
+         r"|standardi[sz]ed on)\b.+$"
          r"|^(?:we|the team|our team) (?:have |'ve )?(?:switched|migrated|moved) (?:over )?"
          r"(?:from .+ )?to\b.+$",
          "decision", 0.8, 0.85),
     Rule("lets", r"^let'?s go with (?P<rest>.+)$", "decision", 0.8, 0.85,
          prefix="The user decided to go with "),
     # "final call: …", "We'll use Redis, that's settled."
-    Rule("settled", r"^(?:final (?:call|decision|answer)|decision|decided|verdict)\s*[:,-]\s*"
+    Rule("settled", r"^(?:final (?:call|decision|answer)|decision(?: made)?|decided|verdict)"
+         r"\s*[:,-]\s*"
          r"(?P<rest>.+)$", "decision", 0.8, 0.85, prefix="Decided: "),
-    Rule("settled_after", r"^(?P<rest>.+?),?\s+(?:that's|that is|it's|it is) (?:settled"
-         r"|decided|final|agreed|official)\b.*$", "decision", 0.8, 0.85, prefix="Decided: "),
+    Rule("settled_after", r"^(?P<rest>.+?),?\s+(?:(?:that's|that is|it's|it is) (?:settled"
+         r"|decided|final|agreed|official)|final (?:answer|decision|call))\b.*$", "decision",
+         0.8, 0.85, prefix="Decided: "),
     Rule("considering", rf"\b{_TEAM}(?: am| are|'m|'re) (?:considering|thinking (?:about|of)"
          r"|leaning towards)\b.+$", "decision", 0.6, UNCERTAIN_CONFIDENCE),
     Rule("assistant_rule", r"^(?:(?:when|while|whenever|in) [\w' ]{1,30},\s*)?"
          r"(?:please,? |from now on,? |going forward,? )+(?P<rest>"
          r"(?:always|never|don't|do not|use|answer|reply|write|keep|avoid)\b.+)$",
          "preference", 0.85, 0.9, prefix="The user wants the assistant to: "),
+    Rule("assistant_standing", r"^(?P<rest>(?:keep|make|give|write|format|use|avoid|skip"
+         r"|stop|start|include|add)\b[^.!?]*\b(?:answers|replies|responses|explanations"
+         r"|summaries|examples|messages|code samples|comments)\b.*)$", "preference", 0.8,
+         0.85, prefix="The user wants the assistant to: "),
     Rule("assistant_always", r"^(?P<rest>(?:always|never) (?!mind\b).+)$",
          "preference", 0.8, 0.85, prefix="The user wants the assistant to: "),
     Rule("routine", r"\bmy (?:\w+ )?(?:routine|workflow|process|procedure|steps|checklist)"
@@ -132,11 +140,13 @@ PLEASANTRIES = re.compile(
 # (reason, pattern): the clause carries no persistent, sincere signal.
 SKIPS: tuple[tuple[str, str], ...] = (
     ("a joke", r"\b(?:haha\w*|hehe\w*|lol|lmao|rofl|jk|just kidding|kidding|joking|jokingly)"
-               r"\b|😂|🤣|😜|😝|😆|;\)|:P\b"),
+               r"\b|😂|🤣|😜|😝|😆|😅|🙃|😉|🤪|💀|😹|;\)|:P\b"),
     ("a complaint", r"\b(?:so annoying|annoying|annoys me|frustrating|drives me (?:crazy|nuts"
                     r"|mad)|ugh|so tired of|sick of|fed up)\b|\bI (?:always|keep|constantly)"
                     r" (?:forget|forgetting|lose|losing|miss|missing|break|breaking|drop"
                     r"|oversleep|mess up|burn|spill|leave|misplace|lock myself)\b"
+                    r"|\bI never (?:remember|manage|get)\b|\b(?:embarrassing|so bad at|terrible at"
+                    r"|hopeless at)\b"
                     r"|\bI hate (?:it )?(?:when|that|how)\b"
                     r"|\b(?:typical me|classic me|story of my life|as usual"
                     r"|of course)\s*[.!]*$"),
@@ -188,20 +198,35 @@ DURATION_NOW = re.compile(r"\bfor (?:about |around |almost |nearly |over |more t
                           r"[\w-]+ (?:years?|months?|weeks?|decades?|ages|a while|long)"
                           r"(?: now)\b|\bsince \w+ now\b", re.IGNORECASE)
 
-UNCERTAIN = re.compile(r"\b(?:I think|I guess|I believe|I suppose|maybe|probably|perhaps"
-                       r"|might|(?-i:may)|not sure|I suspect|possibly|I feel like)\b", re.I)
+INSTEAD = re.compile(r"\b(?:use|uses|using|on|run|running|switched to)\b[^,;]*\binstead of\b",
+                     re.IGNORECASE)
+
+UNCERTAIN = re.compile(r"\b(?:I think|I guess|I believe|I suppose|I reckon|maybe|probably"
+                       r"|perhaps|might|(?-i:may)|not sure|I suspect|possibly|I feel like"
+                       r"|pretty sure|fairly sure|not (?:yet )?decided|undecided|not certain"
+                       r"|could be|I assume)\b", re.I)
 EMPHASIS = re.compile(r"\b(?:really important|very important|always remember|severely"
                       r"|deathly|must|critical)\b|!!", re.IGNORECASE)
 # Said before the statement, not part of it: "Honestly, I …", "I think I might …".
 LEAD_IN = re.compile(
     r"^(?:(?:honestly|well|also|so|oh|btw|maybe|perhaps|probably|these days|nowadays"
-    r"|by the way|personally|fwiw|anyway|and|plus"
+    r"|by the way|personally|fwiw|anyway|and|plus|possibly|pretty sure|fairly sure|tbh|both"
     r"|fyi|for the record|just so you know|in case it matters|as you know|remember that"
     r"|note that|turns out|(?:for|at|in|on|with) [\w' ]{1,30}?(?=,? I\b)|it turns out"
     r"|to be honest|oh and|okay so|ok so|quick note"
     r"|I (?:think|guess|believe|suppose|feel like|reckon)(?: that)?"
     r"|I (?:realised|realized|found out|learned|learnt|discovered|noticed|figured out"
     r"|recently found out|just realised|just realized)(?: that)?)[\s,:;-]+)+", re.I)
+# Chat style without the subject; the "I" it drops, put back.
+SUBJECTLESS = (
+    (r"^been\b", "I have "),
+    (r"^(?:using|loving|living|working|learning|running)\b", "I am "),
+    (r"^(?:not (?:really )?(?:a |an )?(?:big |huge )?fan of|(?:a )?(?:big |huge )?fan of"
+     r"|allergic to|intolerant to|(?:lactose|gluten) intolerant|originally from|based in"
+     r"|vegan|vegetarian|pescatarian|fluent in|really into|into)\b", "I am "),
+    (r"^(?:love|hate|adore|really like|really love|can't stand|live in|work at|work for"
+     r"|speak)\b(?! (?:it|that|this|to)\b)", "I "),
+)
 MODALS = re.compile(r"^I (?:might|may|probably|maybe|possibly|perhaps|could) ", re.I)
 
 # A hedged clause read as the statement it imagines or frames (subjunctive/past verbs,
@@ -235,6 +260,7 @@ class HeuristicExtractor:
         ctx = es.Context()
         foreign = 0
         correcting = False  # "Not Lisbon — Madrid. I live in Madrid.": the rest corrects
+        framed: str | None = None  # "Roleplay as my landlord; I'm a tenant": the rest too
         for clause in protected_clauses(turn.text):
             if not is_english(clause):
                 foreign += 1
@@ -243,12 +269,14 @@ class HeuristicExtractor:
                 correcting = True
                 continue
             try:
-                found = self._clause(clause, notes, ctx, correcting)
+                found = self._clause(clause, notes, ctx, correcting, framed)
             except Exception as exc:  # a bug in one rule must not lose the turn's others
                 log.warning("offline extractor failed on %r", clause[:80], exc_info=True)
                 notes.append(f"could not read {restore(clause)[:40]!r}: "
                              f"{type(exc).__name__} (a bug; the rest of the turn was read)")
                 continue
+            framed = framed or next((r for r, pat in _HEDGES if r in ("roleplay",
+                                     "hypothetical") and pat.search(clause)), None)
             for unit in found:
                 if unit not in units:
                     units.append(unit)
@@ -257,7 +285,7 @@ class HeuristicExtractor:
         return Extraction(top_units(_drop_superfluous(units), notes), NAME, None, notes)
 
     def _clause(self, raw: str, notes: list[str], ctx: es.Context,
-                correcting: bool = False) -> list[Unit]:
+                correcting: bool = False, framed: str | None = None) -> list[Unit]:
         if reported_speech(raw):
             notes.append(f"skipped {restore(raw)[:40]!r}: quoted or reported speech")
             return []
@@ -269,7 +297,7 @@ class HeuristicExtractor:
         if not clause.strip(" .,!?;:-~"):
             notes.append(f"skipped {restore(raw)[:40]!r}: pleasantry or acknowledgement")
             return []
-        hedge = next((reason for reason, pat in _HEDGES if pat.search(clause)), None)
+        hedge = next((reason for reason, pat in _HEDGES if pat.search(clause)), framed)
         guess = False
         if hedge is None and clause.rstrip().endswith("?"):
             if (inner := ef.statement_in_question(clause)) is None:
@@ -282,7 +310,8 @@ class HeuristicExtractor:
         clause = re.sub(r"^(?:oh|ah|hmm|um|uh|well|ok|okay)\b[\s,.!]*", "", clause, flags=re.I)
         if hedge is None and (m := CORRECTION.match(clause)) and m.end() < len(clause):
             correction, clause = True, clause[m.end():]
-        if hedge is None and NOW.search(clause) and not DURATION_NOW.search(clause):
+        if hedge is None and ((NOW.search(clause) and not DURATION_NOW.search(clause))
+                              or INSTEAD.search(clause)):
             correction = True
         uncertain = guess or UNCERTAIN.search(clause) is not None
         emphasis = EMPHASIS.search(clause) is not None
@@ -295,6 +324,10 @@ class HeuristicExtractor:
         else:
             clause = LEAD_IN.sub("", clause).strip()
             clause = MODALS.sub("I ", clause)
+            for pat, repl in SUBJECTLESS:  # chat drops the "I": "Been using Arch btw"
+                if re.match(pat, clause, re.IGNORECASE):
+                    clause = repl + clause
+                    break
         said = self._read(clause, ctx)
         if not said:
             notes.append(f"nothing recognised in {restore(raw)[:40]!r}"

@@ -37,7 +37,7 @@ _NOT_ITEM = re.compile(
     r"|.*\b(?i:it|them|him|her|me|us|this|that|these|those)\b")
 _ITEM = re.compile(r"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or|&)\s+)"
                    r"(?P<i>[\w'’+#&.-]+(?:\s+(?!and\b|or\b)[\w'’+#&.-]+){0,2}?)"
-                   r"(?=\s*(?:[,.!?;]|$)|\s+(?:and|or|&)\s)")
+                   rf"(?={ep.STOP})")
 _CATEGORY_WORDS = {c.replace("_", " "): c for c in lx.CATEGORIES} | {
     "ide": "editor", "text editor": "editor", "programming language": "language",
     "db": "database", "operating system": "os", "distro": "os", "terminal shell": "shell",
@@ -47,15 +47,20 @@ _CATEGORY_WORDS = {c.replace("_", " "): c for c in lx.CATEGORIES} | {
 
 def list_items(rest: str) -> list[str]:
     """The further items of a list that starts just before ``rest``."""
-    items: list[str] = []
+    items: list[tuple[str, bool]] = []  # (item, joined by "and"/"or")
     pos = 0
     while (m := _ITEM.match(rest, pos)) is not None:
         item = m.group("i").strip(" .")
         if _NOT_ITEM.match(item) or not item:
             break
-        items.append(item)
+        items.append((item, re.search(r"\b(?:and|or)\b|&", m.group(0)[:m.start("i") - m.start()])
+                      is not None))
         pos = m.end()
-    return items
+    # "A, B and C" is a list; "allergic to X, found out last winter" is not: items after
+    # a bare comma count only when an "and"/"or" item closes the list.
+    while items and not items[-1][1]:
+        items.pop()
+    return [i for i, _ in items]
 
 
 def _kind_attribute(kind: str, value: str) -> str:
@@ -160,7 +165,7 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-_INTO = (r"(?:into|obsessed with|crazy about|passionate about|keen on|hooked on|fond of"
+_INTO = (r"(?:into|obsessed with|crazy about|passionate about|keen on|hooked on|fond of|partial to"
          r"|mad about|nuts about|big on|a sucker for|addicted to|in love with)")
 _TOOL_VERBS = (r"(?:drink|drinks|mostly drink|work with|works with|develop in|develops in"
                r"|build with|builds with|rely on|relies on|stick (?:with|to)|sticks (?:with|to)"
@@ -171,6 +176,19 @@ EARLY: tuple[tuple[re.Pattern[str], Parser], ...] = (
     (_rx(rf"^{BE} {ADVS}(?:really |totally |super |so |very )?{_INTO} {V}"), _likes),
     (_rx(rf"^{ADVS}(?:loathe|loathes|despise|despises|can't bear|cannot bear|can't stand"
          rf"|cannot stand|really dislike|dislike|dislikes|am not fond of) {V}"), _dislikes),
+    (_rx(rf"^(?:have |has )?(?:gone|went|turned|become|became) (?:fully |completely |strictly )?"
+         rf"(?P<v>{ep._DIET})\b"),
+     lambda m: [Said("diet", m.group("v").lower(), f"is {m.group('v').lower()}", True)]),
+    (_rx(rf"^(?:{BE}|was|were|got) (?:recently |just |finally )?diagnosed with {V}"),
+     _simple("condition", "has {v}")),
+    (_rx(r"^{BE} in (?P<v>[A-Z][\w'’-]+(?: [A-Z][\w'’-]+)?)(?=\s+since\b)".replace("{BE}", BE)),
+     _simple("lives_in", "lives in {v}")),
+    (_rx(r"^(?:speak|speaks) (?:a little|a bit of|some|basic|decent|good|conversational"
+         r"|broken|fluent|passable|rusty) (?P<v>[A-Za-z]+)\b"), _speaks),
+    (_rx(rf"^(?:find|finds) (?P<v>[\w.+#-]+(?: [\w.+#-]+)?) (?:much |way |a lot |far )?"
+         rf"(?:nicer|better|easier|more "
+         rf"(?:pleasant|readable|comfortable)) than {W}"), ep._prefers),
+    (_rx(rf"^would (?:take|pick|choose|go for) {V}\s+over\s+{W}"), ep._prefers),
     (_rx(rf"^{BE} {ADVS}intolerant (?:to|of) {V}"),
      _simple("intolerant_to", "is intolerant to {v}")),
     (_rx(r"^(?:have|has) (?:an? )?(?:\w+ )?(?P<v>lactose|gluten|fructose|histamine|caffeine"
@@ -211,7 +229,8 @@ EARLY: tuple[tuple[re.Pattern[str], Parser], ...] = (
 # "I'm paramedic based in Glasgow": where a role's clause says the user lives.
 BASED_IN = re.compile(rf"\b(?:based|living|located) in {V}", re.IGNORECASE)
 _AND_VERB = re.compile(
-    rf"\s*,?\s+(?:and|but)\s+(?:(?:he|she|they)\s+)?(?={ep.VERB_AHEAD}\b|(?:went|switched"
+    rf"\s*,?\s+(?:and|but)\s+(?:(?:he|she|they)\s+)?(?:(?:now|also|currently|still)\s+)?"
+    rf"(?={ep.VERB_AHEAD}\b|(?:went|switched"
     r"|moved|joined|turned|started|grew|can|is|was)\b)", re.IGNORECASE)
 
 
@@ -253,7 +272,7 @@ def _item(first: Said, item: str) -> Said | None:
     if first.attribute == "speaks":
         return Said("speaks", v.title(), f"speaks {v.title()}") \
             if v.lower() in lx.LANGUAGES_SPOKEN else None
-    if first.attribute == "allergic_to" and v.lower() in lx.JOKE_OBJECTS:
+    if first.attribute == "allergic_to" and lx.joke_object(v):
         return None
     verb = first.predicate.rsplit(first.value or "", 1)[0].strip() if first.value else ""
     return Said(first.attribute, v, f"{verb} {v}".strip(), first.correction, first.type)

@@ -124,7 +124,7 @@ def _allergy(m: re.Match[str]) -> list[Said]:
     if more := re.match(r"\s+(?:and|or)\s+([\w-]+(?: [\w-]+)?)(?=[.,;!?]|$)",
                         m.string[m.end():]):
         values.append(more.group(1))
-    if any(x.lower() in lx.JOKE_OBJECTS or _PRONOUN_VALUE.match(x) for x in values):
+    if any(lx.joke_object(x) or _PRONOUN_VALUE.match(x) for x in values):
         return []
     return [Said("allergic_to", x, f"is allergic to {x}") for x in values]
 
@@ -134,6 +134,8 @@ def _role(m: re.Match[str]) -> list[Said]:
     if role is None:
         return []
     role = lx.strip_article(role)
+    age = re.match(r"(?P<a>\d{1,3})[- ]years?[- ]old\s+", role)
+    role = role[age.end():] if age else role
     # "a startup founder pitching this": the participle describes, it is not the role.
     role = re.sub(r"(?<=\w)\s+\w+ing$", "", role) if " " in role else role
     rest = m.string[m.end():]
@@ -157,7 +159,8 @@ def _role(m: re.Match[str]) -> list[Said]:
         out.append(Said("is_a", role, f"is {lx.article(role)} {role}"))
     else:
         return []
-    if s := re.search(r"\bworking (?P<s>(?:the )?(?:night|late|early|day|weekend|evening)"
+    if s := re.search(r"\b(?:working|on|mostly|usually|doing) (?P<s>(?:the )?(?:night|late"
+                      r"|early|day|weekend|evening)"
                       r" shifts?|nights|weekends|part[- ]time|full[- ]time|remotely"
                       r"|from home)\b", rest, re.I):
         out.append(Said("work_schedule", s.group("s"), f"works {s.group('s')}"))
@@ -167,6 +170,10 @@ def _role(m: re.Match[str]) -> list[Said]:
             out.append(Said("studies_at", org, f"studies at {org}"))
         else:
             out.append(Said("works_at", org, f"works at {org}"))
+    if out and age:
+        out.append(Said("age", age.group("a"), f"is {age.group('a')} years old"))
+    if out and (f := re.search(rf"(?:^|\s)from\s+{ORG}(?={STOP})", rest)):
+        out.append(Said("from", _clean(f.group("o")), f"is from {_clean(f.group('o'))}"))
     return out
 
 
@@ -193,6 +200,8 @@ def _work_at(m: re.Match[str]) -> list[Said]:
 
 def _work_as(m: re.Match[str]) -> list[Said]:
     out = _role(m)
+    if out and out[0].attribute == "is_a":
+        out[0] = Said("occupation", out[0].value, out[0].predicate)
     return out if out and out[0].attribute == "occupation" else []
 
 

@@ -31,7 +31,8 @@ class Subject:
 
 
 # -- subjects ---------------------------------------------------------------------------
-_REL = "|".join(sorted((re.escape(r) for r in lx.RELATIONS), key=len, reverse=True))
+_REL = lx.KIN_AFFIX.format(rel="|".join(sorted((re.escape(r) for r in lx.RELATIONS),
+                                              key=len, reverse=True)))
 _MY_REL = re.compile(rf"^(?:my|our) (?:(?:little|older|younger|big|eldest|youngest|oldest|best|"
                      rf"new|baby|late|ex-)\s*)?(?P<r>{_REL})\b(?:'s name is|,? (?:named|called)"
                      rf"|,)?\s*", re.IGNORECASE)
@@ -59,6 +60,9 @@ class Context:
 
 def my_attribute(clause: str) -> list[tuple[str, Said]]:
     """ "My name is Ada", "My favourite colour is green": (entity, Said)."""
+    if h := re.match(rf"^home(?: for me| these days)? is (?:now )?{V}", clause, re.I):
+        return [("user", Said("lives_in", value_of(h), f"lives in {value_of(h)}"))] \
+            if (value_of(h) or "")[:1].isupper() else []
     if (p := _IS_MY_PICK.match(clause)) and lx.category(p.group("v")):
         kind = p.group("k") or lx.category(p.group("v")) or "thing"
         return [("user", favourite(kind, p.group("v")))]
