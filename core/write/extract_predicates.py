@@ -89,7 +89,17 @@ def _clean(value: str | None) -> str | None:
     v = re.sub(r"^(?:(?:an?|the|their)\s+)?[\w\s-]*?\b(?:called|named)\s+(?=[A-Z0-9])", "", v)
     v = re.sub(r"^(?:their|the user's)\s+", "", v) if v.lower().startswith(
         ("their health", "their family", "their past", "their ")) else v
+    # Never store a value that runs into the rest of the sentence: "Montreal my whole
+    # life" ends at the pronoun, "Mac user through and through" before a dangling word.
+    cut = re.sub(r"\s+(?:their|them|they)\b.*$", "", v)
+    if cut != v and not re.search(rf"\s(?:{_DANGLING})$", cut, re.I):
+        v = cut
+    v = re.sub(rf"\s+(?:{_DANGLING})$", "", v, flags=re.I)
     return v or None
+
+
+_DANGLING = (r"through|with|for|of|to|at|in|on|and|or|the|a|an|by|from|about|into|than"
+             r"|as|so|but")
 
 
 def value_of(m: re.Match[str], key: str = "v") -> str | None:
