@@ -8,7 +8,9 @@ is unsure it stores nothing and says why in the notes:
 1. a sentence in another language is skipped (the notes say the offline extractor reads
    English only);
 2. quoted or reported speech, jokes ("haha", "allergic to Mondays"), complaints, sarcasm,
-   transient state and questions are skipped (``SKIPS``);
+   transient state and questions are skipped (``SKIPS``); a question that states
+   something about the user keeps only that statement ("Since I'm vegan, what …?",
+   :mod:`extract_frames`);
 3. pleasantries and acknowledgements are stripped; a clause with nothing left is skipped;
 4. hypothetical / role-play / rhetorical framing (``HEDGES``) marks the unit
    ``framing="hypothetical"`` with confidence ≤ 0.3: kept for the operator, never an
@@ -19,6 +21,19 @@ is unsure it stores nothing and says why in the notes:
    user or a person of theirs by :mod:`extract_predicates` (specific attributes, values
    trimmed to their object, the text written from the triple);
 7. hedges of uncertainty ("I think", "might", "maybe") cap confidence at 0.5.
+
+What it cannot do (say so rather than guess; an Ollama model does better):
+
+- other languages: skipped, and the notes say "English only";
+- phrasings outside its verb and complement lexicons (:mod:`extract_phrases`).  Scored
+  once on wording nobody had seen (docs/benchmarks.md, "Offline extraction"), it kept
+  42–62 % of the facts at precision 0.74–0.87; the splits it was then fixed for score
+  far higher, which says little about the next user's wording.  What it misses it does
+  not store, and the notes say "nothing recognised";
+- focus and inversion ("Jazz is what I listen to", "it's Safari I use"), fragments after
+  a comma ("…, originally from Recife"), "I'm at X now" (an employer or a café?), kin
+  named by rank ("my eldest"), place names holding a comma ("Washington, D.C."), irony
+  without a marker, and anything that needs the previous turns.
 """
 
 from __future__ import annotations
