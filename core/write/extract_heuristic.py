@@ -27,7 +27,7 @@ What it cannot do (say so rather than guess; an Ollama model does better):
 - other languages: skipped, and the notes say "English only";
 - phrasings outside its verb and complement lexicons (:mod:`extract_phrases`).  Scored
   once on wording nobody had seen (docs/benchmarks.md, "Offline extraction"), it kept
-  42–62 % of the facts at precision 0.74–0.87; the splits it was then fixed for score
+  42–60 % of the facts at precision 0.74–0.87; the splits it was then fixed for score
   far higher, which says little about the next user's wording.  What it misses it does
   not store, and the notes say "nothing recognised";
 - focus and inversion ("Jazz is what I listen to", "it's Safari I use"), fragments after
