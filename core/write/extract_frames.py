@@ -62,7 +62,8 @@ def request_to_remember(clause: str) -> str | None:
 _MARKER = re.compile(
     r"^(?:(?:(?i:no|nope|sorry|oops|wait|correction|scratch that|my (?:bad|mistake)|I was wrong"
     r"|that's (?:wrong|not right)|not quite|to correct myself|let me correct (?:myself|that)"
-    r"|I got (?:that|it|this) wrong|forget what I said(?: about [\w.+#-]+)?|ignore what I said)"
+    r"|(?:a )?(?:small|quick|minor) correction|I got (?:that|it|this) wrong"
+    r"|forget what I said(?: about [\w.+#-]+)?|ignore what I said)"
     r"|(?i:not) (?:[A-Z][\w'’-]*|(?i:an?|the) \w+|\d+)(?: [A-Z][\w'’-]*)?)[\s,.!:;]*)+$")
 
 
@@ -73,7 +74,8 @@ def correction_marker(clause: str) -> bool:
 
 # "Please don't bring up my weight", "never mention my ex": a topic to avoid.
 _AVOID = re.compile(r"^(?:please,?\s+)?(?:don't|do not|never|please don't|try not to"
-                    r"|let's not|let us not|can we not)\s+"
+                    r"|let's not|let us not|can we not|I'?d rather (?:we|you) didn't"
+                    r"|I would rather (?:we|you) didn't)\s+"
                     r"(?:bring up|mention|ask (?:me )?about|talk about|discuss|raise|remind me"
                     r" (?:of|about)|joke about)\s+(?:my |the )?(?P<v>[^,;.!?]+?)[\s,;.!?]*"
                     r"(?:,? please)?[\s.!]*$", re.IGNORECASE)

@@ -100,7 +100,7 @@ RULES: tuple[Rule, ...] = (
          r" ?(?:finally |just "
          r"|all |now )?(?:decided|agreed|chose|chosen|picked|selected|settled on|opted for"
          r"|went with|going with|go with|committed to|voted to|locked in|signed off on|landed on"
-         r"|standardi[sz]ed on)\b.+$"
+         r"|standardi[sz](?:ed|ing) on|approved|made up (?:my|our) minds?)\b.+$"
          r"|^(?:we|the team|our team) (?:have |'ve )?(?:switched|migrated|moved) (?:over )?"
          r"(?:from .+ )?to\b.+$",
          "decision", 0.8, 0.85),
@@ -128,6 +128,9 @@ RULES: tuple[Rule, ...] = (
     Rule("routine", r"\bmy (?:\w+ )?(?:routine|workflow|process|procedure|steps|checklist)"
          r"(?: is| are)?\s*(?::|-|—)\s*(?P<rest>.+)$", "procedure", 0.7, 0.85,
          prefix="The user's routine: "),
+    # "To release: run the tests, bump the version, then tag and push."
+    Rule("how_to", r"^(?:to|for|when|before|after) [\w' -]{2,30}:\s*(?P<rest>[^,]+(?:,[^,]+)+"
+         r"(?:\bthen\b|\band\b).+)$", "procedure", 0.65, 0.8, prefix="The user's steps: "),
     Rule("sequence", r"^(?:when|whenever|before|after|once) (?:I .+?,\s*|\w+ing\b[^,]*?,?\s+)"
          r"I (?:first |always |usually )?.+$", "procedure", 0.65, 0.8),
     Rule("then_then", r"^(?:(?:every|each|on) [\w ]{1,20}?,?\s+)?I .+?(?:\bfirst\b.+?"
@@ -145,7 +148,8 @@ PLEASANTRIES = re.compile(
     r"|got it|sounds good|makes sense|that's (?:helpful|great|perfect|right|useful|fine)"
     r"|that is (?:helpful|great)|hi|hello|hey|good (?:morning|night|evening|afternoon)"
     r"|bye|see you|see ya|yes|yeah|yep|no problem|no worries|you're welcome"
-    r"|understood|nice one|much appreciated|appreciate it|will do|alright|all right"
+    r"|understood|nice one|much appreciated|good point|fair enough|right|appreciate it"
+    r"|will do|alright|all right"
     r"|you rock|love it|brilliant|excellent|wonderful|fantastic|amazing|(?:so )?helpful"
     r"|very|really|a lot|so much|again|for (?:that|this|the help|your help)|anyway"
     r"|[:;]-?[)D(]|🙂|😊|👍|🙏)(?:[\s,!.~]+|$))+",
@@ -192,6 +196,9 @@ HEDGES: tuple[tuple[str, str], ...] = (
                      r"|in theory)\b(?: that)?|^say\b|, say\b"),
     ("hypothetical", r"\blet'?s (?:say|pretend|assume|imagine)\b"),
     ("hypothetical", r"\b(?:if|as if|even if) I (?:were|was|had been)\b"),
+    ("hypothetical", r"^(?:if|what if) I (?:\w+ed|lived|worked|moved|had|got|went|became"
+                     r"|ran|spoke|ate|took|left|quit)\b.*,\s*(?:would|could|should|will"
+                     r"|what|how|do|does|is|am|can)\b.*\?\s*$"),
     ("roleplay", r"\b(?:pretend(?:ing)?|role-?play(?:ing)?|act(?:ing)? as|playing the role"
                  r"|in character|you are my)\b"),
     ("rhetorical framing", r"\bI(?:'m| am) (?:basically|practically|kind of|sort of|like)\b"),

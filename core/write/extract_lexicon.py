@@ -60,6 +60,7 @@ chemist biologist mathematician statistician nutritionist dietitian psychologist
 psychiatrist radiologist anesthesiologist engineers maintainer devops sre pm teacher
 instructor coach tutor principal clerk secretary receptionist assistant paralegal judge
 editor reporter captain producer director animator illustrator architect biochemist geologist
+postdoc m.d. md r.n. rn gp cna emt dds dvm cpa guard clerk
 """))
 
 DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian", "gluten-free", "keto",

@@ -21,7 +21,7 @@ from memdesk.core.write.extract_predicates import ADVS, BE, Said, V, W, value_of
 Parser = Callable[[re.Match[str]], list[Said]]
 
 # Attributes whose lists are read item by item: "allergic to dogs, cats and horses".
-LISTED = frozenset(("likes", "dislikes", "allergic_to", "intolerant_to", "speaks"))
+LISTED = frozenset(("likes", "dislikes", "allergic_to", "intolerant_to", "speaks", "plays"))
 _NOT_ITEM = re.compile(
     r"^(?:(?i:I|he|she|it|we|they|you|then|also|so|but|which|who|that|where|when|because"
     r"|since|though|although|especially|mostly|mainly|except|not|even|too|like|plus|really"
@@ -189,6 +189,11 @@ EARLY: tuple[tuple[re.Pattern[str], Parser], ...] = (
          rf"(?:nicer|better|easier|more "
          rf"(?:pleasant|readable|comfortable)) than {W}"), ep._prefers),
     (_rx(rf"^would (?:take|pick|choose|go for) {V}\s+over\s+{W}"), ep._prefers),
+    (_rx(rf"^{BE} {ADVS}(?:way |much |far |a lot )?(?:more productive|happier|faster|better off"
+         rf"|more comfortable) (?:with|in|on|using) {V}"), _tool(False)),
+    (_rx(rf"^(?:have |has )?(?:swapped|traded|replaced|exchanged) {W} (?:for|with) {V}"),
+     _tool(True)),
+    (_rx(rf"^{BE} {ADVS}(?:an? )?(?P<v>[\w.+#-]+(?: [\w.+#-]+)?) user\b"), _tool(False)),
     (_rx(rf"^{BE} {ADVS}intolerant (?:to|of) {V}"),
      _simple("intolerant_to", "is intolerant to {v}")),
     (_rx(r"^(?:have|has) (?:an? )?(?:\w+ )?(?P<v>lactose|gluten|fructose|histamine|caffeine"
@@ -218,6 +223,9 @@ EARLY: tuple[tuple[re.Pattern[str], Parser], ...] = (
          rf" (?:my |our )(?P<k>[\w ]+?) (?:over )?from {W} to {V}"), _switched_kind),
     (_rx(rf"^(?:have |has )?(?:just |recently )?(?:joined|started at|started working at"
          rf"|got a job at|landed a job at|am now working at) {V}"), _joined),
+    (_rx(rf"^{BE} not (?:an? )?{ep.V.replace('?P<v>', '?P<w>')}\s+any ?(?:more|longer),?\s+"
+         rf"(?:just|only|but|now|I'?m|I am)?\s*(?:an? )?(?P<v>{ep._DIET})\b"),
+     lambda m: [Said("diet", m.group("v").lower(), f"is {m.group('v').lower()}", True)]),
     (_rx(rf"^{BE} not (?:at|with|working at|working for) {V}(?=\s+any ?(?:more|longer))"),
      lambda m: [Said("works_at", None, f"no longer works at {value_of(m)}", True)]
      if value_of(m) else []),
