@@ -181,3 +181,29 @@ def test_picture_me_as_is_a_hypothetical() -> None:
     [u] = run("Picture me as a film director for a second.").units
     assert (u.attribute, u.value, u.framing) == ("occupation", "film director", "hypothetical")
     assert u.confidence <= 0.3
+
+
+@pytest.mark.parametrize(("turn", "triple"), [
+    ("My older twin brother Karl is a baker.", ("fact", "Karl", "occupation", "baker")),
+    ("I'm 22 and studying physics at Uppsala.", ("fact", "user", "studies_at", "Uppsala")),
+    ("I've moved back to Cardiff.", ("correction", "user", "lives_in", "Cardiff")),
+    ("I'm 61, not 60.", ("correction", "user", "age", "61")),
+    ("I work at Nokia instead of Ericsson these days.",
+     ("correction", "user", "works_at", "Nokia")),
+    ("I usually go with Prettier for formatting.",
+     ("preference", "user", "prefers_formatter", "Prettier")),
+])
+def test_kin_modifiers_studies_moves_back_and_contrasts(turn: str,
+                                                      triple: tuple[str, ...]) -> None:
+    assert triple in triples(turn)
+
+
+def test_i_go_with_is_a_habit_but_we_will_go_with_is_a_decision() -> None:
+    assert [u.type for u in run("We'll go with Prettier for the new repo.").units] == [
+        "decision"]
+    assert all(u.type != "decision" for u in run("I go with Prettier every time.").units)
+
+
+def test_may_be_keeps_the_fact_at_a_guess() -> None:
+    [u] = run("I may be intolerant to fructose.").units
+    assert (u.attribute, u.value) == ("intolerant_to", "fructose") and u.confidence <= 0.5

@@ -96,10 +96,12 @@ class Rule:
 
 _TEAM = r"(?:I|we|the team|our team|my team|the user's team)"
 RULES: tuple[Rule, ...] = (
-    Rule("decision", rf"\b{_TEAM}(?: have|'ve| has|'re| are|'ll| will| might| may| could)?"
+    Rule("decision", rf"\b{_TEAM}(?: have|'ve| has|'re| are|'ll| will| might| may| could"
+         r"|'m| am)?"
          r" ?(?:finally |just "
          r"|all |now )?(?:decided|agreed|chose|chosen|picked|selected|settled on|opted for"
-         r"|went with|going with|go with|committed to|voted to|locked in|signed off on|landed on"
+         r"|went with|going with|(?<!\bI )go with|committed to|voted to|locked in|signed off on"
+         r"|landed on"
          r"|standardi[sz](?:ed|ing) on|approved|made up (?:my|our) minds?)\b.+$"
          r"|^(?:we|the team|our team) (?:have |'ve )?(?:switched|migrated|moved) (?:over )?"
          r"(?:from .+ )?to\b.+$",
@@ -220,7 +222,10 @@ DURATION_NOW = re.compile(r"\bfor (?:about |around |almost |nearly |over |more t
                           r"[\w-]+ (?:years?|months?|weeks?|decades?|ages|a while|long)"
                           r"(?: now)\b|\bsince \w+ now\b", re.IGNORECASE)
 
-INSTEAD = re.compile(r"\b(?:use|uses|using|on|run|running|switched to)\b[^,;]*\binstead of\b",
+INSTEAD = re.compile(r"\b(?:use|uses|using|on|run|running|switched to|work|works|working"
+                     r"|live|lives|living)\b[^,;]*\binstead of\b"
+                     # "I'm 52, not 50": a name or number contradicted at the clause's end
+                     r"|,\s*not (?:an? )?(?-i:[A-Z][\w'.-]*|\d+)\b[^,;]*$",
                      re.IGNORECASE)
 
 UNCERTAIN = re.compile(r"\b(?:I think|I guess|I believe|I suppose|I reckon|maybe|probably"
@@ -242,14 +247,14 @@ LEAD_IN = re.compile(
 # Chat style without the subject; the "I" it drops, put back.
 SUBJECTLESS = (
     (r"^been\b", "I have "),
-    (r"^(?:using|loving|living|working|learning|running)\b", "I am "),
+    (r"^(?:using|loving|living|working|learning|running|going with|going for)\b", "I am "),
     (r"^(?:not (?:really )?(?:a |an )?(?:big |huge )?fan of|(?:a )?(?:big |huge )?fan of"
      r"|allergic to|intolerant to|(?:lactose|gluten) intolerant|originally from|based in"
      r"|vegan|vegetarian|pescatarian|fluent in|really into|into)\b", "I am "),
     (r"^(?:love|hate|adore|really like|really love|can't stand|live in|work at|work for"
      r"|speak)\b(?! (?:it|that|this|to)\b)", "I "),
 )
-MODALS = re.compile(r"^I (?:might|may|probably|maybe|possibly|perhaps|could) ", re.I)
+MODALS = re.compile(r"^I (?:might|may|probably|maybe|possibly|perhaps|could) (?!be\b)", re.I)
 
 # A hedged clause read as the statement it imagines or frames (subjunctive/past verbs,
 # "I'm basically a …"), so the parsers can recognise it.

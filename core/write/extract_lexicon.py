@@ -78,7 +78,9 @@ RELATIONS = frozenset(("wife", "husband", "partner", "girlfriend", "boyfriend", 
                        "teammate", "mentor", "grandson", "granddaughter", "grandchild",
                        "stepmother", "stepfather", "stepmom", "stepdad", "twin",
                        "mother-in-law", "father-in-law", "parents", "grandparents",
-                       "in-laws", "siblings", "kids", "children", "sons", "daughters"))
+                       "in-laws", "siblings", "grandad", "granddad", "gran", "nana",
+                       "spouse", "hubby", "stepsister", "stepbrother", "kids", "children",
+                       "sons", "daughters"))
 # "brother-in-law", "step-sister", "half-brother", "great-aunt": kin made of kin.
 KIN_AFFIX = r"(?:(?:step|half|great|great-great|grand)-?)?(?:{rel})(?:-in-law)?"
 

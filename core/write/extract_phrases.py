@@ -194,6 +194,13 @@ EARLY: tuple[tuple[re.Pattern[str], Parser], ...] = (
     (_rx(rf"^(?:have |has )?(?:swapped|traded|replaced|exchanged) {W} (?:for|with) {V}"),
      _tool(True)),
     (_rx(rf"^{BE} {ADVS}(?:an? )?(?P<v>[\w.+#-]+(?: [\w.+#-]+)?) user\b"), _tool(False)),
+    (_rx(rf"^(?:{BE} )?(?:studying|studies|study|doing a degree|doing a phd)(?: [\w ]+?)? at "
+         rf"{ep.ORG}(?={ep.STOP})"),
+     lambda m: [Said("studies_at", o, f"studies at {o}")] if (o := ep._clean(m.group("o")))
+     else []),
+    (_rx(rf"^(?:have |has )?(?:just )?moved back (?:home )?to {V}"),
+     lambda m: [Said("lives_in", v, f"lives in {v}", True)]
+     if (v := value_of(m)) and v[:1].isupper() else []),
     (_rx(rf"^{BE} {ADVS}intolerant (?:to|of) {V}"),
      _simple("intolerant_to", "is intolerant to {v}")),
     (_rx(r"^(?:have|has) (?:an? )?(?:\w+ )?(?P<v>lactose|gluten|fructose|histamine|caffeine"
@@ -239,7 +246,7 @@ BASED_IN = re.compile(rf"\b(?:based|living|located) in {V}", re.IGNORECASE)
 _AND_VERB = re.compile(
     rf"\s*,?\s+(?:and|but)\s+(?:(?:he|she|they)\s+)?(?:(?:now|also|currently|still)\s+)?"
     rf"(?={ep.VERB_AHEAD}\b|(?:went|switched"
-    r"|moved|joined|turned|started|grew|can|is|was)\b)", re.IGNORECASE)
+    r"|moved|joined|turned|started|grew|can|is|was|studying|studies|study)\b)", re.IGNORECASE)
 
 
 def parse_predicate(predicate: str) -> list[Said]:

@@ -145,6 +145,8 @@ def _role(m: re.Match[str]) -> list[Said]:
         return []
     role = lx.strip_article(role)
     age = re.match(r"(?P<a>\d{1,3})[- ]years?[- ]old\s+", role)
+    # "a fundraiser two days a week": a count starts what the role is not
+    role = re.sub(r"\s+(?:\d+|one|two|three|four|five|six|seven)\b.*$", "", role)
     role = role[age.end():] if age else role
     # "a startup founder pitching this": the participle describes, it is not the role.
     role = re.sub(r"(?<=\w)\s+\w+ing$", "", role) if " " in role else role
@@ -388,7 +390,7 @@ PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ..
      _uses),
     (_rx(rf"^(?:{BE} on|{BE} running|run|runs) {ADVS}{V}"),
      lambda m: _uses(m) if value_of(m) and lx.category(value_of(m) or "") else []),
-    (_rx(rf"^(?:go|goes|opt|opts) for {ADVS}{V}"),
+    (_rx(rf"^(?:go|goes|opt|opts) (?:for|with) {ADVS}{V}"),
      lambda m: _prefers(m) if value_of(m) and lx.category(lx.bare_name(value_of(m) or "")) else []),
     (_rx(rf"^(?:{BE} )?{ADVS}{_LIKE} {ADVS}{_NOT_OBJ}{V}"), _likes),
     (_rx(rf"^{ADVS}(?P<verb>hate|hates|dislike|dislikes|can't stand|cannot stand|don't like"

@@ -34,7 +34,8 @@ class Subject:
 _REL = lx.KIN_AFFIX.format(rel="|".join(sorted((re.escape(r) for r in lx.RELATIONS),
                                               key=len, reverse=True)))
 _MY_REL = re.compile(rf"^(?:my|our) (?:(?:little|older|younger|big|eldest|youngest|oldest|best|"
-                     rf"new|baby|late|ex-)\s*)?(?P<r>{_REL})\b(?:'s name is|,? (?:named|called)"
+                     rf"new|baby|late|ex-|twin|elder|middle|adopted|other|dear)\s*){{0,2}}"
+                     rf"(?P<r>{_REL})\b(?:'s name is|,? (?:named|called)"
                      rf"|,)?\s*", re.IGNORECASE)
 _VERB_START = re.compile(rf"^(?:{VERB_AHEAD}|can't|cannot|doesn't|does not|just|really"
                          r"|also|still|always|never|used|recently|currently)\b", re.I)

@@ -14,7 +14,8 @@ ABBR_DOT = "\u2024"  # ONE DOT LEADER: looks like a period, is not one to the pa
 # Titles come before a name: their period never ends a sentence.
 TITLES = ("St", "Dr", "Mr", "Mrs", "Ms", "Prof", "Mt", "Rev", "Hon", "Gen", "Lt", "Sgt",
           "Capt", "Mme", "Mlle", "Ave", "Rd", "No", "vs", "approx", "Dept", "Univ", "Jan",
-          "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec")
+          "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec",
+          "sr", "jr", "snr", "Snr", "assoc", "asst")
 # Suffixes end a name, often a sentence too: "I work at Acme Corp. I'm allergic …".
 SUFFIXES = ("Inc", "Ltd", "Co", "Corp", "Jr", "Sr", "etc")
 ABBREVIATIONS = TITLES + SUFFIXES
