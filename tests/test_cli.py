@@ -78,7 +78,7 @@ def test_show_unknown_exit_4(tmp_path: Path, capsys) -> None:
 
 
 def test_db_info_and_upgrade(tmp_path: Path) -> None:
-    from tests.test_migrations import make_recall_store
+    from tests.helpers.recall import make_recall_store
 
     db = make_recall_store(tmp_path / "recall.db", rows=4)
     r = cli("db", "upgrade", "--db", str(db))

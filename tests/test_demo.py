@@ -12,7 +12,7 @@ from memdesk.core import demo
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import Layer, MemoryType
-from tests.conftest import LIFECYCLE_DELETED, LIFECYCLE_ROWS
+from tests.helpers.stores import LIFECYCLE_DELETED, LIFECYCLE_ROWS
 
 END = datetime(2026, 11, 1)
 

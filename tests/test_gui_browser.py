@@ -16,9 +16,8 @@ from memdesk.ui.browser import BrowserView
 from memdesk.ui.browser_model import COLUMN_KEYS, BrowserModel
 from memdesk.ui.delegates import LowRole
 from memdesk.ui.filters import builtin_filters, filter_from_dict, filter_to_dict
+from tests.helpers.stores import DEMO_END
 from tests.oracle import sql_order
-
-from .conftest import DEMO_END
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("isolated_settings")]
 BIG = 20_000

@@ -15,7 +15,7 @@ from memdesk.core.delta.sources import database_candidates
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import MemoryRecord
-from tests.conftest import (
+from tests.helpers.stores import (
     LIFECYCLE_DELETED,
     LIFECYCLE_EXPIRED,
     LIFECYCLE_ROWS,

@@ -15,7 +15,7 @@ from memdesk.core.store.db import make_engine
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.schema import _config
-from tests.conftest import close_store
+from tests.helpers.stores import close_store
 
 from .belief_support import agent_turn, fact
 

@@ -71,7 +71,7 @@ def test_foreign_database_is_not_touched(tmp_path: Path) -> None:
 
 
 def test_outdated_schema_without_upgrade_permission(tmp_path: Path) -> None:
-    from tests.test_migrations import make_recall_store
+    from tests.helpers.recall import make_recall_store
 
     path = make_recall_store(tmp_path / "recall.db", rows=3)
     with pytest.raises(SchemaOutdatedError, match="db upgrade"):

@@ -25,33 +25,14 @@ from memdesk.core.store.db import DRIVER, DRIVER_NAME, sqlite_info
 from memdesk.core.store.identity import APPLICATION_ID, StoreKind, identify
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.schema import HEAD
-from tests.test_migrations import make_recall_store
+from tests.helpers.cli import cli
+from tests.helpers.recall import make_recall_store
 
 
 def sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-class Result:
-    """What a CLI call returned and printed (in-process: an uncaught exception fails)."""
-
-    def __init__(self, returncode: int, stdout: str, stderr: str) -> None:
-        self.returncode, self.stdout, self.stderr = returncode, stdout, stderr
-
-
-def cli(*args: str) -> Result:
-    import contextlib
-    import io
-
-    from memdesk.app.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(args))
-        except SystemExit as exc:  # argparse errors
-            code = int(exc.code or 0)
-    return Result(code, out.getvalue(), err.getvalue())
 
 
 def cli_bytes(*args: bytes) -> subprocess.CompletedProcess:

@@ -57,7 +57,7 @@ def test_db_info_prints_the_warning_only_when_affected(tmp_path: Path, capsys, m
 
 
 def test_db_upgrade_writes_a_backup_of_the_old_store(tmp_path: Path, capsys) -> None:
-    from tests.test_migrations import make_recall_store
+    from tests.helpers.recall import make_recall_store
 
     path = make_recall_store(tmp_path / "recall.db", rows=4)
     original = path.read_bytes()

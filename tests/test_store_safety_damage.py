@@ -18,7 +18,7 @@ import pytest
 
 from memdesk.core import demo
 from memdesk.core.store.memory_store import MemoryStore
-from tests.test_store_safety import cli
+from tests.helpers.cli import cli
 
 COPIES_PER_KIND = 28  # 84 copies: the oracle flags well over 40 of them with the current schema
 

@@ -20,7 +20,7 @@ from memdesk.ui.browser import BrowserView
 from memdesk.ui.main_window import MainWindow
 from memdesk.ui.settings import Settings
 from memdesk.ui.store_safety import ConflictDialog
-from tests.test_migrations import make_recall_store
+from tests.helpers.recall import make_recall_store
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("isolated_settings")]
 

@@ -24,7 +24,7 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryVector
 from memdesk.core.store.query import MemoryFilter
 from memdesk.core.store.schema import _config
-from tests.conftest import close_store
+from tests.helpers.stores import close_store
 
 DIM = 4
 

@@ -4,8 +4,6 @@ once; identical texts are encoded once and every row gets the vector."""
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pytest
 
@@ -16,27 +14,7 @@ from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import JobQueue, store_memory
 from memdesk.core.write.units import Extraction, Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
-
-
-class CountingEmbedder:
-    """Deterministic vectors (from the text's hash) and a record of every encode call."""
-
-    name, dim = embeddings.MODEL_NAME, embeddings.DIM
-
-    def __init__(self) -> None:
-        self.calls: list[list[str]] = []
-
-    def encode(self, texts: list[str], *, batch_size: int = 64) -> np.ndarray:
-        self.calls.append(list(texts))
-        if any("POISON" in t for t in texts):
-            raise RuntimeError("the encoder choked")
-        return np.stack([self.vector(t) for t in texts]) if texts else np.zeros((0, 384))
-
-    @staticmethod
-    def vector(text: str) -> np.ndarray:
-        seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
-        v = np.random.default_rng(seed).standard_normal(384).astype(np.float32)
-        return v / np.linalg.norm(v)
+from tests.helpers.embedders import CountingEmbedder
 
 
 class Exploding(HeuristicExtractor):

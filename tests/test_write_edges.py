@@ -12,7 +12,7 @@ from memdesk.core.write.extract_heuristic import HeuristicExtractor, paraphrase
 from memdesk.core.write.jobs import JobQueue, store_memory
 from memdesk.core.write.units import Extraction, ExtractionError, Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
-from tests.test_write_batch import CountingEmbedder
+from tests.helpers.embedders import CountingEmbedder
 
 
 @pytest.fixture
