@@ -24,7 +24,7 @@ from tests.helpers.stores import DEMO_END, Lifecycle, add_lifecycle_rows, close_
 
 # Test modules whose store fixtures run on both backends (the `backend` parameter);
 # every other module runs on SQLite only.  PostgreSQL needs the server binaries:
-# see tests/pg.py.
+# see tests/helpers/pg.py.
 BOTH_BACKENDS = frozenset({
     "test_store", "test_fts", "test_undo", "test_contradictions", "test_sweep",
     "test_delta_store", "test_postgres", "test_read_retriever", "test_vectors",
@@ -34,7 +34,7 @@ BOTH_BACKENDS = frozenset({
     # CLI's store commands.
     "test_lifecycle", "test_query_status_layers", "test_fts_results", "test_store_api",
     "test_store_edit_contract",
-    "test_delta_edges", "test_curation_edges", "test_read_injection",
+    "test_delta_thresholds", "test_curation_thresholds_and_ties", "test_read_injection",
     "test_read_maintain", "test_write_jobs", "test_guard_store", "test_transfer",
     "test_cli_pg", "test_agent_scope_store", "test_edit_compare_and_set", "test_decisions_race",
     "test_cli_edit_delete",
@@ -76,7 +76,7 @@ def pg_server():
     Without the binaries the PostgreSQL tests skip, saying why; under CI (CI=true) they
     fail instead, so a CI run can never pass with the PostgreSQL half silently missing.
     """
-    from tests import pg
+    from tests.helpers import pg
 
     try:
         server = pg.start_server()
