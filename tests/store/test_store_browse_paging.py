@@ -7,13 +7,13 @@ the alphabetical order of their labels).
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import pytest
-from sqlalchemy.dialects import sqlite
 
 from memdesk.core.errors import ValidationError
 from memdesk.core.store import browse, fts
 from memdesk.core.store.browse import (
-    STATUS_ORDER,
     Cursor,
     fetch_page,
     fetch_records,
@@ -25,10 +25,6 @@ from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import RECORD_COLUMNS
 
 
-def _sql(clause) -> str | None:  # type: ignore[no-untyped-def]
-    return None if clause is None else str(clause.compile(dialect=sqlite.dialect()))
-
-
 def test_unknown_or_absent_sort_columns() -> None:
     with pytest.raises(ValidationError) as ei:
         segments("bogus", False)
@@ -37,28 +33,6 @@ def test_unknown_or_absent_sort_columns() -> None:
         segments("entity", False)  # sortable, but not a browser column
     assert str(ei.value) == "order_by: cannot sort by 'entity'"
     assert len(segments("entity", False, RECORD_COLUMNS)) == 2
-
-
-def test_segment_shapes() -> None:
-    (seq,) = segments("seq", True)
-    assert (seq.where, seq.key) == (None, None)
-    (imp,) = segments("importance", False)
-    assert (imp.where, _sql(imp.key)) == (None, "memories.importance")
-    asc = segments("topic", False)
-    assert [(_sql(s.where), _sql(s.key)) for s in asc] == [
-        ("memories.topic IS NULL", None), ("memories.topic IS NOT NULL", "memories.topic")]
-    desc = segments("topic", True)
-    assert [_sql(s.where) for s in desc] == ["memories.topic IS NOT NULL",
-                                             "memories.topic IS NULL"]
-
-
-def test_status_segments_follow_the_label_order() -> None:
-    assert [s.value for s in STATUS_ORDER] == [
-        "active", "deleted", "expired", "hypothetical", "quarantined", "superseded"]
-    asc = segments("status", False)
-    assert len(asc) == 6 and all(s.key is None for s in asc)
-    assert [_sql(s.where) for s in segments("status", True)] == \
-        [_sql(s.where) for s in reversed(asc)]
 
 
 @pytest.fixture()
@@ -141,6 +115,21 @@ def test_status_order(store: MemoryStore, five: list[str]) -> None:
     assert _all(store, "status", False, 2) == [[3, 4], [5, 2], []]
     rows, _ = fetch_page(store, every, order_by="status", descending=False, limit=5)
     assert [r.status for r in rows] == [Status.ACTIVE] * 3 + [Status.DELETED, Status.SUPERSEDED]
+
+
+def test_status_order_is_the_labels_alphabetical_order(store: MemoryStore,
+                                                        five: list[str]) -> None:
+    # Labels in alphabetical order: active < deleted < expired < superseded.
+    store.supersede(five[0], five[1])
+    store.update(five[2], valid_until=datetime(2020, 1, 1))
+    store.soft_delete(five[3])
+    every = MemoryFilter(statuses=tuple(Status))
+    rows, _ = fetch_page(store, every, order_by="status", descending=False, limit=5)
+    assert [r.status for r in rows] == [Status.ACTIVE, Status.ACTIVE, Status.DELETED,
+                                        Status.EXPIRED, Status.SUPERSEDED]
+    rows, _ = fetch_page(store, every, order_by="status", descending=True, limit=5)
+    assert [r.status for r in rows] == [Status.SUPERSEDED, Status.EXPIRED, Status.DELETED,
+                                        Status.ACTIVE, Status.ACTIVE]
 
 
 def test_filter_applies_to_every_page(store: MemoryStore, five: list[str]) -> None:

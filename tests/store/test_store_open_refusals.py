@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from sqlalchemy import create_engine
@@ -24,10 +23,10 @@ from memdesk.core.errors import (
 from memdesk.core.store import schema
 from memdesk.core.store.backup import backup_dir
 from memdesk.core.store.check import CheckReport
-from memdesk.core.store.db import connect_raw
+from memdesk.core.store.db import connect_raw, default_store_path
+from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.schema import (
     HEAD,
-    LEGACY_REVISION,
     OpenReport,
     SchemaState,
     damage_message,
@@ -69,7 +68,6 @@ def backups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_revision_chain() -> None:
     assert schema.head_revision() == HEAD == "0019"
     assert schema.known_revisions() == {f"{n:04d}" for n in (*range(1, 17), 18, 19)}
-    assert LEGACY_REVISION == "0001"
 
 
 def test_schema_state_needs_upgrade() -> None:
@@ -93,47 +91,6 @@ def test_open_report_messages() -> None:
     assert OpenReport("u", False, None, None, None).message is None
     # read_only without a report says nothing of damage
     assert OpenReport("u", False, None, None, None, True, None).message is None
-
-
-# --- compacting after an upgrade ---------------------------------------------------
-
-
-class _RawConnection:
-    """A stand-in for engine.raw_connection(): records what it is asked to run."""
-
-    def __init__(self) -> None:
-        self.driver_connection = self
-        self.ran: list[str] = []
-        self.closed = False
-
-    def execute(self, sql: str) -> None:
-        self.ran.append(sql)
-
-    def close(self) -> None:
-        self.closed = True
-
-
-# COMPACT_AFTER is {"0012"}: a SQLite file found below 0012 is VACUUMed once the
-# migration is done; a current or new store, an unknown revision and any other
-# database (PostgreSQL: "a SQLite file is compacted") are left as they are.  Ids say
-# "pg", not "postgresql": mutation runs deselect that word, and this needs no server.
-@pytest.mark.parametrize(("dialect", "found", "ran"), [
-    ("sqlite", "0011", ["VACUUM"]),
-    ("sqlite", "0001", ["VACUUM"]),
-    ("sqlite", "0012", []),
-    ("sqlite", None, []),
-    ("sqlite", "9999", []),
-    ("postgresql", "0011", []),
-    ("postgresql", None, []),
-], ids=["sqlite-0011", "sqlite-0001", "sqlite-head", "sqlite-new", "sqlite-unknown",
-        "pg-0011", "pg-new"])
-def test_only_an_upgraded_sqlite_file_is_compacted(dialect: str, found: str | None,
-                                                   ran: list[str]) -> None:
-    raw = _RawConnection()
-    engine = SimpleNamespace(dialect=SimpleNamespace(name=dialect), raw_connection=lambda: raw)
-    schema._compact_if_needed(engine, found)
-    assert raw.ran == ran
-    assert raw.closed is bool(ran)
 
 
 # --- schema_state on engines --------------------------------------------------------
@@ -185,51 +142,41 @@ def test_schema_state_refusals(tmp_path: Path) -> None:
         eng.dispose()
 
 
-def test_locked_revision(tmp_path: Path) -> None:
-    for kw, want in (({"revision": "0005"}, "0005"), ({"revision": None}, "0001"),
-                     ({"revision": None, "memories": False}, None)):
-        eng = _engine(_db(tmp_path / f"{want}.db", **kw))
-        try:
-            with eng.connect() as c:
-                assert schema._locked_revision(c) == want
-                assert schema._has_version_table(c) is ("revision" in kw and
-                                                        kw["revision"] is not None)
-        finally:
-            eng.dispose()
-
-
 # --- paths ------------------------------------------------------------------------------
 
 
-def test_check_path(tmp_path: Path) -> None:
-    assert schema._check_path("postgresql://u@h/db", create=False) is None
-    assert schema._check_path("sqlite://", create=False) is None
+def test_a_folder_is_not_opened_as_a_store(tmp_path: Path) -> None:
     with pytest.raises(StoreOpenError) as ei:
-        schema._check_path(f"sqlite:///{tmp_path}", create=True)
+        MemoryStore.open(tmp_path)
     assert str(ei.value) == f"{tmp_path} is a folder, not a store file."
+
+
+def test_a_missing_store_is_created_only_when_asked(tmp_path: Path) -> None:
     missing = tmp_path / "s.db"
     with pytest.raises(StoreOpenError) as ei:
-        schema._check_path(f"sqlite:///{missing}", create=False)
+        MemoryStore.open(missing, create=False)
     assert str(ei.value) == f"There is no store at {missing}."
-    assert schema._check_path(f"sqlite:///{missing}", create=True) == missing
+    assert not missing.exists()
+    MemoryStore.open(missing).close()
+    assert missing.is_file()
+    store = MemoryStore.open(missing, create=False)  # now it exists
+    store.close()
+
+
+def test_a_store_in_a_missing_folder_is_refused(tmp_path: Path) -> None:
     deep = tmp_path / "no" / "s.db"
     with pytest.raises(StoreOpenError) as ei:
-        schema._check_path(f"sqlite:///{deep}", create=True)
+        MemoryStore.open(deep)
     assert str(ei.value) == f"The folder {tmp_path / 'no'} does not exist."
     assert not (tmp_path / "no").exists()
 
 
-def test_check_path_creates_the_default_folder(tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    default = tmp_path / "data" / "memdesk" / "memories.db"
-    monkeypatch.setattr(schema, "default_store_path", lambda: default)
-    assert schema._check_path(f"sqlite:///{default}", create=True) == default
-    assert default.parent.is_dir() and not default.exists()
-
-
-def test_existing_file_path_is_returned(tmp_path: Path) -> None:
-    p = _db(tmp_path / "s.db")
-    assert schema._check_path(f"sqlite:///{p}", create=False) == p
+def test_the_default_store_gets_its_folder(tmp_path: Path) -> None:
+    # isolated_profile (conftest) points the user data dir into tmp_path.
+    default = default_store_path()
+    assert tmp_path in default.parents and not default.parent.exists()
+    MemoryStore.open().close()
+    assert default.is_file()
 
 
 # --- open_engine's refusals (before any migration) ------------------------------------
