@@ -19,7 +19,6 @@ import pytest
 
 from memdesk.core.store import check
 from memdesk.core.store.check import (
-    FULL_CHECK_ON_OPEN_BYTES,
     MAX_PROBLEMS,
     CheckReport,
     check_connection,
@@ -129,29 +128,6 @@ def test_damage_wins_over_cut_short() -> None:
     assert r.summary() == "the store is damaged: x"
 
 
-# --- the deadline -----------------------------------------------------------------
-
-
-def test_deadline_without_budget_never_fires() -> None:
-    d = check._Deadline(None)
-    assert d.until is None
-    assert d() == 0
-    assert d.hit is False
-
-
-def test_deadline_in_the_past_fires_and_remembers() -> None:
-    d = check._Deadline(-10.0)
-    assert d.hit is False
-    assert d() == 1
-    assert d.hit is True
-
-
-def test_deadline_in_the_future_does_not_fire() -> None:
-    d = check._Deadline(3600.0)
-    assert d() == 0
-    assert d.hit is False
-
-
 # --- levels -----------------------------------------------------------------------
 
 
@@ -222,7 +198,6 @@ def test_fts_check_on_healthy_writable_connection(tmp_path: Path) -> None:
     conn = connect_raw(path, read_only=False)
     try:
         assert check_connection(conn, level="full").problems == ()
-        assert check._fts_check(conn) == []
         assert conn.in_transaction is False
     finally:
         conn.close()
@@ -300,14 +275,15 @@ def test_connection_usable_after_an_interrupted_check(tmp_path: Path) -> None:
 
 # --- open_check: the level by file size ---------------------------------------------
 
+MIB48 = 48 * 1024 * 1024
+
 
 @pytest.mark.parametrize(
     ("size", "level"),
-    [(FULL_CHECK_ON_OPEN_BYTES - 1, "integrity"), (FULL_CHECK_ON_OPEN_BYTES, "integrity"),
-     (FULL_CHECK_ON_OPEN_BYTES + 1, "quick")],
+    [(MIB48 - 1, "integrity"), (MIB48, "integrity"), (MIB48 + 1, "quick")],
 )
 def test_open_check_level_by_size(tmp_path: Path, size: int, level: str) -> None:
-    assert FULL_CHECK_ON_OPEN_BYTES == 48 * 1024 * 1024
+    # Stores up to 48 MiB get the integrity check on open, larger ones the quick one.
     db = _bad_index_db(tmp_path / "s.db")
     sized = tmp_path / "sized"  # a sparse file standing in for the store's size
     with sized.open("wb") as f:
@@ -383,8 +359,8 @@ def test_other_fts_check_errors_are_reported_after_read_only_skips(tmp_path: Pat
 def test_other_fts_check_errors_on_a_writable_connection(tmp_path: Path) -> None:
     conn = connect_raw(_fake_fts_db(tmp_path / "s.db"), read_only=False)
     try:
-        assert check._fts_check(conn) == [
-            "full-text index fake: table fake has no column named fake"]
+        assert check_connection(conn, level="full").problems == (
+            "full-text index fake: table fake has no column named fake",)
         assert conn.in_transaction is False
     finally:
         conn.close()

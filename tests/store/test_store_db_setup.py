@@ -7,7 +7,6 @@ NORMAL, foreign keys on, busy timeout in ms, journal_size_limit 16 MiB).
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 from types import SimpleNamespace
@@ -76,14 +75,25 @@ def test_display_url_masks_passwords() -> None:
 # --- the driver -------------------------------------------------------------------------
 
 
-def test_driver_choice(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MEMDESK_SQLITE_DRIVER", "sqlite3")
-    assert db._load_driver() == (sqlite3, "sqlite3")
-    monkeypatch.delenv("MEMDESK_SQLITE_DRIVER")
-    pysqlite3 = pytest.importorskip("pysqlite3.dbapi2")
-    assert db._load_driver() == (pysqlite3, "pysqlite3")
-    monkeypatch.setenv("MEMDESK_SQLITE_DRIVER", "other")
-    assert db._load_driver() == (pysqlite3, "pysqlite3")
+def _driver_in_a_new_process(**env: str) -> str:
+    """The driver a fresh interpreter's store uses (chosen once, at import)."""
+    import os
+    import subprocess
+    import sys
+
+    environ = {k: v for k, v in os.environ.items() if k != "MEMDESK_SQLITE_DRIVER"}
+    out = subprocess.run(
+        [sys.executable, "-c", "from memdesk.core.store.db import sqlite_info; "
+         "print(sqlite_info().driver)"],
+        env={**environ, **env}, capture_output=True, text=True, check=True, timeout=60)
+    return out.stdout.strip()
+
+
+def test_driver_choice() -> None:
+    assert _driver_in_a_new_process(MEMDESK_SQLITE_DRIVER="sqlite3") == "sqlite3"
+    pytest.importorskip("pysqlite3.dbapi2")
+    assert _driver_in_a_new_process() == "pysqlite3"
+    assert _driver_in_a_new_process(MEMDESK_SQLITE_DRIVER="other") == "pysqlite3"
 
 
 @pytest.mark.parametrize(("version", "bug"), [
@@ -198,8 +208,6 @@ def test_writer_begins_immediate(tmp_path: Path) -> None:
             with pytest.raises(DRIVER.OperationalError) as ei:
                 other.execute("BEGIN IMMEDIATE")
             assert str(ei.value) == "database is locked"
-        assert writer(eng).get_execution_options() == {db.WRITE_OPTION: True}
-        assert db.WRITE_OPTION == "memdesk_write"
     finally:
         other.close()
         eng.dispose()
@@ -265,7 +273,6 @@ def test_pg_url_means_psycopg() -> None:
     eng = make_engine("postgresql://u:p@localhost:1/db")
     try:
         assert (eng.dialect.name, eng.dialect.driver) == ("postgresql", "psycopg")
-        assert eng.pool._pre_ping is True
     finally:
         eng.dispose()
     eng = make_engine("postgresql+psycopg://u:p@localhost:1/db")
@@ -273,3 +280,24 @@ def test_pg_url_means_psycopg() -> None:
         assert eng.dialect.driver == "psycopg"
     finally:
         eng.dispose()
+
+
+def test_a_postgresql_connection_dropped_by_the_server_is_replaced(pg_server) -> None:
+    # The pool checks a connection before handing it out, so a server restart or an
+    # idle timeout costs no failed query.
+    url = pg_server.new_database()
+    eng = make_engine(url)
+    try:
+        with eng.connect() as c:
+            pid = c.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+        killer = make_engine(url)
+        try:
+            with killer.connect() as k:
+                assert k.exec_driver_sql(f"SELECT pg_terminate_backend({int(pid)})").scalar()
+        finally:
+            killer.dispose()
+        with eng.connect() as c:  # the pool's connection is dead: a new one is made
+            assert c.exec_driver_sql("SELECT pg_backend_pid()").scalar() != pid
+    finally:
+        eng.dispose()
+        pg_server.drop_database(url)
