@@ -14,20 +14,16 @@ from memdesk.core.curation.contradictions import find_contradictions
 from memdesk.core.store.db import make_engine
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
-from memdesk.core.store.schema import _config
 from tests.helpers.belief import agent_turn, fact
+from tests.helpers.migrations import upgrade_to
 from tests.helpers.stores import close_store
 
 
 def store_at_0012(url: str) -> None:
     """Three memories of one question at revision 0012; m0 was added by an operator."""
-    from alembic import command
-
     engine = make_engine(url)
     with engine.begin() as conn:
-        cfg = _config()
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "0012")
+        upgrade_to(conn, "0012")
         for i, value in enumerate(("Acme", "Globex", "Initech")):
             conn.execute(text(
                 "INSERT INTO memories (id, user_id, text, type, importance, confidence, "

@@ -53,10 +53,6 @@ def _both_raise(conn, ids: list[str], ref, what: str = "memory") -> tuple:  # ty
     return sql_err.value, py_err.value
 
 
-def test_constants() -> None:
-    assert (prefixes.MIN_PREFIX, prefixes.SHOWN) == (4, 3)
-
-
 def test_full_id_wins_over_longer_ids_it_prefixes(conn) -> None:  # type: ignore[no-untyped-def]
     assert _both(conn, ["abcd", "abcdef", "abcdxy"], "abcd") == "abcd"
 
@@ -151,13 +147,9 @@ def test_neighbours_of_the_prefix_range_do_not_match(conn) -> None:  # type: ign
     assert str(a) == str(b) == "No memory 'abcd'"
 
 
-def test_starts_with_matches_only_the_prefix(conn) -> None:  # type: ignore[no-untyped-def]
-    from sqlalchemy import select
-
-    _put(conn, "abcd", "abcde", "abce", "abcc", "xabcd", "abc")
-    got = conn.execute(select(IDS.c.id).where(prefixes._starts_with(IDS.c.id, "abcd"))
-                       .order_by(IDS.c.id)).scalars().all()
-    assert got == ["abcd", "abcde"]
+def test_only_ids_that_start_with_the_prefix_match(conn) -> None:  # type: ignore[no-untyped-def]
+    # Around "abcd": ids that contain it later, or sort just below or above its range.
+    assert _both(conn, ["abcde", "abce", "abcc", "xabcd", "abc"], "abcd") == "abcde"
 
 
 def test_memory_id_and_action_group_id_use_their_tables(conn) -> None:  # type: ignore[no-untyped-def]

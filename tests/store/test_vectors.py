@@ -23,7 +23,7 @@ from memdesk.core.store.db import make_engine
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryVector
 from memdesk.core.store.query import MemoryFilter
-from memdesk.core.store.schema import _config
+from tests.helpers.migrations import upgrade_to
 from tests.helpers.stores import close_store
 
 DIM = 4
@@ -38,14 +38,10 @@ def vec(i: int) -> bytes:
 
 def store_at_0011(url: str, rows: int) -> dict[int, bytes]:
     """A memdesk store at revision 0011 with vectors in the row; returns seq → vector."""
-    from alembic import command
-
     engine = make_engine(url)
     want: dict[int, bytes] = {}
     with engine.begin() as conn:
-        cfg = _config()
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "0011")
+        upgrade_to(conn, "0011")
         insert = text(
             "INSERT INTO memories (id, user_id, text, type, importance, confidence, "
             "created_at, access_count, embedding, version) VALUES "
