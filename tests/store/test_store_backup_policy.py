@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from memdesk.core.store import backup
 from memdesk.core.store.backup import AutoBackup, BackupInfo, backup_dir, list_backups, rotate, thin
 from memdesk.core.store.db import connect_raw
 
@@ -30,13 +29,6 @@ def _b(when: datetime, size: int = 1) -> BackupInfo:
 
 def _days(infos: list[BackupInfo]) -> list[str]:
     return [i.when.strftime("%Y-%m-%d %H") for i in infos]
-
-
-def test_constants_of_the_policy() -> None:
-    assert (backup.KEEP_RECENT, backup.KEEP_DAILY, backup.KEEP_WEEKLY, backup.KEEP_MONTHLY) == \
-        (8, 7, 4, 12)
-    assert backup.SIZE_BUDGET_BYTES == 2 * GIB
-    assert timedelta(minutes=30) == backup.AUTO_INTERVAL
 
 
 def test_newest_eight_of_one_day_are_kept() -> None:

@@ -21,6 +21,7 @@ from memdesk.core.store.identity import (
     read_header,
     stamp_statements,
 )
+from memdesk.core.store.memory_store import MemoryStore
 
 RECALL_DDL = ("CREATE TABLE memories(id TEXT, user_id TEXT, text TEXT, type TEXT, "
               "importance REAL, confidence REAL, created_at TEXT{extra})")
@@ -44,8 +45,11 @@ def _identify_unchanged(path: Path) -> Identity:
     return got
 
 
-def test_application_id_spells_mdsk() -> None:
-    assert APPLICATION_ID == int.from_bytes(b"MDSK", "big") == 1296323403
+def test_a_store_file_says_mdsk_in_its_header(store: MemoryStore, store_path: Path) -> None:
+    # SQLite's application id (header bytes 68-71) is how `file` and memdesk tell a
+    # memdesk store from any other SQLite file.
+    store.checkpoint()
+    assert Path(store_path).read_bytes()[68:72] == b"MDSK"
 
 
 def test_stamp_statements() -> None:
