@@ -4,13 +4,15 @@ then every PRUNE_EVERY records); plus its error state and restart after idling."
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import threading
-import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import Connection, insert, select
 
 from memdesk.core.read import recorder as rc
 from memdesk.core.read.models import Retrieval, RetrievalItem
@@ -83,7 +85,6 @@ def test_prune_of_nothing_old_returns_zero(store: MemoryStore) -> None:
 
 def test_the_writer_prunes_on_its_first_batch_then_every_200_records(
         store: MemoryStore) -> None:
-    assert rc.PRUNE_EVERY == 200
     rec = rc.Recorder(store.engine, retention_days=1.0)
     assert rec.retention_days == 1.0 and rec.last_error is None
     clock: Callable[[], datetime] = lambda: NOW  # noqa: E731
@@ -134,12 +135,13 @@ def test_an_idle_writer_ends_and_the_next_record_starts_another(
         store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(rc, "IDLE_EXIT_S", 0.01)
     rec = rc.Recorder(store.engine, retention_days=None)
+    before = set(threading.enumerate())
     rec.submit(adder("a", NOW), lambda: NOW)
     rec.flush()
-    first = rec._thread
-    assert first is not None
+    (first,) = [t for t in set(threading.enumerate()) - before
+                if t.name == "memdesk-recorder"]
     first.join(timeout=10)
-    assert not first.is_alive() and rec._thread is None
+    assert not first.is_alive()  # idle: the writer ended
     done = threading.Event()
 
     def second(conn: Connection) -> None:
@@ -152,18 +154,30 @@ def test_an_idle_writer_ends_and_the_next_record_starts_another(
     assert records(store) == ["a", "b"]
 
 
-def test_exit_flushes_every_live_recorder(store: MemoryStore) -> None:
-    rec = rc.Recorder(store.engine, retention_days=None)
+def test_exit_flushes_every_live_recorder(store: MemoryStore, store_path: Path) -> None:
+    # A process that submits a slow record and exits at once, without flushing: the
+    # record is written before the process ends.
+    code = f"""
+import time
+from sqlalchemy import insert
+from memdesk.core.read import recorder as rc
+from memdesk.core.read.models import Retrieval
+from memdesk.core.store.memory_store import MemoryStore
+from tests.helpers.read import NOW
 
-    def slow(conn: Connection) -> None:
-        time.sleep(0.3)
-        add_record(conn, "late", NOW)
+store = MemoryStore.open({str(store_path)!r})
+rec = rc.Recorder(store.engine, retention_days=None)
 
-    rec.submit(slow, lambda: NOW)
-    assert rec in rc._live
-    rc._flush_all()
-    with store.read() as conn:
-        assert conn.execute(select(func.count()).select_from(R)).scalar_one() == 1
+def slow(conn):
+    time.sleep(0.3)
+    conn.execute(insert(Retrieval.__table__).values(
+        id="late", at=NOW, user_id="u", query="q", channels="fts", k=10, injected=0))
+
+rec.submit(slow, lambda: NOW)
+"""
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120,
+                   cwd=Path(__file__).resolve().parents[2])
+    assert records(store) == ["late"]
 
 
 def test_the_writer_never_keeps_the_process_alive(store: MemoryStore) -> None:
