@@ -22,12 +22,19 @@ def version(store: MemoryStore) -> tuple:
         return snapshot.store_version(conn)
 
 
-def test_at_least_compares_each_part_missing_as_zero() -> None:
-    at_least = snapshot._at_least
-    assert at_least((3, 5), (3, 5)) and at_least((4, 6), (3, 5))
-    assert not at_least((2, 5), (3, 5)) and not at_least((3, 4), (3, 5))
-    assert at_least((None, None), (0, 0)) and at_least((1, 1), (None, None))
-    assert not at_least((None, 2), (1, 2)) and not at_least((1, None), (1, 1))
+def test_a_snapshot_of_an_empty_store_is_rebuilt_after_the_first_memory(
+    store: MemoryStore,
+) -> None:
+    # An empty store has no version yet (no event, no row): its first memory moves it.
+    cache = snapshot.SnapshotCache()
+    with store.read() as conn:
+        empty = cache.get(conn, "a", DIM)
+        assert cache.get(conn, "a", DIM) is empty
+    assert len(empty) == 0
+    put(store, [{"text": "first"}], embed=False, user="a")
+    with store.read() as conn:
+        assert cache.get(conn, "a", DIM).texts == ["first"]
+    assert cache.builds == 2
 
 
 def test_store_version_is_the_newest_event_and_seq(store: MemoryStore) -> None:
@@ -165,7 +172,6 @@ def test_cache_reuses_while_valid_and_lists_users_most_recent_first(
     put(store, [{"text": "b"}], embed=False, user="b")
     cache = snapshot.SnapshotCache()
     assert (cache.max_users, cache.ttl, cache.builds, cache.users()) == (64, 60.0, 0, [])
-    assert snapshot.SnapshotCache.FULL_RESET_AFTER == 2_000
     with store.read() as conn:
         sa = cache.get(conn, "a", DIM)
         sb = cache.get(conn, "b", DIM)

@@ -111,12 +111,11 @@ def test_the_cursor_job_runs_in_the_same_transaction(store: MemoryStore) -> None
 def test_at_most_fifty_dropped_candidates_are_kept_readable(store: MemoryStore) -> None:
     (a,) = put(store, [{"text": "Ça dépend du club."}], embed=False)
     h = hit(store, a, 0.25, fts=4)
-    dropped = [Dropped(h, "floor", f"why {i}") for i in range(rc.MAX_DROPPED_KEPT + 1)]
+    dropped = [Dropped(h, "floor", f"why {i}") for i in range(51)]
     write(store, rc.record_jobs(result("r1", [], [], dropped=dropped), None))
     with store.read() as conn:
         rec = rc.retrieval_record(conn, "r1")
         raw = conn.execute(select(R.c.dropped).where(R.c.id == "r1")).scalar_one()
-    assert rc.MAX_DROPPED_KEPT == 50
     assert [d["detail"] for d in rec["dropped"]] == [f"why {i}" for i in range(50)]
     assert rec["dropped"][0] == {"id": a, "text": "Ça dépend du club.", "type": "note",
                                  "reason": "floor", "detail": "why 0", "score": 0.25,
