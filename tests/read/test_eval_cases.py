@@ -157,17 +157,20 @@ def test_stores_live_in_one_temporary_folder_removed_by_cleanup() -> None:
     stores.cleanup()  # twice is harmless
 
 
-def test_vectors_encode_each_distinct_text_once_in_sorted_order(
+def _fact(key: str, text: str) -> dict[str, str]:
+    return {"key": key, "text": text, "type": "fact"}
+
+
+def test_a_run_encodes_each_distinct_memory_text_once_in_sorted_order(
         monkeypatch: pytest.MonkeyPatch) -> None:
     enc = CountingEmbedder()
     monkeypatch.setattr(emb, "default_embedder", lambda: enc)
-    f1 = ev.Fixture("A1", "semantic_match", "q", ({"key": "a", "text": "pear"},
-                                                   {"key": "b", "text": "apple"}), frozenset())
-    f2 = ev.Fixture("A2", "semantic_match", "q", ({"key": "a", "text": "pear"},), frozenset())
-    out = ev._vectors([f1, f2])
-    assert enc.calls == [["apple", "pear"]]
-    assert out == {"apple": emb.to_blob(np.array([1.0, 0.5])),
-                   "pear": emb.to_blob(np.array([2.0, 0.5]))}
+    f1 = ev.Fixture("A1", "semantic_match", "q", (_fact("a", "pear"), _fact("b", "apple")),
+                    frozenset())
+    f2 = ev.Fixture("A2", "semantic_match", "q", (_fact("a", "pear"),), frozenset())
+    ev.run([f1, f2], trials=2)
+    # One call for every memory of every case and trial (the queries are encoded apart).
+    assert [c for c in enc.calls if {"pear", "apple"} & set(c)] == [["apple", "pear"]]
 
 
 def test_an_encoder_that_loses_a_vector_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -176,15 +179,17 @@ def test_an_encoder_that_loses_a_vector_is_an_error(monkeypatch: pytest.MonkeyPa
             return super().encode(texts)[:-1]
 
     monkeypatch.setattr(emb, "default_embedder", lambda: Short())
-    f = ev.Fixture("A1", "semantic_match", "q", ({"key": "a", "text": "pear"},
-                                                 {"key": "b", "text": "apple"}), frozenset())
+    f = ev.Fixture("A1", "semantic_match", "q", (_fact("a", "pear"), _fact("b", "apple")),
+                   frozenset())
     with pytest.raises(ValueError):  # never a text paired with another text's vector
-        ev._vectors([f])
+        ev.run([f], trials=1)
 
 
-def test_vectors_are_none_when_the_model_is_unavailable(no_vectors: None) -> None:
-    f = ev.Fixture("A1", "semantic_match", "q", ({"key": "a", "text": "t"},), frozenset())
-    assert ev._vectors([f]) is None
+def test_a_run_without_the_model_still_scores_by_keywords(no_vectors: None) -> None:
+    f = ev.Fixture("A1", "semantic_match", "kayak", (_fact("a", "kayak club"),),
+                   frozenset({"a"}))
+    (case,) = ev.run([f], trials=1).cases
+    assert case.trials == [(ev.Counts(1, 0, 0), frozenset({"a"}))]
 
 
 # ---- run_case -------------------------------------------------------------------------

@@ -15,6 +15,7 @@ from memdesk.core.read.recorder import recall_summary, retrieval_record
 from memdesk.core.read.retriever import Retriever
 from memdesk.core.store.memory_store import MemoryStore
 from tests.helpers.read import NOW, put
+from tests.helpers.stores import close_store
 
 
 def retriever(store: MemoryStore, **cfg) -> Retriever:  # type: ignore[no-untyped-def]
@@ -138,16 +139,20 @@ def test_every_retrieval_is_recorded_with_channel_ranks(store: MemoryStore) -> N
     assert pref.as_preference == 1 and pref.recent[0].query == "kayak club"
 
 
-def test_retention_prunes_old_records(store: MemoryStore) -> None:
+def test_retention_prunes_old_records(store: MemoryStore, store_path) -> None:  # type: ignore[no-untyped-def]
     put(store, [{"text": "The kayak club meets on Tuesdays.", "days_ago": 3}], embed=False)
     old = Retriever(store, ReadConfig(retention_days=30),
                     clock=lambda: NOW - timedelta(days=45))
     old.retrieve("kayak", "u")
     old.flush()
-    now = Retriever(store, ReadConfig(retention_days=30), clock=lambda: NOW)
-    now.recorder._since_prune = 10_000  # prune on the next batch
-    now.retrieve("kayak", "u")
-    now.flush()
+    # Another process's store (its own recorder) prunes with its first record.
+    other = MemoryStore.open(store_path)
+    try:
+        now = Retriever(other, ReadConfig(retention_days=30), clock=lambda: NOW)
+        now.retrieve("kayak", "u")
+        now.flush()
+    finally:
+        close_store(other)
     with store.read() as conn:
         at = conn.execute(select(Retrieval.__table__.c.at)).scalars().all()
         items = conn.execute(select(RetrievalItem.__table__.c.retrieval_id)).scalars().all()

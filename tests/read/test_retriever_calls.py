@@ -246,8 +246,11 @@ class FakeTorch(types.ModuleType):
 
 
 @pytest.mark.parametrize(("env", "want"), [(None, 1), ("3", 3)])
-def test_queries_are_encoded_on_one_torch_thread_unless_chosen(
-        monkeypatch: pytest.MonkeyPatch, env: str | None, want: int) -> None:
+def test_the_first_query_sets_the_torch_threads_once(store: MemoryStore,
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     env: str | None, want: int) -> None:
+    # Queries are encoded on one torch thread unless MEMDESK_TORCH_THREADS says otherwise,
+    # set once per process (reset here: another test's query may have set it).
     torch = FakeTorch()
     monkeypatch.setitem(sys.modules, "torch", torch)
     monkeypatch.setattr(rt, "_threads_set", False)
@@ -255,22 +258,10 @@ def test_queries_are_encoded_on_one_torch_thread_unless_chosen(
         monkeypatch.delenv("MEMDESK_TORCH_THREADS", raising=False)
     else:
         monkeypatch.setenv("MEMDESK_TORCH_THREADS", env)
-    rt._one_thread_for_queries()
-    rt._one_thread_for_queries()
-    assert torch.threads == [want]  # once per process
-    assert rt._threads_set is True
-
-
-def test_the_first_query_sets_the_threads(store: MemoryStore,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
-    torch = FakeTorch()
-    monkeypatch.setitem(sys.modules, "torch", torch)
-    monkeypatch.setattr(rt, "_threads_set", False)
-    monkeypatch.delenv("MEMDESK_TORCH_THREADS", raising=False)
     make(store).retrieve("kayak", "u", dry_run=True)
-    assert torch.threads == [1]
+    assert torch.threads == [want]
     make(store).retrieve("kayak", "u", channels="fts", dry_run=True)
-    assert torch.threads == [1]
+    assert torch.threads == [want]
 
 
 def test_a_write_after_a_retrieval_is_seen_by_the_next(store: MemoryStore) -> None:
