@@ -18,8 +18,6 @@ from memdesk.core.write.provenance import Provenance, provenance
 from memdesk.core.write.router import is_session_scoped, route, route_values
 from memdesk.core.write.units import Unit
 from memdesk.core.write.working import (
-    MAX_SESSIONS,
-    PER_SESSION,
     WorkingItem,
     WorkingMemory,
     working_memory,
@@ -97,17 +95,14 @@ def test_working_memory_keeps_units_per_user_and_session_with_their_time(
 
 def test_a_session_keeps_its_most_recent_units() -> None:
     wm = WorkingMemory()
-    assert PER_SESSION == 50
-    for i in range(PER_SESSION + 2):
+    for i in range(52):  # a session keeps 50
         wm.add("u", "s", unit(i))
-    assert [it.unit.text for it in wm.get("u", "s")] == [
-        f"unit {i}" for i in range(2, PER_SESSION + 2)]
+    assert [it.unit.text for it in wm.get("u", "s")] == [f"unit {i}" for i in range(2, 52)]
 
 
 def test_the_least_recently_used_session_is_dropped_beyond_the_limit() -> None:
     wm = WorkingMemory()
-    assert MAX_SESSIONS == 1000
-    for i in range(MAX_SESSIONS):
+    for i in range(1000):  # working memory keeps 1,000 sessions
         wm.add("u", f"s{i}", unit(i))
     assert len(wm.get("u", "s0")) == 1  # exactly at the limit: all kept
     wm.add("u", "s0", unit(0))  # s0 is now the most recent; s1 the least

@@ -10,8 +10,6 @@ import pytest
 
 from memdesk.core.errors import ValidationError
 from memdesk.core.write.units import (
-    MAX_UNIT_TEXT,
-    MAX_UNITS,
     Turn,
     Unit,
     UnitRejected,
@@ -110,7 +108,6 @@ def test_framing_is_optional_and_checked() -> None:
 
 
 def test_text_of_exactly_the_limit_is_kept() -> None:
-    assert MAX_UNIT_TEXT == 2000
     assert len(validate_unit(raw(text="a" * 2000)).text) == 2000
 
 
@@ -168,7 +165,6 @@ def units_with(*importances: float) -> list[Unit]:
 def test_five_units_or_fewer_are_kept_as_they_are_without_a_note() -> None:
     notes: list[str] = []
     five = units_with(0.1, 0.2, 0.3, 0.4, 0.5)
-    assert MAX_UNITS == 5
     assert top_units(five, notes) == five and notes == []
     assert top_units([], notes) == [] and notes == []
 
