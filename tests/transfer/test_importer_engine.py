@@ -25,10 +25,6 @@ from memdesk.core.store.actions import IMPORT
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import MEMORY_EDIT, Changed, Changes
 from memdesk.core.transfer.importer import (
-    GIVE_UP_AFTER,
-    MAX_LISTED_BAD,
-    MAX_REASON_CHARS,
-    NO_MODEL,
     BadItem,
     Candidate,
     Importer,
@@ -70,7 +66,6 @@ class Items(Source):
 
 # -- the report ----------------------------------------------------------------------
 def test_a_reason_is_cut_to_300_characters_with_an_ellipsis() -> None:
-    assert MAX_REASON_CHARS == 300
     cut = BadItem(1, "r" * 301)
     assert cut.reason == "r" * 299 + "…" and len(cut.reason) == 300
     assert BadItem(1, "r" * 300).reason == "r" * 300
@@ -79,7 +74,6 @@ def test_a_reason_is_cut_to_300_characters_with_an_ellipsis() -> None:
 
 
 def test_the_first_ten_thousand_bad_items_are_kept_the_rest_counted() -> None:
-    assert MAX_LISTED_BAD == 10_000
     rep = ImportReport()
     for n in range(1, 10_002):
         rep.add_bad(BadItem(n, "bad"))
@@ -166,14 +160,13 @@ def test_an_unknown_on_existing_is_refused(store: MemoryStore) -> None:
 
 # -- driving -------------------------------------------------------------------------
 def test_forty_nine_bad_items_then_a_good_one_is_an_import(store: MemoryStore) -> None:
-    cands = [Candidate(n, None, "nope") for n in range(1, GIVE_UP_AFTER)]
-    cands.append(Candidate(GIVE_UP_AFTER, mem("ok")))
+    cands = [Candidate(n, None, "nope") for n in range(1, 50)]
+    cands.append(Candidate(50, mem("ok")))
     rep = Importer(store).run(Items(cands))
-    assert (rep.imported, rep.bad_count) == (1, GIVE_UP_AFTER - 1)
+    assert (rep.imported, rep.bad_count) == (1, 50 - 1)
 
 
 def test_fifty_bad_items_first_is_not_this_format(store: MemoryStore) -> None:
-    assert GIVE_UP_AFTER == 50
     cands = [Candidate(n, None, f"nope {n}") for n in range(1, 60)]
     with pytest.raises(TransferError) as info:
         Importer(store).run(Items(cands, label="in.json"))
@@ -239,9 +232,8 @@ def test_a_store_that_fails_mid_import_keeps_earlier_batches_and_says_where(
 def test_a_vector_without_its_model_is_left_behind(store: MemoryStore) -> None:
     v = base64.b64encode(vec(*[0.5] * 384)).decode()
     rep = Importer(store).run(jl(mem("a", embedding=v), mem("b", embedding=v)))
-    assert rep.imported == 2 and dict(rep.dropped) == {NO_MODEL: 2}
-    assert NO_MODEL == ("embedding (its model is not recorded; `memdesk embed` can fill "
-                        "vectors)")
+    assert rep.imported == 2 and dict(rep.dropped) == {
+        "embedding (its model is not recorded; `memdesk embed` can fill vectors)": 2}
     assert store.get("a").embedding is None
 
 

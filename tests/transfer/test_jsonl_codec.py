@@ -223,8 +223,7 @@ def test_a_long_line_is_skipped_across_many_reads() -> None:
 
 
 def test_the_default_limit_is_eight_mebibytes() -> None:
-    assert MAX_LINE_BYTES == 8 * 1024 * 1024
-    ok = b"x" * MAX_LINE_BYTES
+    ok = b"x" * (8 * 1024 * 1024)
     assert [(ln.number, ln.raw == ok) for ln in read_lines(io.BytesIO(ok + b"\n" + ok))] == [
         (1, True), (2, True)]
     assert [ln.raw for ln in read_lines(io.BytesIO(ok + b"y\n"))] == [None]
