@@ -22,8 +22,8 @@ def test_repeats_are_one_row_that_lists_the_others(qtbot, store: MemoryStore, de
     view.prompt.setText("which code formatter do I use?")
     view.user.setCurrentText("alice")
     view.k.setValue(10)
-    with qtbot.waitSignal(view._task.finished, timeout=60_000):
-        view.run()
+    view.run()
+    qtbot.waitUntil(lambda: not view.status.text().startswith("Retrieving"), timeout=60_000)
     rows = [view.fused.item(r, 9).text() for r in range(view.fused.rowCount())]
     assert rows.count("User formats code with autopep8.") == 1
     same = view.fused.item(rows.index("User formats code with autopep8."), 10)
