@@ -23,8 +23,6 @@ from memdesk.core.transfer.mem0 import Mem0Source
 from memdesk.core.transfer.recall import (
     BadText,
     RecallSource,
-    _text,
-    _wal_mode,
     is_sqlite,
 )
 
@@ -55,23 +53,6 @@ def test_a_sqlite_file_is_told_by_its_magic(tmp_path: Path) -> None:
     assert not is_sqlite(tmp_path / "t")
     assert not is_sqlite(tmp_path / "missing")
     assert not is_sqlite(tmp_path)  # a folder cannot be read: not a database
-
-
-def test_text_that_is_not_utf8_is_marked() -> None:
-    assert _text("é".encode()) == "é"
-    bad = _text(b"a\xffb")
-    assert isinstance(bad, BadText) and bad == b"a\xffb"
-
-
-def test_wal_mode_is_read_from_the_header(tmp_path: Path) -> None:
-    path = make(tmp_path / "r.db")
-    assert not _wal_mode(path)
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA journal_mode=WAL")
-    conn.close()
-    assert _wal_mode(path)
-    (tmp_path / "short").write_bytes(b"\x02" * 19)
-    assert not _wal_mode(tmp_path / "short")
 
 
 # -- one row -------------------------------------------------------------------------
