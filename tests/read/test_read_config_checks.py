@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memdesk.core.errors import ValidationError
-from memdesk.core.read.config import CHANNELS, HALF_LIFE_DAYS, ReadConfig, parse_channels
+from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
 
 COUNTS = ("pool_recent", "pool_keyword_older", "pool_random_older", "vector_candidates",
           "graph_candidates", "preference_limit", "max_per_week")
@@ -95,7 +95,6 @@ def test_half_life_by_type_else_the_default() -> None:
     own = ReadConfig(half_lives={"note": 3.0}, default_half_life=7.0)
     assert own.half_life("note") == 3.0
     assert own.half_life("preference") == 7.0
-    assert HALF_LIFE_DAYS["preference"] == 120.0
 
 
 def test_channels_none_means_every_channel() -> None:

@@ -19,8 +19,6 @@ import pytest
 
 from memdesk.core.embeddings import DIM, to_blob
 from memdesk.core.read.maintain import (
-    DEFAULT_SIMILARITY,
-    WORD_OVERLAP,
     Cancelled,
     Link,
     MaintainReport,
@@ -61,10 +59,6 @@ def test_report_json() -> None:
                            "held": [], "seconds": 1.235}
     assert MaintainReport().to_json() == {"decayed": 0, "linked": 0, "group_id": None,
                                           "links": [], "held": [], "seconds": 0.0}
-
-
-def test_constants_are_the_documented_thresholds() -> None:
-    assert (DEFAULT_SIMILARITY, WORD_OVERLAP) == (0.45, 0.3)
 
 
 def test_cancel_message_and_nothing_reported_before_it(store: MemoryStore) -> None:

@@ -12,7 +12,7 @@ from datetime import datetime
 import pytest
 
 from memdesk.core.errors import ValidationError
-from memdesk.core.store import browse, fts
+from memdesk.core.store import fts
 from memdesk.core.store.browse import (
     Cursor,
     fetch_page,
@@ -185,4 +185,4 @@ def test_browse_row_status_and_columns(store: MemoryStore, five: list[str]) -> N
     got = rows_by_id(store, [five[1], five[0]])
     assert got[five[1]].status is Status.DELETED
     assert got[five[0]].status is Status.ACTIVE
-    assert browse.ROW_COLUMNS[:3] == ("seq", "id", "text")
+    assert got[five[0]].text == "note 0.3 a"

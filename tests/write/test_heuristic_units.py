@@ -12,9 +12,6 @@ from __future__ import annotations
 import pytest
 
 from memdesk.core.write.extract_heuristic import (
-    EMPHASIS_BOOST,
-    HEDGED_CONFIDENCE,
-    HEDGED_IMPORTANCE,
     UNCERTAIN_CONFIDENCE,
     HeuristicExtractor,
     clauses,
@@ -33,11 +30,6 @@ def run(text: str) -> Extraction:
 def one(text: str) -> Unit:
     [u] = run(text).units
     return u
-
-
-def test_the_constants_are_the_seeds() -> None:
-    assert (HEDGED_CONFIDENCE, HEDGED_IMPORTANCE, UNCERTAIN_CONFIDENCE, EMPHASIS_BOOST) == (
-        0.25, 0.3, 0.5, 0.1)
 
 
 @pytest.mark.parametrize(("turn", "unit"), [
