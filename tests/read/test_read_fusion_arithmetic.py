@@ -76,14 +76,26 @@ def test_floor_keyword_share_at_the_threshold_keeps_one_below_drops() -> None:
 
 
 def test_floor_cosine_at_the_threshold_keeps_one_below_drops() -> None:
-    # Without a calibrated floor (no vectors to calibrate on) the prior's: 0.02 + 4 × 0.07.
     assert floor_reason(hit(cosine=0.31), ("vector",), CFG, 0.31) is None
     assert floor_reason(hit(cosine=0.30), ("vector",), CFG, 0.31) == "cosine 0.30 < 0.31"
-    assert floor_reason(hit(cosine=0.301), ("vector",), CFG) is None
+    # Without a calibrated floor (no vectors to calibrate on) the prior's applies.
+    prior = CFG.floor_prior_median + CFG.floor_z * CFG.floor_prior_scale
+    assert floor_reason(hit(cosine=prior + 0.001), ("vector",), CFG) is None
     assert floor_reason(hit(cosine=0.95), ("vector",), CFG) is None
-    assert floor_reason(hit(cosine=0.29), ("vector",), CFG) == "cosine 0.29 < 0.30"
+    assert floor_reason(hit(cosine=prior - 0.01), ("vector",), CFG) is not None
     assert floor_reason(hit(cosine=None), ("vector",), CFG) == "no vector"
-    assert floor_reason(hit(cosine=0.0), ("vector",), CFG) == "cosine 0.00 < 0.30"
+    assert floor_reason(hit(cosine=0.0), ("vector",), CFG) == f"cosine 0.00 < {prior:.2f}"
+
+
+def test_the_best_candidate_passes_a_lower_bar_than_the_others() -> None:
+    # A question usually has one answer: the vector channel's best candidate is kept
+    # at ``best_floor``, every other candidate needs the full floor.
+    best = hit(cosine=0.25, ranks={"vector": 1})
+    second = hit(cosine=0.25, ranks={"vector": 2})
+    assert floor_reason(best, ("vector",), CFG, 0.31, 0.2) is None
+    assert floor_reason(second, ("vector",), CFG, 0.31, 0.2) == "cosine 0.25 < 0.31"
+    assert floor_reason(hit(cosine=0.15, ranks={"vector": 1}), ("vector",), CFG, 0.31, 0.2) \
+        is not None
 
 
 def test_floor_graph_keeps_an_entity_match_only() -> None:
@@ -93,8 +105,9 @@ def test_floor_graph_keeps_an_entity_match_only() -> None:
 
 def test_floor_lists_every_active_channels_reason_in_order() -> None:
     h = hit(keyword_share=0.1, cosine=0.2, ranks={"fts": 1, "vector": 1})
+    prior = CFG.floor_prior_median + CFG.floor_z * CFG.floor_prior_scale
     assert floor_reason(h, ALL, CFG) == (
-        "keywords 0.10 < 0.50 of the query; cosine 0.20 < 0.30; no entity match")
+        f"keywords 0.10 < 0.50 of the query; cosine 0.20 < {prior:.2f}; no entity match")
     assert floor_reason(hit(), ALL, CFG) == "no keyword match; no vector; no entity match"
     assert floor_reason(hit(), (), CFG) == ""
 

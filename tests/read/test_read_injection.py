@@ -58,7 +58,7 @@ def test_a_preference_repeating_a_results_text_is_not_injected(store: MemoryStor
          "importance": 0.1},
         {"type": "preference", "text": "Prefer short answers.", "days_ago": 5},
     ], embed=False)
-    res = retriever(store).retrieve("answer in French", "u", k=1, channels=None)
+    res = retriever(store).retrieve("answer in French?", "u", k=1, channels=None)
     assert [h.id for h in res.results] == [note]
     assert [p.id for p in res.preferences] == [other]  # not the second: same text once normalised
 

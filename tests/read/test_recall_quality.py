@@ -9,6 +9,7 @@ preferences ignored the query.
 from __future__ import annotations
 
 from memdesk.core import demo
+from memdesk.core.embeddings import default_embedder
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.retriever import Retriever
 from memdesk.core.store.memory_store import MemoryStore
@@ -115,7 +116,8 @@ def test_the_floor_is_calibrated_on_the_users_memories(store: MemoryStore) -> No
     # for that question: kept, and first.
     res = r.retrieve("How do I stay fit?", "u", channels="vector")
     assert res.results[0].text == "I go running every morning before work."
-    assert res.results[0].cosine < 0.30
+    q, m = default_embedder().encode(["How do I stay fit?", res.results[0].text])
+    assert float(q @ m) < 0.30
     # Questions this user's memories do not answer stay (nearly) empty.
     for q in ("What's my blood type?", "What is my shoe size?", "Who is my dentist?",
               "How tall am I?"):
@@ -133,9 +135,15 @@ def test_a_relevant_preference_is_injected_first(store: MemoryStore) -> None:
     put(store, [{"text": "We booked a table for dinner tonight at eight.", "days_ago": 0}])
     r = retriever(store)
     for _ in range(3):  # whatever the rotation cursor says
-        res = r.retrieve("Find a place for dinner tonight", "u", k=1)
+        # Asked as a question, it is injected first ...
+        res = r.retrieve("Where should we eat dinner tonight?", "u", k=1)
         assert res.preferences[0].text == "I prefer vegetarian restaurants."
         assert len(res.preferences) == 5
+        # ... asked as a task, it is the first result, and five others are injected.
+        task = r.retrieve("Find a place for dinner tonight", "u", k=1)
+        assert [h.text for h in task.results] == ["I prefer vegetarian restaurants."]
+        assert len(task.preferences) == 5
+        assert "I prefer vegetarian restaurants." not in [p.text for p in task.preferences]
 
 
 def test_relevant_preferences_leave_room_for_a_fair_rotation(store: MemoryStore) -> None:

@@ -115,10 +115,12 @@ def test_every_channel_ranks_relevance_floor_and_drop_order(store: MemoryStore) 
     assert m1.score == pytest.approx(0.6 * 2 / 3 + 0.2 * 0.8 + 0.1 / (1 + 1 / 30)
                                      + 0.1 * 2 ** (-1 / 14))
     # Dropped by the floor, most relevant first (vector ranks 3, 4, 5, then m4 unranked).
+    cfg = ReadConfig()
+    f = f"{cfg.floor_prior_median + cfg.floor_z * cfg.floor_prior_scale:.2f}"  # the prior's
     assert [(name[d.hit.id], d.reason, d.detail) for d in res.dropped] == [
-        ("m5", "floor", "no keyword match; cosine 0.20 < 0.30; no entity match"),
-        ("m3", "floor", "no keyword match; cosine -0.50 < 0.30; no entity match"),
-        ("pref", "floor", "no keyword match; cosine -0.90 < 0.30; no entity match"),
+        ("m5", "floor", f"no keyword match; cosine 0.20 < {f}; no entity match"),
+        ("m3", "floor", f"no keyword match; cosine -0.50 < {f}; no entity match"),
+        ("pref", "floor", f"no keyword match; cosine -0.90 < {f}; no entity match"),
         ("m4", "floor", "no keyword match; no vector; no entity match"),
     ]
     drop = {name[d.hit.id]: d.hit for d in res.dropped}
