@@ -9,7 +9,7 @@ from memdesk.core.read.prompts import is_task
 from memdesk.core.read.retriever import Retriever
 from memdesk.core.store.memory_store import MemoryStore
 
-from .read_support import NOW, put
+from tests.helpers.read import NOW, put
 
 FILLER = [
     "The quarterly report is due at the end of the month.",
