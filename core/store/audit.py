@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, cast
 
-from sqlalchemy import Connection, Table, insert, select, update
+from sqlalchemy import Connection, Row, Table, insert, select, update
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.errors import NotFoundError, UndoConflictError
@@ -31,7 +31,7 @@ E = ET.c
 Apply = Callable[..., "int | None"]
 
 
-def event_record(row: Any) -> EventRecord:
+def event_record(row: Row[Any]) -> EventRecord:
     m = row._mapping
     return EventRecord(
         id=m["id"], memory_id=m["memory_id"], actor=m["actor"], action=m["action"],
@@ -58,7 +58,9 @@ def log_in(
         before=encode_values(before), after=encode_values(after), at=utcnow(),
         group_id=group_id, undoes=undoes, note=note, stream=str(stream), target=target,
     ))
-    return int(result.inserted_primary_key[0])
+    key = result.inserted_primary_key
+    assert key is not None  # a single-row insert always reports its key
+    return int(key[0])
 
 
 def events(conn: Connection, memory_id: str | None = None, limit: int = 500
@@ -110,6 +112,8 @@ def undo_in(
     ev = event(conn, event_id)
     if ev.undone_by is not None:
         raise UndoConflictError(f"Action {event_id} was already undone.")
+    if ev.memory_id is None:  # a job's or a store-wide row: as the store's get reports it
+        raise NotFoundError(f"No memory with id {ev.memory_id!r}")
     now = current(ev.memory_id)
     if ev.action == ADD.name:
         target: dict[str, Any] = {"deleted_at": utcnow()}  # never hard-delete: hide it
