@@ -12,9 +12,9 @@ the curation services compose them, and ``memdesk.core.undo`` undoes whole group
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Connection, Row, Table, insert, select, update
+from sqlalchemy import Connection, Table, insert, select, update
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.errors import NotFoundError, UndoConflictError
@@ -22,6 +22,9 @@ from memdesk.core.ids import utcnow
 from memdesk.core.store.actions import ADD, STORE_WIDE, UNDO, Stream, home_of
 from memdesk.core.store.models import MemoryEvent
 from memdesk.core.store.records import EventRecord, MemoryRecord, decode_values, encode_values
+
+if TYPE_CHECKING:
+    from memdesk.core.store.records import AnyRow
 
 # Declarative types __table__ as a FromClause; these models map plain Tables.
 ET = cast(Table, MemoryEvent.__table__)
@@ -31,7 +34,7 @@ E = ET.c
 Apply = Callable[..., "int | None"]
 
 
-def event_record(row: Row[Any]) -> EventRecord:
+def event_record(row: AnyRow) -> EventRecord:
     m = row._mapping
     return EventRecord(
         id=m["id"], memory_id=m["memory_id"], actor=m["actor"], action=m["action"],

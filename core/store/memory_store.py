@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Connection, Engine, Row, Select, Table, func, insert, select, update
+from sqlalchemy import Connection, Engine, Select, Table, func, insert, select, update
 from sqlalchemy.exc import DatabaseError, OperationalError
 
 from memdesk.core import taxonomy as tx
@@ -50,6 +50,9 @@ from memdesk.core.store.vectors import (
     write_vectors_by_id_in,
 )
 from memdesk.core.validation import validate_fields
+
+if TYPE_CHECKING:
+    from memdesk.core.store.records import AnyRow
 
 __all__ = ["MemoryStore", "new_id", "utcnow", "validate_fields"]
 
@@ -143,7 +146,7 @@ class MemoryStore:
 
     # -- reading --------------------------------------------------------------
     @staticmethod
-    def _record(row: Row[Any]) -> MemoryRecord:
+    def _record(row: AnyRow) -> MemoryRecord:
         return MemoryRecord(**{k: row._mapping[k] for k in RECORD_COLUMNS})
 
     def _select(self) -> Select[Any]:

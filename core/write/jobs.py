@@ -43,6 +43,7 @@ from memdesk.core.write.units import Turn
 
 if TYPE_CHECKING:
     from memdesk.core.store.memory_store import MemoryStore
+    from memdesk.core.store.records import AnyRow
 
 # Declarative types __table__ as a FromClause; Job maps a plain Table.
 JT = cast(Table, Job.__table__)
@@ -110,7 +111,7 @@ class JobRecord:
         return out
 
 
-def _record(row: Row[Any]) -> JobRecord:
+def _record(row: AnyRow) -> JobRecord:
     m = dict(row._mapping)
     m["memory_ids"] = tuple(json.loads(m["memory_ids"])) if m["memory_ids"] else ()
     m["log"] = tuple(json.loads(m["log"])) if m["log"] else ()
@@ -149,7 +150,7 @@ def _append_log(current: str | None, *messages: str) -> str:
     return json.dumps(entries[-LOG_LIMIT:], ensure_ascii=False)
 
 
-def _owned_running(conn: Connection, job_id: str, owner: str) -> Row[tuple[str | None]] | None:
+def _owned_running(conn: Connection, job_id: str, owner: str) -> Row[str | None] | None:
     """The job's log row if it is running under ``owner``'s lease (None: not ours)."""
     return conn.execute(select(J.log).where(
         J.id == job_id, J.status == JobStatus.RUNNING, J.lease_owner == owner)).first()
@@ -236,7 +237,7 @@ class JobQueue:
                      if (r.lease_until is not None and r.lease_until < now)
                      or _owner_is_gone(r.lease_owner)]
 
-        def oldest() -> Row[Any] | None:
+        def oldest() -> AnyRow | None:
             # ``abandoned`` shrinks as jobs are taken: a job claimed in this loop is
             # running under our lease now and must not match again.
             return conn.execute(
