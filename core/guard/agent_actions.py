@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from sqlalchemy import Connection
 
@@ -69,7 +69,7 @@ class AgentChange:
     """What one agent action did: the memory, its outcome, the audit ``changes``."""
 
     memory_id: str
-    status: str  # forgotten | corrected | held_for_review
+    status: Literal["forgotten", "corrected", "held_for_review"]
     message: str
     changes: Changes = field(default_factory=Changes)
     new_memory_id: str | None = None
