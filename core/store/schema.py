@@ -39,7 +39,7 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 LEGACY_REVISION = "0001"  # a Recall store without alembic_version
 
 # The revision chain, kept here so opening a current store does not import Alembic
-# (~0.2 s of start-up).  tests/test_migrations.py checks it against the scripts.
+# (~0.2 s of start-up).  tests/store/test_migrations.py checks it against the scripts.
 REVISIONS = (
     "0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011",
     "0012", "0013", "0014", "0015", "0016", "0018", "0019",
