@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, and_, select
+from sqlalchemy import ColumnElement, Connection, and_, select
 
 from memdesk.core.read import terms as qt
 from memdesk.core.read.calibrate import Background, background
@@ -52,7 +52,7 @@ CANDIDATE_COLUMNS = (
 )
 
 
-def scope(user_id: str, cfg: ReadConfig):  # type: ignore[no-untyped-def]
+def scope(user_id: str, cfg: ReadConfig) -> ColumnElement[bool]:
     """SQL for the rows any channel may return: the user's active, confident memories."""
     return and_(M.user_id == user_id, active_belief_state(),
                 M.confidence >= cfg.confidence_threshold)
@@ -101,7 +101,8 @@ def keyword_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, now: dateti
     unmatched = sum(qt.idf(n, 1) for s, d in df.items() if not d)
     total = (sum(weight.values()) + unmatched) or 1.0
     cutoff = (now - timedelta(days=cfg.recent_days)).timestamp()
-    recent, older = [], []
+    recent: list[tuple[float, int]] = []
+    older: list[tuple[float, int]] = []
     for i, hit in found:
         share = sum(weight[s] for s in hit) / total
         seq = int(snap.seqs[i])
@@ -192,7 +193,8 @@ def cosines(vectors: np.ndarray, qvec: Any) -> np.ndarray:
     q = np.ascontiguousarray(qvec, dtype=np.float32)
     torch = sys.modules.get("torch")
     if torch is not None and vectors.flags.writeable and vectors.flags.c_contiguous:
-        return (torch.from_numpy(vectors) @ torch.from_numpy(q.copy())).numpy()
+        out: np.ndarray = (torch.from_numpy(vectors) @ torch.from_numpy(q.copy())).numpy()
+        return out
     return vectors @ q
 
 
