@@ -35,7 +35,7 @@ from memdesk.core.guard import (  # the guard's interface to the write path
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.taxonomy import HYPOTHETICAL_MAX_CONFIDENCE
-from memdesk.core.write.duplicates import flag_duplicates_in
+from memdesk.core.write.duplicate_flags import flag_duplicates_in
 from memdesk.core.write.embed import (
     EmbeddingSpaceMismatch,
     check_space_in,
