@@ -97,6 +97,12 @@ def user_clusters(scan: W.UserScan, threshold: float,
                   flagged: frozenset[str] = frozenset()) -> list[Cluster]:
     """The clusters among one user's active memories, flagged ones first, then the
     largest."""
+    with W.gc_paused():
+        return _clusters(scan, threshold, dismissed, flagged)
+
+
+def _clusters(scan: W.UserScan, threshold: float, dismissed: set[tuple[int, int]],
+              flagged: frozenset[str]) -> list[Cluster]:
     groups, heads = scan.groups, scan.heads
     touched = {s for pair in dismissed for s in pair}
     split = [bool(touched) and not touched.isdisjoint(m[0] for m in g) for g in groups]

@@ -19,6 +19,7 @@ undoing those rows lifts the dismissal.
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -56,6 +57,7 @@ DT = DuplicateDismissal.__table__
 D = DT.c
 E = MemoryEvent.__table__.c
 M = Memory.__table__.c
+READERS = 2  # users read ahead, each on its own thread and connection
 MAX_MEMBERS = 500  # a dismissal records every pair: larger groups are refused
 DISMISSED = Changed.HISTORY
 
@@ -99,12 +101,12 @@ def scan(store: MemoryStore, *, user: str | None = None,
         users = [user] if user is not None else W.active_users(conn)
     if not users:
         return
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="duplicates-read") as pool:
-        ahead = pool.submit(_read_user, store, users[0])
+    with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="duplicates-read") as pool:
+        ahead = deque(pool.submit(_read_user, store, u) for u in users[:READERS])
         for k in range(len(users)):
-            rows, dismissed, flagged = ahead.result()
-            if k + 1 < len(users):
-                ahead = pool.submit(_read_user, store, users[k + 1])
+            rows, dismissed, flagged = ahead.popleft().result()
+            if k + READERS < len(users):
+                ahead.append(pool.submit(_read_user, store, users[k + READERS]))
             yield from user_clusters(rows, threshold, dismissed, flagged)
 
 
