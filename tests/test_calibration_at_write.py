@@ -7,6 +7,7 @@ worker`` runs it → the memory's importance."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import JobQueue, store_memory
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
+from memdesk.ui.sweep_learning import suggestion_text
 
 TOOLS = ["Postgres", "Kafka", "Redis", "DuckDB", "SQLite", "Rust", "Go", "Elixir", "Zig",
          "Kotlin", "Terraform", "Nomad", "Envoy", "Caddy", "NATS", "Celery"]
@@ -92,6 +94,8 @@ def test_auto_apply_calibrates_new_memories_at_write_time_as_one_undo_step(
     assert ev.actor == "worker" and ev.before == {"importance": 0.8}
     [sug] = cals.suggest([decision.id])
     assert (sug.write_time, sug.current, sug.applied) == (0.8, pytest.approx(0.95), True)
+    line = suggestion_text(store, decision.id)  # the detail pane's line
+    assert "Calibrated from your sweeps: 0.95 (write-time 0.80" in line
     log = " ".join(e["msg"] for e in JobQueue(store).get(job).log)
     assert "calibrated the importance of 1 memory" in log
     # One undo step for the job: the write-time importance back.
@@ -120,3 +124,8 @@ def test_memdesk_worker_applies_it_too(store: MemoryStore, capsys) -> None:
     assert main(["worker", "--db", str(path), "--offline", "--drain", "--no-embed"]) == 0
     [mid] = JobQueue(store).get(job).memory_ids
     assert store.get(mid).importance == pytest.approx(0.95)
+    capsys.readouterr()
+    assert main(["sweep", "calibration", mid, "--db", str(path), "--json"]) == 0
+    [shown] = json.loads(capsys.readouterr().out)["suggestions"]
+    assert (shown["write_time"], shown["applied"]) == (0.8, True)
+    assert shown["importance"] == pytest.approx(0.95)
