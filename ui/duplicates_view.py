@@ -6,8 +6,10 @@ Keyboard: Enter or M merges (keeps the chosen memory, the others are superseded 
 · N not duplicates (not offered together again) · 1–9 choose the memory to keep ·
 ↓/J and ↑/K move in the queue · R rescan · U undo (the same as Edit → Undo).  Each
 merge or dismissal is one action on the desk's pipeline, run off the GUI thread, and
-one undo step.  The scan runs in the background and only while the view is shown.
-Every memory text is shown as plain text.
+one undo step.  The similarity box opens at the store's threshold (the one the CLI and
+the job worker's flag use); "Save threshold" stores the box's value, one undo step too.
+The scan runs in the background and only while the view is shown.  Every memory text is
+shown as plain text.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ def _item(text: str) -> QTableWidgetItem:
 
 
 class DuplicatesView(DeskView):
-    refresh_on = Changed.MEMORIES | Changed.HISTORY
+    refresh_on = Changed.MEMORIES | Changed.HISTORY | Changed.SETTINGS
 
     def __init__(self, desk: Desk) -> None:
         super().__init__(desk)
@@ -67,6 +69,7 @@ class DuplicatesView(DeskView):
         self.cluster: Cluster | None = None
         self.keep_id: str | None = None
         self._resume_row = 0
+        self._follow_store = True  # the box shows the store's threshold until edited
         self._stale = True
         self._scan = LatestTask(self)
         self._scan.finished.connect(self._scanned)
@@ -77,9 +80,15 @@ class DuplicatesView(DeskView):
         self.threshold.setPrefix("similarity ≥ ")
         self.threshold.setToolTip("Cosine at or above which two memories are duplicates "
                                   "(pairs whose stated values agree may be a little lower)")
-        self.threshold.editingFinished.connect(self.rescan)
+        self.threshold.editingFinished.connect(self._edited)
         rescan = QPushButton("Rescan")
         rescan.clicked.connect(self.rescan)
+        self.save_threshold = QPushButton("Save threshold")
+        self.save_threshold.setToolTip(
+            "Store this threshold for this store: the queue opens with it, `memdesk "
+            "duplicates list` uses it, and the job worker flags new memories that restate "
+            "one at it. Audited; Edit → Undo reverts it.")
+        self.save_threshold.clicked.connect(self.store_threshold)
         self.count = plain_label("Scanning…")
         self.queue = QListWidget()
         self.queue.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys belong to the view
@@ -112,6 +121,7 @@ class DuplicatesView(DeskView):
         top = QHBoxLayout()
         top.addWidget(self.threshold)
         top.addWidget(rescan)
+        top.addWidget(self.save_threshold)
         top.addStretch(1)
         left = QWidget()
         ll = QVBoxLayout(left)
@@ -146,18 +156,35 @@ class DuplicatesView(DeskView):
         self.setFocus()
 
     def reload(self, changes: Changes) -> None:
+        if changes.touches(Changed.SETTINGS):
+            self._follow_store = True  # an undo or another window changed the threshold
         self.rescan()
 
     def wait_idle(self, msecs: int = 5000) -> None:
         self._scan.wait(msecs)
 
+    def _edited(self) -> None:
+        self._follow_store = False
+        self.rescan()
+
     def rescan(self) -> None:
         self._stale = False
         self.count.setText("Scanning…")
-        service, threshold = self.service, self.threshold.value()
-        self._scan.start(lambda st: service.find(threshold=threshold))
+        service = self.service
+        asked = None if self._follow_store else self.threshold.value()
 
-    def _scanned(self, clusters: list[Cluster]) -> None:
+        def scan(_st: object) -> tuple[float, list[Cluster]]:
+            t = service.threshold() if asked is None else asked
+            return t, service.find(threshold=t)
+
+        self._scan.start(scan)
+
+    def _scanned(self, result: tuple[float, list[Cluster]]) -> None:
+        threshold, clusters = result
+        if self._follow_store:
+            self.threshold.blockSignals(True)
+            self.threshold.setValue(threshold)
+            self.threshold.blockSignals(False)
         keep = self.cluster.members[-1].id if self.cluster else None
         self.clusters = clusters
         self.queue.blockSignals(True)
@@ -170,10 +197,24 @@ class DuplicatesView(DeskView):
             self.queue.addItem(item)
         self.queue.blockSignals(False)
         n = len(clusters)
-        self.count.setText(f"{n:,} cluster(s) at similarity ≥ {self.threshold.value():.2f}")
-        self.empty.set_visible(n == 0, EMPTY.format(t=self.threshold.value()))
+        self.count.setText(f"{n:,} cluster(s) at similarity ≥ {threshold:.2f}")
+        self.empty.set_visible(n == 0, EMPTY.format(t=threshold))
         row = next((i for i, c in enumerate(clusters) if keep in c.member_ids), -1)
         self._select(row if row >= 0 else self._resume_row)
+
+    def store_threshold(self) -> None:
+        """Store the box's threshold as the store's (one undoable action)."""
+        service, value = self.service, self.threshold.value()
+
+        def done(changes: Changes) -> None:
+            self.status.setText(f"Threshold {value:.2f} stored: new writes are flagged at "
+                                "it. U or Ctrl+Z undoes it." if changes.event_ids else
+                                f"The threshold is {value:.2f} already.")
+            self.setFocus()
+
+        self._follow_store = True
+        self.run(Op(f"Duplicate threshold {value:.2f}",
+                    lambda _st: service.set_threshold(value), done, background=True))
 
     # -- selection ------------------------------------------------------------------
     def _select(self, row: int) -> None:
