@@ -27,6 +27,7 @@ import logging
 import re
 from dataclasses import dataclass, replace
 
+from memdesk.core.cardinality import multi_valued
 from memdesk.core.write import extract_predicates as ep
 from memdesk.core.write import extract_subjects as es
 from memdesk.core.write.extract_text import (
@@ -48,11 +49,6 @@ HEDGED_IMPORTANCE = 0.3
 UNCERTAIN_CONFIDENCE = 0.5
 EMPHASIS_BOOST = 0.1
 HYPOTHETICAL = "hypothetical"
-# Attributes a person holds several values of at once.  "Actually" or "now" does not make
-# such a statement a correction: a correction supersedes every older value of its
-# attribute, and "Actually, I'm allergic to cats" must not drop a peanut allergy.
-MULTI_VALUED = frozenset(("relation", "likes", "dislikes", "allergic_to", "intolerant_to",
-                          "speaks", "avoids_topic", "plays", "condition"))
 ENGLISH_ONLY = ("the offline extractor reads English only: skipped {n} sentence(s) in "
                 "another language (an Ollama model can read them)")
 
@@ -297,7 +293,9 @@ class HeuristicExtractor:
                emphasis: bool) -> Unit:
         importance, confidence, typ, text = unit.importance, unit.confidence, unit.type, \
             unit.text
-        correction = (correction and unit.attribute not in MULTI_VALUED) or typ == "correction"
+        # "Actually" or "now" does not make a statement about a several-valued attribute
+        # a correction: a correction supersedes every older value of its attribute.
+        correction = (correction and not multi_valued(unit.attribute)) or typ == "correction"
         if hedge is None and correction and typ not in ("decision", "procedure"):
             typ, importance, confidence = "correction", max(importance, 0.9), 0.9
             if not text.startswith("Correction: "):
