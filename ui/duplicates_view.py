@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeyEvent, QShowEvent
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDoubleSpinBox,
@@ -32,14 +32,13 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.curation.duplicates import Cluster, Duplicates, Outcome
-from memdesk.core.store.records import Changed, Changes
+from memdesk.core.store.records import Changed
 from memdesk.core.write.duplicates import DEFAULT_THRESHOLD, MAX_THRESHOLD, MIN_THRESHOLD
 
 from .actions import Desk, Op
 from .empty import EmptyNote
-from .ops import LatestTask
+from .queue_view import QueueView
 from .text import elide, fluid, plain_label
-from .view import DeskView
 
 KEYS = ("Enter / M merge into the chosen memory · N not duplicates · 1–9 choose the one "
         "to keep · ↑↓ / J K move · R rescan · U undo")
@@ -56,21 +55,15 @@ def _item(text: str) -> QTableWidgetItem:
     return it
 
 
-class DuplicatesView(DeskView):
+class DuplicatesView(QueueView):
     refresh_on = Changed.MEMORIES | Changed.HISTORY
 
     def __init__(self, desk: Desk) -> None:
         super().__init__(desk)
         self.service = Duplicates(self.store)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.clusters: list[Cluster] = []
         self.cluster: Cluster | None = None
         self.keep_id: str | None = None
-        self._resume_row = 0
-        self._stale = True
-        self._scan = LatestTask(self)
-        self._scan.finished.connect(self._scanned)
-        self._scan.failed.connect(lambda exc, tb: self.count.setText(f"Scan failed: {exc}"))
 
         self.threshold = QDoubleSpinBox(minimum=MIN_THRESHOLD, maximum=MAX_THRESHOLD,
                                         singleStep=0.01, decimals=2, value=DEFAULT_THRESHOLD)
@@ -80,7 +73,6 @@ class DuplicatesView(DeskView):
         self.threshold.editingFinished.connect(self.rescan)
         rescan = QPushButton("Rescan")
         rescan.clicked.connect(self.rescan)
-        self.count = plain_label("Scanning…")
         self.queue = QListWidget()
         self.queue.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys belong to the view
         self.queue.currentRowChanged.connect(self._load)
@@ -141,21 +133,9 @@ class DuplicatesView(DeskView):
         self._show_cluster(None)
 
     # -- scanning -------------------------------------------------------------------
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)  # rescans when stale
-        self.setFocus()
-
-    def reload(self, changes: Changes) -> None:
-        self.rescan()
-
-    def wait_idle(self, msecs: int = 5000) -> None:
-        self._scan.wait(msecs)
-
-    def rescan(self) -> None:
-        self._stale = False
-        self.count.setText("Scanning…")
+    def scan_job(self) -> Callable[[object], list[Cluster]]:
         service, threshold = self.service, self.threshold.value()
-        self._scan.start(lambda st: service.find(threshold=threshold))
+        return lambda st: service.find(threshold=threshold)
 
     def _scanned(self, clusters: list[Cluster]) -> None:
         keep = self.cluster.members[-1].id if self.cluster else None
@@ -239,6 +219,8 @@ class DuplicatesView(DeskView):
     # -- keys -----------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
+        if self.queue_key(event):  # ↑↓ / J K, R, U
+            return
         if event.modifiers() & (Qt.KeyboardModifier.ControlModifier
                                 | Qt.KeyboardModifier.AltModifier):
             super().keyPressEvent(event)
@@ -248,14 +230,6 @@ class DuplicatesView(DeskView):
             self.dismiss()
         elif key in _DIGITS:
             self.choose(_DIGITS[key] - 1)
-        elif key in (Qt.Key.Key_Down, Qt.Key.Key_J):
-            self._select(self.current_row() + 1)
-        elif key in (Qt.Key.Key_Up, Qt.Key.Key_K):
-            self._select(self.current_row() - 1)
-        elif key in (Qt.Key.Key_R, Qt.Key.Key_F5):
-            self.rescan()
-        elif key == Qt.Key.Key_U:
-            self.desk.undo_stack.undo()
         else:
             super().keyPressEvent(event)
 
