@@ -15,6 +15,7 @@ lacks for two facts.  The only duplicates in a demo store are the planted ones.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 USERS = ["alice", "bob", "carol", "dmitri", "erin", "farah", "gus", "hana"]
 TOPICS = ["tech", "work", "personal", "health", "finance", "travel", "learning"]
@@ -35,8 +36,13 @@ PEOPLE = ["Priya", "Tomás", "Mei", "Oluwaseun", "Jonas", "Aisha", "Mateo", "Sof
 MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December"]
 WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
-TECH = ["PostgreSQL", "SQLite", "DuckDB", "ClickHouse", "Redis", "Kafka", "FastAPI",
-        "Django", "gRPC", "GraphQL", "Temporal", "Celery"]
+# What decisions choose: never a value a question of the user has (a project's database,
+# a preferred framework), or "Chose SQLite for Ledger" would restate "Ledger keeps its
+# data in SQLite" and the duplicates queue would rightly offer them as one.
+TECH = ["ClickHouse", "Redis", "Kafka", "gRPC", "GraphQL", "Temporal", "Celery", "Terraform",
+        "OpenTelemetry", "Prometheus", "Nginx", "Envoy"]
+# What reasoning compares: message brokers, for the same reason.
+BROKERS = ["Kafka", "RabbitMQ", "NATS", "Redis Streams", "Pulsar"]
 REASONS = [
     "it keeps operations simple", "the team already knows it",
     "latency matters more than throughput here", "it has the fewest moving parts",
@@ -166,7 +172,7 @@ class Pool:
     wordings: tuple[str, ...]
     details: tuple[str, ...] = ("",)
 
-    @property
+    @cached_property
     def size(self) -> int:
         n = 1
         for s in self.slots:
@@ -191,7 +197,8 @@ _PEOPLE = tuple(PEOPLE)
 _COURSES = ("Designing Data-Intensive Applications", "SICP", "Rust for Rustaceans",
             "Fluent Python", "Crafting Interpreters", "The Linux Programming Interface",
             "Database Internals", "Kubernetes Up and Running")
-_DB_PAIRS = tuple(f"{a} is simpler than {b}" for i, a in enumerate(DBS) for b in DBS[i + 1:])
+_PAIRS = tuple(f"{a} is simpler than {b}" for i, a in enumerate(BROKERS)
+               for b in BROKERS[i + 1:])
 POOLS = {
     "decision": Pool("decision", "tech", (tuple(TECH), _P, _PEOPLE), (
         "Chose {0} for {1} because {x}; {2} agreed in the design review.",
@@ -249,8 +256,8 @@ POOLS = {
         "The expense report for the {0} trip ({1}, {3}) is waiting on {2}'s approval.",
         "Asked {2} to raise the {1} cloud budget after the {0} workshop in {3}.",
     )),
-    # Each pair of databases once, so two signatures never name the same things.
-    "reasoning": Pool("reasoning", "tech", (_DB_PAIRS, _P, _PEOPLE), (
+    # Each pair of brokers once, so two signatures never name the same things.
+    "reasoning": Pool("reasoning", "tech", (_PAIRS, _P, _PEOPLE), (
         "Reasoned that {0} for the {1} {x}; {2} came to the same conclusion.",
         "Walked {2} through why {0} for the {1} {x}.",
         "Wrote down for {2} the case that {0} for the {1} {x}.",
