@@ -29,6 +29,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from itertools import accumulate
 from typing import Any
 
 from sqlalchemy import text
@@ -160,14 +161,15 @@ class DemoGenerator:
         self.end = end or utcnow().replace(hour=0, minute=0, second=0, microsecond=0)
         self.days = days
         self.types = list(TYPE_WEIGHTS)
-        self.type_weights = list(TYPE_WEIGHTS.values())
-        self.episodic_weights = [TYPE_WEIGHTS[k] for k in EPISODIC]
+        self.type_weights = list(accumulate(TYPE_WEIGHTS.values()))  # cumulative
+        self.episodic_weights = list(accumulate(TYPE_WEIGHTS[k] for k in EPISODIC))
         self.extra: list[_Row] = []
         self.room = 0  # rows still allowed in the store, so a planned row always fits
         self.duplicates: list[list[str]] = []
         self._keys: dict[str, dict[str, list[_Key]]] = {}  # user -> type -> unstated
         self._settled: set[tuple[str, str]] = set()  # (user, attribute) the scenarios set
         self._drawn: dict[tuple[str, str], set[int]] = {}  # (user, pool) -> signatures
+        self._texts: dict[tuple[str, int], str] = {}  # (pool, signature) -> its text
 
     # -- draws ------------------------------------------------------------------------
     def _id(self) -> str:
@@ -182,7 +184,8 @@ class DemoGenerator:
         return when + timedelta(seconds=self.rng.randrange(span))
 
     def _session(self, user: str, when: datetime) -> str:
-        return f"{user}-{when:%Y%m%d}-{when.hour // 6}"
+        # "alice-20261025-2": the user's day and quarter of the day (no strftime: hot).
+        return f"{user}-{when.year:04d}{when.month:02d}{when.day:02d}-{when.hour // 6}"
 
     def _importance(self) -> float:
         r = self.rng.random()
@@ -316,7 +319,10 @@ class DemoGenerator:
                 break
             code = rng.randrange(pool.size)
         drawn.add(code)
-        return self._row(user, pool.text(code), pool.kind, pool.topic, when)
+        text_ = self._texts.get((name, code))
+        if text_ is None:  # users share signatures: each text is composed once
+            text_ = self._texts[(name, code)] = pool.text(code)
+        return self._row(user, text_, pool.kind, pool.topic, when)
 
     # -- the body ---------------------------------------------------------------------
     def rows(self, size: int) -> Iterator[_Row]:
@@ -336,7 +342,7 @@ class DemoGenerator:
         while emitted < size:
             self.room = size - emitted - 1  # what is left after this row
             user = rng.choice(users)
-            kind = rng.choices(self.types, self.type_weights)[0]
+            kind = rng.choices(self.types, cum_weights=self.type_weights)[0]
             when = self._when()
             row: _Row | None = None
             if kind in ("preference", "fact"):
@@ -344,7 +350,7 @@ class DemoGenerator:
                 if unstated:
                     row = self._state(user, unstated.pop(), when)
                 else:  # every question answered: something that happened instead
-                    kind = rng.choices(EPISODIC, self.episodic_weights)[0]
+                    kind = rng.choices(EPISODIC, cum_weights=self.episodic_weights)[0]
             if row is None:
                 row = self._episode(user, kind, when)
             if rng.random() < 0.3:
