@@ -6,10 +6,8 @@ Keyboard: Enter or M merges (keeps the chosen memory, the others are superseded 
 · N not duplicates (not offered together again) · 1–9 choose the memory to keep ·
 ↓/J and ↑/K move in the queue · R rescan · U undo (the same as Edit → Undo).  Each
 merge or dismissal is one action on the desk's pipeline, run off the GUI thread, and
-one undo step.  The similarity box opens at the store's threshold (the one the CLI and
-the job worker's flag use); "Save threshold" stores the box's value, one undo step too.
-The scan runs in the background and only while the view is shown.  Every memory text is
-shown as plain text.
+one undo step.  The scan runs in the background and only while the view is shown.
+Every memory text is shown as plain text.
 """
 
 from __future__ import annotations
@@ -17,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeyEvent, QShowEvent
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDoubleSpinBox,
@@ -39,9 +37,8 @@ from memdesk.core.write.duplicates import DEFAULT_THRESHOLD, MAX_THRESHOLD, MIN_
 
 from .actions import Desk, Op
 from .empty import EmptyNote
-from .ops import LatestTask
+from .queue_view import QueueView
 from .text import elide, fluid, plain_label
-from .view import DeskView
 
 KEYS = ("Enter / M merge into the chosen memory · N not duplicates · 1–9 choose the one "
         "to keep · ↑↓ / J K move · R rescan · U undo")
@@ -58,22 +55,16 @@ def _item(text: str) -> QTableWidgetItem:
     return it
 
 
-class DuplicatesView(DeskView):
+class DuplicatesView(QueueView):
     refresh_on = Changed.MEMORIES | Changed.HISTORY | Changed.SETTINGS
 
     def __init__(self, desk: Desk) -> None:
         super().__init__(desk)
         self.service = Duplicates(self.store)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.clusters: list[Cluster] = []
         self.cluster: Cluster | None = None
         self.keep_id: str | None = None
-        self._resume_row = 0
         self._follow_store = True  # the box shows the store's threshold until edited
-        self._stale = True
-        self._scan = LatestTask(self)
-        self._scan.finished.connect(self._scanned)
-        self._scan.failed.connect(lambda exc, tb: self.count.setText(f"Scan failed: {exc}"))
 
         self.threshold = QDoubleSpinBox(minimum=MIN_THRESHOLD, maximum=MAX_THRESHOLD,
                                         singleStep=0.01, decimals=2, value=DEFAULT_THRESHOLD)
@@ -89,7 +80,6 @@ class DuplicatesView(DeskView):
             "duplicates list` uses it, and the job worker flags new memories that restate "
             "one at it. Audited; Edit → Undo reverts it.")
         self.save_threshold.clicked.connect(self.store_threshold)
-        self.count = plain_label("Scanning…")
         self.queue = QListWidget()
         self.queue.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys belong to the view
         self.queue.currentRowChanged.connect(self._load)
@@ -151,25 +141,16 @@ class DuplicatesView(DeskView):
         self._show_cluster(None)
 
     # -- scanning -------------------------------------------------------------------
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)  # rescans when stale
-        self.setFocus()
-
     def reload(self, changes: Changes) -> None:
         if changes.touches(Changed.SETTINGS):
             self._follow_store = True  # an undo or another window changed the threshold
         self.rescan()
 
-    def wait_idle(self, msecs: int = 5000) -> None:
-        self._scan.wait(msecs)
-
     def _edited(self) -> None:
         self._follow_store = False
         self.rescan()
 
-    def rescan(self) -> None:
-        self._stale = False
-        self.count.setText("Scanning…")
+    def scan_job(self) -> Callable[[object], tuple[float, list[Cluster]]]:
         service = self.service
         asked = None if self._follow_store else self.threshold.value()
 
@@ -177,7 +158,7 @@ class DuplicatesView(DeskView):
             t = service.threshold() if asked is None else asked
             return t, service.find(threshold=t)
 
-        self._scan.start(scan)
+        return scan
 
     def _scanned(self, result: tuple[float, list[Cluster]]) -> None:
         threshold, clusters = result
@@ -280,6 +261,8 @@ class DuplicatesView(DeskView):
     # -- keys -----------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
+        if self.queue_key(event):  # ↑↓ / J K, R, U
+            return
         if event.modifiers() & (Qt.KeyboardModifier.ControlModifier
                                 | Qt.KeyboardModifier.AltModifier):
             super().keyPressEvent(event)
@@ -289,14 +272,6 @@ class DuplicatesView(DeskView):
             self.dismiss()
         elif key in _DIGITS:
             self.choose(_DIGITS[key] - 1)
-        elif key in (Qt.Key.Key_Down, Qt.Key.Key_J):
-            self._select(self.current_row() + 1)
-        elif key in (Qt.Key.Key_Up, Qt.Key.Key_K):
-            self._select(self.current_row() - 1)
-        elif key in (Qt.Key.Key_R, Qt.Key.Key_F5):
-            self.rescan()
-        elif key == Qt.Key.Key_U:
-            self.desk.undo_stack.undo()
         else:
             super().keyPressEvent(event)
 
