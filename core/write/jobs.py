@@ -19,27 +19,31 @@ every worker must not be retried forever).
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import socket
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, and_, func, insert, or_, select, update
+from sqlalchemy import Connection, Row, Table, and_, func, insert, or_, select, update
 
 from memdesk.core.errors import MemdeskError, NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts
 from memdesk.core.store import audit
+from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.prefixes import resolve_id
 from memdesk.core.store.records import Changes, EventRecord
 from memdesk.core.write.models import Job
 from memdesk.core.write.units import Turn
 
-JT = Job.__table__
+# Declarative types __table__ as a FromClause; this model maps a plain Table.
+JT = cast(Table, Job.__table__)
 J = JT.c
 DEFAULT_LEASE_S = 300.0
 MAX_ATTEMPTS = 3
@@ -143,21 +147,24 @@ def _append_log(current: str | None, *messages: str) -> str:
     return json.dumps(entries[-LOG_LIMIT:], ensure_ascii=False)
 
 
-def _owned_running(conn: Connection, job_id: str, owner: str) -> Any:
+def _owned_running(conn: Connection, job_id: str, owner: str) -> Row[Any] | None:
     """The job's log row if it is running under ``owner``'s lease (None: not ours)."""
     return conn.execute(select(J.log).where(
         J.id == job_id, J.status == JobStatus.RUNNING, J.lease_owner == owner)).first()
 
 
 class JobQueue:
-    """The ``jobs`` table's service.  Cheap; construct one per store."""
+    """The write-path job queue over one store: the public surface of ``jobs`` (the
+    jobs view, ``memdesk jobs``, the MCP tools and the worker use it).  Cheap; construct
+    one per store.  Its one operator action, :meth:`cancel`, returns ``Changes``."""
 
-    def __init__(self, store) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, store: MemoryStore) -> None:
         self.store = store
 
     # -- agents -----------------------------------------------------------------
     def enqueue(self, turn: Turn) -> str:
-        """Persist ``turn`` as a pending job and return its id at once."""
+        """Persist ``turn`` as a pending job and return its id at once (the write-phase
+        design's ``store_memory`` contract: the agent never waits for extraction)."""
         with self.store.write() as conn:
             return self.enqueue_in(conn, turn)
 
@@ -183,7 +190,8 @@ class JobQueue:
             raise NotFoundError(f"No job with id {job_id!r}")
         return _record(row)
 
-    def list(self, statuses: tuple[str, ...] = (), limit: int = 500) -> list[JobRecord]:
+    def list(self, statuses: tuple[str, ...] = (),
+             limit: int = 500) -> builtins.list[JobRecord]:
         for s in statuses:
             JobStatus(s)
         stmt = select(JT).order_by(J.created_at.desc(), J.id).limit(limit)
@@ -206,7 +214,7 @@ class JobQueue:
         return jobs[0] if jobs else None
 
     def claim_many(self, owner: str, lease_s: float = DEFAULT_LEASE_S,
-                   limit: int = 1) -> list[JobRecord]:
+                   limit: int = 1) -> builtins.list[JobRecord]:
         """Take up to ``limit`` of the oldest claimable jobs in one transaction (a worker
         encodes their units together); each keeps its own lease and is finished alone."""
         # Idle workers poll: a read first, so an empty queue never takes the write lock.
@@ -219,7 +227,7 @@ class JobQueue:
             return self._claim_in(conn, owner, lease_s, max(1, limit))
 
     def _claim_in(self, conn: Connection, owner: str, lease_s: float,
-                  limit: int) -> list[JobRecord]:
+                  limit: int) -> builtins.list[JobRecord]:
         now = utcnow()
         # Abandoned: lease expired, or its owner process on this host is gone.
         running = conn.execute(
@@ -241,7 +249,7 @@ class JobQueue:
                 .with_for_update(skip_locked=True)
             ).first()
 
-        claimed: list[JobRecord] = []
+        claimed: builtins.list[JobRecord] = []
         while len(claimed) < limit and (row := oldest()) is not None:
             job = _record(row)
             if job.id in abandoned:
@@ -279,8 +287,9 @@ class JobQueue:
                 log=_append_log(current.log, f"released unprocessed by {owner} (stopping)")))
             return True
 
-    def complete_in(self, conn: Connection, job_id: str, owner: str, memory_ids: list[str],
-                    extractor: str | None, model: str | None, notes: list[str]) -> None:
+    def complete_in(self, conn: Connection, job_id: str, owner: str,
+                    memory_ids: Sequence[str],
+                    extractor: str | None, model: str | None, notes: Sequence[str]) -> None:
         """Mark the job done inside the transaction that inserted its memories."""
         current = _owned_running(conn, job_id, owner)
         if current is None:
@@ -288,11 +297,11 @@ class JobQueue:
         now = utcnow()
         done = f"done: {len(memory_ids)} memories"
         conn.execute(update(JT).where(J.id == job_id).values(
-            status=JobStatus.DONE, memory_ids=json.dumps(memory_ids), extractor=extractor,
+            status=JobStatus.DONE, memory_ids=json.dumps(list(memory_ids)), extractor=extractor,
             model=model, lease_owner=None, lease_until=None, updated_at=now, finished_at=now,
             error=None, log=_append_log(current.log, *notes, done)))
 
-    def fail(self, job_id: str, owner: str, error: str, notes: list[str] = ()) -> bool:  # type: ignore[assignment]
+    def fail(self, job_id: str, owner: str, error: str, notes: Sequence[str] = ()) -> bool:
         """Mark the job failed (if still ours); returns whether it was."""
         with self.store.write() as conn:
             current = _owned_running(conn, job_id, owner)
@@ -362,12 +371,7 @@ def _why_not_cancellable(job: JobRecord) -> str:
     return f"job {job.id} is {job.status}; only pending jobs can be cancelled"
 
 
-def is_job_event(ev: EventRecord) -> bool:
-    """Whether an audit event changed a job's status (a cancel, or an undo of one)."""
-    return acts.declared(ev).stream is acts.Stream.JOB
-
-
-def undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
+def _undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
                       group_id: str | None) -> int:
     """Undo a job status event inside ``conn``'s transaction: the job goes back to its
     ``before`` status, if it still has its ``after`` one (a job a worker claimed since
@@ -395,9 +399,4 @@ def undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
 def undo_job_event(store: Any, conn: Connection, ev: EventRecord, actor: str,
                    group_id: str | None) -> int:
     """The job stream's undo handler (bound in ``memdesk.core.actions``)."""
-    return undo_job_event_in(conn, ev, actor, group_id)
-
-
-def store_memory(store, turn: Turn) -> str:  # type: ignore[no-untyped-def]
-    """The write-phase design's MCP contract: enqueue ``turn`` and return the job id immediately."""
-    return JobQueue(store).enqueue(turn)
+    return _undo_job_event_in(conn, ev, actor, group_id)
