@@ -8,8 +8,7 @@ rows' own fields, never from the store's status helpers.
 
 from __future__ import annotations
 
-from memdesk.core.curation import contradictions as C
-from memdesk.core.curation import sweep
+from memdesk.core.curation.service import Contradictions, Sweeps
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.sources import database_candidates
 from memdesk.core.store.memory_store import MemoryStore
@@ -133,20 +132,20 @@ def test_delta_database_source_sees_only_active_memories(store: MemoryStore,
 def test_inactive_values_make_no_contradiction(store: MemoryStore, lifecycle: Lifecycle) -> None:
     # Active values "Acme Corp" and "  acme  corp" agree once normalised; every other
     # value is superseded, expired or deleted.
-    assert C.find_contradictions(store, include_dismissed=True) == []
-    group = C.load_group(store, ("alice", "user", "employer"))
+    assert Contradictions(store).find(include_dismissed=True) == []
+    group = Contradictions(store).load(("alice", "user", "employer"))
     assert set(group.member_ids) == {lifecycle.active, lifecycle.active_no_topic}
     assert not group.is_contradiction and group.suggestion is None
     # Reviving the expired value (undoing its expiry) makes it a contradiction again.
     [expiry] = [e for e in store.events(lifecycle.expired) if e.action == "edit"]
     store.undo(expiry.id)
-    [g] = C.find_contradictions(store)
+    [g] = Contradictions(store).find()
     assert g.key == ("alice", "user", "employer")
     assert {v.norm for v in g.values} == {"acme corp", "expired inc"}
 
 
 def test_sweep_samples_only_active_rows(store: MemoryStore, lifecycle: Lifecycle) -> None:
-    state = sweep.start_sweep(store, band=(0.4, 0.5), n=50, seed=1)
+    state = Sweeps(store).start(band=(0.4, 0.5), n=50, seed=1)
     assert {it.memory_id for it in state.items} == {
         lifecycle.active, lifecycle.active_no_topic, lifecycle.expired_only_user_active}
 
@@ -175,7 +174,7 @@ def test_demo_contradictions_are_computed_from_active_rows_only(
             key = (r.user_id, r.entity, r.attribute)
             values.setdefault(key, set()).add(" ".join(r.value.split()).casefold())
     expected = {k for k, v in values.items() if len(v) >= 2}
-    found = {g.key for g in C.find_contradictions(demo_store, include_dismissed=True)}
+    found = {g.key for g in Contradictions(demo_store).find(include_dismissed=True)}
     assert found == expected
     users = demo_store.distinct("user_id")
     assert (users[0], "user", "employer") not in found

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from memdesk.core.curation import sweep
+from memdesk.core.curation.service import Sweeps
 from memdesk.core.store.memory_store import MemoryStore
 
 T0 = datetime(2026, 6, 1)
@@ -38,7 +39,7 @@ def _state(items: list[tuple[float, str | None, float | None]]) -> sweep.SweepSt
 
 def _report(monkeypatch, items) -> sweep.SweepReport:
     monkeypatch.setattr(sweep, "get_sweep", lambda store, sid: _state(items))
-    return sweep.report(None, "sw")  # type: ignore[arg-type]
+    return Sweeps(None).report("sw")  # type: ignore[arg-type]
 
 
 def test_report_counts_each_outcome(monkeypatch) -> None:
@@ -80,10 +81,10 @@ def test_report_json_has_every_field(monkeypatch) -> None:
 
 def test_report_from_a_store(store: MemoryStore) -> None:
     ids = store.add_many([_row(0, importance=0.3), _row(1, importance=0.45)], audit=False)
-    st = sweep.start_sweep(store, n=2, seed=1)
+    st = Sweeps(store).start(n=2, seed=1)
     pos = {it.memory_id: it.pos for it in st.items}
-    sweep.decide(store, st.id, pos[ids[0]], "revalue", importance=0.8)
-    rep = sweep.report(store, st.id)
+    Sweeps(store).decide(st.id, pos[ids[0]], "revalue", importance=0.8)
+    rep = Sweeps(store).report(st.id)
     assert (rep.sweep_id, rep.total, rep.raised, rep.undecided) == (st.id, 2, 1, 1)
     assert rep.rescued_ids == (ids[0],)
     assert rep.mean_before == 0.375 and rep.mean_after == 0.625
@@ -91,19 +92,19 @@ def test_report_from_a_store(store: MemoryStore) -> None:
 
 def test_decision_undone_elsewhere_reads_as_undecided(store: MemoryStore) -> None:
     store.add_many([_row(0), _row(1)], audit=False)
-    st = sweep.start_sweep(store, n=2, seed=1)
-    step = sweep.decide(store, st.id, 0, "revalue", importance=0.7, note="why")
-    sweep.decide(store, st.id, 1, "keep")
-    assert sweep.get_sweep(store, st.id).finished_at is not None
+    st = Sweeps(store).start(n=2, seed=1)
+    step = Sweeps(store).decide(st.id, 0, "revalue", importance=0.7, note="why")
+    Sweeps(store).decide(st.id, 1, "keep")
+    assert Sweeps(store).get(st.id).finished_at is not None
     store.undo_group(step.changes.group_id)
-    cur = sweep.get_sweep(store, st.id)
+    cur = Sweeps(store).get(st.id)
     it = cur.items[0]
     assert (it.decision, it.importance_after, it.decided_at, it.event_id) == (
         None, None, None, None)
     assert (it.note, it.decided_by) == ("why", "operator")  # kept for the record
     assert (cur.done, cur.finished_at) == (1, None)
     assert cur.items[1].decision == "keep"
-    rep = sweep.report(store, st.id)
+    rep = Sweeps(store).report(st.id)
     assert (rep.raised, rep.kept, rep.undecided) == (0, 1, 1)
 
 
@@ -118,18 +119,18 @@ def test_neighbours_are_the_closest_in_time_of_the_same_user_and_session(
     rows.append(_row(10, source_session="t", text="other session"))
     ids = store.add_many(rows, audit=False)
     target = store.get(ids[10])
-    got = sweep.session_neighbours(store, target)
+    got = Sweeps(store).neighbours(target)
     # The ten closest (distance 1..5 both sides), oldest first.
     assert [r.text for r in got] == [f"at {i}" for i in (5, 6, 7, 8, 9, 11, 12, 13, 14, 15)]
-    got = sweep.session_neighbours(store, target, limit=2)
+    got = Sweeps(store).neighbours(target, limit=2)
     assert [r.text for r in got] == ["at 9", "at 11"]
 
 
 def test_no_session_no_neighbours(store: MemoryStore) -> None:
     ids = store.add_many([_row(0), _row(1)], audit=False)
-    assert sweep.session_neighbours(store, store.get(ids[0])) == []
-    st = sweep.start_sweep(store, n=1, seed=1)
-    ctx = sweep.item_context(store, st.items[0])
+    assert Sweeps(store).neighbours(store.get(ids[0])) == []
+    st = Sweeps(store).start(n=1, seed=1)
+    ctx = Sweeps(store).context(st.items[0])
     assert ctx.item == st.items[0] and ctx.memory is not None
     assert ctx.memory.id == st.items[0].memory_id
     assert (ctx.neighbours, ctx.hint) == ((), None)
@@ -137,12 +138,12 @@ def test_no_session_no_neighbours(store: MemoryStore) -> None:
 
 def test_context_of_a_missing_memory(store: MemoryStore) -> None:
     item = sweep.SweepItemState(0, "0" * 32, 0.4, None, None, None, None, None, None)
-    ctx = sweep.item_context(store, item)
+    ctx = Sweeps(store).context(item)
     assert ctx == sweep.ItemContext(item, None, (), None)
 
 
 def test_context_hint_uses_the_memorys_current_importance(store: MemoryStore) -> None:
     [mid] = store.add_many([_row(0, text="I sat with it.", importance=0.45)], audit=False)
     item = sweep.SweepItemState(0, mid, 0.3, None, None, None, None, None, None)
-    ctx = sweep.item_context(store, item)
+    ctx = Sweeps(store).context(item)
     assert ctx.hint is not None and ctx.hint.importance == 0.45 and ctx.hint.option_a == 0.65
