@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from memdesk.core.curation.service import Contradictions, Sweeps
 from memdesk.core.delta.service import DeltaMemory
-from memdesk.core.delta.sources import database_candidates
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import MemoryRecord
@@ -111,17 +110,17 @@ def test_null_topic_rows(store: MemoryStore, lifecycle: Lifecycle) -> None:
 
 def test_delta_database_source_sees_only_active_memories(store: MemoryStore,
                                                          lifecycle: Lifecycle) -> None:
-    got = database_candidates(store, "employed " + LIFECYCLE_WORD, limit=20)
+    got = DeltaMemory(store).candidates("employed " + LIFECYCLE_WORD, limit=20)
     # Both words: relevance 1; the widening by single words adds the other active row
     # with half the words.  No inactive row, though each contains both words.
     assert {c.candidate_id: c.relevance for c in got} == {
         lifecycle.active: 1.0, lifecycle.expired_only_user_active: 1.0,
         lifecycle.active_no_topic: 0.5}
-    got = database_candidates(store, LIFECYCLE_WORD, limit=20)
+    got = DeltaMemory(store).candidates(LIFECYCLE_WORD, limit=20)
     assert {c.candidate_id for c in got} == {lifecycle.active, lifecycle.active_no_topic,
                                              lifecycle.expired_only_user_active}
-    assert {c.candidate_id for c in database_candidates(store, "Deleted GmbH", limit=20)} == set()
-    bob = database_candidates(store, LIFECYCLE_WORD, limit=20, user_id="bob")
+    assert DeltaMemory(store).candidates("Deleted GmbH", limit=20) == []
+    bob = DeltaMemory(store).candidates(LIFECYCLE_WORD, limit=20, user_id="bob")
     assert [c.candidate_id for c in bob] == [lifecycle.expired_only_user_active]
     ms = DeltaMemory(store).build("g", LIFECYCLE_WORD, [])
     assert {c.key for c in ms.contributions} == {
