@@ -228,6 +228,11 @@ class DeltaMemory:
         with self.store.read() as conn:
             return snap.diff_records(conn, goal=goal, pending_only=pending_only, limit=limit)
 
+    def diffs(self, *, goal: str | None = None, limit: int = 5000) -> list[snap.DiffRecord]:
+        """Every stored diff (healthy ones too), newest first by time."""
+        with self.store.read() as conn:
+            return snap.diff_records(conn, goal=goal, flagged_only=False, limit=limit)
+
     def events(self, limit: int = 200) -> list[audit.DeltaEventRecord]:
         with self.store.read() as conn:
             return audit.events(conn, limit=limit)
