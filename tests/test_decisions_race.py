@@ -11,7 +11,7 @@ from pathlib import Path
 
 from memdesk.core.curation.service import Contradictions
 from memdesk.core.errors import MemdeskError
-from memdesk.core.guard import review
+from memdesk.core.guard.review import Review
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 
@@ -28,7 +28,7 @@ def _decider(db: str, what: str, ids: list[str], start, q) -> None:  # type: ign
         for item in ids:
             try:
                 if what in ("approve", "reject"):
-                    getattr(review, what)(store, [item])
+                    getattr(Review(store), what)([item])
                 else:
                     key = tuple(item.split("|"))
                     group = Contradictions(store).load(key)  # type: ignore[arg-type]

@@ -112,8 +112,6 @@ def test_contradiction_queue_is_real_and_workable(default_demo: MemoryStore) -> 
     """At the default size the queue holds a few dozen groups at most, each a handful of
     values of one question (tabs or spaces; Acme or Globex), never a bag of tools for
     different jobs (the old demo's 31-member "preferred_tool" group)."""
-    from memdesk.core.curation.contradictions import load_group
-
     store = default_demo
     groups = Contradictions(store).find()
     assert 8 <= len(groups) <= 40
@@ -126,7 +124,7 @@ def test_contradiction_queue_is_real_and_workable(default_demo: MemoryStore) -> 
         assert counts[1] <= max(2, counts[0] // 3), (g.key, counts)
     assert "preferred_tool" not in {g.attribute for g in groups}
     # every group can be worked: it has a suggestion to accept or overrule
-    assert all(load_group(store, g.key).suggestion is not None for g in groups)
+    assert all(Contradictions(store).load(g.key).suggestion is not None for g in groups)
 
 
 def test_links_connect_a_correction_to_what_it_corrects(default_demo: MemoryStore) -> None:
