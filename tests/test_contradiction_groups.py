@@ -16,7 +16,7 @@ from memdesk.core.curation.contradictions import Suggestion
 from memdesk.core.curation.service import Contradictions
 from memdesk.core.errors import NotFoundError
 from memdesk.core.store.memory_store import MemoryStore
-from tests.contradiction_support import group_of, suggest_for
+from tests.helpers.contradiction import group_of, suggest_for
 
 KEY = ("u", "user", "works_at")
 

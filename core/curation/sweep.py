@@ -467,9 +467,8 @@ def _report(store: MemoryStore, sweep_id: str) -> SweepReport:
     sum_b = sum_a = 0.0
     for it in state.items:
         b = it.importance_before
-        a = it.importance_after
-        if it.decision != "revalue" or a is None:
-            a = b
+        decided = it.importance_after
+        a = decided if it.decision == "revalue" and decided is not None else b
         before[_bin(b)] += 1
         after[_bin(a)] += 1
         sum_b += b

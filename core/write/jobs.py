@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import Connection, Row, Table, and_, func, insert, or_, select, update
 
@@ -36,13 +36,16 @@ from memdesk.core.errors import MemdeskError, NotFoundError, UndoConflictError, 
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts
 from memdesk.core.store import audit
-from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.prefixes import resolve_id
 from memdesk.core.store.records import Changes, EventRecord
 from memdesk.core.write.models import Job
 from memdesk.core.write.units import Turn
 
-# Declarative types __table__ as a FromClause; this model maps a plain Table.
+if TYPE_CHECKING:
+    from memdesk.core.store.memory_store import MemoryStore
+    from memdesk.core.store.records import AnyRow
+
+# Declarative types __table__ as a FromClause; Job maps a plain Table.
 JT = cast(Table, Job.__table__)
 J = JT.c
 DEFAULT_LEASE_S = 300.0
@@ -108,7 +111,7 @@ class JobRecord:
         return out
 
 
-def _record(row: Any) -> JobRecord:
+def _record(row: AnyRow) -> JobRecord:
     m = dict(row._mapping)
     m["memory_ids"] = tuple(json.loads(m["memory_ids"])) if m["memory_ids"] else ()
     m["log"] = tuple(json.loads(m["log"])) if m["log"] else ()
@@ -147,7 +150,7 @@ def _append_log(current: str | None, *messages: str) -> str:
     return json.dumps(entries[-LOG_LIMIT:], ensure_ascii=False)
 
 
-def _owned_running(conn: Connection, job_id: str, owner: str) -> Row[Any] | None:
+def _owned_running(conn: Connection, job_id: str, owner: str) -> Row[str | None] | None:
     """The job's log row if it is running under ``owner``'s lease (None: not ours)."""
     return conn.execute(select(J.log).where(
         J.id == job_id, J.status == JobStatus.RUNNING, J.lease_owner == owner)).first()
@@ -208,6 +211,7 @@ class JobQueue:
         return out
 
     # -- workers ----------------------------------------------------------------
+    # (``builtins.list`` from here on: the ``list`` method above shadows the builtin.)
     def claim(self, owner: str, lease_s: float = DEFAULT_LEASE_S) -> JobRecord | None:
         """Take the oldest pending (or abandoned) job, or None when there is none."""
         jobs = self.claim_many(owner, lease_s, 1)
@@ -237,7 +241,7 @@ class JobQueue:
                      if (r.lease_until is not None and r.lease_until < now)
                      or _owner_is_gone(r.lease_owner)]
 
-        def oldest() -> Any:
+        def oldest() -> AnyRow | None:
             # ``abandoned`` shrinks as jobs are taken: a job claimed in this loop is
             # running under our lease now and must not match again.
             return conn.execute(
@@ -288,8 +292,8 @@ class JobQueue:
             return True
 
     def complete_in(self, conn: Connection, job_id: str, owner: str,
-                    memory_ids: Sequence[str],
-                    extractor: str | None, model: str | None, notes: Sequence[str]) -> None:
+                    memory_ids: builtins.list[str], extractor: str | None, model: str | None,
+                    notes: Sequence[str]) -> None:
         """Mark the job done inside the transaction that inserted its memories."""
         current = _owned_running(conn, job_id, owner)
         if current is None:
@@ -396,7 +400,7 @@ def _undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
     return new_ev
 
 
-def undo_job_event(store: Any, conn: Connection, ev: EventRecord, actor: str,
+def undo_job_event(store: MemoryStore, conn: Connection, ev: EventRecord, actor: str,
                    group_id: str | None) -> int:
     """The job stream's undo handler (bound in ``memdesk.core.actions``)."""
     return _undo_job_event_in(conn, ev, actor, group_id)
