@@ -224,7 +224,8 @@ def centred(snap: UserSnapshot, qvec: np.ndarray, sims: np.ndarray) -> np.ndarra
     q = np.asarray(qvec, dtype=np.float32)
     qm = float(q @ mean)
     qn = math.sqrt(max(float(q @ q) - 2.0 * qm + mm, 1e-12))
-    return ((sims - vm - qm + mm) / (norms * qn)).astype(np.float32)
+    out: np.ndarray = ((sims - vm - qm + mm) / (norms * qn)).astype(np.float32)
+    return out
 
 
 def vector_channel(snap: UserSnapshot, qvec: np.ndarray, cfg: ReadConfig,

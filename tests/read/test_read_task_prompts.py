@@ -8,7 +8,6 @@ from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.prompts import is_task
 from memdesk.core.read.retriever import Retriever
 from memdesk.core.store.memory_store import MemoryStore
-
 from tests.helpers.read import NOW, put
 
 FILLER = [
