@@ -115,10 +115,10 @@ def _origin_text(item: Any) -> str:
 
 
 def cmd_review_list(args: argparse.Namespace) -> int:
-    from memdesk.core.guard import review
+    from memdesk.core.guard.review import Review
 
     store = open_store(args, create=False)
-    items = review.inbox(store, limit=args.limit, user_id=args.user)
+    items = Review(store).inbox(limit=args.limit, user_id=args.user)
     if args.json:
         print(json.dumps([i.to_json() for i in items], ensure_ascii=False, indent=1))
         return 0
@@ -134,10 +134,10 @@ def cmd_review_list(args: argparse.Namespace) -> int:
 
 
 def cmd_review_show(args: argparse.Namespace) -> int:
-    from memdesk.core.guard import review
+    from memdesk.core.guard.review import Review
 
     store = open_store(args, create=False)
-    item = review.held_item(store, args.id)
+    item = Review(store).item(args.id)
     if args.json:
         print(json.dumps(item.to_json(), ensure_ascii=False, indent=1))
         return 0
@@ -150,11 +150,12 @@ def cmd_review_show(args: argparse.Namespace) -> int:
 
 
 def cmd_review_decide(args: argparse.Namespace) -> int:
-    from memdesk.core.guard import review
+    from memdesk.core.guard.review import Review
 
     store = open_store(args, create=False)
-    fn = review.approve if args.decision == "approve" else review.reject
-    changes = fn(store, args.ids, note=args.note)
+    inbox = Review(store)
+    fn = inbox.approve if args.decision == "approve" else inbox.reject
+    changes = fn(args.ids, note=args.note)
     done = "approved" if args.decision == "approve" else "rejected"
     print(f"{done}: {len(changes.memory_ids)} memories (undo: memdesk undo EVENT for one, "
           f"events {', '.join(map(str, changes.event_ids))})")
@@ -162,11 +163,11 @@ def cmd_review_decide(args: argparse.Namespace) -> int:
 
 
 def cmd_review_rules(args: argparse.Namespace) -> int:
-    from memdesk.core.guard import review
+    from memdesk.core.guard.review import Review
     from memdesk.core.guard.rules import RULES
 
     store = open_store(args, create=False)
-    counts = review.rule_counts(store)
+    counts = Review(store).rule_counts()
     for r in RULES:
         where = f"{r.scope.value}" + (f", from {'/'.join(r.sources)}" if r.sources else "")
         print(f"{r.id:<26} {counts.get(r.id, 0):>5} held  ({where})  {r.description}")

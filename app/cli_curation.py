@@ -104,26 +104,12 @@ def _err(msg: str) -> None:
     print(f"memdesk: {msg}", file=sys.stderr)
 
 
-def _sweep_id(store, ref: str) -> str:  # type: ignore[no-untyped-def]
-    from memdesk.core.curation.models import Sweep
-    from memdesk.core.store.prefixes import resolve_id
-
-    with store.read() as conn:
-        return resolve_id(conn, Sweep.__table__.c.id, ref, "sweep")
-
-
 def _group(store, ref: str):  # type: ignore[no-untyped-def]
     """The contradiction group a full or prefixed id names (dismissed ones included)."""
     from memdesk.core.curation.service import Contradictions
-    from memdesk.core.store.prefixes import resolve_among
 
     queue = Contradictions(store)
-    groups = {g.id: g for g in queue.find(include_dismissed=True)}
-    try:
-        gid = resolve_among(groups, ref, "contradiction group")
-    except NotFoundError:
-        raise NotFoundError(f"No open contradiction group {ref!r}") from None
-    return queue.load(groups[gid].key)
+    return queue.load(queue.group(ref).key)
 
 
 def _member_id(detail, ref: str) -> str:  # type: ignore[no-untyped-def]
@@ -191,7 +177,7 @@ def cmd_sweep_status(args: argparse.Namespace) -> int:
     store = open_store(args, create=False)
     sweeps = Sweeps(store)
     if args.sweep_id:
-        state = sweeps.get(_sweep_id(store, args.sweep_id))
+        state = sweeps.get(sweeps.resolve(args.sweep_id))
         if args.json:
             _print_json(_sweep_json(state))
             return 0
@@ -225,7 +211,8 @@ def cmd_sweep_report(args: argparse.Namespace) -> int:
     from memdesk.core.curation.service import Sweeps
 
     store = open_store(args, create=False)
-    rep = Sweeps(store).report(_sweep_id(store, args.sweep_id))
+    sweeps = Sweeps(store)
+    rep = sweeps.report(sweeps.resolve(args.sweep_id))
     if args.json:
         _print_json(rep.to_json())
         return 0
@@ -246,7 +233,7 @@ def cmd_sweep_decide(args: argparse.Namespace) -> int:
 
     store = open_store(args, create=False)
     sweeps = Sweeps(store)
-    state = sweeps.get(_sweep_id(store, args.sweep_id))
+    state = sweeps.get(sweeps.resolve(args.sweep_id))
     if args.item is not None:
         if not 1 <= args.item <= state.total:
             raise NotFoundError(f"Sweep {state.id[:8]} has no item {args.item} "
@@ -277,7 +264,8 @@ def cmd_sweep_undo(args: argparse.Namespace) -> int:
     from memdesk.core.curation.service import Sweeps
 
     store = open_store(args, create=False)
-    ch = Sweeps(store).undo_decision(_sweep_id(store, args.sweep_id))
+    sweeps = Sweeps(store)
+    ch = sweeps.undo_decision(sweeps.resolve(args.sweep_id))
     print(f"undone: item {ch.pos + 1} ({ch.decision})")
     return 0
 
@@ -372,11 +360,8 @@ def cmd_contra_resolve(args: argparse.Namespace) -> int:
 
 def cmd_contra_undo(args: argparse.Namespace) -> int:
     from memdesk.core.curation.service import Contradictions
-    from memdesk.core.store.prefixes import action_group_id
 
     store = open_store(args, create=False)
-    with store.read() as conn:
-        gid = action_group_id(conn, args.action_group)
-    ch = Contradictions(store).undo(gid)
+    ch = Contradictions(store).undo(args.action_group)
     print(f"undone: {len(ch.event_ids)} change(s)")
     return 0

@@ -156,12 +156,12 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 
 def cmd_store(args: argparse.Namespace) -> int:
-    from memdesk.core.write.jobs import store_memory
+    from memdesk.core.write.jobs import JobQueue
     from memdesk.core.write.units import Turn
 
     turn = Turn(read_text(args.text), args.user_id, args.session_id, args.topic)
     store = open_store(args)
-    print(store_memory(store, turn))
+    print(JobQueue(store).enqueue(turn))
     return 0
 
 

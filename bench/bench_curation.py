@@ -18,7 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import machine, million_store, pct, timed
 from sqlalchemy import inspect
 
-from memdesk.core.curation import contradictions, sweep
+from memdesk.core.curation import sampling
+from memdesk.core.curation.service import Contradictions, Sweeps
 from memdesk.core.store.memory_store import MemoryStore
 
 
@@ -74,27 +75,27 @@ def main() -> int:
     for label, kw in cases:
         band = kw.pop("band", (0.3, 0.49))
         n = kw.pop("n", 20)
-        out: list[sweep.Sample] = []
+        out: list[sampling.Sample] = []
 
         def run(band=band, n=n, kw=kw, out=out) -> None:
             with store.read() as conn:
-                out.append(sweep.sample_band(conn, band, n, rng, **kw))
+                out.append(sampling.sample_band(conn, band, n, rng, **kw))
 
         ms = timed(run, repeat=30)
         s = out[-1]
         line(label, ms, f"[{s.method}, {len(s.rows)} rows, population ≈ {s.population:,}]")
-    ms = timed(lambda: sweep.start_sweep(store, n=20, seed=rng.randrange(10**9)), repeat=10)
+    ms = timed(lambda: Sweeps(store).start(n=20, seed=rng.randrange(10**9)), repeat=10)
     line("start_sweep n=20 (sample + persist)", ms)
     print()
     groups: list = []
-    ms = timed(lambda: groups.append(contradictions.find_contradictions(store)), repeat=5)
+    ms = timed(lambda: groups.append(Contradictions(store).find()), repeat=5)
     g = groups[-1]
     kinds = sum(1 for x in g if x.kind == "correction")
     line("full contradiction scan", ms, f"[{len(g):,} groups, {kinds:,} unlinked corrections, "
           f"{sum(x.member_count for x in g):,} members]")
-    ms = timed(lambda: contradictions.find_contradictions(store, user=users[0]), repeat=20)
+    ms = timed(lambda: Contradictions(store).find(user=users[0]), repeat=20)
     line("contradiction scan, one user", ms)
-    ms = timed(lambda: contradictions.load_group(store, g[0].key), repeat=20)
+    ms = timed(lambda: Contradictions(store).load(g[0].key), repeat=20)
     line("load one group (cards + suggestion)", ms, f"[{g[0].member_count} members]")
     store.close()
     return 0

@@ -33,7 +33,7 @@ from memdesk.core import demo, embeddings
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.embed import backfill, reembed_all
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
-from memdesk.core.write.jobs import store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.router import route
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
@@ -123,7 +123,7 @@ def bench_jobs(tmp: Path, n: int) -> None:
     for batch in (1, WorkerConfig().batch):
         store = MemoryStore.open(tmp / f"jobs-{batch}.db")
         for i, text in enumerate(turns(n, seed=5)):
-            store_memory(store, Turn(text, "bench", f"s{i % 20}"))
+            JobQueue(store).enqueue(Turn(text, "bench", f"s{i % 20}"))
         worker = Worker(store, HeuristicExtractor(), WorkerConfig(embed=True, batch=batch))
         t = time.perf_counter()
         done = worker.run(drain=True)

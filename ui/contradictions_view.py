@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.curation import contradictions as C
+from memdesk.core.curation import contradictions_resolve as CR
 from memdesk.core.curation.service import Contradictions
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.records import Changed
@@ -377,14 +378,14 @@ class ContradictionsView(QueueView):
             self._resolve(lambda: service.merge(d, text_=text, value=value),
                           "Merged into a new memory")
 
-    def _resolve(self, call: Callable[[], C.Resolution], label: str) -> None:
+    def _resolve(self, call: Callable[[], CR.Resolution], label: str) -> None:
         """One resolution: one action named after its group (Edit → Undo "Resolve …")."""
         row = self.current_row()
         group = self.model.row_at(row)
         if group is None:
             return
 
-        def done(res: C.Resolution) -> None:
+        def done(res: CR.Resolution) -> None:
             self.editor.hide()
             self.setFocus()
             if self.model.row_at(row) is group:

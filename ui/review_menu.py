@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QMenu
 
-from memdesk.core.guard import review
+from memdesk.core.guard.review import Review
 
 from .ops import LatestTask
 
@@ -70,7 +70,7 @@ class ReviewMenu(QObject):
     # -- the count ---------------------------------------------------------------------
     def poll(self) -> None:
         store = self.window.store
-        self._count.start(lambda _state: review.held_count(store))
+        self._count.start(lambda _state: Review(store).held_count())
 
     def set_held(self, n: int) -> None:
         self.held = int(n)

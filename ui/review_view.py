@@ -2,7 +2,7 @@
 
 Keys (like the sweep): A approve, R reject, E edit the text (Ctrl+Return saves, Esc
 cancels), U undo the last action, J / K or the arrow keys move.  Every action is one
-core call (``memdesk.core.guard.review``) run as an ``Op`` through the desk's pipeline,
+core call (``memdesk.core.guard.review.Review``) run as an ``Op`` through the desk's pipeline,
 so it lands on the one undo stack: Edit → Undo and U undo the same thing.  Each item
 shows every reason it is held and where it came from; agent text is plain text.
 """
@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memdesk.core.guard import review
+from memdesk.core.guard.review import HeldItem, Review
 from memdesk.core.store.records import Changed, Changes
 
 from .actions import Desk, Op
@@ -42,14 +42,14 @@ _TIP = Qt.ItemDataRole.ToolTipRole
 
 
 class HeldModel(RowsTableModel):
-    """The held memories (``review.HeldItem``), oldest first."""
+    """The held memories (``HeldItem``), oldest first."""
 
     HEADERS = ("Arrived", "User", "Held by", "From", "Text")
 
     def data(self, index: QModelIndex, role: int = _DISPLAY) -> Any:
         if not index.isValid() or role not in (_DISPLAY, _TIP):
             return None
-        item: review.HeldItem = self._rows[index.row()]
+        item: HeldItem = self._rows[index.row()]
         m, col = item.memory, index.column()
         if col == 0:
             return f"{m.created_at:%Y-%m-%d %H:%M}"
@@ -95,7 +95,7 @@ class ReviewCard(QWidget):
     def editing(self) -> bool:
         return not self.text.isReadOnly()
 
-    def show_item(self, item: review.HeldItem | None) -> None:
+    def show_item(self, item: HeldItem | None) -> None:
         self.stop_editing()
         if item is None:
             self.text.setPlainText("")
@@ -193,9 +193,9 @@ class ReviewView(DeskView):
 
     def reload(self, changes: Changes | None = None) -> None:
         store = self.store
-        self._load.start(lambda st: review.inbox(store))
+        self._load.start(lambda st: Review(store).inbox())
 
-    def _loaded(self, items: list[review.HeldItem]) -> None:
+    def _loaded(self, items: list[HeldItem]) -> None:
         self.model.set_rows(items)
         n = len(items)
         self.title.setText(f"{n} held for review" if n else "Nothing is waiting for review")
@@ -208,7 +208,7 @@ class ReviewView(DeskView):
         self._load.wait(msecs)
 
     # -- actions ----------------------------------------------------------------------
-    def current_item(self) -> review.HeldItem | None:
+    def current_item(self) -> HeldItem | None:
         return self.model.row_at(self.table.currentIndex().row())
 
     def _run(self, label: str, fn: Callable[[], Changes], status: str) -> None:
@@ -221,14 +221,14 @@ class ReviewView(DeskView):
         item = self.current_item()
         if item is not None:
             mid = item.memory.id
-            self._run("Approve held memory", lambda: review.approve(self.store, [mid]),
+            self._run("Approve held memory", lambda: Review(self.store).approve([mid]),
                       "Approved: it is an active memory now.")
 
     def reject(self) -> None:
         item = self.current_item()
         if item is not None:
             mid = item.memory.id
-            self._run("Reject held memory", lambda: review.reject(self.store, [mid]),
+            self._run("Reject held memory", lambda: Review(self.store).reject([mid]),
                       "Rejected (U undoes).")
 
     def save_edit(self, text: str) -> None:
@@ -241,7 +241,7 @@ class ReviewView(DeskView):
             self.card.show_item(item)
             self.table.setFocus()
             return
-        self._run("Edit held memory", lambda: review.edit(self.store, mid, text=text),
+        self._run("Edit held memory", lambda: Review(self.store).edit(mid, text=text),
                   "Edited; still held until you approve it.")
         self.table.setFocus()
 

@@ -3,9 +3,10 @@ keyboard alone (Anki-style), and read the report at the end.
 
 Keys on the review page: 1–9 set importance 0.1–0.9 (0 sets 1.0), K keep, S skip,
 U undo the last decision, N write a note for the next decision, Esc pause.  Every
-decision is stored at once by ``memdesk.core.curation.sweep``; this view keeps no state that a
-restart could lose.  Decisions are single-row writes and run on the GUI thread so the
-next card appears immediately; sampling runs in the background.
+decision is stored at once by the ``Sweeps`` façade (``memdesk.core.curation.service``);
+this view keeps no state that a restart could lose.  Decisions are single-row writes
+and run on the GUI thread so the next card appears immediately; sampling runs in the
+background.
 """
 
 from __future__ import annotations
@@ -408,7 +409,7 @@ class SweepView(DeskView):
     def reload_lists(self) -> None:
         self._stale = False
         store = self.store
-        self._lists.start(lambda st: (sweep.list_sweeps(store, unfinished=True),
+        self._lists.start(lambda st: (Sweeps(store).list(unfinished=True),
                                       store.distinct("user_id", limit=500)))
         self.start.learning.reload()
 
@@ -448,7 +449,7 @@ class SweepView(DeskView):
         # A new sweep changes no memory and has nothing to undo (pausing leaves it);
         # its state carries those Changes.
         self.run(Op("Start a revaluation sweep",
-                    lambda st: sweep.start_sweep(store, **params), self._started,
+                    lambda st: Sweeps(store).start(**params), self._started,
                     undoable=False, background=True))
 
     def _started(self, state: sweep.SweepState) -> None:

@@ -13,10 +13,15 @@ different value is an unlinked correction ↔ original pair (the dispositional-m
 step never ran on it); it is reported with ``kind == "correction"``.
 
 Resolutions (all audited under one ``group_id`` and undone together by
-``undo_resolution``): keep one value (the others get ``valid_until`` = now and
+the façade's ``undo``): keep one value (the others get ``valid_until`` = now and
 ``superseded_by`` = the winner), keep all (a dismissal: not raised again unless a new
 memory joins), edit the winner then keep it, or merge into a new memory that
-supersedes all members.  The suggested resolution is explained in ``suggest``.
+supersedes all members.  The suggested resolution is explained in ``_suggest``.
+
+The functions here are the implementation of
+:class:`memdesk.core.curation.service.Contradictions`, the public surface; callers
+outside this package use the façade and the record types below (``ContradictionGroup``,
+``GroupDetail``, ``Card``, ``Suggestion``, ``Resolution``).
 """
 
 from __future__ import annotations
@@ -26,27 +31,25 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, insert, select, text
+from sqlalchemy import Connection, Table, select, text
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.cardinality import multi_valued
 from memdesk.core.curation.models import ContradictionDismissal
-from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
-from memdesk.core.ids import new_id, utcnow
-from memdesk.core.store import actions as acts
+from memdesk.core.errors import MemdeskError, NotFoundError
 from memdesk.core.store.audit import is_undone
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
-from memdesk.core.store.records import RECORD_COLUMNS, Changed, Changes, MemoryRecord
+from memdesk.core.store.records import RECORD_COLUMNS, MemoryRecord
 from memdesk.core.store.vectors import record_columns
-from memdesk.core.validation import validate_fields
 
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c
-DT = ContradictionDismissal.__table__
+# Declarative types __table__ as a FromClause; this model maps a plain Table.
+DT = cast(Table, ContradictionDismissal.__table__)
 D = DT.c
 
 Key = tuple[str, str, str]  # (user_id, entity, attribute)
@@ -56,12 +59,12 @@ class StaleGroupError(MemdeskError):
     """The group changed (members added, resolved elsewhere) since it was shown."""
 
 
-def normalise(value: str) -> str:
+def _normalise(value: str) -> str:
     """The comparison form of a value: casefolded, inner whitespace collapsed, stripped."""
     return " ".join(value.split()).casefold()
 
 
-def group_id_for(key: Key) -> str:
+def _group_id_for(key: Key) -> str:
     """A short stable id for a (user, entity, attribute) group, for the CLI."""
     return hashlib.sha1(json.dumps(list(key)).encode()).hexdigest()[:12]
 
@@ -91,7 +94,7 @@ class ContradictionGroup:
 
     @property
     def id(self) -> str:
-        return group_id_for(self.key)
+        return _group_id_for(self.key)
 
     @property
     def user_id(self) -> str:
@@ -129,8 +132,9 @@ class ContradictionGroup:
         }
 
 
-def _parse_dt(v: Any) -> datetime | None:
-    if v is None or isinstance(v, datetime):
+def _parse_dt(v: Any) -> datetime:
+    """A stored time: a datetime already (PostgreSQL) or ISO text (SQLite)."""
+    if isinstance(v, datetime):
         return v
     return datetime.fromisoformat(str(v))
 
@@ -176,10 +180,10 @@ def may_contradict(key: Key) -> bool:
     return not multi_valued(key[2])
 
 
-def _build_group(key: Key, rows: list[tuple]) -> ContradictionGroup | None:
-    clusters: dict[str, list[tuple]] = {}
+def _build_group(key: Key, rows: list[tuple[Any, ...]]) -> ContradictionGroup | None:
+    clusters: dict[str, list[tuple[Any, ...]]] = {}
     for r in rows:
-        clusters.setdefault(normalise(r[3]), []).append(r)
+        clusters.setdefault(_normalise(r[3]), []).append(r)
     if len(clusters) < 2:
         return None
     values = []
@@ -191,8 +195,8 @@ def _build_group(key: Key, rows: list[tuple]) -> ContradictionGroup | None:
         values.append(ValueCluster(
             norm=norm, display=display, count=sum(r[4] for r in rs),
             seqs_csv=",".join(str(r[5]) for r in rs),
-            first_created=_parse_dt(min(r[6] for r in rs)),  # type: ignore[arg-type]
-            last_created=_parse_dt(max(r[7] for r in rs)),  # type: ignore[arg-type]
+            first_created=_parse_dt(min(r[6] for r in rs)),
+            last_created=_parse_dt(max(r[7] for r in rs)),
             newest_correction=_parse_dt(max(corrections)) if corrections else None,
         ))
     values.sort(key=lambda v: v.last_created, reverse=True)
@@ -206,7 +210,7 @@ def _build_group(key: Key, rows: list[tuple]) -> ContradictionGroup | None:
     return ContradictionGroup(key, tuple(values), kind)
 
 
-def find_contradictions(
+def _find(
     store: MemoryStore,
     *,
     user: str | None = None,
@@ -218,7 +222,7 @@ def find_contradictions(
     groups: list[ContradictionGroup] = []
     with store.read() as conn:
         dismissed = {} if include_dismissed else _active_dismissals(conn)
-        by_key: dict[Key, list[tuple]] = {}
+        by_key: dict[Key, list[tuple[Any, ...]]] = {}
         for r in conn.execute(text(_scan_sql(store.dialect, user is not None)), params):
             by_key.setdefault((r[0], r[1], r[2]), []).append(tuple(r))
     for key, rows in by_key.items():
@@ -235,9 +239,9 @@ def find_contradictions(
     return groups[:limit] if limit is not None else groups
 
 
-def find_group(store: MemoryStore, group: str) -> ContradictionGroup:
+def _find_group(store: MemoryStore, group: str) -> ContradictionGroup:
     """A current group by its id (as printed by ``contradictions list``)."""
-    for g in find_contradictions(store, include_dismissed=True):
+    for g in _find(store, include_dismissed=True):
         if g.id == group:
             return g
     raise NotFoundError(f"No open contradiction group {group!r}")
@@ -274,7 +278,7 @@ class GroupDetail:
 
     @property
     def id(self) -> str:
-        return group_id_for(self.key)
+        return _group_id_for(self.key)
 
     @property
     def member_ids(self) -> tuple[str, ...]:
@@ -291,7 +295,7 @@ class GroupDetail:
         raise NotFoundError(f"Memory {memory_id!r} is not an active member of this group")
 
 
-def suggest(cards: Iterable[Card]) -> Suggestion | None:
+def _suggest(cards: Iterable[Card]) -> Suggestion | None:
     """Newer + higher confidence wins.  When they disagree: a newer correction wins
     (it exists to override); otherwise the newer wins (facts change: people move, switch
     jobs) unless its confidence is under the write-phase design's 0.4 retrieval threshold while the
@@ -340,7 +344,7 @@ def _members(conn: Connection, key: Key) -> list[MemoryRecord]:
 def _detail(key: Key, members: list[MemoryRecord]) -> GroupDetail:
     by_norm: dict[str, list[MemoryRecord]] = {}
     for m in members:
-        by_norm.setdefault(normalise(m.value or ""), []).append(m)
+        by_norm.setdefault(_normalise(m.value or ""), []).append(m)
     reps = {norm: max(ms, key=lambda m: (m.created_at, m.seq)) for norm, ms in by_norm.items()}
     newest = max(reps.values(), key=lambda m: (m.created_at, m.confidence), default=None)
     oldest = min(reps.values(), key=lambda m: (m.created_at, -m.confidence), default=None)
@@ -352,190 +356,10 @@ def _detail(key: Key, members: list[MemoryRecord]) -> GroupDetail:
         for norm, rep in reps.items()
     ]
     cards.sort(key=lambda c: (c.memory.created_at, c.memory.seq), reverse=True)
-    return GroupDetail(key, tuple(members), tuple(cards), suggest(cards))
+    return GroupDetail(key, tuple(members), tuple(cards), _suggest(cards))
 
 
-def load_group(store: MemoryStore, key: Key) -> GroupDetail:
+def _load(store: MemoryStore, key: Key) -> GroupDetail:
     """The current active members of a group, one card per value, and a suggestion."""
     with store.read() as conn:
         return _detail(key, _members(conn, key))
-
-
-# -- resolutions ----------------------------------------------------------------------
-
-
-# A resolution supersedes (or adds) memories; a "keep both" only records a dismissal.
-RESOLVED = Changed.CONTRADICTIONS | Changed.MEMORIES | Changed.HISTORY
-DISMISSED = Changed.CONTRADICTIONS | Changed.HISTORY
-
-
-@dataclass(frozen=True)
-class Resolution:
-    action: str  # keep | keep_all | edit | merge
-    group_id: str  # audit group: undo_resolution(store, group_id) undoes all of it
-    winner_id: str | None
-    changes: Changes
-
-
-def _fresh(store: MemoryStore, conn: Connection, seen: GroupDetail) -> GroupDetail:
-    """The group as it is now, its members locked until the resolution commits;
-    refuses if it is not what the operator saw (a member added, gone or edited: every
-    change bumps a memory's version)."""
-    store.lock_in(conn, seen.member_ids)
-    now = _detail(seen.key, _members(conn, seen.key))
-    if ({m.id: m.version for m in now.members}
-            != {m.id: m.version for m in seen.members}):
-        raise StaleGroupError(
-            "This contradiction changed since it was shown (a member was added, edited "
-            "or resolved elsewhere). Reload it and decide again."
-        )
-    return now
-
-
-def _supersede_losers(
-    store: MemoryStore, conn: Connection, group: GroupDetail, winner: str, win_norm: str,
-    *, actor: str, action: acts.Action, gid: str, note: str | None,
-) -> list[int]:
-    events = []
-    now = utcnow()
-    for m in group.members:
-        if m.id == winner or normalise(m.value or "") == win_norm:
-            continue
-        ev = store.supersede_in(conn, m.id, winner, actor=actor, action=action,
-                                group_id=gid, note=note, at=now, expected_version=m.version)
-        if ev:
-            events.append(ev)
-    return events
-
-
-def resolve_keep(
-    store: MemoryStore, group: GroupDetail, winner_id: str, *,
-    note: str | None = None, actor: str = "operator",
-) -> Resolution:
-    """Keep ``winner_id``'s value: every member with another value is superseded by it."""
-    note = tx.check_optional_str("note", note, 10_000)
-    actor = str(tx.Actor(actor))
-    gid = new_id()
-
-    with store.write() as conn:
-        cur = _fresh(store, conn, group)
-        card = cur.card_for(winner_id)
-        events = _supersede_losers(store, conn, cur, winner_id, card.norm, actor=actor,
-                                   action=acts.RESOLVE_KEEP, gid=gid, note=note)
-    return Resolution("keep", gid, winner_id, Changes(
-        cur.member_ids, tuple(events), gid, RESOLVED, action=acts.RESOLVE_KEEP))
-
-
-def resolve_keep_all(
-    store: MemoryStore, group: GroupDetail, *, note: str | None = None, actor: str = "operator"
-) -> Resolution:
-    """"Keep both": the values legitimately coexist.  Recorded as a dismissal plus one
-    audit row per member (nothing about the memories changes); undoing those audit
-    rows lifts the dismissal.  A member added later makes the group show again."""
-    note = tx.check_optional_str("note", note, 10_000)
-    actor = str(tx.Actor(actor))
-    gid = new_id()
-
-    with store.write() as conn:
-        cur = _fresh(store, conn, group)
-        conn.execute(insert(DT).values(
-            id=new_id(), user_id=cur.key[0], entity=cur.key[1], attribute=cur.key[2],
-            member_seqs=json.dumps(sorted(m.seq for m in cur.members)),
-            member_ids=json.dumps([m.id for m in cur.members]),
-            norm_values=json.dumps(sorted(c.norm for c in cur.cards), ensure_ascii=False),
-            group_id=gid, created_at=utcnow(), actor=actor, note=note,
-        ))
-        events = [
-            store.log_in(conn, m.id, actor, acts.RESOLVE_KEEP_ALL, {}, {}, group_id=gid,
-                       note=note or "values may coexist: not a contradiction")
-            for m in cur.members
-        ]
-    return Resolution("keep_all", gid, None, Changes(
-        cur.member_ids, tuple(events), gid, DISMISSED, action=acts.RESOLVE_KEEP_ALL))
-
-
-def resolve_edit(
-    store: MemoryStore, group: GroupDetail, winner_id: str, *,
-    value: str | None = None, text_: str | None = None, confidence: float | None = None,
-    note: str | None = None, actor: str = "operator",
-) -> Resolution:
-    """Edit the winner (value, text, confidence) then keep it, in one audited group."""
-    fields: dict[str, Any] = {}
-    if value is not None:
-        fields["value"] = value
-    if text_ is not None:
-        fields["text"] = text_
-    if confidence is not None:
-        fields["confidence"] = confidence
-    if not fields:
-        raise ValidationError("value", "an edit needs a new value, text or confidence")
-    fields = validate_fields(fields, creating=False)
-    if "value" in fields and fields["value"] is None:
-        raise ValidationError("value", "must not be empty")
-    note = tx.check_optional_str("note", note, 10_000)
-    actor = str(tx.Actor(actor))
-    gid = new_id()
-
-    with store.write() as conn:
-        cur = _fresh(store, conn, group)
-        cur.card_for(winner_id)
-        ev = store.apply_in(conn, winner_id, fields, actor=actor, action=acts.RESOLVE_EDIT,
-                          group_id=gid, note=note,
-                          expected_version=next(m.version for m in cur.members
-                                                if m.id == winner_id))
-        winner = store.get(winner_id, conn)
-        events = ([ev] if ev else []) + _supersede_losers(
-            store, conn, cur, winner_id, normalise(winner.value or ""), actor=actor,
-            action=acts.RESOLVE_KEEP, gid=gid, note=note)
-    return Resolution("edit", gid, winner_id, Changes(
-        cur.member_ids, tuple(events), gid, RESOLVED, action=acts.RESOLVE_EDIT))
-
-
-def resolve_merge(
-    store: MemoryStore, group: GroupDetail, *, text_: str, value: str,
-    note: str | None = None, actor: str = "operator", **overrides: Any,
-) -> Resolution:
-    """A new memory (text and value given; other fields from the newest member,
-    importance and confidence the members' highest) supersedes every member."""
-    actor = str(tx.Actor(actor))
-    note = tx.check_optional_str("note", note, 10_000)
-    gid = new_id()
-
-    with store.write() as conn:
-        cur = _fresh(store, conn, group)
-        base = max(cur.members, key=lambda m: (m.created_at, m.seq))
-        values = validate_fields({
-            "user_id": base.user_id, "entity": base.entity, "attribute": base.attribute,
-            "type": base.type, "topic": base.topic, "layer": base.layer,
-            "importance": max(m.importance for m in cur.members),
-            "confidence": max(m.confidence for m in cur.members),
-            "text": text_, "value": value, **overrides,
-        }, creating=True)
-        if values.get("value") is None:
-            raise ValidationError("value", "must not be empty")
-        # Logged as "add" so undoing the group hides the merged memory again.
-        events = [store.add_in(conn, values, actor=actor, group_id=gid,
-                               note=note or f"merge of contradiction {cur.id}")]
-        now = utcnow()
-        for m in cur.members:
-            ev = store.supersede_in(conn, m.id, values["id"], actor=actor,
-                                    action=acts.RESOLVE_MERGE, group_id=gid, note=note, at=now,
-                                    expected_version=m.version)
-            if ev:
-                events.append(ev)
-    return Resolution("merge", gid, values["id"], Changes(
-        (*cur.member_ids, values["id"]), tuple(events), gid, RESOLVED,
-        action=acts.RESOLVE_MERGE, new_memory_ids=(values["id"],)))
-
-
-def resolve_suggested(
-    store: MemoryStore, group: GroupDetail, *, note: str | None = None, actor: str = "operator"
-) -> Resolution:
-    if group.suggestion is None:
-        raise ValidationError("group", "this group has no contradiction left to resolve")
-    return resolve_keep(store, group, group.suggestion.winner_id, note=note, actor=actor)
-
-
-def undo_resolution(store: MemoryStore, group_id: str, *, actor: str = "operator") -> Changes:
-    """Undo every change of one resolution (a "keep all" stops being a dismissal)."""
-    return store.undo_group(group_id, actor=actor)

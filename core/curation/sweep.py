@@ -3,6 +3,10 @@ memories uniformly from an importance band, let an operator re-decide their impo
 one at a time, and report what changed.  How the sample is drawn (uniformly, without
 sorting by RANDOM()) is ``memdesk.core.curation.sampling``.
 
+The functions here are the implementation of :class:`memdesk.core.curation.service.Sweeps`,
+the public surface; callers outside this package use the façade and the record types
+below (``SweepState``, ``SweepStep``, ``ItemContext``, ``SweepReport``).
+
 A sweep and every decision are written as they happen (tables ``sweeps`` and
 ``sweep_items``), so a sweep can be paused, the app closed, and the sweep resumed.
 Decisions change importance through the store's audited update path (action
@@ -24,13 +28,8 @@ from memdesk.core import taxonomy as tx
 from memdesk.core.curation import mixing
 from memdesk.core.curation.contemplative import ContemplativeHint, contemplative_hint
 from memdesk.core.curation.models import Sweep, SweepItem
-from memdesk.core.curation.sampling import (  # noqa: F401 - re-exported for callers
-    MAX_N,
-    Sample,
-    check_band,
-    check_n,
-    sample_band,
-)
+from memdesk.core.curation.sampling import MAX_N as MAX_N  # the form's upper bound
+from memdesk.core.curation.sampling import check_band, check_n, sample_band
 from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts
@@ -96,7 +95,7 @@ class SweepState:
     population: int | None
     finished_at: datetime | None
     items: tuple[SweepItemState, ...]
-    # What starting it changed (``start_sweep``): a new sweep, nothing to undo.
+    # What starting it changed (``Sweeps.start``): a new sweep, nothing to undo.
     changes: Changes = field(default_factory=lambda: Changes(kinds=Changed.NOTHING),
                              compare=False)
 
@@ -164,12 +163,12 @@ def _load(conn: Connection, sweep_id: str) -> SweepState:
     )
 
 
-def get_sweep(store: MemoryStore, sweep_id: str) -> SweepState:
+def _get(store: MemoryStore, sweep_id: str) -> SweepState:
     with store.read() as conn:
         return _load(conn, sweep_id)
 
 
-def start_sweep(
+def _start(
     store: MemoryStore,
     band: Sequence[float] = DEFAULT_BAND,
     n: int = DEFAULT_N,
@@ -236,7 +235,7 @@ class SweepSummary:
     finished_at: datetime | None
 
 
-def list_sweeps(
+def _list(
     store: MemoryStore, *, unfinished: bool = False, limit: int = 100
 ) -> list[SweepSummary]:
     """Sweeps, newest first, with their progress (decisions undone since not counted)."""
@@ -271,7 +270,7 @@ class SweepStep:
     changes: Changes
 
 
-def decide(
+def _decide(
     store: MemoryStore,
     sweep_id: str,
     pos: int,
@@ -341,12 +340,12 @@ def decide(
                                                   action=DECISION_ACTIONS[kind]))
 
 
-def undo_decision(
+def _undo_decision(
     store: MemoryStore, sweep_id: str, pos: int | None = None, *, actor: str = "operator"
 ) -> SweepStep:
     """Undo the latest decision (or item ``pos``): importance restored, item undecided."""
     actor = str(tx.Actor(actor))
-    state = get_sweep(store, sweep_id)
+    state = _get(store, sweep_id)
     decided = [it for it in state.items if it.decided]
     if pos is not None:
         decided = [it for it in decided if it.pos == pos]
@@ -390,7 +389,7 @@ class ItemContext:
     hint: ContemplativeHint | None
 
 
-def session_neighbours(
+def _session_neighbours(
     store: MemoryStore, memory: MemoryRecord, limit: int = 10
 ) -> list[MemoryRecord]:
     """Other memories of the same user and source session, closest in time first."""
@@ -411,13 +410,13 @@ def session_neighbours(
     return sorted(near[:limit], key=lambda r: (r.created_at, r.id))
 
 
-def item_context(store: MemoryStore, item: SweepItemState) -> ItemContext:
+def _item_context(store: MemoryStore, item: SweepItemState) -> ItemContext:
     try:
         rec = store.get(item.memory_id)
     except NotFoundError:
         return ItemContext(item, None, (), None)
     return ItemContext(
-        item, rec, tuple(session_neighbours(store, rec)),
+        item, rec, tuple(_session_neighbours(store, rec)),
         contemplative_hint(rec.text, rec.importance),
     )
 
@@ -458,9 +457,9 @@ def _bin(v: float) -> int:
     return min(HIST_BINS - 1, int(v * HIST_BINS + 1e-9))
 
 
-def report(store: MemoryStore, sweep_id: str) -> SweepReport:
+def _report(store: MemoryStore, sweep_id: str) -> SweepReport:
     """Before: importance when sampled; after: the decided importance (else unchanged)."""
-    state = get_sweep(store, sweep_id)
+    state = _get(store, sweep_id)
     before = [0] * HIST_BINS
     after = [0] * HIST_BINS
     raised = lowered = kept = skipped = undecided = 0

@@ -129,10 +129,18 @@ class DeltaMemory:
         if use_database and query:
             for s in config.sources:
                 if s.enabled and s.source_type == "database_memory":
-                    flat.extend(database_candidates(
-                        self.store, query, source=s.name, limit=s.top_k or 10, user_id=user_id
-                    ))
+                    flat.extend(self.candidates(query, source=s.name, limit=s.top_k or 10,
+                                                user_id=user_id))
         return build_memory_set(goal, query, flat, config, label=label, created_at=created_at)
+
+    def candidates(self, query: str, *, source: str = "database", limit: int = 10,
+                   user_id: str | None = None) -> list[Candidate]:
+        """What the store's ``database`` source offers for ``query``: up to ``limit``
+        active memories (one user's, if given) that share words with it, as candidates
+        of ``source``, the most relevant and confident first.  Full-text search for all
+        the words; when that finds fewer, single words widen the net."""
+        return database_candidates(self.store, query, source=source, limit=limit,
+                                   user_id=user_id)
 
     def save(self, ms: MemorySet) -> Saved:
         """Store a snapshot and the diff from the goal's previous snapshot."""
@@ -219,6 +227,11 @@ class DeltaMemory:
         """The drift review queue: flagged diffs, newest first (pending ones only, or all)."""
         with self.store.read() as conn:
             return snap.diff_records(conn, goal=goal, pending_only=pending_only, limit=limit)
+
+    def diffs(self, *, goal: str | None = None, limit: int = 5000) -> list[snap.DiffRecord]:
+        """Every stored diff (healthy ones too), newest first by time."""
+        with self.store.read() as conn:
+            return snap.diff_records(conn, goal=goal, flagged_only=False, limit=limit)
 
     def events(self, limit: int = 200) -> list[audit.DeltaEventRecord]:
         with self.store.read() as conn:

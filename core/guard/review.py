@@ -6,6 +6,9 @@ belief state, and counts as operator-curated from then on; an approved correctio
 supersedes what it corrects at once, curated or not: the operator decided); **reject**
 soft-deletes it and leaves it marked, so undoing a rejection puts it back in the inbox;
 **edit** changes its fields and leaves it held until approved.
+
+:class:`Review` is the public surface (the inbox view, ``memdesk review``); the
+functions below it are its implementation.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from memdesk.core.guard.origin import AgentOrigin, origin_of_memory
 from memdesk.core.guard.screen import Finding
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts
+from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import Changes, MemoryRecord
@@ -52,33 +56,14 @@ class HeldItem:
         return out
 
 
-def findings_in(conn: Connection, memory_id: str) -> tuple[Finding, ...]:
+def _findings_in(conn: Connection, memory_id: str) -> tuple[Finding, ...]:
     rows = conn.execute(select(R.rule_id, R.reason, R.evidence)
                         .where(R.memory_id == memory_id).order_by(R.id)).all()
     return tuple(Finding(r.rule_id, r.reason, r.evidence or "") for r in rows)
 
 
-def held_count(store) -> int:  # type: ignore[no-untyped-def]
-    return store.count(HELD)
-
-
-def inbox(store, limit: int = 500, user_id: str | None = None) -> list[HeldItem]:  # type: ignore[no-untyped-def]
-    """The held memories, oldest first (the order they arrived in)."""
-    flt = HELD.with_(user_ids=(user_id,)) if user_id else HELD
-    records = store.page(flt, order_by="created_at", descending=False, limit=limit)
-    with store.read() as conn:
-        return [HeldItem(r, findings_in(conn, r.id), origin_of_memory(conn, r.id))
-                for r in records]
-
-
-def held_item(store, memory_id: str) -> HeldItem:  # type: ignore[no-untyped-def]
-    with store.read() as conn:
-        rec = store.get(memory_id, conn)
-        return HeldItem(rec, findings_in(conn, rec.id), origin_of_memory(conn, rec.id))
-
-
-def _decide(store, ids: Sequence[str], values: dict[str, Any], action: acts.Action,  # type: ignore[no-untyped-def]
-            note: str | None, actor: str) -> Changes:
+def _decide(store: MemoryStore, ids: Sequence[str], values: dict[str, Any],
+            action: acts.Action, note: str | None, actor: str) -> Changes:
     if not ids:
         raise ValidationError("ids", "name at least one held memory")
     group = new_id()
@@ -107,35 +92,69 @@ def _decide(store, ids: Sequence[str], values: dict[str, Any], action: acts.Acti
     return Changes(tuple(ids), tuple(events), group, action=action)
 
 
-def approve(store, ids: Sequence[str], *, note: str | None = None,  # type: ignore[no-untyped-def]
-            actor: str = "operator") -> Changes:
-    """Release held memories into the active belief state (one undoable group)."""
-    return _decide(store, ids, {"quarantined_at": None}, acts.APPROVE, note, actor)
+class Review:
+    """The operator's review inbox over one open store.  Cheap to construct.
 
+    Reads return plain values; each action runs in one write transaction and returns
+    ``Changes`` whose ``group_id`` the generic undo reverts as one.
+    """
 
-def reject(store, ids: Sequence[str], *, note: str | None = None,  # type: ignore[no-untyped-def]
-           actor: str = "operator") -> Changes:
-    """Soft-delete held memories (one undoable group; undo returns them to the inbox)."""
-    return _decide(store, ids, {"deleted_at": utcnow()}, acts.REJECT, note, actor)
+    def __init__(self, store: MemoryStore) -> None:
+        self.store = store
 
+    # -- reading --------------------------------------------------------------------
+    def held_count(self) -> int:
+        """How many memories wait for review (the status-bar badge)."""
+        return int(self.store.count(HELD))
 
-def edit(store, memory_id: str, *, actor: str = "operator", **fields: Any) -> Changes:  # type: ignore[no-untyped-def]
-    """Edit a held memory's fields (it stays held until approved)."""
-    rec = store.get(memory_id)
-    if rec.status is not Status.QUARANTINED:
-        raise ValidationError("id", f"memory {memory_id} is {rec.status.value}, "
-                                    "not waiting for review")
-    return store.update(memory_id, actor=actor, note="edited in review",
-                        expected_version=rec.version, **fields)
+    def inbox(self, limit: int = 500, user_id: str | None = None) -> list[HeldItem]:
+        """The held memories, oldest first (the order they arrived in), each with its
+        reasons and agent origin."""
+        flt = HELD.with_(user_ids=(user_id,)) if user_id else HELD
+        records = self.store.page(flt, order_by="created_at", descending=False,
+                                  limit=limit)
+        with self.store.read() as conn:
+            return [HeldItem(r, _findings_in(conn, r.id), origin_of_memory(conn, r.id))
+                    for r in records]
 
+    def item(self, memory_id: str) -> HeldItem:
+        """One memory with the reasons it was held and where it came from (a memory no
+        longer held keeps its reasons: they say why it was held)."""
+        with self.store.read() as conn:
+            rec = self.store.get(memory_id, conn)
+            return HeldItem(rec, _findings_in(conn, rec.id), origin_of_memory(conn, rec.id))
 
-def rule_counts(store) -> dict[str, int]:  # type: ignore[no-untyped-def]
-    """How many held memories each rule holds (for the inbox header and `review list`)."""
-    with store.read() as conn:
-        rows = conn.execute(
-            select(R.rule_id, func.count(func.distinct(R.memory_id)))
-            .select_from(QuarantineReason.__table__.join(Memory.__table__, R.memory_id == M.id))
-            .where(M.quarantined_at.is_not(None), M.deleted_at.is_(None))
-            .group_by(R.rule_id)
-        ).all()
-    return {rule: int(n) for rule, n in rows}
+    def rule_counts(self) -> dict[str, int]:
+        """How many held memories each rule holds (the inbox header, `review list`)."""
+        with self.store.read() as conn:
+            rows = conn.execute(
+                select(R.rule_id, func.count(func.distinct(R.memory_id)))
+                .select_from(QuarantineReason.__table__.join(Memory.__table__,
+                                                             R.memory_id == M.id))
+                .where(M.quarantined_at.is_not(None), M.deleted_at.is_(None))
+                .group_by(R.rule_id)
+            ).all()
+        return {rule: int(n) for rule, n in rows}
+
+    # -- deciding -------------------------------------------------------------------
+    def approve(self, ids: Sequence[str], *, note: str | None = None,
+                actor: str = "operator") -> Changes:
+        """Release held memories into the active belief state (one undoable group).
+        Refused, with nothing changed, if any of them is not held."""
+        return _decide(self.store, ids, {"quarantined_at": None}, acts.APPROVE, note, actor)
+
+    def reject(self, ids: Sequence[str], *, note: str | None = None,
+               actor: str = "operator") -> Changes:
+        """Soft-delete held memories (one undoable group; undo returns them to the
+        inbox).  Refused, with nothing changed, if any of them is not held."""
+        return _decide(self.store, ids, {"deleted_at": utcnow()}, acts.REJECT, note, actor)
+
+    def edit(self, memory_id: str, *, actor: str = "operator", **fields: Any) -> Changes:
+        """Edit a held memory's fields (it stays held until approved)."""
+        rec = self.store.get(memory_id)
+        if rec.status is not Status.QUARANTINED:
+            raise ValidationError("id", f"memory {memory_id} is {rec.status.value}, "
+                                        "not waiting for review")
+        changes: Changes = self.store.update(memory_id, actor=actor, note="edited in review",
+                                             expected_version=rec.version, **fields)
+        return changes

@@ -157,14 +157,17 @@ def _owned_running(conn: Connection, job_id: str, owner: str) -> Row[str | None]
 
 
 class JobQueue:
-    """The ``jobs`` table's service.  Cheap; construct one per store."""
+    """The write-path job queue over one store: the public surface of ``jobs`` (the
+    jobs view, ``memdesk jobs``, the MCP tools and the worker use it).  Cheap; construct
+    one per store.  Its one operator action, :meth:`cancel`, returns ``Changes``."""
 
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
 
     # -- agents -----------------------------------------------------------------
     def enqueue(self, turn: Turn) -> str:
-        """Persist ``turn`` as a pending job and return its id at once."""
+        """Persist ``turn`` as a pending job and return its id at once (the write-phase
+        design's ``store_memory`` contract: the agent never waits for extraction)."""
         with self.store.write() as conn:
             return self.enqueue_in(conn, turn)
 
@@ -190,7 +193,8 @@ class JobQueue:
             raise NotFoundError(f"No job with id {job_id!r}")
         return _record(row)
 
-    def list(self, statuses: tuple[str, ...] = (), limit: int = 500) -> list[JobRecord]:
+    def list(self, statuses: tuple[str, ...] = (),
+             limit: int = 500) -> builtins.list[JobRecord]:
         for s in statuses:
             JobStatus(s)
         stmt = select(JT).order_by(J.created_at.desc(), J.id).limit(limit)
@@ -297,7 +301,7 @@ class JobQueue:
         now = utcnow()
         done = f"done: {len(memory_ids)} memories"
         conn.execute(update(JT).where(J.id == job_id).values(
-            status=JobStatus.DONE, memory_ids=json.dumps(memory_ids), extractor=extractor,
+            status=JobStatus.DONE, memory_ids=json.dumps(list(memory_ids)), extractor=extractor,
             model=model, lease_owner=None, lease_until=None, updated_at=now, finished_at=now,
             error=None, log=_append_log(current.log, *notes, done)))
 
@@ -371,12 +375,7 @@ def _why_not_cancellable(job: JobRecord) -> str:
     return f"job {job.id} is {job.status}; only pending jobs can be cancelled"
 
 
-def is_job_event(ev: EventRecord) -> bool:
-    """Whether an audit event changed a job's status (a cancel, or an undo of one)."""
-    return acts.declared(ev).stream is acts.Stream.JOB
-
-
-def undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
+def _undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
                       group_id: str | None) -> int:
     """Undo a job status event inside ``conn``'s transaction: the job goes back to its
     ``before`` status, if it still has its ``after`` one (a job a worker claimed since
@@ -404,9 +403,4 @@ def undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
 def undo_job_event(store: MemoryStore, conn: Connection, ev: EventRecord, actor: str,
                    group_id: str | None) -> int:
     """The job stream's undo handler (bound in ``memdesk.core.actions``)."""
-    return undo_job_event_in(conn, ev, actor, group_id)
-
-
-def store_memory(store: MemoryStore, turn: Turn) -> str:
-    """The write-phase design's MCP contract: enqueue ``turn`` and return the job id immediately."""
-    return JobQueue(store).enqueue(turn)
+    return _undo_job_event_in(conn, ev, actor, group_id)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from memdesk.app.main import main
-from memdesk.core.curation import contradictions as C
+from memdesk.core.curation.service import Contradictions
 from memdesk.core.store.memory_store import MemoryStore
 
 
@@ -65,7 +65,7 @@ def test_contradictions_cli(demo_store: MemoryStore, capsys) -> None:
     assert code == 0
     listed = json.loads(out)
     total = listed["total"]
-    assert total == len(C.find_contradictions(demo_store)) > 3
+    assert total == len(Contradictions(demo_store).find()) > 3
     gid = listed["groups"][0]["group"]
 
     code, out, _ = run(capsys, "contradictions", "show", gid, "--db", db, "--json")
@@ -157,9 +157,9 @@ def test_sweep_tables_have_headers(demo_store: MemoryStore, capsys) -> None:
 def test_contradiction_groups_and_actions_take_prefixes(demo_store: MemoryStore,
                                                        capsys) -> None:
     db = str(demo_store.engine.url.database)
-    groups = C.find_contradictions(demo_store)
+    groups = Contradictions(demo_store).find()
     g = groups[0]
-    d = C.load_group(demo_store, g.key)
+    d = Contradictions(demo_store).load(g.key)
     keep = d.cards[-1].memory.id
     code, out, _ = run(capsys, "contradictions", "show", g.id[:6], "--db", db, "--json")
     assert code == 0 and json.loads(out)["group"] == g.id
@@ -168,10 +168,10 @@ def test_contradiction_groups_and_actions_take_prefixes(demo_store: MemoryStore,
     assert code == 0
     res = json.loads(out)
     assert res["winner"] == keep and demo_store.get(keep).is_active
-    assert g.key not in {x.key for x in C.find_contradictions(demo_store)}
+    assert g.key not in {x.key for x in Contradictions(demo_store).find()}
     code, out, _ = run(capsys, "contradictions", "undo", res["action_group"][:8], "--db", db)
     assert code == 0
-    assert g.key in {x.key for x in C.find_contradictions(demo_store)}
+    assert g.key in {x.key for x in Contradictions(demo_store).find()}
     code, _, err = run(capsys, "contradictions", "undo", res["action_group"][:8], "--db", db)
     assert code == 5 and "already undone" in err
     code, _, err = run(capsys, "contradictions", "show", "zzzzzz", "--db", db)

@@ -19,7 +19,7 @@ from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.undo import undo_group
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
-from memdesk.core.write.jobs import JobQueue, store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 from memdesk.ui.sweep_learning import suggestion_text
@@ -48,10 +48,10 @@ def taught(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("taught") / "s.db"
     store = MemoryStore.open(path)
     for i, tool in enumerate(TOOLS * 2):
-        store_memory(store, Turn(f"I decided to use {tool} for the {PARTS[i % 6]} service.",
+        JobQueue(store).enqueue(Turn(f"I decided to use {tool} for the {PARTS[i % 6]} service.",
                                  f"u{i}", "c1"))
     for i, city in enumerate(CITIES):
-        store_memory(store, Turn(f"I live in {city}.", f"v{i}", "c1"))
+        JobQueue(store).enqueue(Turn(f"I live in {city}.", f"v{i}", "c1"))
     run_worker(store)
     sweeps = Sweeps(store)
     sweep = sweeps.start((0.55, 0.85), 500, seed=1)
@@ -75,7 +75,7 @@ def store(taught: Path, tmp_path: Path):
 
 
 def _job_of(store: MemoryStore, text: str, user: str) -> tuple[str, list[str]]:
-    job = store_memory(store, Turn(text, user, "c2"))
+    job = JobQueue(store).enqueue(Turn(text, user, "c2"))
     return job, run_worker(store)
 
 
@@ -119,7 +119,7 @@ def test_a_source_without_auto_apply_keeps_its_write_time_importance(
 
 def test_memdesk_worker_applies_it_too(store: MemoryStore, capsys) -> None:
     Calibrations(store).set_auto_apply("heuristic", True)
-    job = store_memory(store, Turn("I decided to use Zig for the ledger service.", "w4", "c3"))
+    job = JobQueue(store).enqueue(Turn("I decided to use Zig for the ledger service.", "w4", "c3"))
     path = store.engine.url.database
     assert main(["worker", "--db", str(path), "--offline", "--drain", "--no-embed"]) == 0
     [mid] = JobQueue(store).get(job).memory_ids

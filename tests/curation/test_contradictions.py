@@ -6,10 +6,13 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import event, text
 
 from memdesk.core.curation import contradictions as C
+from memdesk.core.curation.service import Contradictions
+from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.store.memory_store import MemoryStore, utcnow
+from tests.helpers.contradiction import suggest_for
 
 T0 = datetime(2026, 3, 1)
 
@@ -54,7 +57,7 @@ def keys(groups) -> set[tuple[str, str, str]]:
 
 
 def test_scan_finds_exactly_the_contradictions(store, world) -> None:
-    groups = C.find_contradictions(store)
+    groups = Contradictions(store).find()
     assert keys(groups) == {("alice", "user", "works_at"), ("carol", "user", "test_framework")}
     alice = next(g for g in groups if g.user_id == "alice")
     assert alice.kind == "conflict"
@@ -62,37 +65,54 @@ def test_scan_finds_exactly_the_contradictions(store, world) -> None:
     carol = next(g for g in groups if g.user_id == "carol")
     assert carol.kind == "correction"
     assert groups[0] is carol  # unlinked corrections first
-    assert keys(C.find_contradictions(store, user="carol")) == {carol.key}
-    assert C.find_contradictions(store, user="bob") == []
+    assert keys(Contradictions(store).find(user="carol")) == {carol.key}
+    assert Contradictions(store).find(user="bob") == []
 
 
 def test_correction_older_than_the_other_value_is_a_plain_conflict(store) -> None:
     add(store, "pytest", user="dan", attr="tf", days=1, type_="correction")
     add(store, "nose", user="dan", attr="tf", days=5)
-    [g] = C.find_contradictions(store)
+    [g] = Contradictions(store).find()
     assert g.kind == "conflict"
 
 
 def test_scan_is_one_pass_over_the_partial_index(store, world, backend) -> None:
     if backend != "sqlite":
         pytest.skip("reads SQLite's EXPLAIN QUERY PLAN")
+    seen: list[str] = []
+
+    def record(conn, cursor, statement, parameters, context, executemany) -> None:
+        seen.append(statement)
+
+    event.listen(store.engine, "before_cursor_execute", record)
+    try:
+        Contradictions(store).find()
+    finally:
+        event.remove(store.engine, "before_cursor_execute", record)
+    [scan] = [q for q in seen if "GROUP BY" in q and "FROM memories" in q]
     with store.read() as conn:
-        plan = " ".join(
-            str(r[3]) for r in conn.execute(
-                text("EXPLAIN QUERY PLAN " + C._scan_sql("sqlite", False)))
-        )
+        plan = " ".join(str(r[3]) for r in conn.execute(text("EXPLAIN QUERY PLAN " + scan)))
     assert "ix_memories_active_triple" in plan
     assert "COVERING INDEX" in plan
     assert "TEMP B-TREE" not in plan  # grouped in index order, no sort, no pairwise join
 
 
-def test_normalise() -> None:
-    assert C.normalise("  New\u00a0 York\t") == C.normalise("new york") == "new york"
-    assert C.normalise("STRASSE") == C.normalise("straße")  # casefold, not lower()
+def test_values_equal_once_normalised_are_one_value(store) -> None:
+    # Case, inner and outer whitespace (a no-break space too) and ß: one value each.
+    for attr, values in (("city", ["  New\u00a0 York\t", "new york", "NEW YORK"]),
+                         ("street", ["STRASSE", "straße", "Strasse"])):
+        for days, value in enumerate(values):
+            add(store, value, attr=attr, days=days)
+    assert Contradictions(store).find() == []
+    add(store, "Boston", attr="city", days=9)
+    [g] = Contradictions(store).find()
+    assert g.attribute == "city"
+    assert sorted(v.count for v in g.values) == [1, 3]
+    assert {v.norm for v in g.values} == {"new york", "boston"}
 
 
 def detail(store, user="alice", attr="works_at") -> C.GroupDetail:
-    return C.load_group(store, (user, "user", attr))
+    return Contradictions(store).load((user, "user", attr))
 
 
 def test_keep_a_sets_exactly_valid_until_and_superseded_by(store, world) -> None:
@@ -100,7 +120,7 @@ def test_keep_a_sets_exactly_valid_until_and_superseded_by(store, world) -> None
     assert [c.memory.id for c in d.cards] == [world["globex"], world["acme2"]]
     before = {m: store.get(m) for m in (world["acme"], world["acme2"], world["globex"])}
     t = utcnow()
-    res = C.resolve_keep(store, d, world["acme"], note="she never left")
+    res = Contradictions(store).keep(d, world["acme"], note="she never left")
     g = store.get(world["globex"])
     assert g.superseded_by == world["acme"]
     assert t <= g.valid_until <= utcnow()
@@ -113,45 +133,45 @@ def test_keep_a_sets_exactly_valid_until_and_superseded_by(store, world) -> None
     assert [(e.memory_id, e.action, sorted(e.after)) for e in evs] == [
         (world["globex"], "resolve_keep", ["superseded_by", "valid_until"])]
     assert evs[0].note == "she never left"
-    assert ("alice", "user", "works_at") not in keys(C.find_contradictions(store))
+    assert ("alice", "user", "works_at") not in keys(Contradictions(store).find())
 
-    C.undo_resolution(store, res.group_id)
+    Contradictions(store).undo(res.group_id)
     assert store.get(world["globex"]) == before[world["globex"]]
-    assert ("alice", "user", "works_at") in keys(C.find_contradictions(store))
+    assert ("alice", "user", "works_at") in keys(Contradictions(store).find())
 
 
 def test_keep_b_supersedes_every_member_of_the_other_value(store, world) -> None:
-    res = C.resolve_keep(store, detail(store), world["globex"])
+    res = Contradictions(store).keep(detail(store), world["globex"])
     for loser in ("acme", "acme2"):
         assert store.get(world[loser]).superseded_by == world["globex"]
     assert store.get(world["globex"]).is_active
     assert len(store.group_events(res.group_id)) == 2
-    C.undo_resolution(store, res.group_id)
+    Contradictions(store).undo(res.group_id)
     assert all(store.get(world[k]).is_active for k in ("acme", "acme2", "globex"))
 
 
 def test_keep_all_is_not_raised_again_until_a_new_member_joins(store, world) -> None:
     before = [store.get(world[k]) for k in ("acme", "acme2", "globex")]
-    res = C.resolve_keep_all(store, detail(store))
+    res = Contradictions(store).keep_all(detail(store))
     assert [store.get(world[k]) for k in ("acme", "acme2", "globex")] == before
     assert {e.action for e in store.group_events(res.group_id)} == {"resolve_keep_all"}
-    assert ("alice", "user", "works_at") not in keys(C.find_contradictions(store))
+    assert ("alice", "user", "works_at") not in keys(Contradictions(store).find())
     assert ("alice", "user", "works_at") in keys(
-        C.find_contradictions(store, include_dismissed=True))
+        Contradictions(store).find(include_dismissed=True))
     # Still dismissed after a restart-free re-scan, and a new conflicting memory re-raises.
     add(store, "Hooli", days=60)
-    assert ("alice", "user", "works_at") in keys(C.find_contradictions(store))
+    assert ("alice", "user", "works_at") in keys(Contradictions(store).find())
 
 
 def test_undoing_keep_all_lifts_the_dismissal(store, world) -> None:
-    res = C.resolve_keep_all(store, detail(store))
-    assert ("alice", "user", "works_at") not in keys(C.find_contradictions(store))
-    C.undo_resolution(store, res.group_id)
-    assert ("alice", "user", "works_at") in keys(C.find_contradictions(store))
+    res = Contradictions(store).keep_all(detail(store))
+    assert ("alice", "user", "works_at") not in keys(Contradictions(store).find())
+    Contradictions(store).undo(res.group_id)
+    assert ("alice", "user", "works_at") in keys(Contradictions(store).find())
 
 
 def test_edit_then_keep(store, world) -> None:
-    res = C.resolve_edit(store, detail(store), world["globex"], value="Globex Inc.",
+    res = Contradictions(store).edit(detail(store), world["globex"], value="Globex Inc.",
                          text_="Alice works at Globex Inc. since March.")
     g = store.get(world["globex"])
     assert (g.value, g.is_active) == ("Globex Inc.", True)
@@ -159,13 +179,13 @@ def test_edit_then_keep(store, world) -> None:
     assert store.get(world["acme"]).superseded_by == world["globex"]
     assert [e.action for e in store.group_events(res.group_id)] == [
         "resolve_edit", "resolve_keep", "resolve_keep"]
-    C.undo_resolution(store, res.group_id)
+    Contradictions(store).undo(res.group_id)
     g = store.get(world["globex"])
     assert g.value == "Globex" and store.get(world["acme"]).is_active
 
 
 def test_merge_makes_a_new_memory_that_supersedes_all(store, world) -> None:
-    res = C.resolve_merge(store, detail(store), text_="Alice works at Acme and Globex.",
+    res = Contradictions(store).merge(detail(store), text_="Alice works at Acme and Globex.",
                           value="Acme Corp; Globex")
     new = store.get(res.winner_id)
     assert new.is_active and new.value == "Acme Corp; Globex"
@@ -173,8 +193,8 @@ def test_merge_makes_a_new_memory_that_supersedes_all(store, world) -> None:
     assert new.confidence == 0.9  # the members' highest
     for k in ("acme", "acme2", "globex"):
         assert store.get(world[k]).superseded_by == new.id
-    assert C.find_contradictions(store, user="alice") == []
-    C.undo_resolution(store, res.group_id)
+    assert Contradictions(store).find(user="alice") == []
+    Contradictions(store).undo(res.group_id)
     assert store.get(new.id).deleted_at is not None  # hidden, not hard-deleted
     assert all(store.get(world[k]).is_active for k in ("acme", "acme2", "globex"))
 
@@ -183,57 +203,41 @@ def test_a_group_changed_since_shown_is_refused(store, world) -> None:
     d = detail(store)
     add(store, "Hooli", days=70)
     with pytest.raises(C.StaleGroupError):
-        C.resolve_keep(store, d, world["acme"])
+        Contradictions(store).keep(d, world["acme"])
     assert store.get(world["globex"]).is_active
 
 
 def test_bad_resolutions_change_nothing(store, world) -> None:
     d = detail(store)
-    with pytest.raises(C.NotFoundError):
-        C.resolve_keep(store, d, world["berlin"])  # not in this group
-    with pytest.raises(C.ValidationError):
-        C.resolve_edit(store, d, world["acme"], value="   ")
-    with pytest.raises(C.ValidationError):
-        C.resolve_edit(store, d, world["acme"], confidence=float("nan"))
-    with pytest.raises(C.ValidationError):
-        C.resolve_merge(store, d, text_="x", value="\x00")
+    with pytest.raises(NotFoundError):
+        Contradictions(store).keep(d, world["berlin"])  # not in this group
+    with pytest.raises(ValidationError):
+        Contradictions(store).edit(d, world["acme"], value="   ")
+    with pytest.raises(ValidationError):
+        Contradictions(store).edit(d, world["acme"], confidence=float("nan"))
+    with pytest.raises(ValidationError):
+        Contradictions(store).merge(d, text_="x", value="\x00")
     assert all(store.get(world[k]).is_active for k in ("acme", "acme2", "globex"))
-    assert len(C.find_contradictions(store)) == 2
+    assert len(Contradictions(store).find()) == 2
 
 
-def _cards(*specs) -> list[C.Card]:
-    """Cards from (value, days, confidence, type)."""
-    out = []
-    for i, (value, days, conf, type_) in enumerate(specs):
-        from memdesk.core.store.records import MemoryRecord
-
-        rec = MemoryRecord(
-            id=f"m{i}", user_id="u", text=value, type=type_, topic=None, importance=0.5,
-            confidence=conf, source_session=None, created_at=T0 + timedelta(days=days),
-            last_accessed=None, access_count=0, decay_score=None, superseded_by=None,
-            embedding=None, entity="user", attribute="a", value=value, valid_until=None,
-            layer=None, deleted_at=None, seq=i + 1,
-        )
-        out.append(C.Card(rec, C.normalise(value), (rec,)))
-    return out
-
-
-def test_suggestion_rules() -> None:
-    s = C.suggest(_cards(("Acme", 0, 0.7, "fact"), ("Globex", 9, 0.9, "fact")))
+def test_suggestion_rules(store) -> None:
+    s = suggest_for(store, ("Acme", 0, 0.7, "fact"), ("Globex", 9, 0.9, "fact"))
     assert (s.winner_id, s.disagree) == ("m1", False)
     assert "newest" in s.reason and "highest confidence" in s.reason
     # Newer but less certain: facts change, so the newer wins, flagged.
-    s = C.suggest(_cards(("Acme", 0, 0.9, "fact"), ("Globex", 9, 0.7, "fact")))
+    s = suggest_for(store, ("Acme", 0, 0.9, "fact"), ("Globex", 9, 0.7, "fact"))
     assert (s.winner_id, s.disagree) == ("m1", True)
     assert "disagree" in s.reason and "Check" in s.reason
     # Newer but under the 0.4 threshold (a hypothetical): the certain one wins.
-    s = C.suggest(_cards(("nurse", 0, 0.9, "fact"), ("doctor", 9, 0.2, "fact")))
+    s = suggest_for(store, ("nurse", 0, 0.9, "fact"), ("doctor", 9, 0.2, "fact"))
     assert (s.winner_id, s.disagree) == ("m0", True)
     assert "0.4" in s.reason
     # A newer correction wins even with lower confidence.
-    s = C.suggest(_cards(("unittest", 0, 0.95, "preference"), ("pytest", 9, 0.3, "correction")))
+    s = suggest_for(store, ("unittest", 0, 0.95, "preference"),
+                    ("pytest", 9, 0.3, "correction"))
     assert s.winner_id == "m1" and "correction" in s.reason
-    assert C.suggest(_cards(("only", 0, 0.5, "fact"))) is None
+    assert suggest_for(store, ("only", 0, 0.5, "fact")) is None
 
 
 def test_detail_marks_newest_oldest_and_highest_confidence(store, world) -> None:
@@ -244,18 +248,18 @@ def test_detail_marks_newest_oldest_and_highest_confidence(store, world) -> None
     assert oldest.memory.id == world["acme2"]  # the newest member of the older value
     assert next(c for c in d.cards if c.highest_confidence).memory.id == world["globex"]
     assert {m.id for m in oldest.same_value} == {world["acme"], world["acme2"]}
-    res = C.resolve_suggested(store, d)
+    res = Contradictions(store).suggested(d)
     assert res.winner_id == world["globex"]
 
 
 def test_resolution_notes_and_merged_values_are_checked_exactly(store, world) -> None:
     d = detail(store)
-    with pytest.raises(C.ValidationError) as e:
-        C.resolve_keep_all(store, d, note="n" * 10_001)
+    with pytest.raises(ValidationError) as e:
+        Contradictions(store).keep_all(d, note="n" * 10_001)
     assert str(e.value) == "note: is 10001 characters; the limit is 10000"
-    with pytest.raises(C.ValidationError) as e:
-        C.resolve_merge(store, d, text_="Alice works somewhere.", value="   ")
+    with pytest.raises(ValidationError) as e:
+        Contradictions(store).merge(d, text_="Alice works somewhere.", value="   ")
     assert (e.value.field, str(e.value)) == ("value", "value: must not be empty")
     assert all(store.get(world[k]).is_active for k in ("acme", "acme2", "globex"))
-    res = C.resolve_keep_all(store, d, note="n" * 10_000)
+    res = Contradictions(store).keep_all(d, note="n" * 10_000)
     assert {e.note for e in store.group_events(res.group_id)} == {"n" * 10_000}

@@ -4,13 +4,13 @@ superseded, when, by whom, with which note, the Changes it reports) and refusals
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, timedelta
 
 import pytest
-from sqlalchemy import select
 
 from memdesk.core.curation import contradictions as C
+from memdesk.core.curation import contradictions_resolve as CR
+from memdesk.core.curation.service import Contradictions
 from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed
@@ -18,6 +18,8 @@ from memdesk.core.store.records import Changed
 T0 = datetime(2026, 3, 1)
 NOW = datetime(2026, 4, 1, 9, 30)
 ALICE = ("alice", "user", "works_at")
+# What a resolution that supersedes or adds memories changes (which views refresh).
+RESOLVED = Changed.CONTRADICTIONS | Changed.MEMORIES | Changed.HISTORY
 
 
 def add(store: MemoryStore, value: str | None, *, user: str = "alice",
@@ -32,7 +34,7 @@ def add(store: MemoryStore, value: str | None, *, user: str = "alice",
 
 @pytest.fixture
 def now(monkeypatch) -> datetime:
-    monkeypatch.setattr(C, "utcnow", lambda: NOW)
+    monkeypatch.setattr(CR, "utcnow", lambda: NOW)
     return NOW
 
 
@@ -47,22 +49,22 @@ def test_corrections_first_then_newest_activity(store: MemoryStore) -> None:
     add(store, "unittest", user="carol", attr="tests", days=1)
     add(store, "pytest", user="carol", attr="tests", days=2, type_="correction")  # day 2
     add(store, "Initech", user="dave", days=0)  # one value only: no group
-    groups = C.find_contradictions(store)
+    groups = Contradictions(store).find()
     assert [(g.key, g.kind) for g in groups] == [
         (("carol", "user", "tests"), "correction"),
         (("bob", "user", "lives_in"), "conflict"),
         (ALICE, "conflict"),
     ]
-    assert [g.key[0] for g in C.find_contradictions(store, limit=2)] == ["carol", "bob"]
-    assert [g.key for g in C.find_contradictions(store, user="alice")] == [ALICE]
-    assert C.find_contradictions(store, user="dave") == []
+    assert [g.key[0] for g in Contradictions(store).find(limit=2)] == ["carol", "bob"]
+    assert [g.key for g in Contradictions(store).find(user="alice")] == [ALICE]
+    assert Contradictions(store).find(user="dave") == []
 
 
 def test_equal_activity_orders_by_key(store: MemoryStore) -> None:
     for user in ("zed", "amy"):
         add(store, "A", user=user, days=0)
         add(store, "B", user=user, days=3)
-    assert [g.user_id for g in C.find_contradictions(store)] == ["amy", "zed"]
+    assert [g.user_id for g in Contradictions(store).find()] == ["amy", "zed"]
 
 
 def test_cluster_counts_and_seqs_from_the_scan(store: MemoryStore) -> None:
@@ -71,7 +73,7 @@ def test_cluster_counts_and_seqs_from_the_scan(store: MemoryStore) -> None:
     a3 = add(store, "Acme", days=3)
     g1 = add(store, "Globex", days=1)
     add(store, None, days=4)  # no value: not a member
-    [g] = C.find_contradictions(store)
+    [g] = Contradictions(store).find()
     seq = {m.id: m.seq for m in store.get_many([a1, a2, a3, g1])}
     acme, globex = g.values
     assert (acme.norm, acme.display, acme.count) == ("acme", "Acme", 3)
@@ -84,16 +86,16 @@ def test_cluster_counts_and_seqs_from_the_scan(store: MemoryStore) -> None:
 def test_keep_all_dismisses_until_a_new_member_joins(store: MemoryStore, now) -> None:
     add(store, "Acme", days=0)
     add(store, "Globex", days=1)
-    detail = C.load_group(store, ALICE)
-    res = C.resolve_keep_all(store, detail)
-    assert C.find_contradictions(store) == []
-    assert [g.key for g in C.find_contradictions(store, include_dismissed=True)] == [ALICE]
-    assert C.find_group(store, C.group_id_for(ALICE)).key == ALICE
-    C.undo_resolution(store, res.group_id)
-    assert [g.key for g in C.find_contradictions(store)] == [ALICE]
-    C.resolve_keep_all(store, C.load_group(store, ALICE))
+    detail = Contradictions(store).load(ALICE)
+    res = Contradictions(store).keep_all(detail)
+    assert Contradictions(store).find() == []
+    assert [g.key for g in Contradictions(store).find(include_dismissed=True)] == [ALICE]
+    assert Contradictions(store).group(detail.id).key == ALICE
+    Contradictions(store).undo(res.group_id)
+    assert [g.key for g in Contradictions(store).find()] == [ALICE]
+    Contradictions(store).keep_all(Contradictions(store).load(ALICE))
     add(store, "Hooli", days=2)
-    [g] = C.find_contradictions(store)
+    [g] = Contradictions(store).find()
     assert g.member_count == 3
 
 
@@ -102,13 +104,13 @@ def test_dismissal_of_another_key_does_not_hide_a_group(store: MemoryStore) -> N
     add(store, "Globex", days=1)
     add(store, "Acme", user="bob", days=0)
     add(store, "Globex", user="bob", days=1)
-    C.resolve_keep_all(store, C.load_group(store, ("bob", "user", "works_at")))
-    assert [g.key for g in C.find_contradictions(store)] == [ALICE]
+    Contradictions(store).keep_all(Contradictions(store).load(("bob", "user", "works_at")))
+    assert [g.key for g in Contradictions(store).find()] == [ALICE]
 
 
 def test_unknown_group_message(store: MemoryStore) -> None:
     with pytest.raises(NotFoundError) as err:
-        C.find_group(store, "abc")
+        Contradictions(store).group("abc")
     assert str(err.value) == "No open contradiction group 'abc'"
 
 
@@ -126,13 +128,12 @@ def three(store: MemoryStore) -> dict[str, str]:
 
 
 def test_keep_supersedes_every_other_value_by_the_winner(store, three, now) -> None:
-    detail = C.load_group(store, ALICE)
-    res = C.resolve_keep(store, detail, three["acme"], note="checked", actor="agent")
+    detail = Contradictions(store).load(ALICE)
+    res = Contradictions(store).keep(detail, three["acme"], note="checked", actor="agent")
     assert (res.action, res.winner_id) == ("keep", three["acme"])
     assert res.changes.memory_ids == detail.member_ids
     assert res.changes.group_id == res.group_id
-    assert res.changes.kinds == C.RESOLVED
-    assert C.RESOLVED == Changed.CONTRADICTIONS | Changed.MEMORIES | Changed.HISTORY
+    assert res.changes.kinds == RESOLVED
     for loser in ("globex", "hooli"):
         r = store.get(three[loser])
         assert (r.superseded_by, r.valid_until) == (three["acme"], NOW)
@@ -145,77 +146,77 @@ def test_keep_supersedes_every_other_value_by_the_winner(store, three, now) -> N
     assert sorted(res.changes.event_ids) == sorted(
         e.id for e in store.group_events(res.group_id))
     assert len(res.changes.event_ids) == 2
-    assert C.find_contradictions(store) == []
+    assert Contradictions(store).find() == []
 
 
 @pytest.mark.parametrize("resolve", ["keep", "keep_all", "edit", "merge"])
 def test_default_actor_is_the_operator(store, three, resolve: str) -> None:
-    detail = C.load_group(store, ALICE)
+    detail = Contradictions(store).load(ALICE)
     if resolve == "keep":
-        res = C.resolve_keep(store, detail, three["acme"])
+        res = Contradictions(store).keep(detail, three["acme"])
     elif resolve == "keep_all":
-        res = C.resolve_keep_all(store, detail)
+        res = Contradictions(store).keep_all(detail)
     elif resolve == "edit":
-        res = C.resolve_edit(store, detail, three["acme"], value="Acme")
+        res = Contradictions(store).edit(detail, three["acme"], value="Acme")
     else:
-        res = C.resolve_merge(store, detail, text_="t", value="v")
+        res = Contradictions(store).merge(detail, text_="t", value="v")
     assert {e.actor for e in store.group_events(res.group_id)} == {"operator"}
     assert {e.note for e in store.group_events(res.group_id)} <= {
         None, "values may coexist: not a contradiction",
-        f"merge of contradiction {C.group_id_for(ALICE)}"}
+        f"merge of contradiction {detail.id}"}
 
 
 def test_keep_a_non_member_is_refused(store, three) -> None:
-    detail = C.load_group(store, ALICE)
+    detail = Contradictions(store).load(ALICE)
     other = add(store, "X", user="bob")
     with pytest.raises(NotFoundError):
-        C.resolve_keep(store, detail, other)
+        Contradictions(store).keep(detail, other)
     assert all(store.get(m).superseded_by is None for m in three.values())
 
 
 def test_stale_group_is_refused(store, three) -> None:
-    detail = C.load_group(store, ALICE)
+    detail = Contradictions(store).load(ALICE)
     add(store, "Initech", days=9)
     message = ("This contradiction changed since it was shown (a member was added, edited "
                "or resolved elsewhere). Reload it and decide again.")
-    for call in (lambda: C.resolve_keep(store, detail, three["acme"]),
-                 lambda: C.resolve_keep_all(store, detail),
-                 lambda: C.resolve_edit(store, detail, three["acme"], value="Acme"),
-                 lambda: C.resolve_merge(store, detail, text_="t", value="v")):
+    for call in (lambda: Contradictions(store).keep(detail, three["acme"]),
+                 lambda: Contradictions(store).keep_all(detail),
+                 lambda: Contradictions(store).edit(detail, three["acme"], value="Acme"),
+                 lambda: Contradictions(store).merge(detail, text_="t", value="v")):
         with pytest.raises(C.StaleGroupError) as err:
             call()
         assert str(err.value) == message
-    assert len(C.load_group(store, ALICE).members) == 5
+    assert len(Contradictions(store).load(ALICE).members) == 5
 
 
 def test_suggested_keeps_the_suggestion(store, three) -> None:
-    detail = C.load_group(store, ALICE)
+    detail = Contradictions(store).load(ALICE)
     # newest Globex (0.5) vs highest Acme (0.9): no correction, 0.5 not under 0.4
     assert detail.suggestion.winner_id == three["globex"]
-    res = C.resolve_suggested(store, detail, note="ok")
+    res = Contradictions(store).suggested(detail, note="ok")
     assert (res.action, res.winner_id) == ("keep", three["globex"])
     assert store.get(three["acme"]).superseded_by == three["globex"]
     ev = store.events(three["acme"])[0]
     assert (ev.note, ev.actor, ev.group_id) == ("ok", "operator", res.group_id)
-    undo = C.undo_resolution(store, res.group_id)
+    undo = Contradictions(store).undo(res.group_id)
     assert store.events(three["acme"])[0].actor == "operator"
     assert store.get(three["acme"]).superseded_by is None
-    C.undo_resolution(store, undo.group_id, actor="agent")
+    Contradictions(store).undo(undo.group_id, actor="agent")
     assert store.events(three["acme"])[0].actor == "agent"
 
 
 def test_suggested_without_a_suggestion_is_refused(store: MemoryStore) -> None:
     add(store, "Acme")
     with pytest.raises(ValidationError) as err:
-        C.resolve_suggested(store, C.load_group(store, ALICE))
+        Contradictions(store).suggested(Contradictions(store).load(ALICE))
     assert str(err.value) == "group: this group has no contradiction left to resolve"
 
 
 def test_keep_all_records_a_dismissal_and_audits_each_member(store, three, now) -> None:
-    detail = C.load_group(store, ALICE)
-    res = C.resolve_keep_all(store, detail, actor="agent")
+    detail = Contradictions(store).load(ALICE)
+    res = Contradictions(store).keep_all(detail, actor="agent")
     assert (res.action, res.winner_id) == ("keep_all", None)
-    assert res.changes.kinds == C.DISMISSED == Changed.CONTRADICTIONS | Changed.HISTORY
+    assert res.changes.kinds == Changed.CONTRADICTIONS | Changed.HISTORY
     assert res.changes.memory_ids == detail.member_ids
     assert len(res.changes.event_ids) == 4
     for mid in three.values():
@@ -224,14 +225,14 @@ def test_keep_all_records_a_dismissal_and_audits_each_member(store, three, now) 
             "resolve_keep_all", "agent", {}, {}, "values may coexist: not a contradiction",
             res.group_id)
         assert store.get(mid).superseded_by is None
-    C.undo_resolution(store, res.group_id)
-    C.resolve_keep_all(store, C.load_group(store, ALICE), note="both true")
+    Contradictions(store).undo(res.group_id)
+    Contradictions(store).keep_all(Contradictions(store).load(ALICE), note="both true")
     assert store.events(three["acme"])[0].note == "both true"
 
 
 def test_edit_changes_the_winner_then_keeps_it(store, three, now) -> None:
-    detail = C.load_group(store, ALICE)
-    res = C.resolve_edit(store, detail, three["hooli"], value="Globex", confidence=0.95,
+    detail = Contradictions(store).load(ALICE)
+    res = Contradictions(store).edit(detail, three["hooli"], value="Globex", confidence=0.95,
                          text_="alice works at Globex", note="fixed", actor="agent")
     assert (res.action, res.winner_id) == ("edit", three["hooli"])
     w = store.get(three["hooli"])
@@ -243,13 +244,13 @@ def test_edit_changes_the_winner_then_keeps_it(store, three, now) -> None:
     for mid in (three["acme"], three["acme2"]):
         r = store.get(mid)
         assert (r.superseded_by, r.valid_until) == (three["hooli"], NOW)
-    assert len(res.changes.event_ids) == 3 and res.changes.kinds == C.RESOLVED
+    assert len(res.changes.event_ids) == 3 and res.changes.kinds == RESOLVED
     assert res.changes.event_ids[0] == ev.id
 
 
 def test_edit_of_the_confidence_only_keeps_the_value(store, three) -> None:
-    detail = C.load_group(store, ALICE)
-    res = C.resolve_edit(store, detail, three["acme2"], confidence=0.99)
+    detail = Contradictions(store).load(ALICE)
+    res = Contradictions(store).edit(detail, three["acme2"], confidence=0.99)
     assert store.get(three["acme2"]).value == "acme "
     assert store.get(three["acme"]).superseded_by is None  # same value as the winner
     assert store.get(three["globex"]).superseded_by == three["acme2"]
@@ -257,10 +258,10 @@ def test_edit_of_the_confidence_only_keeps_the_value(store, three) -> None:
 
 
 def test_edit_to_the_winners_own_value_reports_only_the_supersedes(store, three) -> None:
-    detail = C.load_group(store, ALICE)
+    detail = Contradictions(store).load(ALICE)
     # "Acme" is already acme's value: the edit changes nothing, so it writes no
     # resolve_edit row; the two other values (Globex, Hooli) are still superseded.
-    res = C.resolve_edit(store, detail, three["acme"], value="Acme")
+    res = Contradictions(store).edit(detail, three["acme"], value="Acme")
     assert [e for e in store.events(three["acme"]) if e.action == "resolve_edit"] == []
     group = store.group_events(res.group_id)
     assert sorted(e.action for e in group) == ["resolve_keep", "resolve_keep"]
@@ -276,16 +277,16 @@ def test_edit_to_the_winners_own_value_reports_only_the_supersedes(store, three)
     ({"value": "x", "note": "n" * 10_001}, "note: is 10001 characters; the limit is 10000"),
 ])
 def test_edit_refusals(store, three, kwargs: dict, message: str) -> None:
-    detail = C.load_group(store, ALICE)
+    detail = Contradictions(store).load(ALICE)
     with pytest.raises(ValidationError) as err:
-        C.resolve_edit(store, detail, three["acme"], **kwargs)
+        Contradictions(store).edit(detail, three["acme"], **kwargs)
     assert str(err.value) == message
     assert store.get(three["acme"]).value == "Acme"
 
 
 def test_merge_adds_one_memory_that_supersedes_every_member(store, three, now) -> None:
-    detail = C.load_group(store, ALICE)
-    res = C.resolve_merge(store, detail, text_="alice works at Acme and Globex",
+    detail = Contradictions(store).load(ALICE)
+    res = Contradictions(store).merge(detail, text_="alice works at Acme and Globex",
                           value="Acme and Globex", actor="agent")
     new = store.get(res.winner_id)
     assert res.action == "merge"
@@ -296,7 +297,7 @@ def test_merge_adds_one_memory_that_supersedes_every_member(store, three, now) -
     assert (new.text, new.value) == ("alice works at Acme and Globex", "Acme and Globex")
     [add_ev] = store.events(new.id)
     assert (add_ev.action, add_ev.actor, add_ev.note, add_ev.group_id) == (
-        "add", "agent", f"merge of contradiction {C.group_id_for(ALICE)}", res.group_id)
+        "add", "agent", f"merge of contradiction {detail.id}", res.group_id)
     for mid in three.values():
         r = store.get(mid)
         assert (r.superseded_by, r.valid_until) == (new.id, NOW)
@@ -304,14 +305,14 @@ def test_merge_adds_one_memory_that_supersedes_every_member(store, three, now) -
         assert (ev.action, ev.actor, ev.note) == ("resolve_merge", "agent", None)
     assert res.changes.memory_ids == (*detail.member_ids, new.id)
     assert res.changes.event_ids[0] == add_ev.id and len(res.changes.event_ids) == 5
-    assert res.changes.kinds == C.RESOLVED
-    C.undo_resolution(store, res.group_id)
+    assert res.changes.kinds == RESOLVED
+    Contradictions(store).undo(res.group_id)
     assert all(store.get(m).superseded_by is None for m in three.values())
 
 
 def test_merge_overrides_and_note(store, three) -> None:
-    detail = C.load_group(store, ALICE)
-    res = C.resolve_merge(store, detail, text_="t", value="v", note="merged",
+    detail = Contradictions(store).load(ALICE)
+    res = Contradictions(store).merge(detail, text_="t", value="v", note="merged",
                           importance=0.1, type="note")
     new = store.get(res.winner_id)
     assert (new.importance, new.type, new.confidence) == (0.1, "note", 0.9)
@@ -320,53 +321,38 @@ def test_merge_overrides_and_note(store, three) -> None:
 
 
 def test_merge_without_a_value_is_refused(store, three) -> None:
-    detail = C.load_group(store, ALICE)
+    detail = Contradictions(store).load(ALICE)
     with pytest.raises(ValidationError) as err:
-        C.resolve_merge(store, detail, text_="t", value=" ")
+        Contradictions(store).merge(detail, text_="t", value=" ")
     assert str(err.value) == "value: must not be empty"
-    assert len(C.load_group(store, ALICE).members) == 4
+    assert len(Contradictions(store).load(ALICE).members) == 4
 
 
 def test_redoing_an_undone_keep_all_dismisses_again(store: MemoryStore) -> None:
     add(store, "Acme", days=0)
     add(store, "Globex", days=1)
-    res = C.resolve_keep_all(store, C.load_group(store, ALICE))
-    undo = C.undo_resolution(store, res.group_id)
-    assert [g.key for g in C.find_contradictions(store)] == [ALICE]
-    C.undo_resolution(store, undo.group_id)  # redo
-    assert C.find_contradictions(store) == []
+    res = Contradictions(store).keep_all(Contradictions(store).load(ALICE))
+    undo = Contradictions(store).undo(res.group_id)
+    assert [g.key for g in Contradictions(store).find()] == [ALICE]
+    Contradictions(store).undo(undo.group_id)  # redo
+    assert Contradictions(store).find() == []
 
 
-@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
-def test_scan_sql_per_dialect(dialect: str) -> None:
-    sql = C._scan_sql(dialect, False)
-    assert sql.startswith("SELECT user_id, entity, attribute, value, count(*), ")
-    assert sql.endswith(" GROUP BY user_id, entity, attribute, value")
-    assert ":user" not in sql
-    assert C._scan_sql(dialect, True) == sql.replace(
-        " GROUP BY", " AND user_id = :user GROUP BY")
-    if dialect == "sqlite":
-        assert "group_concat(seq)" in sql and "string_agg" not in sql
-        assert "FROM memories INDEXED BY ix_memories_active_triple WHERE" in sql
-    else:
-        assert "string_agg(CAST(seq AS TEXT), ',')" in sql and "group_concat" not in sql
-        assert "FROM memories WHERE" in sql and "INDEXED BY" not in sql
-
-
-def test_keep_all_dismissal_row(store: MemoryStore, now) -> None:
+def test_keep_all_is_recorded_for_each_member_with_its_actor_and_note(
+        store: MemoryStore) -> None:
     z = add(store, "Zürich", days=3)
     a = add(store, "Acme", days=0)
-    detail = C.load_group(store, ALICE)
-    res = C.resolve_keep_all(store, detail, note="both", actor="agent")
-    with store.read() as conn:
-        [row] = conn.execute(select(C.DT)).mappings().all()
-    seqs = {r.id: r.seq for r in store.get_many([z, a])}
-    assert (row["user_id"], row["entity"], row["attribute"]) == ALICE
-    assert row["member_seqs"] == json.dumps(sorted(seqs.values()))
-    assert json.loads(row["member_ids"]) == [a, z]  # members oldest first
-    assert row["norm_values"] == '["acme", "zürich"]'
-    assert (row["group_id"], row["created_at"], row["actor"], row["note"]) == (
-        res.group_id, NOW, "agent", "both")
+    detail = Contradictions(store).load(ALICE)
+    res = Contradictions(store).keep_all(detail, note="both", actor="agent")
+    events = store.group_events(res.group_id)
+    assert sorted(e.memory_id for e in events) == sorted([a, z])
+    assert {(e.action, e.actor, e.note) for e in events} == {
+        ("resolve_keep_all", "agent", "both")}
+    # The dismissal is of these members: a member with the same value joining shows the
+    # group again, with all three.
+    add(store, " acme", days=5)
+    [g] = Contradictions(store).find()
+    assert g.member_count == 3
 
 
 def test_load_group_members_are_the_active_triples_oldest_first(store: MemoryStore) -> None:
@@ -380,7 +366,7 @@ def test_load_group_members_are_the_active_triples_oldest_first(store: MemorySto
                              attribute="works_at", value="Y", created_at=T0).id
     gone = add(store, "Gone", days=2)
     store.soft_delete(gone)
-    d = C.load_group(store, ALICE)
+    d = Contradictions(store).load(ALICE)
     assert d.member_ids == (c, a, b)
     assert other_entity not in d.member_ids
 
@@ -389,7 +375,7 @@ def test_merge_takes_its_other_fields_from_the_newest_member(store: MemoryStore)
     add(store, "Acme", days=0, topic="old", layer="episodic")
     add(store, "Globex", days=4, type_="preference", topic="career", layer="semantic")
     add(store, "Hooli", days=4, type_="decision", topic="latest", layer="procedural")
-    res = C.resolve_merge(store, C.load_group(store, ALICE), text_="t", value="v")
+    res = Contradictions(store).merge(Contradictions(store).load(ALICE), text_="t", value="v")
     new = store.get(res.winner_id)
     # Globex and Hooli share the newest time: the later insert (higher seq) wins.
     assert (new.type, new.topic, new.layer) == ("decision", "latest", "procedural")

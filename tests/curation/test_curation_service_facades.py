@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 import pytest
 from sqlalchemy import insert, select
 
-from memdesk.core.curation import contradictions as C
 from memdesk.core.curation.models import Sweep
 from memdesk.core.curation.service import Contradictions, Sweeps
 from memdesk.core.store.memory_store import MemoryStore
@@ -104,7 +103,7 @@ def test_contradictions_find_group_load(store: MemoryStore) -> None:
     assert [g.user_id for g in cx.find()] == ["alice", "bob"]
     assert [g.user_id for g in cx.find(user="bob")] == ["bob"]
     assert len(cx.find(limit=1)) == 1
-    gid = C.group_id_for(ALICE)
+    gid = cx.load(ALICE).id
     assert cx.group(gid).key == ALICE
     assert cx.load(ALICE).key == ALICE and len(cx.load(ALICE).members) == 2
 

@@ -9,9 +9,9 @@ import multiprocessing as mp
 from datetime import datetime
 from pathlib import Path
 
-from memdesk.core.curation import contradictions as C
+from memdesk.core.curation.service import Contradictions
 from memdesk.core.errors import MemdeskError
-from memdesk.core.guard import review
+from memdesk.core.guard.review import Review
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 
@@ -28,12 +28,12 @@ def _decider(db: str, what: str, ids: list[str], start, q) -> None:  # type: ign
         for item in ids:
             try:
                 if what in ("approve", "reject"):
-                    getattr(review, what)(store, [item])
+                    getattr(Review(store), what)([item])
                 else:
                     key = tuple(item.split("|"))
-                    group = C.load_group(store, key)  # type: ignore[arg-type]
+                    group = Contradictions(store).load(key)  # type: ignore[arg-type]
                     winner = group.members[0 if what == "first" else -1].id
-                    if not C.resolve_keep(store, group, winner).changes.event_ids:
+                    if not Contradictions(store).keep(group, winner).changes.event_ids:
                         continue  # already resolved when loaded: nothing left to decide
                 done += 1
             except MemdeskError:  # decided by the other process first: refused, clearly
@@ -87,5 +87,5 @@ def test_two_resolutions_of_one_contradiction_cannot_both_win(
     assert [r for r in results if r[0] != "ok"] == []
     assert sum(r[1] for r in results) == N
     for key in keys:
-        members = C.load_group(store, tuple(key.split("|")))  # type: ignore[arg-type]
+        members = Contradictions(store).load(tuple(key.split("|")))  # type: ignore[arg-type]
         assert len(members.members) == 1  # one value survives, the other is superseded

@@ -19,7 +19,7 @@ from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed
 from memdesk.core.undo import undo_changes
-from memdesk.core.write.jobs import store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Extraction, Turn, Unit
 from memdesk.core.write.worker import Worker, WorkerConfig
 
@@ -59,7 +59,7 @@ def encoder(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def write(store: MemoryStore, text: str, user: str = "u") -> bool:
     """Store ``text`` through the job worker; whether its memory was flagged."""
-    store_memory(store, Turn(text, user, "s"))
+    JobQueue(store).enqueue(Turn(text, user, "s"))
     ids: list[str] = []
     Worker(store, Says(), WorkerConfig()).run(drain=True, on_outcome=lambda o: ids.extend(
         o.memory_ids))

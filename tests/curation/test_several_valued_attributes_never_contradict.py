@@ -13,7 +13,7 @@ from memdesk.core.curation.service import Contradictions
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
-from memdesk.core.write.jobs import store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 
@@ -47,7 +47,7 @@ def test_several_values_of_a_several_valued_attribute_form_no_group(
 
 def test_a_second_allergy_said_with_actually_keeps_both(store: MemoryStore) -> None:
     for text in ("I'm allergic to peanuts.", "Actually, I'm allergic to cats too."):
-        store_memory(store, Turn(text, "alice", "s1"))
+        JobQueue(store).enqueue(Turn(text, "alice", "s1"))
         Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(drain=True)
     maintain(store)
     assert {(m.attribute, m.value) for m in store.active("alice")} == {

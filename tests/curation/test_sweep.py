@@ -10,8 +10,9 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memdesk.core.curation import sweep
+from memdesk.core.curation import sampling, sweep
 from memdesk.core.curation.contemplative import contemplative_hint
+from memdesk.core.curation.service import Sweeps
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.store.memory_store import MemoryStore
 
@@ -69,7 +70,7 @@ def _frequencies(store: MemoryStore, trials: int, n: int, **kw) -> tuple[Counter
     methods = set()
     with store.read() as conn:
         for seed in range(trials):
-            s = sweep.sample_band(conn, (0.3, 0.49), n, random.Random(seed), **kw)
+            s = sampling.sample_band(conn, (0.3, 0.49), n, random.Random(seed), **kw)
             ids = [r[0] for r in s.rows]
             assert len(ids) == len(set(ids)) == n
             counts.update(ids)
@@ -122,7 +123,7 @@ def test_narrow_band_falls_back_to_enumeration(store: MemoryStore) -> None:
     rows[250]["importance"] = 0.32
     ids = store.add_many(rows, audit=False)
     with store.read() as conn:
-        s = sweep.sample_band(conn, (0.3, 0.49), 5, random.Random(1), small_table=0,
+        s = sampling.sample_band(conn, (0.3, 0.49), 5, random.Random(1), small_table=0,
                               probe_budget=50)
     assert s.method == "enumeration"
     assert sorted(r[0] for r in s.rows) == sorted([ids[17], ids[250]])
@@ -132,101 +133,101 @@ def test_narrow_band_falls_back_to_enumeration(store: MemoryStore) -> None:
 def test_sweep_survives_a_restart_mid_way(store_path) -> None:
     store = MemoryStore.open(store_path)
     store.add_many([_row(i) for i in range(40)], audit=False)
-    state = sweep.start_sweep(store, n=6, seed=42)
+    state = Sweeps(store).start(n=6, seed=42)
     items = state.items
     assert [it.pos for it in items] == list(range(6))
-    sweep.decide(store, state.id, 0, "revalue", importance=0.8, note="foundational")
-    sweep.decide(store, state.id, 1, "keep")
-    sweep.decide(store, state.id, 2, "skip")
+    Sweeps(store).decide(state.id, 0, "revalue", importance=0.8, note="foundational")
+    Sweeps(store).decide(state.id, 1, "keep")
+    Sweeps(store).decide(state.id, 2, "skip")
     store.close()
 
     store = MemoryStore.open(store_path)
-    again = sweep.get_sweep(store, state.id)
+    again = Sweeps(store).get(state.id)
     assert [it.memory_id for it in again.items] == [it.memory_id for it in items]
     assert [it.decision for it in again.items] == ["revalue", "keep", "skip", None, None, None]
     assert again.items[0].note == "foundational"
     assert again.current is not None and again.current.pos == 3
     assert store.get(items[0].memory_id).importance == 0.8
-    assert [s.id for s in sweep.list_sweeps(store, unfinished=True)] == [state.id]
+    assert [s.id for s in Sweeps(store).list(unfinished=True)] == [state.id]
     for pos in (3, 4, 5):
-        sweep.decide(store, state.id, pos, "keep")
-    done = sweep.get_sweep(store, state.id)
+        Sweeps(store).decide(state.id, pos, "keep")
+    done = Sweeps(store).get(state.id)
     assert done.finished and done.finished_at is not None
-    assert sweep.list_sweeps(store, unfinished=True) == []
+    assert Sweeps(store).list(unfinished=True) == []
     store.close()
 
 
 def test_same_seed_same_data_same_draw(store: MemoryStore) -> None:
     store.add_many([_row(i) for i in range(40)], audit=False)
-    first = sweep.start_sweep(store, n=6, seed=42)
-    second = sweep.start_sweep(store, n=6, seed=42)
-    other = sweep.start_sweep(store, n=6, seed=43)
+    first = Sweeps(store).start(n=6, seed=42)
+    second = Sweeps(store).start(n=6, seed=42)
+    other = Sweeps(store).start(n=6, seed=43)
     ids = [it.memory_id for it in first.items]
     assert ids == [it.memory_id for it in second.items]
     assert ids != [it.memory_id for it in other.items]
-    assert first.seed == 42 and sweep.start_sweep(store, n=2).seed is not None
+    assert first.seed == 42 and Sweeps(store).start(n=2).seed is not None
 
 
 def test_decisions_are_audited_and_undo_restores(store: MemoryStore) -> None:
     store.add_many([_row(i, importance=0.35) for i in range(30)], audit=False)
-    state = sweep.start_sweep(store, n=3, seed=1)
+    state = Sweeps(store).start(n=3, seed=1)
     a, b, c = (it.memory_id for it in state.items)
-    sweep.decide(store, state.id, 0, "revalue", importance=0.7, note="sat with it")
+    Sweeps(store).decide(state.id, 0, "revalue", importance=0.7, note="sat with it")
     ev = store.events(a)[0]
     assert (ev.action, ev.before, ev.after) == ("revalue", {"importance": 0.35},
                                                {"importance": 0.7})
     assert "sat with it" in (ev.note or "") and state.id[:8] in (ev.note or "")
-    sweep.decide(store, state.id, 1, "keep")
+    Sweeps(store).decide(state.id, 1, "keep")
     assert store.events(b)[0].action == "review_keep"
-    sweep.decide(store, state.id, 2, "skip")
+    Sweeps(store).decide(state.id, 2, "skip")
     [skip] = store.events(c)  # audited, nothing changed: the history shows the review
     assert (skip.action, skip.before, skip.after) == ("review_skip", {}, {})
 
-    step = sweep.undo_decision(store, state.id)  # latest: the skip
+    step = Sweeps(store).undo_decision(state.id)  # latest: the skip
     assert (step.pos, step.decision) == (2, "skip")
-    sweep.undo_decision(store, state.id)  # the keep
-    sweep.undo_decision(store, state.id)  # the revalue
+    Sweeps(store).undo_decision(state.id)  # the keep
+    Sweeps(store).undo_decision(state.id)  # the revalue
     assert store.get(a).importance == 0.35
     assert store.events(a)[0].action == "undo"
-    cur = sweep.get_sweep(store, state.id)
+    cur = Sweeps(store).get(state.id)
     assert all(it.decision is None for it in cur.items) and cur.current.pos == 0
     with pytest.raises(sweep.SweepError):
-        sweep.undo_decision(store, state.id)
+        Sweeps(store).undo_decision(state.id)
 
 
 def test_undo_refuses_when_importance_changed_since(store: MemoryStore) -> None:
     store.add_many([_row(i) for i in range(10)], audit=False)
-    state = sweep.start_sweep(store, n=1, seed=3)
+    state = Sweeps(store).start(n=1, seed=3)
     mid = state.items[0].memory_id
-    sweep.decide(store, state.id, 0, "revalue", importance=0.9)
+    Sweeps(store).decide(state.id, 0, "revalue", importance=0.9)
     store.update(mid, importance=0.1)
     with pytest.raises(UndoConflictError):
-        sweep.undo_decision(store, state.id)
-    assert sweep.get_sweep(store, state.id).items[0].decision == "revalue"
+        Sweeps(store).undo_decision(state.id)
+    assert Sweeps(store).get(state.id).items[0].decision == "revalue"
     assert store.get(mid).importance == 0.1
 
 
 def test_revalue_undone_elsewhere_shows_as_not_reviewed(store: MemoryStore) -> None:
     store.add_many([_row(i) for i in range(10)], audit=False)
-    state = sweep.start_sweep(store, n=2, seed=3)
-    ch = sweep.decide(store, state.id, 0, "revalue", importance=0.9)
+    state = Sweeps(store).start(n=2, seed=3)
+    ch = Sweeps(store).decide(state.id, 0, "revalue", importance=0.9)
     store.undo(ch.changes.event_ids[0])
-    cur = sweep.get_sweep(store, state.id)
+    cur = Sweeps(store).get(state.id)
     assert cur.items[0].decision is None and cur.current.pos == 0
-    sweep.decide(store, state.id, 0, "revalue", importance=0.6)  # may decide again
+    Sweeps(store).decide(state.id, 0, "revalue", importance=0.6)  # may decide again
     assert store.get(state.items[0].memory_id).importance == 0.6
 
 
 def test_report_counts_and_distribution(store: MemoryStore) -> None:
     store.add_many([_row(i, importance=0.3 + (i % 10) / 100) for i in range(50)], audit=False)
-    state = sweep.start_sweep(store, n=6, seed=9)
+    state = Sweeps(store).start(n=6, seed=9)
     before = [it.importance_before for it in state.items]
-    sweep.decide(store, state.id, 0, "revalue", importance=0.9)
-    sweep.decide(store, state.id, 1, "revalue", importance=0.75)
-    sweep.decide(store, state.id, 2, "revalue", importance=0.1)
-    sweep.decide(store, state.id, 3, "keep")
-    sweep.decide(store, state.id, 4, "skip")
-    rep = sweep.report(store, state.id)
+    Sweeps(store).decide(state.id, 0, "revalue", importance=0.9)
+    Sweeps(store).decide(state.id, 1, "revalue", importance=0.75)
+    Sweeps(store).decide(state.id, 2, "revalue", importance=0.1)
+    Sweeps(store).decide(state.id, 3, "keep")
+    Sweeps(store).decide(state.id, 4, "skip")
+    rep = Sweeps(store).report(state.id)
     assert (rep.raised, rep.lowered, rep.kept, rep.skipped, rep.undecided) == (2, 1, 1, 1, 1)
     assert sum(rep.before) == sum(rep.after) == 6
     assert rep.before[3] + rep.before[4] == 6
@@ -241,25 +242,25 @@ def test_bad_input_is_refused_with_a_message(store: MemoryStore) -> None:
     store.add_many([_row(i) for i in range(5)], audit=False)
     for band in [(0.6, 0.2), (float("nan"), 0.4), (0.1, 2.0), (0.1,)]:
         with pytest.raises(ValidationError):
-            sweep.start_sweep(store, band=band)
+            Sweeps(store).start(band=band)
     for n in (0, -1, True, 2.5, 10_000):
         with pytest.raises(ValidationError):
-            sweep.start_sweep(store, n=n)
+            Sweeps(store).start(n=n)
     with pytest.raises(ValidationError):
-        sweep.start_sweep(store, type="gossip")
+        Sweeps(store).start(type="gossip")
     with pytest.raises(sweep.SweepError, match="nothing to sweep"):
-        sweep.start_sweep(store, band=(0.9, 1.0))
-    state = sweep.start_sweep(store, n=2, seed=1)
+        Sweeps(store).start(band=(0.9, 1.0))
+    state = Sweeps(store).start(n=2, seed=1)
     with pytest.raises(ValidationError):
-        sweep.decide(store, state.id, 0, "revalue", importance=float("nan"))
+        Sweeps(store).decide(state.id, 0, "revalue", importance=float("nan"))
     with pytest.raises(ValidationError):
-        sweep.decide(store, state.id, 0, "maybe")
-    sweep.decide(store, state.id, 0, "keep")
+        Sweeps(store).decide(state.id, 0, "maybe")
+    Sweeps(store).decide(state.id, 0, "keep")
     with pytest.raises(sweep.SweepError, match="already decided"):
-        sweep.decide(store, state.id, 0, "skip")
+        Sweeps(store).decide(state.id, 0, "skip")
     with pytest.raises(NotFoundError):
-        sweep.get_sweep(store, "nope")
-    assert sweep.get_sweep(store, state.id).done == 1  # nothing lost to the errors
+        Sweeps(store).get("nope")
+    assert Sweeps(store).get(state.id).done == 1  # nothing lost to the errors
 
 
 def test_contemplative_hint_names_the_pattern() -> None:
@@ -281,7 +282,7 @@ def test_item_context_has_session_neighbours_and_hint(store: MemoryStore) -> Non
     store.add_many(rows, audit=False)
     target = next(r for r in store.page(limit=None) if r.text.startswith("Practiced"))
     item = sweep.SweepItemState(0, target.id, 0.4, None, None, None, None, None, None)
-    ctx = sweep.item_context(store, item)
+    ctx = Sweeps(store).context(item)
     assert [n.text for n in ctx.neighbours] == ["step 0", "step 1", "step 2", "step 3"]
     assert ctx.hint is not None and ctx.hint.labels == ("practiced",)
 
@@ -293,16 +294,16 @@ def test_neighbours_of_a_late_memory_in_a_long_session(store: MemoryStore) -> No
     store.add_many([_row(i, source_session="long", text=f"step {i}") for i in range(300)],
                    audit=False)
     by_text = {r.text: r for r in store.page(limit=None)}
-    assert [n.text for n in sweep.session_neighbours(store, by_text["step 299"])] == [
+    assert [n.text for n in Sweeps(store).neighbours(by_text["step 299"])] == [
         f"step {i}" for i in range(289, 299)]
-    assert [n.text for n in sweep.session_neighbours(store, by_text["step 250"])] == [
+    assert [n.text for n in Sweeps(store).neighbours(by_text["step 250"])] == [
         f"step {i}" for i in (245, 246, 247, 248, 249, 251, 252, 253, 254, 255)]
-    assert [n.text for n in sweep.session_neighbours(store, by_text["step 0"], limit=3)] == [
+    assert [n.text for n in Sweeps(store).neighbours(by_text["step 0"], limit=3)] == [
         "step 1", "step 2", "step 3"]
     # More than store.page's default of 100 rows, on either side.
-    assert [n.text for n in sweep.session_neighbours(store, by_text["step 299"], limit=120)
+    assert [n.text for n in Sweeps(store).neighbours(by_text["step 299"], limit=120)
             ] == [f"step {i}" for i in range(179, 299)]
-    assert [n.text for n in sweep.session_neighbours(store, by_text["step 0"], limit=120)
+    assert [n.text for n in Sweeps(store).neighbours(by_text["step 0"], limit=120)
             ] == [f"step {i}" for i in range(1, 121)]
 
 
@@ -311,7 +312,7 @@ def test_neighbours_written_at_the_same_instant_come_first(store: MemoryStore) -
     # more comes a minute later.
     ids = store.add_many([_row(5, source_session="b", text=f"same {i}") for i in range(13)]
                          + [_row(6, source_session="b", text="later")], audit=False)
-    got = sweep.session_neighbours(store, store.get(ids[0]))
+    got = Sweeps(store).neighbours(store.get(ids[0]))
     # Ten others at distance 0, in id order (ties by id); "later" is not among them.
     assert [r.id for r in got] == sorted(ids[1:13])[:10]
 
@@ -324,27 +325,27 @@ def test_sweeps_created_together_list_by_id_and_decisions_keep_their_time(
     ids = iter(["f" * 32, "c" * 32, "a" * 32, "d" * 32])  # inserted out of id order
     monkeypatch.setattr(sweep, "new_id", lambda: next(ids))
     for seed in range(4):
-        sweep.start_sweep(store, band=(0.3, 0.49), n=3, seed=seed)
+        Sweeps(store).start(band=(0.3, 0.49), n=3, seed=seed)
     monkeypatch.undo()
     # Same creation time: the id breaks the tie, ascending.
-    assert [s.id for s in sweep.list_sweeps(store)] == ["a" * 32, "c" * 32, "d" * 32, "f" * 32]
+    assert [s.id for s in Sweeps(store).list()] == ["a" * 32, "c" * 32, "d" * 32, "f" * 32]
 
     sid = "a" * 32
-    sweep.decide(store, sid, 0, "keep")
-    item = sweep.get_sweep(store, sid).items[0]
+    Sweeps(store).decide(sid, 0, "keep")
+    item = Sweeps(store).get(sid).items[0]
     assert item.decision == "keep" and item.decided_at is not None
     assert item.event_id is None or isinstance(item.event_id, int)
-    sweep.undo_decision(store, sid)
-    item = sweep.get_sweep(store, sid).items[0]
+    Sweeps(store).undo_decision(sid)
+    item = Sweeps(store).get(sid).items[0]
     assert (item.decision, item.decided_at) == (None, None)
 
 
 def test_report_json_counts(store: MemoryStore) -> None:
     store.add_many([_row(i) for i in range(6)], audit=False)
-    state = sweep.start_sweep(store, band=(0.3, 0.49), n=4, seed=1)
-    sweep.decide(store, state.id, 0, "revalue", importance=0.8)
-    sweep.decide(store, state.id, 1, "keep")
-    j = sweep.report(store, state.id).to_json()
+    state = Sweeps(store).start(band=(0.3, 0.49), n=4, seed=1)
+    Sweeps(store).decide(state.id, 0, "revalue", importance=0.8)
+    Sweeps(store).decide(state.id, 1, "keep")
+    j = Sweeps(store).report(state.id).to_json()
     assert (j["sweep_id"], j["total"], j["raised"], j["kept"], j["undecided"]) == (
         state.id, 4, 1, 1, 2)
 
@@ -371,7 +372,7 @@ def test_a_first_memory_written_while_a_sweep_reads_the_table_edges_is_not_swept
     event.listen(store.engine, "before_cursor_execute", write_before_max)
     try:
         with pytest.raises(sweep.SweepError, match="nothing to sweep"):
-            sweep.start_sweep(store, (0.3, 0.5), 5, seed=1)
+            Sweeps(store).start((0.3, 0.5), 5, seed=1)
     finally:
         event.remove(store.engine, "before_cursor_execute", write_before_max)
     assert written[0] and store.get(written[0]).importance == 0.4  # it did commit between

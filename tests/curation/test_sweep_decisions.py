@@ -11,6 +11,7 @@ from sqlalchemy import insert, select, update
 
 from memdesk.core.curation import sweep
 from memdesk.core.curation.models import Sweep, SweepItem
+from memdesk.core.curation.service import Sweeps
 from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import MemoryEvent
@@ -40,7 +41,7 @@ def three(store: MemoryStore) -> tuple[MemoryStore, dict[str, float]]:
 
 def _sweep_of(store: MemoryStore, rows: int = 2, imp: float = 0.4) -> sweep.SweepState:
     store.add_many([_row(i, importance=imp) for i in range(rows)], audit=False)
-    return sweep.start_sweep(store, n=rows, seed=7)
+    return Sweeps(store).start(n=rows, seed=7)
 
 
 # -- start ----------------------------------------------------------------------------
@@ -56,7 +57,7 @@ def test_defaults_are_the_documented_ones() -> None:
 
 def test_start_stores_the_sweep_as_asked(three) -> None:
     store, imps = three
-    st = sweep.start_sweep(store, seed=11, note="quarterly")
+    st = Sweeps(store).start(seed=11, note="quarterly")
     assert st.band == (0.3, 0.49) and st.n == 20 and st.seed == 11
     assert (st.user_id, st.type, st.actor) == (None, None, "operator")
     assert (st.method, st.population) == ("enumeration", 4)  # bob's fact is in band too
@@ -67,25 +68,25 @@ def test_start_stores_the_sweep_as_asked(three) -> None:
                and it.decided_at is None and it.decided_by is None for it in st.items)
     mine = {it.memory_id: it.importance_before for it in st.items}
     assert {k: mine[k] for k in imps} == imps
-    assert sweep.get_sweep(store, st.id) == st
+    assert Sweeps(store).get(st.id) == st
 
 
 def test_start_filters_user_and_normalised_type(three) -> None:
     store, imps = three
-    st = sweep.start_sweep(store, band=[0.3, 0.49], n=5, user="alice", type=" NOTE ", seed=1,
+    st = Sweeps(store).start(band=[0.3, 0.49], n=5, user="alice", type=" NOTE ", seed=1,
                            actor="agent")
     assert (st.user_id, st.type, st.actor, st.n) == ("alice", "note", "agent", 5)
     assert {it.memory_id for it in st.items} == set(imps)
     assert st.population == 3
-    bob = sweep.start_sweep(store, user="bob", type="fact", seed=1)
+    bob = Sweeps(store).start(user="bob", type="fact", seed=1)
     assert (bob.total, bob.type, bob.user_id) == (1, "fact", "bob")
-    anyone = sweep.start_sweep(store, user=" ", type="", seed=1)
+    anyone = Sweeps(store).start(user=" ", type="", seed=1)
     assert (anyone.user_id, anyone.type, anyone.total) == (None, None, 4)
 
 
 def test_type_alone_filters_the_sample(three) -> None:
     store, imps = three
-    st = sweep.start_sweep(store, type="note", seed=1)
+    st = Sweeps(store).start(type="note", seed=1)
     # In band 0.3-0.49: alice's three notes and bob's fact; only the notes are drawn.
     assert {it.memory_id for it in st.items} == set(imps)
     assert (st.total, st.population) == (3, 3)
@@ -93,15 +94,15 @@ def test_type_alone_filters_the_sample(three) -> None:
 
 def test_n_caps_the_sample(three) -> None:
     store, _ = three
-    st = sweep.start_sweep(store, n=2, seed=3)
+    st = Sweeps(store).start(n=2, seed=3)
     assert st.total == 2 and st.n == 2 and st.population == 4
 
 
 def test_band_edges_are_inclusive(three) -> None:
     store, _ = three
-    st = sweep.start_sweep(store, band=(0.49, 0.49), seed=1)
+    st = Sweeps(store).start(band=(0.49, 0.49), seed=1)
     assert [it.importance_before for it in st.items] == [0.49]
-    st = sweep.start_sweep(store, band=(0.29, 0.29), seed=1)
+    st = Sweeps(store).start(band=(0.29, 0.29), seed=1)
     assert [it.importance_before for it in st.items] == [0.29]
 
 
@@ -118,16 +119,16 @@ def test_band_edges_are_inclusive(three) -> None:
 def test_empty_band_message(three, kwargs: dict, message: str) -> None:
     store, _ = three
     with pytest.raises(sweep.SweepError) as err:
-        sweep.start_sweep(store, seed=1, **kwargs)
+        Sweeps(store).start(seed=1, **kwargs)
     assert str(err.value) == message
-    assert sweep.list_sweeps(store) == []
+    assert Sweeps(store).list() == []
 
 
 @pytest.mark.parametrize("seed", [-1, 2**63, True, 1.5, "3"])
 def test_bad_seed_is_refused(three, seed: object) -> None:
     store, _ = three
     with pytest.raises(ValidationError) as err:
-        sweep.start_sweep(store, seed=seed)
+        Sweeps(store).start(seed=seed)
     assert err.value.field == "seed"
     assert str(err.value) == f"seed: must be a non-negative whole number, got {seed!r}"
 
@@ -135,24 +136,24 @@ def test_bad_seed_is_refused(three, seed: object) -> None:
 @pytest.mark.parametrize("seed", [0, 2**63 - 1])
 def test_seed_limits_are_accepted(three, seed: int) -> None:
     store, _ = three
-    assert sweep.start_sweep(store, seed=seed).seed == seed
+    assert Sweeps(store).start(seed=seed).seed == seed
 
 
 def test_unseeded_sweeps_store_a_48_bit_seed(three) -> None:
     store, _ = three
-    seeds = {sweep.start_sweep(store, n=1).seed for _ in range(3)}
+    seeds = {Sweeps(store).start(n=1).seed for _ in range(3)}
     assert all(0 <= s < 2**48 for s in seeds) and len(seeds) == 3
 
 
 def test_user_over_200_characters_is_refused(three) -> None:
     store, _ = three
     with pytest.raises(ValidationError) as err:
-        sweep.start_sweep(store, user="u" * 201, seed=1)
+        Sweeps(store).start(user="u" * 201, seed=1)
     assert str(err.value) == "user: is 201 characters; the limit is 200"
     with pytest.raises(sweep.SweepError):  # 200 passes the check; no such user
-        sweep.start_sweep(store, user="u" * 200, seed=1)
+        Sweeps(store).start(user="u" * 200, seed=1)
     with pytest.raises(ValueError):
-        sweep.start_sweep(store, seed=1, actor="robot")
+        Sweeps(store).start(seed=1, actor="robot")
 
 
 def test_describe() -> None:
@@ -170,7 +171,7 @@ def test_describe() -> None:
 
 def test_unknown_sweep_message(store: MemoryStore) -> None:
     with pytest.raises(NotFoundError) as err:
-        sweep.get_sweep(store, "nope")
+        Sweeps(store).get("nope")
     assert str(err.value) == "No sweep with id 'nope'"
 
 
@@ -181,20 +182,20 @@ def test_list_is_newest_first_with_progress_and_limit(three, monkeypatch) -> Non
     store, _ = three
     now = [T0]
     monkeypatch.setattr(sweep, "utcnow", lambda: now[0])
-    a = sweep.start_sweep(store, n=1, seed=1)
+    a = Sweeps(store).start(n=1, seed=1)
     now[0] = T0 + timedelta(hours=1)
-    b = sweep.start_sweep(store, n=2, user="alice", type="note", seed=2)
+    b = Sweeps(store).start(n=2, user="alice", type="note", seed=2)
     now[0] = T0 + timedelta(hours=2)
-    sweep.decide(store, b.id, 0, "skip")
-    got = sweep.list_sweeps(store)
+    Sweeps(store).decide(b.id, 0, "skip")
+    got = Sweeps(store).list()
     assert [s.id for s in got] == [b.id, a.id]
     assert got[0] == sweep.SweepSummary(b.id, T0 + timedelta(hours=1), (0.3, 0.49), 2, "alice",
                                         "note", 2, 1, None)
-    assert [s.id for s in sweep.list_sweeps(store, limit=1)] == [b.id]
-    sweep.decide(store, a.id, 0, "keep")
-    assert [s.id for s in sweep.list_sweeps(store, unfinished=True)] == [b.id]
-    assert [s.id for s in sweep.list_sweeps(store, unfinished=True, limit=1)] == [b.id]
-    [fa] = [s for s in sweep.list_sweeps(store) if s.id == a.id]
+    assert [s.id for s in Sweeps(store).list(limit=1)] == [b.id]
+    Sweeps(store).decide(a.id, 0, "keep")
+    assert [s.id for s in Sweeps(store).list(unfinished=True)] == [b.id]
+    assert [s.id for s in Sweeps(store).list(unfinished=True, limit=1)] == [b.id]
+    [fa] = [s for s in Sweeps(store).list() if s.id == a.id]
     assert (fa.done, fa.total, fa.finished_at) == (1, 1, T0 + timedelta(hours=2))
 
 
@@ -204,7 +205,7 @@ def test_list_is_newest_first_with_progress_and_limit(three, monkeypatch) -> Non
 def test_revalue_records_the_item_and_audits(store: MemoryStore, monkeypatch) -> None:
     st = _sweep_of(store)
     monkeypatch.setattr(sweep, "utcnow", lambda: T0)
-    step = sweep.decide(store, st.id, 1, "revalue", importance=0.9, note="foundational",
+    step = Sweeps(store).decide(st.id, 1, "revalue", importance=0.9, note="foundational",
                         actor="agent")
     mid = st.items[1].memory_id
     assert (step.sweep_id, step.pos, step.decision) == (st.id, 1, "revalue")
@@ -216,7 +217,7 @@ def test_revalue_records_the_item_and_audits(store: MemoryStore, monkeypatch) ->
         "revalue", "agent", {"importance": 0.4}, {"importance": 0.9})
     assert ev.note == f"sweep {st.id[:8]}: foundational"
     assert store.get(mid).importance == 0.9
-    it = sweep.get_sweep(store, st.id).items[1]
+    it = Sweeps(store).get(st.id).items[1]
     assert (it.decision, it.importance_after, it.note, it.decided_at, it.decided_by,
             it.event_id) == ("revalue", 0.9, "foundational", T0, "agent", ev.id)
 
@@ -225,7 +226,7 @@ def test_revalue_records_the_item_and_audits(store: MemoryStore, monkeypatch) ->
 def test_keep_and_skip_audit_without_change(store: MemoryStore, decision: str) -> None:
     st = _sweep_of(store)
     mid = st.items[0].memory_id
-    step = sweep.decide(store, st.id, 0, decision)
+    step = Sweeps(store).decide(st.id, 0, decision)
     [ev] = store.events(mid)
     assert (ev.action, ev.actor, ev.before, ev.after, ev.note) == (
         f"review_{decision}", "operator", {}, {}, f"sweep {st.id[:8]}")
@@ -233,7 +234,7 @@ def test_keep_and_skip_audit_without_change(store: MemoryStore, decision: str) -
     assert step.changes.kinds == Changed.SWEEPS | Changed.HISTORY
     assert step.changes.event_ids == (ev.id,) and step.changes.group_id == ev.group_id
     assert ev.group_id is not None
-    it = sweep.get_sweep(store, st.id).items[0]
+    it = Sweeps(store).get(st.id).items[0]
     assert it.importance_after == (0.4 if decision == "keep" else None)
     assert it.decided_by == "operator" and it.note is None
     assert store.get(mid).importance == 0.4
@@ -241,24 +242,24 @@ def test_keep_and_skip_audit_without_change(store: MemoryStore, decision: str) -
 
 def test_revalue_to_the_current_value_is_a_keep(store: MemoryStore) -> None:
     st = _sweep_of(store)
-    step = sweep.decide(store, st.id, 0, "revalue", importance=0.4)
+    step = Sweeps(store).decide(st.id, 0, "revalue", importance=0.4)
     assert step.decision == "keep"
     assert step.changes.kinds == Changed.SWEEPS | Changed.HISTORY
     assert store.events(st.items[0].memory_id)[0].action == "review_keep"
-    it = sweep.get_sweep(store, st.id).items[0]
+    it = Sweeps(store).get(st.id).items[0]
     assert (it.decision, it.importance_after) == ("keep", 0.4)
 
 
 def test_only_the_last_decision_finishes_the_sweep(store: MemoryStore, monkeypatch) -> None:
     st = _sweep_of(store, rows=3)
     monkeypatch.setattr(sweep, "utcnow", lambda: T0)
-    sweep.decide(store, st.id, 2, "keep")
-    sweep.decide(store, st.id, 0, "skip")
-    mid = sweep.get_sweep(store, st.id)
+    Sweeps(store).decide(st.id, 2, "keep")
+    Sweeps(store).decide(st.id, 0, "skip")
+    mid = Sweeps(store).get(st.id)
     assert (mid.done, mid.finished, mid.finished_at) == (2, False, None)
     assert mid.current is not None and mid.current.pos == 1
-    sweep.decide(store, st.id, 1, "keep")
-    end = sweep.get_sweep(store, st.id)
+    Sweeps(store).decide(st.id, 1, "keep")
+    end = Sweeps(store).get(st.id)
     assert (end.done, end.finished, end.finished_at, end.current) == (3, True, T0, None)
 
 
@@ -271,26 +272,26 @@ def test_only_the_last_decision_finishes_the_sweep(store: MemoryStore, monkeypat
 def test_decide_refusals(store: MemoryStore, args, kwargs, field: str, message: str) -> None:
     st = _sweep_of(store)
     with pytest.raises(ValidationError) as err:
-        sweep.decide(store, st.id, 0, *args, **kwargs)
+        Sweeps(store).decide(st.id, 0, *args, **kwargs)
     assert (err.value.field, str(err.value)) == (field, f"{field}: {message}")
-    assert sweep.get_sweep(store, st.id).done == 0
+    assert Sweeps(store).get(st.id).done == 0
 
 
 def test_keep_ignores_an_importance_and_accepts_a_long_note(store: MemoryStore) -> None:
     st = _sweep_of(store)
-    sweep.decide(store, st.id, 0, "keep", importance=5.0, note="n" * 10_000)
-    it = sweep.get_sweep(store, st.id).items[0]
+    Sweeps(store).decide(st.id, 0, "keep", importance=5.0, note="n" * 10_000)
+    it = Sweeps(store).get(st.id).items[0]
     assert (it.decision, it.importance_after, len(it.note)) == ("keep", 0.4, 10_000)
 
 
 def test_decide_item_messages(store: MemoryStore) -> None:
     st = _sweep_of(store)
     with pytest.raises(NotFoundError) as err:
-        sweep.decide(store, st.id, 2, "keep")
+        Sweeps(store).decide(st.id, 2, "keep")
     assert str(err.value) == f"Sweep {st.id[:8]} has no item 3"
-    sweep.decide(store, st.id, 1, "revalue", importance=0.1)
+    Sweeps(store).decide(st.id, 1, "revalue", importance=0.1)
     with pytest.raises(sweep.SweepError) as err:
-        sweep.decide(store, st.id, 1, "keep")
+        Sweeps(store).decide(st.id, 1, "keep")
     assert str(err.value) == ("Item 2 of this sweep is already decided (revalue); "
                               "undo it first to change the decision.")
 
@@ -303,52 +304,52 @@ def test_undo_takes_the_latest_decision_or_the_named_item(store: MemoryStore,
     st = _sweep_of(store, rows=3)
     times = iter([T0 + timedelta(minutes=m) for m in (5, 1, 3, 3)])
     monkeypatch.setattr(sweep, "utcnow", lambda: next(times))
-    sweep.decide(store, st.id, 0, "revalue", importance=0.8)  # at +5: the latest
-    sweep.decide(store, st.id, 1, "keep")  # +1
-    sweep.decide(store, st.id, 2, "skip")  # +3 (and finishes the sweep)
+    Sweeps(store).decide(st.id, 0, "revalue", importance=0.8)  # at +5: the latest
+    Sweeps(store).decide(st.id, 1, "keep")  # +1
+    Sweeps(store).decide(st.id, 2, "skip")  # +3 (and finishes the sweep)
     monkeypatch.undo()
-    step = sweep.undo_decision(store, st.id)
+    step = Sweeps(store).undo_decision(st.id)
     assert (step.pos, step.decision) == (0, "revalue")
     assert step.changes.memory_ids == (st.items[0].memory_id,)
     assert Changed.MEMORIES in step.changes.kinds
     assert store.get(st.items[0].memory_id).importance == 0.4
-    step = sweep.undo_decision(store, st.id, 1)
+    step = Sweeps(store).undo_decision(st.id, 1)
     assert (step.pos, step.decision) == (1, "keep")
-    cur = sweep.get_sweep(store, st.id)
+    cur = Sweeps(store).get(st.id)
     assert [it.decision for it in cur.items] == [None, None, "skip"]
     assert cur.finished_at is None
     with pytest.raises(sweep.SweepError) as err:
-        sweep.undo_decision(store, st.id, 1)
+        Sweeps(store).undo_decision(st.id, 1)
     assert str(err.value) == "Nothing to undo in this sweep."
 
 
 def test_undo_of_a_finished_sweep_reopens_it(store: MemoryStore) -> None:
     st = _sweep_of(store, rows=1)
-    sweep.decide(store, st.id, 0, "keep")
-    assert sweep.get_sweep(store, st.id).finished_at is not None
-    sweep.undo_decision(store, st.id, 0)
+    Sweeps(store).decide(st.id, 0, "keep")
+    assert Sweeps(store).get(st.id).finished_at is not None
+    Sweeps(store).undo_decision(st.id, 0)
     assert store.events(st.items[0].memory_id)[0].actor == "operator"
-    cur = sweep.get_sweep(store, st.id)
+    cur = Sweeps(store).get(st.id)
     assert (cur.finished, cur.finished_at, cur.done) == (False, None, 0)
-    assert sweep.list_sweeps(store, unfinished=True)[0].id == st.id
+    assert Sweeps(store).list(unfinished=True)[0].id == st.id
 
 
 def test_undo_ties_on_time_take_the_higher_position(store: MemoryStore, monkeypatch) -> None:
     st = _sweep_of(store, rows=3)
     monkeypatch.setattr(sweep, "utcnow", lambda: T0)
-    sweep.decide(store, st.id, 2, "keep")
-    sweep.decide(store, st.id, 1, "keep")
+    Sweeps(store).decide(st.id, 2, "keep")
+    Sweeps(store).decide(st.id, 1, "keep")
     monkeypatch.undo()
-    assert sweep.undo_decision(store, st.id).pos == 2
+    assert Sweeps(store).undo_decision(st.id).pos == 2
 
 
 def test_undo_refuses_an_unknown_actor(store: MemoryStore) -> None:
     st = _sweep_of(store)
-    sweep.decide(store, st.id, 0, "keep")
+    Sweeps(store).decide(st.id, 0, "keep")
     with pytest.raises(ValueError):
-        sweep.undo_decision(store, st.id, actor="robot")
-    assert sweep.get_sweep(store, st.id).done == 1
-    step = sweep.undo_decision(store, st.id, actor="agent")
+        Sweeps(store).undo_decision(st.id, actor="robot")
+    assert Sweeps(store).get(st.id).done == 1
+    step = Sweeps(store).undo_decision(st.id, actor="agent")
     assert store.events(st.items[0].memory_id)[0].actor == "agent"
     assert step.changes.kinds & Changed.HISTORY
 
@@ -365,40 +366,40 @@ def _ungroup(store: MemoryStore, event_id: int) -> None:
 def test_legacy_revalue_undo_restores_and_reopens(store: MemoryStore) -> None:
     st = _sweep_of(store, rows=1)
     mid = st.items[0].memory_id
-    step = sweep.decide(store, st.id, 0, "revalue", importance=0.9, note="n")
+    step = Sweeps(store).decide(st.id, 0, "revalue", importance=0.9, note="n")
     [ev] = step.changes.event_ids
     _ungroup(store, ev)
-    undo = sweep.undo_decision(store, st.id, actor="agent")
+    undo = Sweeps(store).undo_decision(st.id, actor="agent")
     assert (undo.pos, undo.decision) == (0, "revalue")
     [uev] = undo.changes.event_ids
     assert undo.changes.memory_ids == (mid,) and undo.changes.group_id is None
     assert undo.changes.kinds == Changed.SWEEPS | Changed.HISTORY | Changed.MEMORIES
     assert store.get(mid).importance == 0.4
     assert (store.event(uev).action, store.event(uev).actor) == ("undo", "agent")
-    it = sweep.get_sweep(store, st.id).items[0]
+    it = Sweeps(store).get(st.id).items[0]
     assert (it.decision, it.importance_after, it.note, it.decided_at, it.decided_by,
             it.event_id) == (None, None, None, None, None, None)
-    assert sweep.get_sweep(store, st.id).finished_at is None
+    assert Sweeps(store).get(st.id).finished_at is None
 
 
 def test_legacy_decision_without_an_event(store: MemoryStore) -> None:
     st = _sweep_of(store, rows=2)
-    sweep.decide(store, st.id, 0, "keep")
-    sweep.decide(store, st.id, 1, "skip")
+    Sweeps(store).decide(st.id, 0, "keep")
+    Sweeps(store).decide(st.id, 1, "skip")
     t = SweepItem.__table__
     with store.write() as conn:
         conn.execute(update(t).where(t.c.sweep_id == st.id).values(event_id=None))
-    undo = sweep.undo_decision(store, st.id, 0)
+    undo = Sweeps(store).undo_decision(st.id, 0)
     assert (undo.pos, undo.decision) == (0, "keep")
     assert undo.changes.event_ids == () and undo.changes.kinds == Changed.SWEEPS
-    cur = sweep.get_sweep(store, st.id)
+    cur = Sweeps(store).get(st.id)
     assert [it.decision for it in cur.items] == [None, "skip"]
     assert cur.finished_at is None
 
 
 def test_start_stores_the_note(three) -> None:
     store, _ = three
-    st = sweep.start_sweep(store, seed=1, note="why now")
+    st = Sweeps(store).start(seed=1, note="why now")
     t = Sweep.__table__
     with store.read() as conn:
         assert conn.execute(select(t.c.note).where(t.c.id == st.id)).scalar_one() == "why now"
@@ -411,7 +412,7 @@ def test_list_shows_at_most_100_sweeps_by_default(store: MemoryStore) -> None:
             dict(id=f"{i:032d}", created_at=T0 + timedelta(minutes=i), actor="operator",
                  band_lo=0.3, band_hi=0.49, n=1, seed=i, method="enumeration", population=1)
             for i in range(101)])
-    assert len(sweep.list_sweeps(store)) == 100
+    assert len(Sweeps(store).list()) == 100
 
 
 def test_a_sweep_completed_by_a_redo_is_finished(store: MemoryStore,
@@ -419,16 +420,16 @@ def test_a_sweep_completed_by_a_redo_is_finished(store: MemoryStore,
     st = _sweep_of(store)
     clock = iter([T0 + timedelta(hours=h) for h in range(1, 10)])
     monkeypatch.setattr(sweep, "utcnow", lambda: next(clock))
-    first = sweep.decide(store, st.id, 1, "keep")                      # decided at 01:00
+    first = Sweeps(store).decide(st.id, 1, "keep")                      # decided at 01:00
     undo = store.undo_group(first.changes.group_id).group_id  # generic undo (Edit menu)
-    sweep.decide(store, st.id, 0, "skip")                               # 02:00: 1 of 2
-    assert sweep.get_sweep(store, st.id).finished_at is None
+    Sweeps(store).decide(st.id, 0, "skip")                               # 02:00: 1 of 2
+    assert Sweeps(store).get(st.id).finished_at is None
     store.undo_group(undo)                           # redo: item 1's decision is back
-    done = sweep.get_sweep(store, st.id)
+    done = Sweeps(store).get(st.id)
     assert done.done == done.total == 2
     # No stamp was written (decide did not take the last item): the newest decision's
     # time stands for it, so lists show the sweep as finished, not open.
     assert done.finished_at == T0 + timedelta(hours=2)
-    assert [s.id for s in sweep.list_sweeps(store, unfinished=True)] == []
+    assert [s.id for s in Sweeps(store).list(unfinished=True)] == []
     with store.read() as conn:
         assert conn.execute(select(Sweep.__table__.c.finished_at)).scalar() is None

@@ -1,6 +1,6 @@
-"""The delta audit trail (core/delta/audit.py): what each event row holds, how the
-event list filters and limits, and how undoing a group restores values newest first,
-logs itself as a new group and refuses (changing nothing) when it must.
+"""The delta audit trail, through ``DeltaMemory``: what each event holds, how the
+event list orders and limits, and how undoing a group restores every value, logs
+itself as a new group and refuses (changing nothing) when it must.
 
 Rules from audit.py's docstring: undo restores each row's ``before`` newest first as a
 new group, and refuses when a field was changed again since."""
@@ -12,10 +12,10 @@ from datetime import datetime
 import pytest
 from sqlalchemy import delete, select, update
 
-from memdesk.core.delta import audit
-from memdesk.core.delta.config import SRC, update_source
+from memdesk.core.delta.config import SRC
 from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
+from memdesk.core.delta.snapshots import DIFFS
 from memdesk.core.errors import NotFoundError, UndoConflictError
 from tests.helpers.delta import flagged_diff
 
@@ -26,23 +26,22 @@ def weight(store, name: str) -> float:  # type: ignore[no-untyped-def]
     return src.weight
 
 
-def test_log_writes_every_field_and_events_reads_them_back(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        audit.log(conn, "source", "search", "tune", {"weight": 0.25}, {"weight": 0.5}, "g1",
-                  actor="agent", note="a note", undoes="g0")
-        [ev] = audit.events(conn)
+def test_an_edit_is_logged_with_every_field_and_reads_back(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    ch = dm.set_source("search", weight=0.5, actor="agent", note="a note")
+    [ev] = dm.events()
     assert (ev.kind, ev.target, ev.action, ev.before, ev.after, ev.actor, ev.group_id,
             ev.undoes, ev.undone_by, ev.note) == (
-        "source", "search", "tune", {"weight": 0.25}, {"weight": 0.5}, "agent", "g1", "g0",
-        None, "a note")
+        "source", "search", "edit", {"weight": 0.25}, {"weight": 0.5}, "agent",
+        ch.group_id, None, None, "a note")
     assert isinstance(ev.at, datetime) and isinstance(ev.id, int)
 
 
-def test_log_defaults_to_the_operator_without_note_or_undoes(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        audit.log(conn, "review", "7", "accept", {}, {"review": "accepted"}, "g1")
-        [ev] = audit.events(conn)
-    assert (ev.actor, ev.note, ev.undoes, ev.before) == ("operator", None, None, {})
+def test_an_edit_defaults_to_the_operator_without_note(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    dm.set_source("search", top_k=3)
+    [ev] = dm.events()
+    assert (ev.actor, ev.note, ev.undoes) == ("operator", None, None)
 
 
 def test_a_review_event_reads_its_time_back_as_a_datetime(store) -> None:  # type: ignore[no-untyped-def]
@@ -56,81 +55,70 @@ def test_a_review_event_reads_its_time_back_as_a_datetime(store) -> None:  # typ
     assert ev.after["reviewed_at"] == dm.stored_diff(diff_id).reviewed_at
 
 
-def test_events_filter_by_kind_and_target_newest_first_and_limit(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        for i, (kind, target) in enumerate([("source", "a"), ("review", "1"), ("source", "b"),
-                                            ("source", "a"), ("review", "2")]):
-            audit.log(conn, kind, target, f"act{i}", {}, {}, f"g{i}")
-        everything = audit.events(conn)
-        sources = audit.events(conn, kind="source")
-        a = audit.events(conn, target="a")
-        a_src = audit.events(conn, kind="source", target="a", limit=1)
-        two = audit.events(conn, limit=2)
-    assert [e.action for e in everything] == ["act4", "act3", "act2", "act1", "act0"]
-    assert [e.action for e in sources] == ["act3", "act2", "act0"]
-    assert [e.action for e in a] == ["act3", "act0"]
-    assert [e.action for e in a_src] == ["act3"]
-    assert [e.action for e in two] == ["act4", "act3"]
+def test_events_are_newest_first_and_limited(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    for i in range(5):
+        dm.set_source("search", top_k=i + 1)
+    assert [e.after for e in dm.events()] == [{"top_k": k} for k in (5, 4, 3, 2, 1)]
+    assert [e.after for e in dm.events(limit=2)] == [{"top_k": 5}, {"top_k": 4}]
 
 
 def test_events_limit_defaults_to_200(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        for i in range(201):
-            audit.log(conn, "source", "a", "edit", {}, {}, f"g{i}")
-        got = audit.events(conn)
+    dm = DeltaMemory(store)
+    groups = [dm.set_source("search", top_k=i + 1).group_id for i in range(201)]
+    got = dm.events()
     assert len(got) == 200
-    assert got[-1].group_id == "g1"  # the oldest one (g0) is the one left out
+    assert got[-1].group_id == groups[1]  # the oldest one is the one left out
 
 
-def test_undo_group_restores_newest_first_and_logs_the_redo(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        # Two edits of the same field in one group: only newest-first undo can pass the
-        # "changed again since" check and end at the first value.
-        update_source(conn, "search", {"weight": 0.5}, "g1")
-        update_source(conn, "search", {"weight": 0.7}, "g1")
-        redo = audit.undo_group(conn, "g1", actor="agent", redo="r1")
-        evs = audit.events(conn)
-    assert redo == "r1"
-    assert weight(store, "search") == 0.25
-    undo = [e for e in evs if e.group_id == "r1"]
-    assert [(e.action, e.before, e.after, e.actor, e.undoes) for e in undo] == [
-        ("undo", {"weight": 0.5}, {"weight": 0.25}, "agent", "g1"),
-        ("undo", {"weight": 0.7}, {"weight": 0.5}, "agent", "g1"),
-    ]
-    originals = [e for e in evs if e.group_id == "g1"]
-    assert len(originals) == 2 and {e.undone_by for e in originals} == {"r1"}
+def test_undo_restores_every_edit_of_a_group_and_logs_the_redo(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    dm.set_source("search", weight=0.5)
+    dm.set_source("context", weight=0.6)
+    before = dm.config()
+    g = dm.normalize_weights(actor="agent").group_id
+    assert dm.config() != before
+    redo = dm.undo(g, actor="agent")
+    assert dm.config() == before
+    evs = dm.events()
+    undo = [e for e in evs if e.group_id == redo.group_id]
+    originals = [e for e in evs if e.group_id == g]
+    assert redo.group_id not in (None, g)
+    assert len(undo) == len(originals) >= 2
+    assert {(e.action, e.actor, e.undoes) for e in undo} == {("undo", "agent", g)}
+    assert sorted((e.target, e.before, e.after) for e in undo) == sorted(
+        (e.target, e.after, e.before) for e in originals)
+    assert {e.undone_by for e in originals} == {redo.group_id}
     assert {e.undone_by for e in undo} == {None}
 
 
-def test_undo_group_makes_a_new_group_id_when_none_is_given(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        update_source(conn, "search", {"weight": 0.5}, "g1")
-        redo = audit.undo_group(conn, "g1")
-        [undo, _] = audit.events(conn)
-    assert isinstance(redo, str) and redo not in ("", "g1")
-    assert (undo.group_id, undo.actor, undo.undoes) == (redo, "operator", "g1")
+def test_an_undo_is_by_the_operator_by_default(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    g = dm.set_source("search", weight=0.5).group_id
+    redo = dm.undo(g)
+    [undo, _] = dm.events()
+    assert (undo.group_id, undo.actor, undo.undoes) == (redo.group_id, "operator", g)
 
 
 def test_an_undo_is_itself_undoable(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        update_source(conn, "search", {"weight": 0.5}, "g1")
-        redo = audit.undo_group(conn, "g1")
-        audit.undo_group(conn, redo)
+    dm = DeltaMemory(store)
+    redo = dm.undo(dm.set_source("search", weight=0.5).group_id)
+    dm.undo(redo.group_id)
     assert weight(store, "search") == 0.5
 
 
 def test_undo_of_an_unknown_group_says_which(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn, pytest.raises(NotFoundError) as e:
-        audit.undo_group(conn, "nope")
-    assert str(e.value) == "No delta-memory action 'nope'"
+    with pytest.raises(NotFoundError) as e:
+        DeltaMemory(store).undo("nope")
+    assert str(e.value) == "No action group 'nope'"
 
 
 def test_undo_twice_is_refused(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        update_source(conn, "search", {"weight": 0.5}, "g1")
-        audit.undo_group(conn, "g1")
-        with pytest.raises(UndoConflictError) as e:
-            audit.undo_group(conn, "g1")
+    dm = DeltaMemory(store)
+    g = dm.set_source("search", weight=0.5).group_id
+    dm.undo(g)
+    with pytest.raises(UndoConflictError) as e:
+        dm.undo(g)
     assert str(e.value) == "That action was already undone."
     assert weight(store, "search") == 0.25
 
@@ -139,8 +127,8 @@ def test_undo_after_a_later_change_names_the_field_and_changes_nothing(store) ->
     dm = DeltaMemory(store)
     g = dm.set_source("search", weight=0.5, top_k=3).group_id
     dm.set_source("search", top_k=4)
-    with store.write() as conn, pytest.raises(UndoConflictError) as e:
-        audit.undo_group(conn, g)
+    with pytest.raises(UndoConflictError) as e:
+        dm.undo(g)
     assert str(e.value) == ("Cannot undo: source search's top_k was changed again since. "
                             "Undo the later change first.")
     assert dm.config().source("search") == SourceConfig("search", "search_memory", 0.5, True, 4)
@@ -168,39 +156,31 @@ def test_undo_of_a_deleted_source_names_it(store) -> None:  # type: ignore[no-un
     g = dm.add_source(SourceConfig("web", "t", 1.0)).group_id
     with store.write() as conn:
         conn.execute(delete(SRC).where(SRC.c.name == "web"))
-        with pytest.raises(NotFoundError) as e:
-            audit.undo_group(conn, g)
+    with pytest.raises(NotFoundError) as e:
+        dm.undo(g)
     assert str(e.value) == "No source 'web'"
 
 
 def test_undo_of_a_review_whose_diff_is_gone_names_it(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    diff_id = flagged_diff(dm)
+    g = dm.review(diff_id, "accept").group_id
     with store.write() as conn:
-        audit.log(conn, "review", "999", "accept", {"review": "pending"},
-                  {"review": "accepted"}, "g1")
-        with pytest.raises(NotFoundError) as e:
-            audit.undo_group(conn, "g1")
-    assert str(e.value) == "No review '999'"
+        conn.execute(delete(DIFFS).where(DIFFS.c.id == diff_id))
+    with pytest.raises(NotFoundError) as e:
+        dm.undo(g)
+    assert str(e.value) == f"No review '{diff_id}'"
 
 
-def test_apply_stamps_a_source_edit(store) -> None:  # type: ignore[no-untyped-def]
+def test_an_edit_stamps_that_source_only(store) -> None:  # type: ignore[no-untyped-def]
     old = datetime(2000, 1, 1)
     with store.write() as conn:
         conn.execute(update(SRC).values(updated_at=old))
-        audit.apply(conn, "source", "search", {"top_k": 5})
+    DeltaMemory(store).set_source("search", top_k=5)
+    with store.read() as conn:
         rows = dict(conn.execute(select(SRC.c.name, SRC.c.updated_at)).all())
-        top_k = conn.execute(select(SRC.c.top_k).where(SRC.c.name == "search")).scalar_one()
-    assert top_k == 5
     assert rows["search"] != old
     assert {rows[n] for n in ("context", "database", "model_prior")} == {old}
-
-
-def test_apply_to_a_review_changes_that_diff_only(store) -> None:  # type: ignore[no-untyped-def]
-    dm = DeltaMemory(store)
-    diff_id = flagged_diff(dm)
-    with store.write() as conn:
-        audit.apply(conn, "review", str(diff_id), {"review": "accepted", "review_note": "n"})
-    rec = dm.stored_diff(diff_id)
-    assert (rec.review, rec.review_note) == ("accepted", "n")
 
 
 def test_a_weight_off_by_exactly_the_tolerance_counts_as_changed(store) -> None:  # type: ignore[no-untyped-def]

@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from memdesk.core.delta.compose import candidate_from_dict, check_candidate, check_config, dominance
-from memdesk.core.delta.config import check_source_fields, check_weight
 from memdesk.core.delta.contracts import Candidate, DeltaConfig, SourceConfig
 from memdesk.core.errors import ValidationError
 
@@ -60,22 +59,6 @@ def test_dominance_of_an_all_zero_aggregate_is_a_zero_share() -> None:
     assert dominance({"b": 0.0, "a": 0.0}, 0.0) == ("a", 0.0)
     assert dominance({"b": 3.0, "a": 1.0}, 4.0) == ("b", 0.75)
     assert dominance({}, 0.0) == (None, None)
-
-
-def test_an_unknown_source_setting_is_refused_by_its_name() -> None:
-    with pytest.raises(ValidationError) as e:
-        check_source_fields({"colour": "red"})
-    assert e.value.field == "colour"
-    assert str(e.value) == "colour: is not a source setting"
-
-
-@pytest.mark.parametrize("bad", [100.5, -1, float("inf")])
-def test_a_weight_out_of_range_is_refused_as_weight(bad: float) -> None:
-    with pytest.raises(ValidationError) as e:
-        check_weight(bad)
-    assert e.value.field == "weight"
-    assert str(e.value) == f"weight: must be between 0 and 100, got {bad!r}"
-    assert check_weight(100) == 100.0 and check_weight(0) == 0.0
 
 
 def test_bias_without_a_previous_state_keeps_five_expansions_and_suppresses_nothing() -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from memdesk.core.delta import snapshots as snap
 from memdesk.core.delta.contracts import Candidate, SourceConfig
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import UndoConflictError
@@ -64,7 +63,7 @@ def test_a_first_snapshot_has_no_diff_id_and_the_next_reads_back(store) -> None:
     assert s.diff_ids == [None, second.diff_id]
 
 
-def test_diff_records_are_newest_first_by_time_not_by_id(store) -> None:  # type: ignore[no-untyped-def]
+def test_diffs_are_newest_first_by_time_not_by_id(store) -> None:  # type: ignore[no-untyped-def]
     dm = DeltaMemory(store)
     ctx = [Candidate("context", "the task", 1, 1)]
     # Goal "late" is saved first but happens later, so its diff has the smaller id.
@@ -75,5 +74,4 @@ def test_diff_records_are_newest_first_by_time_not_by_id(store) -> None:  # type
     early = dm.snapshot("early", None, ctx, created_at=T0 + timedelta(hours=1),
                         use_database=False).diff_id
     assert late < early
-    with store.read() as conn:
-        assert [r.id for r in snap.diff_records(conn, flagged_only=False)] == [late, early]
+    assert [r.id for r in dm.diffs()] == [late, early]

@@ -19,7 +19,7 @@ from sqlalchemy import update
 
 from memdesk.core.delta import snapshots as snap
 from memdesk.core.delta.contracts import Candidate, DeltaConfig, SourceConfig, Warning_
-from memdesk.core.delta.service import MAX_NOTE, REVIEW_ACTIONS, DeltaMemory, with_weight
+from memdesk.core.delta.service import MAX_NOTE, DeltaMemory, with_weight
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.store.records import Changed
 from tests.helpers.delta import T0, flagged_diff
@@ -40,12 +40,6 @@ def weight(dm: DeltaMemory, name: str) -> float:
 
 
 # -- review ---------------------------------------------------------------------------------
-
-def test_review_action_names() -> None:
-    assert REVIEW_ACTIONS == {"accept": "accepted", "dampen": "dampened",
-                              "reject": "rejected", "investigated": "investigated"}
-    assert MAX_NOTE == 10_000
-
 
 @pytest.mark.parametrize(("action", "stored"), [("accept", "accepted"), ("reject", "rejected"),
                                                 ("investigated", "investigated")])
@@ -81,6 +75,7 @@ def test_dampen_reports_the_source_and_logs_it_in_the_same_group(store) -> None:
     ch = dm.review(diff_id, "dampen", actor="agent")
     assert ch.kinds == Changed.REVIEWS | Changed.SOURCES
     assert (ch.sources, ch.diff_ids) == (("search",), (diff_id,))
+    assert dm.stored_diff(diff_id).review == "dampened"
     assert math.isclose(weight(dm, "search"), 0.25 - 0.15)
     src = next(e for e in dm.events() if e.kind == "source")
     assert (src.action, src.actor, src.note, src.group_id) == (
@@ -237,8 +232,7 @@ def test_save_series_stores_consecutive_diffs_per_goal(store) -> None:  # type: 
     assert dm.save_series(sets, dominance_threshold=0.9) == 2
     g = dm.series("g")
     assert g.ids == [sets[2].id, sets[3].id, sets[0].id]
-    with store.read() as conn:
-        every = snap.diff_records(conn, flagged_only=False)
+    every = dm.diffs()
     assert sorted((r.before_id, r.after_id) for r in every) == sorted(
         [(sets[2].id, sets[3].id), (sets[3].id, sets[0].id)])
     assert all(r.goal == "g" for r in every)
@@ -256,8 +250,7 @@ def test_save_series_passes_its_dominance_threshold(store) -> None:  # type: ign
                                  Candidate("b", "y", 1, 0.5)],
                      config=cfg, created_at=T0 + H, use_database=False)
     assert dm.save_series([before, after], dominance_threshold=0.75) == 1
-    with store.read() as conn:
-        [rec] = snap.diff_records(conn, flagged_only=False)
+    [rec] = dm.diffs()
     assert Warning_.SOURCE_DOMINANCE.value not in rec.warnings
     before2 = dm.build("g2", None, [Candidate("a", "x", 1, 1), Candidate("b", "y", 1, 1)],
                        config=cfg, created_at=T0, use_database=False)
@@ -265,8 +258,7 @@ def test_save_series_passes_its_dominance_threshold(store) -> None:  # type: ign
                                    Candidate("b", "y", 1, 0.5)],
                       config=cfg, created_at=T0 + H, use_database=False)
     dm.save_series([before2, after2], dominance_threshold=0.74)
-    with store.read() as conn:
-        [rec2] = snap.diff_records(conn, goal="g2", flagged_only=False)
+    [rec2] = dm.diffs(goal="g2")
     assert Warning_.SOURCE_DOMINANCE.value in rec2.warnings
 
 

@@ -1,5 +1,5 @@
-"""Snapshots and stored diffs (core/delta/snapshots.py): what a row holds, what reads
-back, and how lists filter, order, page and limit.
+"""Snapshots and stored diffs through ``DeltaMemory``: what a saved snapshot and diff
+read back as, and how lists filter, order, page and limit.
 
 Rules from snapshots.py: a snapshot is stored with its items; the diff from the goal's
 previous snapshot is stored with it; a flagged diff (suspicious or dangerous) enters the
@@ -14,10 +14,8 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from memdesk.core.delta import snapshots as snap
 from memdesk.core.delta.compose import build_memory_set
 from memdesk.core.delta.contracts import Candidate, DeltaConfig, HealthStatus, SourceConfig
-from memdesk.core.delta.diff import diff
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import NotFoundError
 
@@ -43,31 +41,33 @@ def save(store, *sets) -> list:  # type: ignore[no-untyped-def]
 
 # -- rows ---------------------------------------------------------------------------------
 
-def test_set_row_holds_the_figures_and_leaves_out_empty_sources() -> None:
-    ms = mset("S", T0, *CALM, label="x" * 250)
-    row = snap.set_row(ms)
-    assert row["label"] == "x" * 200
-    assert (row["id"], row["goal"], row["query"], row["created_at"], row["item_count"]) == (
+def test_a_snapshot_lists_its_figures_and_leaves_out_empty_sources(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    dm.save(mset("S", T0, *CALM, label="x" * 250))
+    [info] = dm.snapshots()
+    assert info.label == "x" * 200  # labels are kept to 200 characters
+    assert (info.id, info.goal, info.query, info.created_at, info.item_count) == (
         "S", "g", "q", T0, 2)
     # a: 1.0 × 0.5 = 0.5, b: 0.5 × 0.5 = 0.25, c: nothing.
-    assert row["aggregate_score"] == 0.75
-    assert (row["dominant_source"], row["dominance_ratio"]) == ("a", 0.5 / 0.75)
-    assert row["source_totals"] == '{"a": 0.5, "b": 0.25}'
-    assert row["weights"] == '{"a": 1.0, "b": 0.5, "c": 1.0}'
-    assert [r["source"] for r in json.loads(row["source_reports"])] == ["a", "b", "c"]
+    assert info.aggregate_score == 0.75
+    assert (info.dominant_source, info.dominance_ratio) == ("a", 0.5 / 0.75)
+    got = dm.load("S")
+    assert got.weights == {"a": 1.0, "b": 0.5, "c": 1.0}
+    assert [r.source for r in got.source_reports] == ["a", "b", "c"]
+    # c contributed nothing: the source totals leave it out.
+    assert {k: list(v) for k, v in dm.series("g").shares.items()} == {
+        "a": [0.5 / 0.75], "b": [0.25 / 0.75]}
 
 
-def test_item_rows_number_the_items_and_keep_provenance_readable() -> None:
-    ms = mset("S", T0, Candidate("a", "alpha", 1, 1, provenance={"who": "Zoë", "at": T0}),
-              Candidate("b", "beta", 1, 0.5, candidate_id="k" * 250))
-    rows = snap.item_rows(ms)
-    assert [(r["set_id"], r["position"], r["text"]) for r in rows] == [
-        ("S", 0, "alpha"), ("S", 1, "beta")]
-    assert rows[0]["provenance"] == '{"who": "Zoë", "at": "2026-10-01 09:00:00"}'
-    assert rows[1]["provenance"] is None
-    assert rows[1]["key"] == ("id:" + "k" * 250)[:200]
-    assert (rows[1]["source_weight"], rows[1]["weighted_score"], rows[1]["original_score"]) == (
-        0.5, 0.25, 0.5)
+def test_items_keep_their_order_and_readable_provenance(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    dm.save(mset("S", T0, Candidate("a", "alpha", 1, 1, provenance={"who": "Zoë", "at": T0}),
+                 Candidate("b", "beta", 1, 0.5)))
+    got = dm.load("S").contributions
+    assert [c.text for c in got] == ["alpha", "beta"]
+    assert got[0].provenance == {"who": "Zoë", "at": "2026-10-01 09:00:00"}
+    assert got[1].provenance == {}
+    assert (got[1].source_weight, got[1].weighted_score) == (0.5, 0.25)
 
 
 @pytest.mark.parametrize(("after", "status", "review"), [
@@ -75,27 +75,14 @@ def test_item_rows_number_the_items_and_keep_provenance_readable() -> None:
     (CALM + FLOOD[:2], HealthStatus.SUSPICIOUS, "pending"),
     (FLOOD, HealthStatus.DANGEROUS, "pending"),
 ])
-def test_diff_row_copies_the_diff_and_queues_flagged_ones(after: tuple, status: HealthStatus,
-                                                          review: str) -> None:
-    d = diff(mset("A", T0, *CALM), mset("B", T0 + H, *after))
-    assert d.health.status is status
-    row = snap.diff_row("g", T0 + H, d)
-    h = d.health
-    assert row == {
-        "goal": "g", "before_id": "A", "after_id": "B", "created_at": T0 + H,
-        "aggregate_delta": d.aggregate_score_delta,
-        "before_dominant": d.before_dominant_source, "after_dominant": d.after_dominant_source,
-        "changed_dominant": d.changed_dominant_source,
-        "primary_cause": d.attribution.primary_cause_source,
-        "dominance": h.dominance_score, "volatility": h.volatility_score,
-        "drift": h.drift_score, "contradiction": h.contradiction_score,
-        "confidence": h.confidence_score, "risk": h.risk_score,
-        "status": status.value, "action": d.decision.action.value,
-        "decision": json.dumps(d.to_json()["decision"]),
-        "warnings": json.dumps(list(h.warnings)),
-        "influence": json.dumps(d.attribution.source_influence, sort_keys=True),
-        "bias": json.dumps(d.bias.to_json()), "review": review,
-    }
+def test_a_flagged_diff_is_stored_pending_review(store, after: tuple,  # type: ignore[no-untyped-def]
+                                                 status: HealthStatus, review: str) -> None:
+    saved = save(store, mset("A", T0, *CALM), mset("B", T0 + H, *after))[1]
+    assert saved.diff.health.status is status
+    rec = DeltaMemory(store).stored_diff(saved.diff_id)
+    assert (rec.status, rec.review) == (status.value, review)
+    assert [r.id for r in DeltaMemory(store).queue()] == (
+        [saved.diff_id] if review == "pending" else [])
 
 
 # -- reading back ---------------------------------------------------------------------------
@@ -105,8 +92,7 @@ def test_a_saved_set_loads_back_field_by_field(store) -> None:  # type: ignore[n
                                  entity="e", attribute="at", value="v", candidate_id="c1"),
               Candidate("b", "beta", 1, 0.5), label="first")
     save(store, ms)
-    with store.read() as conn:
-        got = snap.load_set(conn, "S")
+    got = DeltaMemory(store).load("S")
     assert (got.id, got.goal, got.query, got.label, got.created_at) == ("S", "g", "q", "first",
                                                                           T0)
     assert got.contributions == ms.contributions
@@ -117,14 +103,15 @@ def test_a_saved_set_loads_back_field_by_field(store) -> None:  # type: ignore[n
 
 
 def test_loading_an_unknown_snapshot_names_it(store) -> None:  # type: ignore[no-untyped-def]
-    with store.read() as conn, pytest.raises(NotFoundError) as e:
-        snap.load_set(conn, "nope")
+    dm = DeltaMemory(store)
+    with pytest.raises(NotFoundError) as e:
+        dm.load("nope")
     assert str(e.value) == "No snapshot 'nope'"
-    with store.read() as conn, pytest.raises(NotFoundError) as e:
-        snap.diff_record(conn, 99)
+    with pytest.raises(NotFoundError) as e:
+        dm.stored_diff(99)
     assert str(e.value) == "No stored diff 99"
-    with store.read() as conn, pytest.raises(NotFoundError) as e:
-        snap.resolve(conn, "zzzzzz")
+    with pytest.raises(NotFoundError) as e:
+        dm.resolve("zzzzzz")
     assert str(e.value) == "No snapshot 'zzzzzz'"
 
 
@@ -132,8 +119,7 @@ def test_a_stored_diff_reads_back_field_by_field(store) -> None:  # type: ignore
     a, b = mset("A", T0, *CALM), mset("B", T0 + H, *CALM, *FLOOD[:2])
     saved = save(store, a, b)[1]
     d = saved.diff
-    with store.read() as conn:
-        rec = snap.diff_record(conn, saved.diff_id)
+    rec = DeltaMemory(store).stored_diff(saved.diff_id)
     h = d.health
     assert (rec.id, rec.goal, rec.before_id, rec.after_id, rec.created_at) == (
         saved.diff_id, "g", "A", "B", T0 + H)
@@ -155,8 +141,7 @@ def test_a_stored_diff_reads_back_field_by_field(store) -> None:  # type: ignore
 def test_a_changed_dominant_source_reads_back_true(store) -> None:  # type: ignore[no-untyped-def]
     saved = save(store, mset("A", T0, *CALM), mset("B", T0 + H, *FLOOD))[1]
     assert saved.diff.changed_dominant_source is True
-    with store.read() as conn:
-        rec = snap.diff_record(conn, saved.diff_id)
+    rec = DeltaMemory(store).stored_diff(saved.diff_id)
     assert rec.changed_dominant is True
     assert (rec.before_dominant, rec.after_dominant) == ("a", "c")
 
@@ -173,21 +158,10 @@ def flagged_store(store) -> dict[str, int]:  # type: ignore[no-untyped-def]
             "suspicious": saved[4].diff_id}
 
 
-def test_diff_records_filter_by_goal_flag_and_review_newest_first(store) -> None:  # type: ignore[no-untyped-def]
+def test_the_queue_filters_by_goal_and_review_newest_first(store) -> None:  # type: ignore[no-untyped-def]
     ids = flagged_store(store)
     dm = DeltaMemory(store)
     dm.review(ids["suspicious"], "accept")
-    with store.read() as conn:
-        flagged = [r.id for r in snap.diff_records(conn)]
-        every = [r.id for r in snap.diff_records(conn, flagged_only=False)]
-        pending = [r.id for r in snap.diff_records(conn, pending_only=True)]
-        of_g = [r.id for r in snap.diff_records(conn, goal="g", flagged_only=False)]
-        one = [r.id for r in snap.diff_records(conn, flagged_only=False, limit=1)]
-    assert flagged == [ids["suspicious"], ids["dangerous"]]
-    assert every == [ids["suspicious"], ids["dangerous"], ids["healthy"]]
-    assert pending == [ids["dangerous"]]
-    assert of_g == [ids["dangerous"], ids["healthy"]]
-    assert one == [ids["suspicious"]]
     assert [r.id for r in dm.queue()] == [ids["dangerous"]]
     assert [r.id for r in dm.queue(pending_only=False)] == [ids["suspicious"], ids["dangerous"]]
     assert [r.id for r in dm.queue(goal="h", pending_only=False)] == [ids["suspicious"]]
@@ -196,10 +170,10 @@ def test_diff_records_filter_by_goal_flag_and_review_newest_first(store) -> None
 
 def test_list_snapshots_newest_first_with_the_health_that_led_there(store) -> None:  # type: ignore[no-untyped-def]
     flagged_store(store)
-    with store.read() as conn:
-        infos = snap.list_snapshots(conn)
-        g = snap.list_snapshots(conn, goal="g")
-        page = snap.list_snapshots(conn, limit=2, offset=1)
+    dm = DeltaMemory(store)
+    infos = dm.snapshots()
+    g = dm.snapshots(goal="g")
+    page = dm.snapshots(limit=2, offset=1)
     assert [i.id for i in infos] == ["h2", "h1", "g3", "g2", "g1"]
     assert [(i.status, i.action) for i in g] == [("dangerous", "reject"), ("healthy", "accept"),
                                                  (None, None)]
@@ -208,7 +182,6 @@ def test_list_snapshots_newest_first_with_the_health_that_led_there(store) -> No
     assert (first.goal, first.query, first.label, first.created_at, first.item_count,
             first.aggregate_score, first.dominant_source, first.dominance_ratio) == (
         "g", "q", "", T0, 2, 0.75, "a", 0.5 / 0.75)
-    dm = DeltaMemory(store)
     assert [i.id for i in dm.snapshots("g", limit=1)] == ["g3"]
     assert [i.id for i in dm.snapshots(limit=1, offset=4)] == ["g1"]
 
@@ -217,35 +190,32 @@ def test_snapshots_at_the_same_time_list_the_later_saved_first(store) -> None:  
     saved = save(store, mset("first", T0, *CALM), mset("second", T0, *CALM))
     # The second diffs against the first: "previous" includes the same moment.
     assert saved[1].diff.before_id == "first"
-    with store.read() as conn:
-        assert [i.id for i in snap.list_snapshots(conn)] == ["second", "first"]
-        assert snap.previous_id(conn, "g", T0) == "second"
-        assert snap.previous_id(conn, "g", T0, exclude="second") == "first"
-        assert snap.previous_id(conn, "g", T0 - H) is None
-        assert snap.previous_id(conn, "other", T0 + H) is None
+    assert [i.id for i in DeltaMemory(store).snapshots()] == ["second", "first"]
+    third, earlier, other = save(store, mset("third", T0, *CALM),
+                                 mset("earlier", T0 - H, *CALM),
+                                 mset("other", T0 + H, *CALM, goal="other"))
+    assert third.diff.before_id == "second"
+    assert (earlier.diff, earlier.diff_id) == (None, None)  # nothing before it
+    assert other.diff is None  # another goal's snapshots are not its previous
 
 
-def test_previous_id_is_the_latest_not_after_the_time(store) -> None:  # type: ignore[no-untyped-def]
+def test_a_snapshot_diffs_against_the_latest_not_after_its_time(store) -> None:  # type: ignore[no-untyped-def]
     save(store, mset("s1", T0, *CALM), mset("s2", T0 + 2 * H, *CALM))
-    with store.read() as conn:
-        assert snap.previous_id(conn, "g", T0 + H) == "s1"
-        assert snap.previous_id(conn, "g", T0 + 2 * H) == "s2"
-        assert snap.previous_id(conn, "g", T0 + 3 * H) == "s2"
+    late, mid, same = save(store, mset("x1", T0 + 3 * H, *CALM), mset("x2", T0 + H, *CALM),
+                           mset("x3", T0 + 2 * H, *CALM))
+    assert (late.diff.before_id, mid.diff.before_id, same.diff.before_id) == ("s2", "s1", "s2")
 
 
 def test_goals_count_snapshots_most_recent_first(store) -> None:  # type: ignore[no-untyped-def]
     flagged_store(store)
     save(store, mset("g4", T0 + 10 * H, *CALM))
-    with store.read() as conn:
-        assert snap.goals(conn) == [("g", 4, T0 + 10 * H), ("h", 2, T0 + 4 * H)]
     assert DeltaMemory(store).goals() == [("g", 4, T0 + 10 * H), ("h", 2, T0 + 4 * H)]
 
 
 def test_series_oldest_first_with_shares_risk_and_diff_ids(store) -> None:  # type: ignore[no-untyped-def]
     ids = flagged_store(store)
     save(store, mset("g4", T0 + 5 * H, goal="g"))  # empty: aggregate 0
-    with store.read() as conn:
-        s = snap.series(conn, "g")
+    s = DeltaMemory(store).series("g")
     assert len(s) == 4 and s.goal == "g"
     assert s.ids == ["g1", "g2", "g3", "g4"]
     assert s.times == [T0, T0 + H, T0 + 2 * H, T0 + 5 * H]
@@ -267,11 +237,11 @@ def test_the_series_of_an_unknown_goal_is_empty(store) -> None:  # type: ignore[
     assert len(s) == 0 and s.sources == [] and s.shares == {}
 
 
-def test_insert_sets_of_nothing_writes_nothing(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        snap.insert_sets(conn, [])
-        snap.insert_sets(conn, [mset("empty", T0)])
-        snap.insert_diffs(conn, [])
-        assert [i.id for i in snap.list_snapshots(conn)] == ["empty"]
-        assert snap.load_set(conn, "empty").contributions == []
-        assert snap.diff_records(conn, flagged_only=False) == []
+def test_saving_nothing_writes_nothing(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    assert dm.save_series([], 0.5) == 0
+    assert dm.snapshots() == []
+    dm.save(mset("empty", T0))
+    assert [i.id for i in dm.snapshots()] == ["empty"]
+    assert dm.load("empty").contributions == []
+    assert dm.queue(pending_only=False) == []

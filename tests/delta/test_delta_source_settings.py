@@ -1,4 +1,4 @@
-"""Delta source configuration (core/delta/config.py): each bound of a source setting and
+"""Delta source configuration through ``DeltaMemory``: each bound of a source setting and
 the exact message a refusal shows, what an edit logs, where an added source goes, the
 settings' defaults and how a setting is stored.
 
@@ -13,20 +13,11 @@ import math
 import pytest
 from sqlalchemy import delete, select
 
-from memdesk.core.delta.config import (
-    SET,
-    SRC,
-    add_source,
-    check_source_fields,
-    check_weight,
-    load_config,
-    normalized,
-    set_setting,
-    update_source,
-)
-from memdesk.core.delta.contracts import DeltaConfig, SourceConfig
+from memdesk.core.delta.config import SET, SRC
+from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import NotFoundError, ValidationError
+from memdesk.core.store.records import Changed
 
 DEFAULTS = [
     SourceConfig("context", "context_memory", 0.30),
@@ -55,27 +46,39 @@ def refusal(call, *args) -> tuple[str, str]:  # type: ignore[no-untyped-def]
     (-0.001, "weight: must be between 0 and 100, got -0.001"),
     (100.001, "weight: must be between 0 and 100, got 100.001"),
 ])
-def test_check_weight_refusals_name_weight_and_the_value(value: object, message: str) -> None:
-    assert refusal(check_weight, value) == ("weight", message)
+def test_weight_refusals_name_weight_and_the_value(store, value: object,  # type: ignore[no-untyped-def]
+                                                   message: str) -> None:
+    dm = DeltaMemory(store)
+    assert refusal(lambda v: dm.set_source("search", weight=v), value) == ("weight", message)
+    assert list(dm.config().sources) == DEFAULTS
 
 
-def test_check_weight_accepts_both_bounds_and_numeric_text() -> None:
-    assert check_weight(0) == 0.0
-    assert check_weight(100) == 100.0
-    assert check_weight("2.5") == 2.5
-    assert isinstance(check_weight(3), float)
+def test_a_weight_accepts_both_bounds_and_numeric_text(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+
+    def weight_after(value: object) -> float:
+        dm.set_source("search", weight=value)
+        src = dm.config().source("search")
+        assert src is not None
+        return src.weight
+
+    assert weight_after(0) == 0.0
+    assert weight_after(100) == 100.0
+    assert weight_after("2.5") == 2.5
+    assert isinstance(weight_after(3), float)
 
 
 # -- check_source_fields ------------------------------------------------------------------
 
-def test_check_source_fields_returns_every_field_checked_and_converted() -> None:
-    out = check_source_fields({"weight": "2", "enabled": False, "top_k": 0,
-                               "confidence_threshold": 1, "source_type": "lens_memory"})
-    assert out == {"weight": 2.0, "enabled": False, "top_k": 0,
-                   "confidence_threshold": 1.0, "source_type": "lens_memory"}
-    assert list(out) == ["weight", "enabled", "top_k", "confidence_threshold", "source_type"]
-    assert check_source_fields({}) == {}
-    assert check_source_fields({"enabled": True}) == {"enabled": True}
+def test_a_source_edit_checks_and_converts_every_field(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    dm.set_source("search", weight="2", enabled=False, top_k=0, confidence_threshold=1,
+                  source_type="lens_memory")
+    src = dm.config().source("search")
+    assert src == SourceConfig("search", "lens_memory", 2.0, False, 0, 1.0)
+    assert (type(src.weight), type(src.top_k), type(src.confidence_threshold)) == (
+        float, int, float)
+    assert not dm.set_source("search").kinds  # nothing asked, nothing changed
 
 
 @pytest.mark.parametrize(("fields", "field", "message"), [
@@ -95,21 +98,26 @@ def test_check_source_fields_returns_every_field_checked_and_converted() -> None
      "source_type: is 65 characters; the limit is 64"),
     ({"source_type": 7}, "source_type", "source_type: must be text, got int"),
     ({"weight": -1}, "weight", "weight: must be between 0 and 100, got -1"),
-    ({"name": "x"}, "name", "name: is not a source setting"),
+    ({"position": 3}, "position", "position: is not a source setting"),
 ])
-def test_check_source_fields_refusals(fields: dict, field: str, message: str) -> None:
-    assert refusal(check_source_fields, fields) == (field, message)
+def test_source_edit_refusals_change_nothing(store, fields: dict, field: str,  # type: ignore[no-untyped-def]
+                                             message: str) -> None:
+    dm = DeltaMemory(store)
+    assert refusal(lambda f: dm.set_source("search", **f), fields) == (field, message)
+    assert list(dm.config().sources) == DEFAULTS and dm.events() == []
 
 
-def test_a_source_type_of_exactly_64_characters_is_kept() -> None:
-    assert check_source_fields({"source_type": "t" * 64}) == {"source_type": "t" * 64}
+def test_a_source_type_of_exactly_64_characters_is_kept(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    dm.set_source("search", source_type="t" * 64)
+    src = dm.config().source("search")
+    assert src is not None and src.source_type == "t" * 64
 
 
 # -- load_config and the settings ----------------------------------------------------------
 
 def test_load_config_reads_the_seeded_sources_in_order_with_their_types(store) -> None:  # type: ignore[no-untyped-def]
-    with store.read() as conn:
-        cfg = load_config(conn)
+    cfg = DeltaMemory(store).config()
     assert list(cfg.sources) == DEFAULTS
     assert cfg.normalize_weights is True and cfg.dominance_threshold == 0.6
     s = cfg.sources[0]
@@ -120,33 +128,32 @@ def test_load_config_reads_the_seeded_sources_in_order_with_their_types(store) -
 def test_load_config_falls_back_to_the_defaults_without_settings_rows(store) -> None:  # type: ignore[no-untyped-def]
     with store.write() as conn:
         conn.execute(delete(SET))
-        cfg = load_config(conn)
+    cfg = DeltaMemory(store).config()
     assert cfg.normalize_weights is True
     assert cfg.dominance_threshold == 0.6
 
 
-def test_set_setting_stores_text_and_load_config_reads_it_back(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        set_setting(conn, "normalize_weights", False)
-        set_setting(conn, "dominance_threshold", 0.75)
-        stored = dict(conn.execute(select(SET.c.key, SET.c.value)).all())
-        cfg = load_config(conn)
-    assert stored == {"normalize_weights": "false", "dominance_threshold": "0.75"}
+def test_a_setting_reads_back(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    assert dm.set_setting("normalize_weights", False).kinds == Changed.SETTINGS
+    dm.set_setting("dominance_threshold", 0.75)
+    cfg = dm.config()
     assert cfg.normalize_weights is False and cfg.dominance_threshold == 0.75
-    with store.write() as conn:
-        set_setting(conn, "normalize_weights", True)
-        set_setting(conn, "dominance_threshold", 1)
-        stored = dict(conn.execute(select(SET.c.key, SET.c.value)).all())
-    assert stored == {"normalize_weights": "true", "dominance_threshold": "1.0"}
+    dm.set_setting("normalize_weights", True)
+    dm.set_setting("dominance_threshold", 1)
+    cfg = dm.config()
+    assert cfg.normalize_weights is True and cfg.dominance_threshold == 1.0
+    assert isinstance(cfg.dominance_threshold, float)
 
 
-def test_set_setting_inserts_a_missing_row(store) -> None:  # type: ignore[no-untyped-def]
+def test_a_setting_without_its_row_is_stored_again(store) -> None:  # type: ignore[no-untyped-def]
     with store.write() as conn:
         conn.execute(delete(SET))
-        set_setting(conn, "dominance_threshold", 0.5)
-        set_setting(conn, "normalize_weights", False)
-        rows = sorted(conn.execute(select(SET.c.key, SET.c.value)).all())
-    assert rows == [("dominance_threshold", "0.5"), ("normalize_weights", "false")]
+    dm = DeltaMemory(store)
+    dm.set_setting("dominance_threshold", 0.5)
+    dm.set_setting("normalize_weights", False)
+    cfg = dm.config()
+    assert (cfg.dominance_threshold, cfg.normalize_weights) == (0.5, False)
 
 
 @pytest.mark.parametrize(("key", "value", "message"), [
@@ -158,45 +165,44 @@ def test_set_setting_inserts_a_missing_row(store) -> None:  # type: ignore[no-un
     ("colour", "red", "colour: is not a delta-memory setting"),
 ])
 def test_set_setting_refusals_change_nothing(store, key: str, value: object, message: str) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        assert refusal(set_setting, conn, key, value) == (key, message)
-        stored = dict(conn.execute(select(SET.c.key, SET.c.value)).all())
-    assert stored == {"normalize_weights": "true", "dominance_threshold": "0.6"}
+    dm = DeltaMemory(store)
+    assert refusal(dm.set_setting, key, value) == (key, message)
+    cfg = dm.config()
+    assert (cfg.normalize_weights, cfg.dominance_threshold) == (True, 0.6)
 
 
 # -- update_source ----------------------------------------------------------------------------
 
-def test_update_source_logs_only_the_fields_that_changed(store) -> None:  # type: ignore[no-untyped-def]
+def test_a_source_edit_logs_only_the_fields_that_changed(store) -> None:  # type: ignore[no-untyped-def]
     dm = DeltaMemory(store)
-    with store.write() as conn:
-        assert update_source(conn, "search", {"weight": 0.25, "top_k": 4, "enabled": True},
-                             "g1", action="tune", actor="agent", note="why") is True
+    ch = dm.set_source("search", weight=0.25, top_k=4, enabled=True, actor="agent",
+                       note="why")
     cfg = dm.config()
     assert cfg.source("search") == SourceConfig("search", "search_memory", 0.25, True, 4, 0.0)
     [ev] = dm.events()
     assert (ev.kind, ev.target, ev.action, ev.actor, ev.group_id, ev.note) == (
-        "source", "search", "tune", "agent", "g1", "why")
+        "source", "search", "edit", "agent", ch.group_id, "why")
     assert (ev.before, ev.after) == ({"top_k": 10}, {"top_k": 4})
     assert ev.undoes is None and ev.undone_by is None
 
 
-def test_update_source_with_nothing_new_logs_nothing(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        assert update_source(conn, "search", {"weight": 0.25, "enabled": True}, "g1") is False
-    assert DeltaMemory(store).events() == []
+def test_a_source_edit_with_nothing_new_logs_nothing(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    assert dm.set_source("search", weight=0.25, enabled=True).group_id is None
+    assert dm.events() == []
 
 
-def test_update_source_defaults_to_an_operator_edit(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn:
-        update_source(conn, "context", {"confidence_threshold": 0.5}, "g2")
-    [ev] = DeltaMemory(store).events()
+def test_a_source_edit_defaults_to_the_operator(store) -> None:  # type: ignore[no-untyped-def]
+    dm = DeltaMemory(store)
+    dm.set_source("context", confidence_threshold=0.5)
+    [ev] = dm.events()
     assert (ev.action, ev.actor, ev.note) == ("edit", "operator", None)
     assert (ev.before, ev.after) == ({"confidence_threshold": 0.0}, {"confidence_threshold": 0.5})
 
 
-def test_update_source_of_an_unknown_name_says_which(store) -> None:  # type: ignore[no-untyped-def]
-    with store.write() as conn, pytest.raises(NotFoundError) as e:
-        update_source(conn, "nope", {"weight": 1}, "g")
+def test_an_edit_of_an_unknown_source_says_which(store) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(NotFoundError) as e:
+        DeltaMemory(store).set_source("nope", weight=1)
     assert str(e.value) == "No memory source 'nope'"
 
 
@@ -238,14 +244,13 @@ def test_undoing_an_addition_leaves_a_disabled_source_of_weight_zero(store) -> N
     assert dm.config().source("web") == SourceConfig("web", "web_memory", 0.0, False, 7, 0.25)
 
 
-def test_add_source_into_an_empty_table_gets_position_zero(store) -> None:  # type: ignore[no-untyped-def]
+def test_sources_added_to_an_empty_list_keep_their_order(store) -> None:  # type: ignore[no-untyped-def]
     with store.write() as conn:
         conn.execute(delete(SRC))
-        add_source(conn, SourceConfig("only", "t", 1.0), "g")
-        assert conn.execute(select(SRC.c.position)).scalar_one() == 0
-        add_source(conn, SourceConfig("second", "t", 1.0), "g")
-        assert conn.execute(
-            select(SRC.c.position).where(SRC.c.name == "second")).scalar_one() == 1
+    dm = DeltaMemory(store)
+    dm.add_source(SourceConfig("only", "t", 1.0))
+    dm.add_source(SourceConfig("second", "t", 1.0))
+    assert [s.name for s in dm.config().sources] == ["only", "second"]
 
 
 def test_a_source_added_disabled_keeps_its_weight_off(store) -> None:  # type: ignore[no-untyped-def]
@@ -271,8 +276,7 @@ def test_a_source_added_disabled_keeps_its_weight_off(store) -> None:  # type: i
 ])
 def test_add_source_refusals_add_nothing(store, source: SourceConfig, field: str,  # type: ignore[no-untyped-def]
                                          message: str) -> None:
-    with store.write() as conn:
-        assert refusal(add_source, conn, source, "g") == (field, message)
+    assert refusal(DeltaMemory(store).add_source, source) == (field, message)
     assert list(DeltaMemory(store).config().sources) == DEFAULTS
 
 
@@ -283,12 +287,6 @@ def test_a_name_of_exactly_100_characters_is_accepted(store) -> None:  # type: i
 
 
 # -- normalized -----------------------------------------------------------------------------
-
-def test_normalized_scales_enabled_sources_only() -> None:
-    cfg = DeltaConfig((SourceConfig("a", "t", 3.0), SourceConfig("b", "t", 1.0),
-                       SourceConfig("off", "t", 4.0, enabled=False)))
-    assert normalized(cfg) == {"a": 0.75, "b": 0.25}
-
 
 def test_normalize_weights_persists_each_enabled_weight_as_one_group(store) -> None:  # type: ignore[no-untyped-def]
     dm = DeltaMemory(store)

@@ -13,7 +13,6 @@ from alembic.migration import MigrationContext
 from memdesk.core.delta import models as delta_models
 from memdesk.core.delta.contracts import Candidate, SourceConfig
 from memdesk.core.delta.service import DeltaMemory
-from memdesk.core.delta.sources import database_candidates
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
 from tests.helpers.delta import flagged_diff
 
@@ -172,16 +171,16 @@ def test_database_source_reads_active_memories(store) -> None:  # type: ignore[n
                     confidence=0.9)
     store.supersede(old.id, new.id)
     store.add(user_id="u", text="Unrelated note about lunch.", type="note")
-    got = database_candidates(store, "lens semantic", limit=5)
+    got = DeltaMemory(store).candidates("lens semantic", limit=5)
     assert [c.candidate_id for c in got] == [new.id]
     assert got[0].confidence == 0.9 and got[0].relevance == 1.0
     assert got[0].provenance["memory_id"] == new.id
     # Partial matches widen the net with a lower relevance.
-    wide = database_candidates(store, "lens voice unicorns", limit=5)
+    wide = DeltaMemory(store).candidates("lens voice unicorns", limit=5)
     assert [c.candidate_id for c in wide] == [new.id] and 0 < wide[0].relevance < 1
     # FTS syntax typed by accident is just words.
-    assert database_candidates(store, 'lens" OR * NEAR(', limit=5)[0].candidate_id == new.id
-    assert database_candidates(store, "   ", limit=5) == []
+    assert DeltaMemory(store).candidates('lens" OR * NEAR(', limit=5)[0].candidate_id == new.id
+    assert DeltaMemory(store).candidates("   ", limit=5) == []
     ms = DeltaMemory(store).build("g", "lens semantic", [CTX])
     assert {c.source for c in ms.contributions} == {"context", "database"}
 

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from memdesk.core import demo
+from memdesk.core.curation.service import Contradictions
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import Layer, MemoryType
@@ -55,9 +56,8 @@ def test_shape_of_a_demo_store(demo_store: MemoryStore) -> None:
 
 def test_facts_mostly_agree_with_a_few_contradictions(demo_store: MemoryStore) -> None:
     """Repeated mentions of a fact repeat its value; a few disagree (review-sized groups)."""
-    from memdesk.core.curation.contradictions import find_contradictions
 
-    groups = [g for g in find_contradictions(demo_store) if g.kind == "conflict"]
+    groups = [g for g in Contradictions(demo_store).find() if g.kind == "conflict"]
     assert len(groups) >= 8
     for g in groups:
         counts = sorted((v.count for v in g.values), reverse=True)
@@ -113,10 +113,8 @@ def test_contradiction_queue_is_real_and_workable(default_demo: MemoryStore) -> 
     """At the default size the queue holds a few dozen groups at most, each a handful of
     values of one question (tabs or spaces; Acme or Globex), never a bag of tools for
     different jobs (the old demo's 31-member "preferred_tool" group)."""
-    from memdesk.core.curation.contradictions import find_contradictions, load_group
-
     store = default_demo
-    groups = find_contradictions(store)
+    groups = Contradictions(store).find()
     assert 8 <= len(groups) <= 40
     for g in groups:
         assert 2 <= len(g.values) <= 3, (g.key, [v.display for v in g.values])
@@ -127,7 +125,7 @@ def test_contradiction_queue_is_real_and_workable(default_demo: MemoryStore) -> 
         assert counts[1] <= max(2, counts[0] // 3), (g.key, counts)
     assert "preferred_tool" not in {g.attribute for g in groups}
     # every group can be worked: it has a suggestion to accept or overrule
-    assert all(load_group(store, g.key).suggestion is not None for g in groups)
+    assert all(Contradictions(store).load(g.key).suggestion is not None for g in groups)
 
 
 def test_links_connect_a_correction_to_what_it_corrects(default_demo: MemoryStore) -> None:

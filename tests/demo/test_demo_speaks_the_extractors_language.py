@@ -13,7 +13,7 @@ from memdesk.core import demo
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
-from memdesk.core.write.jobs import store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 
@@ -26,7 +26,7 @@ def test_an_extracted_switch_supersedes_the_demos_preference(store: MemoryStore)
     before = {(m.attribute, m.value): m.id for m in store.active(user)}
     [(old, old_id)] = [(v, i) for (a, v), i in before.items() if a == "prefers_editor"]
     new = next(e for e in demo.EDITORS if e != old)
-    store_memory(store, Turn(f"I switched from {old} to {new}.", user, "later"))
+    JobQueue(store).enqueue(Turn(f"I switched from {old} to {new}.", user, "later"))
     Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(drain=True)
     maintain(store)
     after = {(m.attribute, m.value): m.id for m in store.active(user)}

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from memdesk.app.main import main
-from memdesk.core.guard import review
+from memdesk.core.guard.review import Review
 from memdesk.core.ids import utcnow
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store.memory_store import MemoryStore
@@ -48,7 +48,7 @@ def curate(store: MemoryStore, how: str, user: str) -> str:
         with store.write() as conn:
             store.apply_in(conn, mid, {"quarantined_at": utcnow()}, actor="worker",
                            action="quarantine")
-        review.approve(store, [mid])
+        Review(store).approve([mid])
     return mid
 
 
@@ -62,7 +62,7 @@ def never_superseded(store: MemoryStore, mid: str) -> None:
 
 
 def inbox_rules(store: MemoryStore, mid: str) -> list[str]:
-    return [f.rule_id for f in review.held_item(store, mid).findings]
+    return [f.rule_id for f in Review(store).item(mid).findings]
 
 
 @pytest.mark.parametrize("how", HOW)
@@ -77,7 +77,7 @@ def test_agent_corrections_are_held_whatever_their_value(store: MemoryStore, how
     assert inbox_rules(store, other) == ["contradicts-curated"]
     assert store.get(same).status is Status.QUARANTINED
     assert inbox_rules(store, same) == ["supersedes-curated"]
-    evidence = review.held_item(store, same).findings[0].evidence
+    evidence = Review(store).item(same).findings[0].evidence
     assert mine in evidence and "repeats" in evidence
     maintain(store, do_decay=False)
     never_superseded(store, mine)
@@ -120,7 +120,7 @@ def test_maintain_holds_what_reached_the_store_around_the_worker(store: MemorySt
     assert store.get(corr).status is Status.QUARANTINED
     assert store.get(contra).status is Status.QUARANTINED
     assert store.get(older).status is Status.ACTIVE  # older than the operator's word
-    assert mine in review.held_item(store, contra).findings[0].evidence
+    assert mine in Review(store).item(contra).findings[0].evidence
     # One group: undoing the run releases what it held.
     store.undo_group(report.group_id)
     assert store.get(corr).status is Status.ACTIVE
@@ -148,7 +148,7 @@ def test_the_operator_may_supersede_what_the_operator_curated(store: MemoryStore
     other = curate(store, "created", "bob")
     held = agent_turn(store, [fact("The user works at Acme.", "Acme", type="correction")],
                       user="bob").memory_ids[0]
-    review.approve(store, [held])
+    Review(store).approve([held])
     assert store.get(other).superseded_by == held
 
 

@@ -17,7 +17,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from memdesk.app.main import main
-from memdesk.core.guard import review
+from memdesk.core.guard.review import Review
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 
@@ -80,7 +80,7 @@ def test_hidden_instructions_from_an_agent_are_held_and_shown_revealed(
 
     store = MemoryStore.open(db)
     try:
-        items = review.inbox(store)
+        items = Review(store).inbox()
         assert len(items) == 2
         ids = [i.memory.id for i in items]
         for mid in ids:

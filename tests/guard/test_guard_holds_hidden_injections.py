@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from memdesk.core.guard import review
 from memdesk.core.guard.origin import AgentOrigin
+from memdesk.core.guard.review import Review
 from memdesk.core.guard.screen import Candidate, screen
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
@@ -128,7 +128,7 @@ def test_the_reported_cases_are_held_with_the_revealed_text_in_the_inbox(
     Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(drain=True)
     (mid,) = JobQueue(store).get(job_id).memory_ids
     assert store.get(mid).status is Status.QUARANTINED
-    item = review.held_item(store, mid)
+    item = Review(store).item(mid)
     rules = {f.rule_id for f in item.findings}
     assert "override-instructions" in rules
     assert PAYLOAD in item.reasons  # the operator reads what was hidden

@@ -11,7 +11,6 @@ from datetime import datetime
 import pytest
 
 from memdesk.core.errors import ValidationError
-from memdesk.core.guard import review
 from memdesk.core.guard.origin import (
     AgentOrigin,
     CuratedByOperator,
@@ -19,6 +18,7 @@ from memdesk.core.guard.origin import (
     curated_ids_in,
     origin_of_job,
 )
+from memdesk.core.guard.review import Review
 from memdesk.core.guard.screen import Finding, quarantine_in
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
@@ -40,14 +40,14 @@ def held(store: MemoryStore, text: str, *rules: str, user: str = "u", days: int 
 def test_an_item_without_findings_is_held_for_review(store: MemoryStore) -> None:
     # held as an import brings it in: no rule, no reason row
     mid = store.add(user_id="u", text="t", type="note", quarantined_at=AT).id
-    item = review.held_item(store, mid)
+    item = Review(store).item(mid)
     assert item.findings == () and item.reasons == "held for review"
     assert item.origin is None
 
 
 def test_an_items_reasons_and_json(store: MemoryStore) -> None:
     mid = held(store, "t", "r1", "r2")
-    item = review.held_item(store, mid)
+    item = Review(store).item(mid)
     assert item.reasons == "because r1\nbecause r2"
     data = item.to_json()
     assert data["id"] == mid and data["text"] == "t"
@@ -61,11 +61,11 @@ def test_the_inbox_is_oldest_first_per_user_and_limited(store: MemoryStore) -> N
     a = held(store, "a", "r", days=1)
     b = held(store, "b", "r", user="v", days=2)
     store.add(user_id="u", text="active", type="note")
-    assert [i.memory.id for i in review.inbox(store)] == [a, b, c]
-    assert [i.memory.id for i in review.inbox(store, limit=2)] == [a, b]
-    assert [i.memory.id for i in review.inbox(store, user_id="u")] == [a, c]
-    assert review.held_count(store) == 3
-    assert [f.rule_id for f in review.inbox(store)[0].findings] == ["r"]
+    assert [i.memory.id for i in Review(store).inbox()] == [a, b, c]
+    assert [i.memory.id for i in Review(store).inbox(limit=2)] == [a, b]
+    assert [i.memory.id for i in Review(store).inbox(user_id="u")] == [a, c]
+    assert Review(store).held_count() == 3
+    assert [f.rule_id for f in Review(store).inbox()[0].findings] == ["r"]
 
 
 def test_rule_counts_are_distinct_memories_still_held(store: MemoryStore) -> None:
@@ -73,17 +73,17 @@ def test_rule_counts_are_distinct_memories_still_held(store: MemoryStore) -> Non
     held(store, "two", "r1")
     gone = held(store, "gone", "r1", "r3")
     done = held(store, "done", "r4")
-    review.reject(store, [gone])
-    review.approve(store, [done])
+    Review(store).reject([gone])
+    Review(store).approve([done])
     with store.write() as conn:  # a second finding of the same rule on the same memory
         quarantine_in(store, conn, one, [Finding("r1", "again", "")])
-    assert review.rule_counts(store) == {"r1": 2, "r2": 1}
+    assert Review(store).rule_counts() == {"r1": 2, "r2": 1}
 
 
 # -- decisions -----------------------------------------------------------------------
 def test_approve_releases_and_audits_as_one_group(store: MemoryStore) -> None:
     a, b = held(store, "a", "r"), held(store, "b", "r")
-    changes = review.approve(store, [a, b], note="looks fine", actor="worker")
+    changes = Review(store).approve([a, b], note="looks fine", actor="worker")
     assert changes.memory_ids == (a, b) and changes.group_id is not None
     assert len(changes.event_ids) == 2
     for mid in (a, b):
@@ -91,12 +91,12 @@ def test_approve_releases_and_audits_as_one_group(store: MemoryStore) -> None:
         ev = [e for e in store.events(mid) if e.action == "approve"]
         assert [(e.actor, e.note, e.group_id, e.id in changes.event_ids) for e in ev] == [
             ("worker", "looks fine", changes.group_id, True)]
-    assert review.held_count(store) == 0
+    assert Review(store).held_count() == 0
 
 
 def test_reject_deletes_with_the_operator_as_actor(store: MemoryStore) -> None:
     a = held(store, "a", "r")
-    changes = review.reject(store, [a])
+    changes = Review(store).reject([a])
     assert store.get(a).status is Status.DELETED
     (ev,) = [e for e in store.events(a) if e.action == "reject"]
     assert (ev.actor, ev.note, ev.group_id) == ("operator", None, changes.group_id)
@@ -105,25 +105,25 @@ def test_reject_deletes_with_the_operator_as_actor(store: MemoryStore) -> None:
 
 def test_a_decision_needs_held_memories(store: MemoryStore) -> None:
     with pytest.raises(ValidationError) as info:
-        review.approve(store, [])
+        Review(store).approve([])
     assert str(info.value) == "ids: name at least one held memory"
     a = held(store, "a", "r")
     active = store.add(user_id="u", text="active", type="note").id
     with pytest.raises(ValidationError) as info:
-        review.reject(store, [a, active])
+        Review(store).reject([a, active])
     assert str(info.value) == f"id: memory {active} is active, not waiting for review"
     assert store.get(a).status is Status.QUARANTINED  # all or nothing
 
 
 def test_edit_keeps_it_held_and_refuses_what_is_not_held(store: MemoryStore) -> None:
     a = held(store, "a", "r")
-    review.edit(store, a, text="better", actor="worker")
+    Review(store).edit(a, text="better", actor="worker")
     assert store.get(a).text == "better" and store.get(a).status is Status.QUARANTINED
     (ev,) = [e for e in store.events(a) if e.action == "edit"]
     assert (ev.actor, ev.note) == ("worker", "edited in review")
-    review.approve(store, [a])
+    Review(store).approve([a])
     with pytest.raises(ValidationError) as info:
-        review.edit(store, a, text="again")
+        Review(store).edit(a, text="again")
     assert str(info.value) == f"id: memory {a} is active, not waiting for review"
 
 

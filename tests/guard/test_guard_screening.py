@@ -12,7 +12,7 @@ from types import SimpleNamespace
 import pytest
 
 from memdesk.core.guard.origin import AgentOrigin
-from memdesk.core.guard.review import findings_in
+from memdesk.core.guard.review import Review
 from memdesk.core.guard.rules import Rule, Scope, Source
 from memdesk.core.guard.screen import (
     EVIDENCE_CHARS,
@@ -253,8 +253,7 @@ def test_quarantine_holds_the_memory_with_every_reason(store: MemoryStore) -> No
     assert store.get(mid).status is Status.QUARANTINED
     (event,) = [e for e in store.events(mid) if e.action == "quarantine"]
     assert (event.id, event.actor, event.note) == (ev, "worker", "guard: r1, r2")
-    with store.read() as conn:
-        assert findings_in(conn, mid) == tuple(findings)
+    assert Review(store).item(mid).findings == tuple(findings)
     other = store.add(user_id="u", text="zap", type="note").id
     with store.write() as conn:
         quarantine_in(store, conn, other, findings[:1], actor="operator", note="by hand")

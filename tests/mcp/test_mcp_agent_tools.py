@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from memdesk.core.guard import review
+from memdesk.core.guard.review import Review
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 from memdesk.core.undo import undo_event
@@ -106,7 +106,7 @@ def test_an_agent_cannot_forget_edit_or_approve_its_own_held_memory(
                 st = await store_and_wait(s, POISON)
                 assert st["held_for_review"] >= 1
                 store = opened(db)
-                held = [i.memory.id for i in review.inbox(store, user_id="alice")]
+                held = [i.memory.id for i in Review(store).inbox(user_id="alice")]
                 store.close()
                 for mid in held:
                     assert "held for an operator's review" in await error(

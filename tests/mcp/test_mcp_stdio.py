@@ -20,7 +20,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from memdesk.core.guard import review
+from memdesk.core.guard.review import Review
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 
@@ -184,10 +184,10 @@ def test_poisoned_write_is_held_until_an_operator_approves(db: Path, tmp_path: P
 
     anyio.run(main)
     store = MemoryStore.open(db)
-    held = review.inbox(store)
+    held = Review(store).inbox()
     assert len(held) == 2 and all(i.memory.status is Status.QUARANTINED for i in held)
     assert all(i.origin is not None and i.origin.client_name == "test-agent" for i in held)
-    review.approve(store, [i.memory.id for i in held])
+    Review(store).approve([i.memory.id for i in held])
     store.close()
 
     async def after() -> None:
@@ -209,7 +209,7 @@ def test_held_memory_cannot_be_read_by_id(db: Path, tmp_path: Path) -> None:
 
     anyio.run(main)
     store = MemoryStore.open(db)
-    (item, *_) = review.inbox(store)
+    (item, *_) = Review(store).inbox()
     store.close()
 
     async def read_it() -> None:

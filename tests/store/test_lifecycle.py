@@ -8,10 +8,8 @@ rows' own fields, never from the store's status helpers.
 
 from __future__ import annotations
 
-from memdesk.core.curation import contradictions as C
-from memdesk.core.curation import sweep
+from memdesk.core.curation.service import Contradictions, Sweeps
 from memdesk.core.delta.service import DeltaMemory
-from memdesk.core.delta.sources import database_candidates
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import MemoryRecord
@@ -112,17 +110,17 @@ def test_null_topic_rows(store: MemoryStore, lifecycle: Lifecycle) -> None:
 
 def test_delta_database_source_sees_only_active_memories(store: MemoryStore,
                                                          lifecycle: Lifecycle) -> None:
-    got = database_candidates(store, "employed " + LIFECYCLE_WORD, limit=20)
+    got = DeltaMemory(store).candidates("employed " + LIFECYCLE_WORD, limit=20)
     # Both words: relevance 1; the widening by single words adds the other active row
     # with half the words.  No inactive row, though each contains both words.
     assert {c.candidate_id: c.relevance for c in got} == {
         lifecycle.active: 1.0, lifecycle.expired_only_user_active: 1.0,
         lifecycle.active_no_topic: 0.5}
-    got = database_candidates(store, LIFECYCLE_WORD, limit=20)
+    got = DeltaMemory(store).candidates(LIFECYCLE_WORD, limit=20)
     assert {c.candidate_id for c in got} == {lifecycle.active, lifecycle.active_no_topic,
                                              lifecycle.expired_only_user_active}
-    assert {c.candidate_id for c in database_candidates(store, "Deleted GmbH", limit=20)} == set()
-    bob = database_candidates(store, LIFECYCLE_WORD, limit=20, user_id="bob")
+    assert DeltaMemory(store).candidates("Deleted GmbH", limit=20) == []
+    bob = DeltaMemory(store).candidates(LIFECYCLE_WORD, limit=20, user_id="bob")
     assert [c.candidate_id for c in bob] == [lifecycle.expired_only_user_active]
     ms = DeltaMemory(store).build("g", LIFECYCLE_WORD, [])
     assert {c.key for c in ms.contributions} == {
@@ -133,20 +131,20 @@ def test_delta_database_source_sees_only_active_memories(store: MemoryStore,
 def test_inactive_values_make_no_contradiction(store: MemoryStore, lifecycle: Lifecycle) -> None:
     # Active values "Acme Corp" and "  acme  corp" agree once normalised; every other
     # value is superseded, expired or deleted.
-    assert C.find_contradictions(store, include_dismissed=True) == []
-    group = C.load_group(store, ("alice", "user", "employer"))
+    assert Contradictions(store).find(include_dismissed=True) == []
+    group = Contradictions(store).load(("alice", "user", "employer"))
     assert set(group.member_ids) == {lifecycle.active, lifecycle.active_no_topic}
     assert not group.is_contradiction and group.suggestion is None
     # Reviving the expired value (undoing its expiry) makes it a contradiction again.
     [expiry] = [e for e in store.events(lifecycle.expired) if e.action == "edit"]
     store.undo(expiry.id)
-    [g] = C.find_contradictions(store)
+    [g] = Contradictions(store).find()
     assert g.key == ("alice", "user", "employer")
     assert {v.norm for v in g.values} == {"acme corp", "expired inc"}
 
 
 def test_sweep_samples_only_active_rows(store: MemoryStore, lifecycle: Lifecycle) -> None:
-    state = sweep.start_sweep(store, band=(0.4, 0.5), n=50, seed=1)
+    state = Sweeps(store).start(band=(0.4, 0.5), n=50, seed=1)
     assert {it.memory_id for it in state.items} == {
         lifecycle.active, lifecycle.active_no_topic, lifecycle.expired_only_user_active}
 
@@ -179,7 +177,7 @@ def test_demo_contradictions_are_computed_from_active_rows_only(
             key = (r.user_id, r.entity, r.attribute)
             values.setdefault(key, set()).add(" ".join(r.value.split()).casefold())
     expected = {k for k, v in values.items() if len(v) >= 2}
-    found = {g.key for g in C.find_contradictions(demo_store, include_dismissed=True)}
+    found = {g.key for g in Contradictions(demo_store).find(include_dismissed=True)}
     assert found == expected
     users = demo_store.distinct("user_id")
     assert (users[0], "user", "employer") not in found

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import inspect, text
 
-from memdesk.core.curation.contradictions import find_contradictions
+from memdesk.core.curation.service import Contradictions
 from memdesk.core.store.db import make_engine
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
@@ -62,7 +62,7 @@ def test_0013_keeps_every_memory_a_belief_and_protects_the_curated(old_store) ->
         assert "framing" in cols and "ix_memory_events_operator" in indexes
         assert all(store.get(f"m{i}").framing is None for i in range(3))
         assert store.count(MemoryFilter(statuses=(Status.ACTIVE,))) == 3
-        assert [len(g.values) for g in find_contradictions(store)] == [3]
+        assert [len(g.values) for g in Contradictions(store).find()] == [3]
         # m0 was the operator's before the upgrade: a same-value correction is held.
         held = agent_turn(store, [fact("The user works at Acme.", "Acme",
                                        type="correction")]).memory_ids[0]
@@ -71,7 +71,7 @@ def test_0013_keeps_every_memory_a_belief_and_protects_the_curated(old_store) ->
         hypo = store.add(user_id="alice", text="Imagine working at a bank.", type="fact",
                          entity="user", attribute="works_at", value="a bank",
                          framing="hypothetical", confidence=0.2)
-        assert [len(g.values) for g in find_contradictions(store)] == [3]
+        assert [len(g.values) for g in Contradictions(store).find()] == [3]
         assert store.get(hypo.id).status is Status.HYPOTHETICAL
     finally:
         close_store(store)

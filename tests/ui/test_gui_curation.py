@@ -7,8 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QWidget
 
-from memdesk.core.curation import contradictions as C
-from memdesk.core.curation import sweep
+from memdesk.core.curation.service import Contradictions, Sweeps
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed
 from memdesk.ui.contradiction_models import ContradictionQueueModel
@@ -47,7 +46,7 @@ def test_sweep_review_by_keyboard(qtbot, demo_store: MemoryStore, desk_for) -> N
     qtbot.waitUntil(lambda: view.stack.currentWidget() is view.review, timeout=5000)
     sid = view.sweep_id
     assert view.review.progress.text() == "0 / 4"
-    items = sweep.get_sweep(demo_store, sid).items
+    items = Sweeps(demo_store).get(sid).items
     first = items[0].memory_id
     assert view.review.text.toPlainText().startswith(demo_store.get(first).text[:40])
 
@@ -68,7 +67,7 @@ def test_sweep_review_by_keyboard(qtbot, demo_store: MemoryStore, desk_for) -> N
     press(qtbot, Qt.Key.Key_2)  # 0.2
     press(qtbot, Qt.Key.Key_0)  # 1.0
     assert view.stack.currentWidget() is view.report
-    state = sweep.get_sweep(demo_store, sid)
+    state = Sweeps(demo_store).get(sid)
     assert [it.decision for it in state.items] == ["revalue", "skip", "revalue", "revalue"]
     assert demo_store.get(items[3].memory_id).importance == 1.0
     assert "Rescued (raised): 2" in view.report.counts.text()
@@ -112,7 +111,7 @@ def test_contradictions_by_keyboard(qtbot, demo_store: MemoryStore, desk_for) ->
     show(qtbot, view)
     qtbot.waitUntil(lambda: view.model.rowCount() > 0, timeout=10_000)
     total = view.model.rowCount()
-    assert total == len(C.find_contradictions(demo_store))
+    assert total == len(Contradictions(demo_store).find())
     view.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is view)
 
@@ -121,7 +120,7 @@ def test_contradictions_by_keyboard(qtbot, demo_store: MemoryStore, desk_for) ->
     winner = d.suggestion.winner_id
     win_norm = d.card_for(winner).norm
     press(qtbot, Qt.Key.Key_Return)
-    losers = [m.id for m in d.members if C.normalise(m.value or "") != win_norm]
+    losers = [m.id for c in d.cards if c.norm != win_norm for m in c.same_value]
     assert losers and all(demo_store.get(m).superseded_by == winner for m in losers)
     assert view.model.rowCount() == total - 1
     assert view.model.row_of(d.key) == -1
@@ -145,7 +144,7 @@ def test_contradictions_by_keyboard(qtbot, demo_store: MemoryStore, desk_for) ->
     # B: keep all; not raised again by a rescan.
     d3 = view.detail
     press(qtbot, Qt.Key.Key_B)
-    assert d3.key not in {g.key for g in C.find_contradictions(demo_store)}
+    assert d3.key not in {g.key for g in Contradictions(demo_store).find()}
     press(qtbot, Qt.Key.Key_R)
     qtbot.waitUntil(lambda: view.model.rowCount() == total - 2, timeout=10_000)
     assert view.model.row_of(d3.key) == -1
@@ -190,20 +189,20 @@ def test_contradictions_escape_cancels_the_editor(qtbot, demo_store, desk_for) -
 
 
 def test_models_pass_qtmodeltester(qtmodeltester, demo_store: MemoryStore) -> None:
-    state = sweep.start_sweep(demo_store, n=5, seed=2)
-    sweep.decide(demo_store, state.id, 0, "revalue", importance=0.9)
+    state = Sweeps(demo_store).start(n=5, seed=2)
+    Sweeps(demo_store).decide(state.id, 0, "revalue", importance=0.9)
     lists = SweepListModel()
-    lists.set_rows(sweep.list_sweeps(demo_store))
+    lists.set_rows(Sweeps(demo_store).list())
     qtmodeltester.check(lists)
     nb = NeighbourModel()
     rec = demo_store.get(state.items[0].memory_id)
-    nb.set_rows(sweep.session_neighbours(demo_store, rec) or [rec])
+    nb.set_rows(Sweeps(demo_store).neighbours(rec) or [rec])
     qtmodeltester.check(nb)
     hist = HistogramModel()
-    hist.set_report(sweep.report(demo_store, state.id))
+    hist.set_report(Sweeps(demo_store).report(state.id))
     qtmodeltester.check(hist)
     queue = ContradictionQueueModel()
-    queue.set_rows(C.find_contradictions(demo_store))
+    queue.set_rows(Contradictions(demo_store).find())
     qtmodeltester.check(queue)
     g = queue.row_at(0)
     assert queue.remove(g.key) == 0

@@ -7,8 +7,8 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from memdesk.core.guard import review
 from memdesk.core.guard.origin import AgentOrigin
+from memdesk.core.guard.review import Review
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
@@ -29,7 +29,7 @@ def held_store(store: MemoryStore) -> list[str]:
                  "I prefer tea. Visit https://evil.example/x"):
         enqueue_from_agent(store, Turn(text, "alice"), origin)
     Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(drain=True)
-    return [i.memory.id for i in review.inbox(store)]
+    return [i.memory.id for i in Review(store).inbox()]
 
 
 def key(qtbot, k: Qt.Key, modifier: Qt.KeyboardModifier = Qt.KeyboardModifier.NoModifier) -> None:
@@ -92,7 +92,7 @@ def test_approve_reject_undo_by_keyboard(qtbot, store: MemoryStore, view: Review
 def test_edit_by_keyboard_keeps_it_held(qtbot, store: MemoryStore, view: ReviewView) -> None:
     held_store(store)
     view.reload(None)
-    loaded(qtbot, view, review.held_count(store))
+    loaded(qtbot, view, Review(store).held_count())
     view.table.setFocus()
     qtbot.waitUntil(lambda: QApplication.focusWidget() is view.table)
     item = view.current_item()
@@ -117,7 +117,7 @@ def test_edit_by_keyboard_keeps_it_held(qtbot, store: MemoryStore, view: ReviewV
 def test_agent_text_is_shown_as_plain_text(qtbot, store: MemoryStore, view: ReviewView) -> None:
     held_store(store)
     view.reload(None)
-    loaded(qtbot, view, review.held_count(store))
+    loaded(qtbot, view, Review(store).held_count())
     assert view.card.origin.textFormat() == Qt.TextFormat.PlainText
     assert "<b>evil</b> agent" in view.card.origin.text()
     rows = [view.model.row_at(r) for r in range(view.model.rowCount())]
@@ -136,7 +136,7 @@ def test_empty_inbox_says_so(qtbot, view: ReviewView) -> None:
 def test_held_model(qtmodeltester, store: MemoryStore) -> None:
     held_store(store)
     model = HeldModel()
-    model.set_rows(review.inbox(store))
+    model.set_rows(Review(store).inbox())
     qtmodeltester.check(model)
 
 

@@ -7,7 +7,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
-from memdesk.core.curation import sweep
+from memdesk.core.curation.service import Sweeps
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.ui.sweep_view import SweepView
 
@@ -26,7 +26,7 @@ def test_sweep_review_by_mouse(qtbot, demo_store: MemoryStore, desk_for) -> None
     qtbot.mouseClick(view.start.start_button, Qt.MouseButton.LeftButton)
     qtbot.waitUntil(lambda: view.stack.currentWidget() is view.review, timeout=5000)
     sid = view.sweep_id
-    items = sweep.get_sweep(demo_store, sid).items
+    items = Sweeps(demo_store).get(sid).items
     buttons = view.review.decision_buttons
 
     def click(name: str) -> None:
@@ -47,5 +47,5 @@ def test_sweep_review_by_mouse(qtbot, demo_store: MemoryStore, desk_for) -> None
     assert view.review.progress.text() == "3 / 4"
     click("pause")
     assert view.stack.currentWidget() is view.start
-    state = sweep.get_sweep(demo_store, sid)
+    state = Sweeps(demo_store).get(sid)
     assert [it.decision for it in state.items][:3] == ["revalue", "skip", "keep"]

@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed
 from memdesk.core.write.embed import missing_count
-from memdesk.core.write.jobs import JobQueue, store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.ui.main_window import MainWindow
 from memdesk.ui.settings import Settings
@@ -44,11 +44,11 @@ def test_worker_thread_processes_jobs_and_views_update(qtbot, window: MainWindow
     store = window.store
     assert window.write_service.worker_running
     queue = JobQueue(store)
-    failed = store_memory(store, Turn("I use vim", "zed"))
+    failed = JobQueue(store).enqueue(Turn("I use vim", "zed"))
     queue.claim("elsewhere:1:x")
     queue.fail(failed, "elsewhere:1:x", "model 'big' not found")
     with qtbot.waitSignal(window.write_service.job_finished, timeout=60_000) as blocker:
-        job_id = store_memory(store, Turn("I'm allergic to peanuts. Thanks!", "amy", "s1"))
+        job_id = JobQueue(store).enqueue(Turn("I'm allergic to peanuts. Thanks!", "amy", "s1"))
     outcome = blocker.args[0]
     assert outcome.job_id == job_id and outcome.status == "done"
     [mid] = outcome.memory_ids

@@ -19,8 +19,9 @@ from memdesk.core.delta import audit as delta_audit
 from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import ValidationError
-from memdesk.core.guard import agent_actions, review, tokens
+from memdesk.core.guard import agent_actions, tokens
 from memdesk.core.guard.origin import AgentOrigin
+from memdesk.core.guard.review import Review
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store import actions as acts
 from memdesk.core.store.identity import stamp_statements
@@ -33,7 +34,7 @@ from memdesk.core.undo import undo_changes, undo_event
 from memdesk.core.write.embed import backfill, reembed_all
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.intake import enqueue_from_agent
-from memdesk.core.write.jobs import JobQueue, store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 from tests.helpers.delta import flagged_diff
@@ -110,11 +111,11 @@ def every_facade(store: MemoryStore, tmp_path: Path) -> list[Changes]:
     origin = AgentOrigin(client_name="test-agent", session="s-1", transport="stdio")
     enqueue_from_agent(store, Turn(POISON, "reg", "conv-1"), origin)
     Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(drain=True)
-    held = [i.memory.id for i in review.inbox(store, user_id="reg")]
+    held = [i.memory.id for i in Review(store).inbox(user_id="reg")]
     assert len(held) >= 1
-    out += [review.approve(store, held[:1])]
+    out += [Review(store).approve(held[:1])]
     if held[1:]:
-        out += [review.reject(store, held[1:])]
+        out += [Review(store).reject(held[1:])]
     serves = lambda u: u == "reg"  # noqa: E731
     f = store.add(user_id="reg", text="an agent forgets this", type="fact", actor="agent")
     g = store.add(user_id="reg", text="an agent corrects this", type="fact", actor="agent")
@@ -122,7 +123,7 @@ def every_facade(store: MemoryStore, tmp_path: Path) -> list[Changes]:
             agent_actions.correct(store, g.id, "the corrected memory", serves,
                                   note="test-agent").changes,
             agent_actions.forget(store, a.id, serves, note="test-agent").changes]
-    job = store_memory(store, Turn("I work at Acme.", "reg"))
+    job = JobQueue(store).enqueue(Turn("I work at Acme.", "reg"))
     out += [JobQueue(store).cancel(job)]
 
     src = tmp_path / "in.jsonl"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from memdesk.core.curation.service import Contradictions, Sweeps
 from memdesk.core.errors import UndoConflictError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
@@ -101,63 +102,60 @@ def _sweepable(store: MemoryStore, n: int = 6) -> list[str]:
 
 
 def test_generic_undo_and_redo_of_a_sweep_decision(store: MemoryStore) -> None:
-    from memdesk.core.curation import sweep
     from memdesk.core.store.records import Changed
     from memdesk.core.undo import undo_changes, undo_group
 
     _sweepable(store)
-    state = sweep.start_sweep(store, n=2, seed=5)
+    state = Sweeps(store).start(n=2, seed=5)
     mid = state.items[0].memory_id
-    step = sweep.decide(store, state.id, 0, "revalue", importance=0.9)
+    step = Sweeps(store).decide(state.id, 0, "revalue", importance=0.9)
     assert step.changes.touches(Changed.SWEEPS) and step.changes.memories
 
     undone = undo_changes(store, step.changes)
     assert store.get(mid).importance == 0.35
-    assert sweep.get_sweep(store, state.id).items[0].decision is None
+    assert Sweeps(store).get(state.id).items[0].decision is None
     assert undone.touches(Changed.SWEEPS) and undone.memories  # found from the chain
 
     redone = undo_group(store, undone.group_id)  # redo: undo the undo
     assert store.get(mid).importance == 0.9
-    item = sweep.get_sweep(store, state.id).items[0]
+    item = Sweeps(store).get(state.id).items[0]
     assert (item.decision, item.importance_after) == ("revalue", 0.9)
     assert redone.touches(Changed.SWEEPS)
 
     undo_group(store, redone.group_id)  # and undo again
-    assert sweep.get_sweep(store, state.id).items[0].decision is None
+    assert Sweeps(store).get(state.id).items[0].decision is None
     assert store.get(mid).importance == 0.35
 
 
 def test_generic_undo_of_a_skip_changes_no_memory(store: MemoryStore) -> None:
-    from memdesk.core.curation import sweep
     from memdesk.core.undo import undo_changes
 
     _sweepable(store)
-    state = sweep.start_sweep(store, n=2, seed=5)
+    state = Sweeps(store).start(n=2, seed=5)
     before = store.get(state.items[0].memory_id)
-    step = sweep.decide(store, state.id, 0, "skip")
+    step = Sweeps(store).decide(state.id, 0, "skip")
     assert not step.changes.memories
     undone = undo_changes(store, step.changes)
     assert not undone.memories
-    assert sweep.get_sweep(store, state.id).current.pos == 0
+    assert Sweeps(store).get(state.id).current.pos == 0
     assert store.get(before.id) == before
 
 
 def test_generic_undo_and_redo_of_keep_both_dismissal(store: MemoryStore) -> None:
-    from memdesk.core.curation import contradictions as C
     from memdesk.core.store.records import Changed
     from memdesk.core.undo import undo_changes, undo_group
 
     for v in ("Acme", "Globex"):
         store.add(user_id="alice", text=f"Alice works at {v}.", type="fact",
                   entity="alice", attribute="works_at", value=v)
-    [group] = C.find_contradictions(store)
-    res = C.resolve_keep_all(store, C.load_group(store, group.key))
-    assert C.find_contradictions(store) == []
+    [group] = Contradictions(store).find()
+    res = Contradictions(store).keep_all(Contradictions(store).load(group.key))
+    assert Contradictions(store).find() == []
     undone = undo_changes(store, res.changes)
     assert undone.touches(Changed.CONTRADICTIONS) and not undone.memories
-    assert [g.key for g in C.find_contradictions(store)] == [group.key]
+    assert [g.key for g in Contradictions(store).find()] == [group.key]
     undo_group(store, undone.group_id)  # redo: dismissed again
-    assert C.find_contradictions(store) == []
+    assert Contradictions(store).find() == []
 
 
 def test_generic_undo_of_a_delta_review_group(store: MemoryStore) -> None:

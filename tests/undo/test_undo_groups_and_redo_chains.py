@@ -7,8 +7,7 @@ from datetime import datetime
 
 import pytest
 
-from memdesk.core.curation import contradictions as C
-from memdesk.core.curation import sweep
+from memdesk.core.curation.service import Contradictions, Sweeps
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import MemdeskError, NotFoundError
 from memdesk.core.ids import new_id
@@ -43,14 +42,14 @@ def test_undo_of_a_merge_reports_the_contradiction(store: MemoryStore) -> None:
     for v in ("Acme", "Globex"):
         store.add(user_id="alice", text=f"Alice works at {v}.", type="fact",
                   entity="alice", attribute="works_at", value=v)
-    [group] = C.find_contradictions(store)
-    res = C.resolve_merge(store, C.load_group(store, group.key),
+    [group] = Contradictions(store).find()
+    res = Contradictions(store).merge(Contradictions(store).load(group.key),
                           text_="Alice works at Acme and Globex.", value="Acme+Globex")
     undone = undo_changes(store, res.changes)
     # the group's oldest row is the merged memory's "add"; the newer ones resolve
     assert undone.touches(Changed.CONTRADICTIONS) and undone.memories
     assert store.get(res.winner_id).status is Status.DELETED
-    assert [g.key for g in C.find_contradictions(store)] == [group.key]
+    assert [g.key for g in Contradictions(store).find()] == [group.key]
 
 
 # -- redo of a delta-memory group, and who an undo is recorded as ---------------------
@@ -108,8 +107,8 @@ def test_kind_is_found_through_a_1000_deep_redo_chain_and_no_deeper(store: Memor
     1000 links; past that the walk stops (a guard against a corrupt, cyclic chain)."""
     store.add_many([dict(user_id="u", text=f"note {i}", type="note", importance=0.35)
                     for i in range(4)], audit=False)
-    state = sweep.start_sweep(store, n=2, seed=5)
-    step = sweep.decide(store, state.id, 0, "revalue", importance=0.9)
+    state = Sweeps(store).start(n=2, seed=5)
+    step = Sweeps(store).decide(state.id, 0, "revalue", importance=0.9)
     [ev] = step.changes.event_ids
     top = new_id()
     with store.write() as conn:  # 1000 undos of undos in one transaction: fast

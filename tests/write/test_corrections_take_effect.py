@@ -15,7 +15,7 @@ from typing import Any
 
 import anyio
 
-from memdesk.core.guard import review
+from memdesk.core.guard.review import Review
 from memdesk.core.ids import utcnow
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store.memory_store import MemoryStore
@@ -93,14 +93,14 @@ def test_a_crowd_of_answers_is_held_for_review_and_approving_it_applies_it(
     c = held.memory_ids[0]
     assert store.get(c).status is Status.QUARANTINED
     assert all(store.get(i).status is Status.ACTIVE for i in crowd)
-    item = review.held_item(store, c)
+    item = Review(store).item(c)
     assert [f.rule_id for f in item.findings] == ["supersedes-many"]
     assert "6 memories holding 3 different values" in item.reasons
     assert "Big0" in item.findings[0].evidence
     assert any("held for review" in n for n in job_notes(store, held.job_id))
     assert maintain(store, do_decay=False).links == []  # held is held, at maintain too
 
-    changes = review.approve(store, [c])  # the operator decides: it applies at once
+    changes = Review(store).approve([c])  # the operator decides: it applies at once
     assert all(store.get(i).superseded_by == c for i in crowd)
     assert set(crowd) <= set(changes.memory_ids)
     store.undo_group(changes.group_id)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
-from memdesk.core.write.jobs import JobQueue, store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 
@@ -49,7 +49,7 @@ BELIEVED = {
 
 
 def test_the_conversation_leaves_the_right_memories(store: MemoryStore) -> None:
-    jobs = [store_memory(store, Turn(text, "sam", "chat-1")) for text in CONVERSATION]
+    jobs = [JobQueue(store).enqueue(Turn(text, "sam", "chat-1")) for text in CONVERSATION]
     assert Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(
         drain=True) == len(CONVERSATION)
     maintain(store)

@@ -10,14 +10,14 @@ from __future__ import annotations
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
-from memdesk.core.write.jobs import store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 
 
 def said(store: MemoryStore, *texts: str) -> None:
     for text in texts:
-        store_memory(store, Turn(text, "alice", "s1"))
+        JobQueue(store).enqueue(Turn(text, "alice", "s1"))
     Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(drain=True)
 
 

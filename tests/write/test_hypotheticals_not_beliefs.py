@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from memdesk.core.curation.contradictions import find_contradictions
+from memdesk.core.curation.service import Contradictions
 from memdesk.core.errors import ValidationError
 from memdesk.core.guard.agent_api import agent_filter, agent_view
 from memdesk.core.read.maintain import maintain
@@ -52,7 +52,7 @@ def test_hypotheticals_stay_out_of_retrieval_and_contradictions(store: MemorySto
     assert "The user works at Acme." in texts
     assert "The user imagines working at a bank." not in texts
     # works_at = a bank against works_at = Acme would be a false contradiction group.
-    assert find_contradictions(store, user="alice") == []
+    assert Contradictions(store).find(user="alice") == []
 
 
 def test_default_lists_leave_them_out_their_own_status_finds_them(store: MemoryStore) -> None:

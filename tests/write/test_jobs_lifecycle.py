@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sys
 from datetime import datetime, timedelta
 
 import pytest
@@ -16,17 +17,17 @@ from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationErro
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed
 from memdesk.core.undo import undo_changes, undo_event
-from memdesk.core.write import jobs
+from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import (
-    LOG_LIMIT,
     MAX_ATTEMPTS,
     JobQueue,
+    JobRecord,
     JobStateError,
     LeaseLost,
-    store_memory,
 )
 from memdesk.core.write.models import Job
 from memdesk.core.write.units import Turn
+from memdesk.core.write.worker import Worker, WorkerConfig
 
 T0 = datetime(2026, 3, 4, 5, 6, 7, 123456)
 T0_LOG = "2026-03-04T05:06:07"  # the log's times are to the second
@@ -43,7 +44,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     c = Clock()
-    monkeypatch.setattr(jobs, "utcnow", c)
+    monkeypatch.setattr("memdesk.core.write.jobs.utcnow", c)
     return c
 
 
@@ -52,7 +53,7 @@ def set_job(store: MemoryStore, job_id: str, **values) -> None:  # type: ignore[
         conn.execute(update(Job.__table__).where(Job.id == job_id).values(**values))
 
 
-def msgs(job: jobs.JobRecord) -> list[str]:
+def msgs(job: JobRecord) -> list[str]:
     return [e["msg"] for e in job.log]
 
 
@@ -82,10 +83,10 @@ def test_list_is_newest_first_then_by_id_filtered_and_limited(
     ids = []
     for i in range(4):
         clock.now = T0 + timedelta(minutes=i)
-        ids.append(store_memory(store, Turn(f"I live in town {i}.", "u")))
+        ids.append(JobQueue(store).enqueue(Turn(f"I live in town {i}.", "u")))
     # two jobs created at the same instant are ordered by id, ascending
     clock.now = T0 + timedelta(minutes=10)
-    tie = sorted([store_memory(store, Turn("a", "u")), store_memory(store, Turn("b", "u"))])
+    tie = sorted([JobQueue(store).enqueue(Turn("a", "u")), JobQueue(store).enqueue(Turn("b", "u"))])
     assert [j.id for j in q.list()] == [*tie, ids[3], ids[2], ids[1], ids[0]]
     assert [j.id for j in q.list(limit=3)] == [*tie, ids[3]]
     q.cancel(ids[1])
@@ -102,7 +103,7 @@ def test_list_is_newest_first_then_by_id_filtered_and_limited(
 def test_counts_has_every_status_with_its_number(store: MemoryStore) -> None:
     q = JobQueue(store)
     assert q.counts() == {"pending": 0, "running": 0, "done": 0, "failed": 0, "cancelled": 0}
-    a, b, c, _ = (store_memory(store, Turn(t, "u")) for t in "abcd")
+    a, b, c, _ = (JobQueue(store).enqueue(Turn(t, "u")) for t in "abcd")
     q.cancel(a)
     assert q.claim("w1").id == b
     assert q.claim("w1").id == c
@@ -114,9 +115,9 @@ def test_claim_takes_the_oldest_sets_the_lease_and_logs_the_owner(
         store: MemoryStore, clock: Clock) -> None:
     q = JobQueue(store)
     clock.now = T0 + timedelta(seconds=5)
-    newer = store_memory(store, Turn("newer", "u"))
+    newer = JobQueue(store).enqueue(Turn("newer", "u"))
     clock.now = T0
-    older = store_memory(store, Turn("older", "u"))
+    older = JobQueue(store).enqueue(Turn("older", "u"))
     set_job(store, older, error="left over")
     clock.now = T0 + timedelta(minutes=1)
     job = q.claim("host:1:w", lease_s=30)
@@ -137,7 +138,7 @@ def test_claim_many_takes_up_to_its_limit_oldest_first(store: MemoryStore, clock
     ids = []
     for i in range(4):
         clock.now = T0 + timedelta(seconds=i)
-        ids.append(store_memory(store, Turn(str(i), "u")))
+        ids.append(JobQueue(store).enqueue(Turn(str(i), "u")))
     assert [j.id for j in q.claim_many("w", 60, 2)] == ids[:2]
     assert [j.id for j in q.claim_many("w", 60, 0)] == [ids[2]]  # at least one
     assert [j.id for j in q.claim_many("w", 60, 5)] == [ids[3]]
@@ -148,10 +149,10 @@ def test_claim_many_takes_up_to_its_limit_oldest_first(store: MemoryStore, clock
 
 def test_claim_skips_cancelled_done_and_failed_jobs(store: MemoryStore) -> None:
     q = JobQueue(store)
-    a = store_memory(store, Turn("a", "u"))
+    a = JobQueue(store).enqueue(Turn("a", "u"))
     q.cancel(a)
     assert q.claim("w") is None
-    b = store_memory(store, Turn("b", "u"))
+    b = JobQueue(store).enqueue(Turn("b", "u"))
     assert q.claim("w").id == b
     q.fail(b, "w", "boom")
     assert q.claim("w") is None
@@ -159,7 +160,7 @@ def test_claim_skips_cancelled_done_and_failed_jobs(store: MemoryStore) -> None:
 
 def test_a_lease_is_taken_over_only_once_it_has_run_out(store: MemoryStore, clock: Clock) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     q.claim("other-host:1:a", lease_s=60)
     clock.now = T0 + timedelta(seconds=60)  # lease_until == now: still held
     assert q.claim("other-host:2:b") is None
@@ -178,9 +179,9 @@ def test_a_lease_is_taken_over_only_once_it_has_run_out(store: MemoryStore, cloc
 def test_a_job_is_failed_instead_of_taken_over_after_max_attempts(
         store: MemoryStore, clock: Clock) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I crash workers.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I crash workers.", "u"))
     clock.now = T0 + timedelta(seconds=1)
-    later = store_memory(store, Turn("I am fine.", "u"))
+    later = JobQueue(store).enqueue(Turn("I am fine.", "u"))
     for i in range(1, MAX_ATTEMPTS):
         clock.now = T0 + timedelta(hours=i)
         assert q.claim("x:1:a", lease_s=1).id == job_id
@@ -205,7 +206,7 @@ def test_a_job_is_failed_instead_of_taken_over_after_max_attempts(
 def test_release_gives_a_claimed_job_back_without_counting_the_attempt(
         store: MemoryStore, clock: Clock) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     q.claim("w1")
     assert q.release(job_id, "w2") is False
     assert q.get(job_id).status == "running"
@@ -224,7 +225,7 @@ def test_release_gives_a_claimed_job_back_without_counting_the_attempt(
 def test_complete_marks_done_with_its_memories_extractor_and_notes(
         store: MemoryStore, clock: Clock) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     q.claim("w1")
     set_job(store, job_id, error="stale")
     clock.now = T0 + timedelta(seconds=3)
@@ -242,7 +243,7 @@ def test_complete_marks_done_with_its_memories_extractor_and_notes(
 def test_complete_by_a_worker_that_lost_the_lease_raises_and_writes_nothing(
         store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     q.claim("w1")
     with pytest.raises(LeaseLost) as err, store.write() as conn:
         q.complete_in(conn, job_id, "w2", [], None, None, [])
@@ -252,7 +253,7 @@ def test_complete_by_a_worker_that_lost_the_lease_raises_and_writes_nothing(
 
 def test_fail_records_the_error_notes_and_finish_time(store: MemoryStore, clock: Clock) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     q.claim("w1")
     clock.now = T0 + timedelta(seconds=2)
     assert q.fail(job_id, "w1", "model down", ["tried twice"]) is True
@@ -265,7 +266,7 @@ def test_fail_records_the_error_notes_and_finish_time(store: MemoryStore, clock:
 
 def test_fail_without_notes_logs_only_the_failure(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     q.claim("w1")
     assert q.fail(job_id, "w1", "boom") is True
     assert msgs(q.get(job_id)) == ["claimed by w1", "failed: boom"]
@@ -273,18 +274,17 @@ def test_fail_without_notes_logs_only_the_failure(store: MemoryStore) -> None:
 
 def test_the_log_keeps_the_last_fifty_entries(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     q.claim("w1")
     notes = [f"note {i}" for i in range(60)]
     q.fail(job_id, "w1", "boom", notes)
     # 1 claim + 60 notes + 1 failure = 62; the oldest 12 are dropped
-    assert LOG_LIMIT == 50
     assert msgs(q.get(job_id)) == [*notes[11:], "failed: boom"]
 
 
 def test_the_log_keeps_non_ascii_text_as_it_is(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("Ich wohne in Köln.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("Ich wohne in Köln.", "u"))
     q.claim("w1")
     q.fail(job_id, "w1", "Modell lädt nicht")
     with store.read() as conn:
@@ -296,7 +296,7 @@ def test_the_log_keeps_non_ascii_text_as_it_is(store: MemoryStore) -> None:
 def test_retry_puts_a_failed_job_back_and_remembers_the_error(
         store: MemoryStore, clock: Clock) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     q.claim("w1")
     q.fail(job_id, "w1", "boom")
     clock.now = T0 + timedelta(seconds=4)
@@ -310,7 +310,7 @@ def test_retry_puts_a_failed_job_back_and_remembers_the_error(
 
 def test_retry_refuses_a_job_that_did_not_fail(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     with pytest.raises(ValidationError) as err:
         q.retry(job_id)
     assert err.value.field == "status"
@@ -320,7 +320,7 @@ def test_retry_refuses_a_job_that_did_not_fail(store: MemoryStore) -> None:
 
 def test_cancel_is_audited_as_one_undoable_group(store: MemoryStore, clock: Clock) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     clock.now = T0 + timedelta(seconds=1)
     changes = q.cancel(job_id, actor="agent")
     [ev] = store.events("*")
@@ -337,12 +337,11 @@ def test_cancel_is_audited_as_one_undoable_group(store: MemoryStore, clock: Cloc
     assert job.finished_at == clock.now and job.updated_at == clock.now
     assert job.log == ({"at": "2026-03-04T05:06:08",
                         "msg": f"cancelled by the agent (event {ev.id})"},)
-    assert jobs.is_job_event(ev)
 
 
 def test_a_cancel_by_default_is_the_operators(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     q.cancel(job_id)
     [ev] = store.events("*")
     assert ev.actor == "operator"
@@ -351,7 +350,7 @@ def test_a_cancel_by_default_is_the_operators(store: MemoryStore) -> None:
 
 def test_cancel_refusals_say_why(store: MemoryStore) -> None:
     q = JobQueue(store)
-    running = store_memory(store, Turn("a", "u"))
+    running = JobQueue(store).enqueue(Turn("a", "u"))
     q.claim("w1")
     with pytest.raises(JobStateError) as err:
         q.cancel(running)
@@ -359,7 +358,7 @@ def test_cancel_refusals_say_why(store: MemoryStore) -> None:
         f"job {running} is running: a worker is processing it now and may be writing its "
         "memories, so it cannot be cancelled. Wait for it to finish (then undo or delete "
         "what it wrote), or stop that worker.")
-    cancelled = store_memory(store, Turn("b", "u"))
+    cancelled = JobQueue(store).enqueue(Turn("b", "u"))
     q.cancel(cancelled)
     with pytest.raises(JobStateError) as err:
         q.cancel(cancelled)
@@ -374,7 +373,7 @@ def test_cancel_refusals_say_why(store: MemoryStore) -> None:
 def test_undoing_a_cancel_puts_the_job_back_to_pending_and_logs_it(
         store: MemoryStore, clock: Clock) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     cancel = q.cancel(job_id)
     [cancel_ev] = cancel.event_ids
     clock.now = T0 + timedelta(seconds=30)
@@ -407,7 +406,7 @@ def test_undoing_a_cancel_puts_the_job_back_to_pending_and_logs_it(
 
 def test_undoing_a_single_cancel_event_outside_its_group(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     [cancel_ev] = q.cancel(job_id).event_ids
     changes = undo_event(store, cancel_ev)
     [undo_ev] = changes.event_ids
@@ -417,7 +416,7 @@ def test_undoing_a_single_cancel_event_outside_its_group(store: MemoryStore) -> 
 
 def test_undo_of_a_cancel_refuses_once_the_job_moved_on(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     [cancel_ev] = q.cancel(job_id).event_ids
     set_job(store, job_id, status="done")
     with pytest.raises(UndoConflictError) as err:
@@ -431,7 +430,7 @@ def test_undo_of_a_cancel_refuses_once_the_job_moved_on(store: MemoryStore) -> N
 
 def test_undo_of_a_cancel_of_a_job_that_is_gone_says_so(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     [cancel_ev] = q.cancel(job_id).event_ids
     with store.write() as conn:
         conn.execute(Job.__table__.delete().where(Job.id == job_id))
@@ -441,19 +440,18 @@ def test_undo_of_a_cancel_of_a_job_that_is_gone_says_so(store: MemoryStore) -> N
 
 
 def test_a_cancel_is_a_job_stream_event_about_no_memory(store: MemoryStore) -> None:
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     [ev_id] = JobQueue(store).cancel(job_id).event_ids
     ev = store.event(ev_id)
-    assert jobs.is_job_event(ev)
     assert (ev.memory_id, ev.stream, ev.target) == (None, "job", job_id)
     mem = store.add(user_id="u", text="x", type="fact").changes.event_ids[0]
-    assert not jobs.is_job_event(store.event(mem))
+    assert store.event(mem).stream == "memory"
 
 
 def test_a_job_as_json_converts_every_time_and_keeps_the_rest(
         store: MemoryStore, clock: Clock) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     q.claim("w1", lease_s=60)
     with store.write() as conn:
         q.complete_in(conn, job_id, "w1", ["m1"], "heuristic", None, [])
@@ -470,13 +468,26 @@ def test_a_job_as_json_converts_every_time_and_keeps_the_rest(
     assert json.loads(json.dumps(out)) == out
 
 
-def test_worker_identity_is_host_pid_and_a_token() -> None:
-    host, pid, token = jobs.worker_identity().split(":")
+def test_a_worker_claims_as_host_pid_and_a_token(store: MemoryStore) -> None:
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(drain=True)
+    claimed = msgs(JobQueue(store).get(job_id))[0]
+    assert claimed.startswith("claimed by ")
+    host, pid, token = claimed.removeprefix("claimed by ").split(":")
     assert host == socket.gethostname() and pid == str(os.getpid()) and len(token) == 8
 
 
+def taken_over(store: MemoryStore, owner: str) -> bool:
+    """Whether a job ``owner`` holds, with an hour of lease left, goes to another worker."""
+    q = JobQueue(store)
+    job_id = q.enqueue(Turn("I live in Oslo.", "u"))
+    assert q.claim(owner, lease_s=3600) is not None
+    other = q.claim("w2")
+    assert other is None or other.id == job_id
+    return other is not None
+
+
 @pytest.mark.parametrize(("owner", "gone"), [
-    (None, False),
     ("", False),
     (f"{socket.gethostname()}:{os.getpid()}:tok", False),  # ourselves
     (f"{socket.gethostname()}:999999999:tok", True),  # no such process
@@ -485,8 +496,9 @@ def test_worker_identity_is_host_pid_and_a_token() -> None:
     (f"{socket.gethostname()}:pid:tok", False),  # not a pid
     ("w1", False),
 ])
-def test_owner_is_gone_only_for_a_dead_process_on_this_host(owner: str | None, gone: bool) -> None:
-    assert jobs._owner_is_gone(owner) is gone
+def test_a_leased_job_is_taken_over_only_from_a_dead_process_on_this_host(
+        store: MemoryStore, owner: str, gone: bool) -> None:
+    assert taken_over(store, owner) is gone
 
 
 @pytest.mark.parametrize(("kill", "gone"), [
@@ -494,7 +506,8 @@ def test_owner_is_gone_only_for_a_dead_process_on_this_host(owner: str | None, g
     (ProcessLookupError(), True),
     (PermissionError(), False),  # alive, another user's
 ])
-def test_owner_life_is_asked_with_signal_zero(monkeypatch: pytest.MonkeyPatch,
+def test_owner_life_is_asked_with_signal_zero(store: MemoryStore,
+                                              monkeypatch: pytest.MonkeyPatch,
                                               kill: Exception | None, gone: bool) -> None:
     sent: list[tuple[int, int]] = []
 
@@ -503,20 +516,21 @@ def test_owner_life_is_asked_with_signal_zero(monkeypatch: pytest.MonkeyPatch,
         if kill is not None:
             raise kill
 
-    monkeypatch.setattr(jobs.os, "kill", fake_kill)
-    assert jobs._owner_is_gone(f"{socket.gethostname()}:4242:tok") is gone
+    monkeypatch.setattr(os, "kill", fake_kill)
+    assert taken_over(store, f"{socket.gethostname()}:4242:tok") is gone
     assert sent == [(4242, 0)]
 
 
-def test_owner_life_is_never_asked_on_windows(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jobs.sys, "platform", "win32")
-    assert jobs._owner_is_gone(f"{socket.gethostname()}:999999999:tok") is False
+def test_owner_life_is_never_asked_on_windows(store: MemoryStore,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(sys, "platform", "win32")
+    assert taken_over(store, f"{socket.gethostname()}:999999999:tok") is False
 
 
 def test_a_job_whose_owner_process_died_is_taken_over_before_its_lease_ends(
         store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     dead = f"{socket.gethostname()}:999999999:tok"
     q.claim(dead, lease_s=3600)
     job = q.claim("w2")

@@ -15,7 +15,7 @@ from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.embed import reembed_all
-from memdesk.core.write.jobs import JobQueue, store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.models import Job
 from memdesk.core.write.provenance import provenance
 from memdesk.core.write.units import Extraction, ExtractionError, Turn, Unit
@@ -95,7 +95,7 @@ def test_an_empty_queue_gives_no_outcome(store: MemoryStore, enc: Encoder) -> No
 
 def test_a_job_stores_each_unit_with_the_turns_fields_provenance_and_vector(
         store: MemoryStore, enc: Encoder) -> None:
-    job_id = store_memory(store, Turn("I work at Acme and prefer tabs.", "alice", "s1", "work"))
+    job_id = JobQueue(store).enqueue(Turn("I work at Acme and prefer tabs.", "alice", "s1", "work"))
     w = Worker(store, Stub([FACT, PREF], ["a note"]))
     out = w.process_one()
     assert out is not None and (out.job_id, out.status, out.error) == (job_id, "done", None)
@@ -121,7 +121,7 @@ def test_a_job_stores_each_unit_with_the_turns_fields_provenance_and_vector(
 
 def test_session_scoped_units_go_to_working_memory_and_the_log_says_so(
         store: MemoryStore, enc: Encoder) -> None:
-    job_id = store_memory(store, Turn("For this task use Python; I work at Acme.", "bob", "s9"))
+    job_id = JobQueue(store).enqueue(Turn("For this task use Python; I work at Acme.", "bob", "s9"))
     working = WorkingMemory()
     out = Worker(store, Stub([SCOPED, FACT]), working=working).process_one()
     assert out is not None and out.status == "done" and len(out.memory_ids) == 1
@@ -134,7 +134,7 @@ def test_session_scoped_units_go_to_working_memory_and_the_log_says_so(
 
 def test_a_job_with_no_units_to_store_is_done_without_encoding(
         store: MemoryStore, enc: Encoder) -> None:
-    job_id = store_memory(store, Turn("For now use Python.", "bob"))
+    job_id = JobQueue(store).enqueue(Turn("For now use Python.", "bob"))
     working = WorkingMemory()
     out = Worker(store, Stub([SCOPED]), working=working).process_one()
     assert out == Outcome(job_id, "done", [])
@@ -144,7 +144,7 @@ def test_a_job_with_no_units_to_store_is_done_without_encoding(
 
 def test_an_extraction_error_fails_the_job_with_its_message(
         store: MemoryStore, enc: Encoder) -> None:
-    job_id = store_memory(store, Turn("The server is unreachable.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("The server is unreachable.", "u"))
     w = Worker(store, Stub([FACT]))
     assert w.process_one() == Outcome(job_id, "failed", [], "the model server is unreachable")
     job = JobQueue(store).get(job_id)
@@ -154,7 +154,7 @@ def test_an_extraction_error_fails_the_job_with_its_message(
 def test_an_extractor_bug_fails_the_job_and_names_the_exception(
         store: MemoryStore, enc: Encoder, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING)
-    job_id = store_memory(store, Turn("Please crash.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("Please crash.", "u"))
     error = "unexpected error: RuntimeError: extractor bug"
     assert Worker(store, Stub([FACT])).process_one() == Outcome(job_id, "failed", [], error)
     assert JobQueue(store).get(job_id).error == error
@@ -164,7 +164,7 @@ def test_an_extractor_bug_fails_the_job_and_names_the_exception(
 def test_a_unit_the_store_refuses_fails_its_job_with_the_stores_reason(
         store: MemoryStore, enc: Encoder) -> None:
     bad = Unit("The user is odd.", "fact", 1.5, 0.5)  # no extractor's gate ran
-    job_id = store_memory(store, Turn("I am odd.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I am odd.", "u"))
     out = Worker(store, Stub([bad]), WorkerConfig(embed=False)).process_one()
     error = "importance: must be in [0, 1], got 1.5"  # the store's own check (taxonomy)
     assert out == Outcome(job_id, "failed", [], error)
@@ -174,7 +174,7 @@ def test_a_unit_the_store_refuses_fails_its_job_with_the_stores_reason(
 def test_a_job_taken_over_during_extraction_is_lost_and_writes_nothing(
         store: MemoryStore, enc: Encoder, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING)
-    job_id = store_memory(store, Turn("I work at Acme.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I work at Acme.", "u"))
     stub = Stub([FACT])
 
     def steal(turn: Turn) -> None:
@@ -190,7 +190,7 @@ def test_a_job_taken_over_during_extraction_is_lost_and_writes_nothing(
 
 
 def test_without_embedding_no_vector_and_no_note(store: MemoryStore, enc: Encoder) -> None:
-    job_id = store_memory(store, Turn("I work at Acme.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I work at Acme.", "u"))
     out = Worker(store, Stub([FACT]), WorkerConfig(embed=False)).process_one()
     assert out is not None and store.get(out.memory_ids[0]).embedding is None
     assert enc.calls == [] and msgs(store, job_id)[1:] == ["done: 1 memories"]
@@ -199,7 +199,7 @@ def test_without_embedding_no_vector_and_no_note(store: MemoryStore, enc: Encode
 def test_without_the_model_the_memories_are_stored_and_the_log_says_why(
         store: MemoryStore, enc: Encoder, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embeddings, "unavailable_reason", lambda: "vectors are off: test")
-    job_id = store_memory(store, Turn("I work at Acme.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I work at Acme.", "u"))
     out = Worker(store, Stub([FACT])).process_one()
     assert out is not None and store.get(out.memory_ids[0]).embedding is None
     assert msgs(store, job_id)[1:] == ["stored without vectors: vectors are off: test",
@@ -214,9 +214,9 @@ def test_a_model_that_fails_to_load_is_not_tried_again_by_that_worker(
 
     enc.before_answer = unavailable
     w = Worker(store, Stub([FACT]))
-    first = store_memory(store, Turn("I work at Acme.", "u"))
+    first = JobQueue(store).enqueue(Turn("I work at Acme.", "u"))
     w.process_one()
-    second = store_memory(store, Turn("I work at Acme too.", "u"))
+    second = JobQueue(store).enqueue(Turn("I work at Acme too.", "u"))
     w.process_one()
     assert len(enc.calls) == 1
     for job_id in (first, second):
@@ -227,8 +227,8 @@ def test_a_model_that_fails_to_load_is_not_tried_again_by_that_worker(
 def test_a_text_that_breaks_the_encoder_fails_only_its_job(
         store: MemoryStore, enc: Encoder, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.WARNING)
-    good = store_memory(store, Turn("fine", "u"))
-    bad = store_memory(store, Turn("poison", "u"))
+    good = JobQueue(store).enqueue(Turn("fine", "u"))
+    bad = JobQueue(store).enqueue(Turn("poison", "u"))
 
     class PerTurn(Stub):
         def extract(self, turn: Turn) -> Extraction:
@@ -247,7 +247,7 @@ def test_a_text_that_breaks_the_encoder_fails_only_its_job(
 
 def test_a_model_change_under_the_worker_stores_without_vectors(
         store: MemoryStore, enc: Encoder) -> None:
-    job_id = store_memory(store, Turn("I work at Acme.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I work at Acme.", "u"))
     enc.before_answer = lambda: reembed_all(store, "other-model", 384)
     out = Worker(store, Stub([FACT])).process_one()
     assert out is not None and out.status == "done"
@@ -259,7 +259,7 @@ def test_a_model_change_under_the_worker_stores_without_vectors(
 
 def test_a_batch_claims_up_to_its_size_and_reports_in_queue_order(
         store: MemoryStore, enc: Encoder) -> None:
-    ids = [store_memory(store, Turn(t, "u")) for t in ("one", "crash", "three")]
+    ids = [JobQueue(store).enqueue(Turn(t, "u")) for t in ("one", "crash", "three")]
     w = Worker(store, Stub([FACT]), WorkerConfig(batch=2))
     outs = w.process_batch()
     assert [(o.job_id, o.status) for o in outs] == [(ids[0], "done"), (ids[1], "failed")]
@@ -269,7 +269,7 @@ def test_a_batch_claims_up_to_its_size_and_reports_in_queue_order(
 
 def test_stopping_mid_batch_hands_back_the_jobs_not_started(
         store: MemoryStore, enc: Encoder) -> None:
-    ids = [store_memory(store, Turn(t, "u")) for t in ("one", "two", "three")]
+    ids = [JobQueue(store).enqueue(Turn(t, "u")) for t in ("one", "two", "three")]
     stub = Stub([FACT])
     w = Worker(store, stub, WorkerConfig(batch=3))
     stub.before_answer = lambda turn: w.stop()
@@ -282,7 +282,7 @@ def test_stopping_mid_batch_hands_back_the_jobs_not_started(
 
 
 def test_run_drains_the_queue_and_reports_each_outcome(store: MemoryStore, enc: Encoder) -> None:
-    ids = [store_memory(store, Turn(t, "u")) for t in ("one", "crash", "three")]
+    ids = [JobQueue(store).enqueue(Turn(t, "u")) for t in ("one", "crash", "three")]
     seen: list[Outcome] = []
     w = Worker(store, Stub([FACT]), WorkerConfig(batch=2))
     assert w.run(drain=True, on_outcome=seen.append) == 3
@@ -291,7 +291,7 @@ def test_run_drains_the_queue_and_reports_each_outcome(store: MemoryStore, enc: 
 
 
 def test_a_stopped_worker_processes_nothing(store: MemoryStore, enc: Encoder) -> None:
-    store_memory(store, Turn("one", "u"))
+    JobQueue(store).enqueue(Turn("one", "u"))
     w = Worker(store, Stub([FACT]))
     w.stop()
     assert w.run() == 0 and JobQueue(store).counts()["pending"] == 1

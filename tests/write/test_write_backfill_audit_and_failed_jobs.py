@@ -9,7 +9,7 @@ from memdesk.core import embeddings
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.embed import backfill, reembed_all
 from memdesk.core.write.extract_heuristic import HeuristicExtractor, paraphrase
-from memdesk.core.write.jobs import JobQueue, store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Extraction, ExtractionError, Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 from tests.helpers.embedders import CountingEmbedder
@@ -71,7 +71,7 @@ class Failing(HeuristicExtractor):
 
 def test_a_worker_reports_failed_and_crashed_extractions_per_job(
         store: MemoryStore, fake: CountingEmbedder) -> None:
-    ids = [store_memory(store, Turn(t, "u")) for t in
+    ids = [JobQueue(store).enqueue(Turn(t, "u")) for t in
            ("please refuse this", "I live in Oslo.", "now crash")]
     outcomes = Worker(store, Failing(), WorkerConfig(batch=8)).process_batch()
     by_id = {o.job_id: o for o in outcomes}

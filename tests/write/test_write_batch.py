@@ -11,7 +11,7 @@ from memdesk.core import embeddings
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.embed import backfill
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
-from memdesk.core.write.jobs import JobQueue, store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Extraction, Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 from tests.helpers.embedders import CountingEmbedder
@@ -43,7 +43,7 @@ TURNS = ["I live in Oslo.", "I work at Acme Corp. I'm allergic to peanuts.",
 
 def test_several_jobs_one_encode_call_each_job_done_once_with_its_units(
         store: MemoryStore, fake: CountingEmbedder) -> None:
-    ids = [store_memory(store, Turn(t, "u", f"s{i}")) for i, t in enumerate(TURNS)]
+    ids = [JobQueue(store).enqueue(Turn(t, "u", f"s{i}")) for i, t in enumerate(TURNS)]
     worker = Worker(store, HeuristicExtractor(), WorkerConfig(batch=8))
     outcomes = worker.process_batch()
     assert [o.job_id for o in outcomes] == ids and {o.status for o in outcomes} == {"done"}
@@ -66,7 +66,7 @@ def test_several_jobs_one_encode_call_each_job_done_once_with_its_units(
 def test_a_failing_job_does_not_fail_its_batch_mates(store: MemoryStore,
                                                      fake: CountingEmbedder) -> None:
     texts = ["I live in Oslo.", "explode now", "I work at POISON Corp.", "I prefer Go."]
-    ids = [store_memory(store, Turn(t, "u")) for t in texts]
+    ids = [JobQueue(store).enqueue(Turn(t, "u")) for t in texts]
     worker = Worker(store, Exploding(), WorkerConfig(batch=8))
     assert worker.run(drain=True) == 4
     q = JobQueue(store)
@@ -82,14 +82,14 @@ def test_a_failing_job_does_not_fail_its_batch_mates(store: MemoryStore,
 
 def test_batch_size_one_encodes_job_by_job(store: MemoryStore, fake: CountingEmbedder) -> None:
     for t in TURNS[:2]:
-        store_memory(store, Turn(t, "u"))
+        JobQueue(store).enqueue(Turn(t, "u"))
     Worker(store, HeuristicExtractor(), WorkerConfig(batch=1)).run(drain=True)
     assert [len(c) for c in fake.calls] == [1, 2]
 
 
 def test_stopping_hands_back_claimed_jobs_not_started(store: MemoryStore,
                                                       fake: CountingEmbedder) -> None:
-    ids = [store_memory(store, Turn(t, "u")) for t in TURNS[:3]]
+    ids = [JobQueue(store).enqueue(Turn(t, "u")) for t in TURNS[:3]]
     worker = Worker(store, HeuristicExtractor(), WorkerConfig(batch=8))
     worker.stop()
     [first] = worker.process_batch()
@@ -115,8 +115,8 @@ def test_identical_texts_in_a_backfill_are_encoded_once(store: MemoryStore,
 
 def test_a_batch_claim_takes_an_abandoned_job_over_once(store: MemoryStore) -> None:
     q = JobQueue(store)
-    stale = store_memory(store, Turn("I live in Oslo.", "u"))
-    fresh = store_memory(store, Turn("I prefer Go.", "u"))
+    stale = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    fresh = JobQueue(store).enqueue(Turn("I prefer Go.", "u"))
     assert q.claim("gone-host:1:x").id == stale
     _expire_all(store)
     jobs = q.claim_many("w:2:y", limit=8)

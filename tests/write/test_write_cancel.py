@@ -14,7 +14,7 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed
 from memdesk.core.undo import undo_changes
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
-from memdesk.core.write.jobs import JobQueue, JobStateError, store_memory
+from memdesk.core.write.jobs import JobQueue, JobStateError
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
 
@@ -25,8 +25,8 @@ def offline_worker(store: MemoryStore) -> Worker:
 
 def test_a_cancelled_job_is_never_claimed_and_undo_puts_it_back(store: MemoryStore) -> None:
     q = JobQueue(store)
-    keep = store_memory(store, Turn("I live in Oslo.", "u"))
-    drop = store_memory(store, Turn("I work at Acme Corp.", "u"))
+    keep = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    drop = JobQueue(store).enqueue(Turn("I work at Acme Corp.", "u"))
     changes = q.cancel(drop)
     job = q.get(drop)
     assert job.status == "cancelled" and job.finished_at is not None
@@ -56,7 +56,7 @@ def test_a_cancelled_job_is_never_claimed_and_undo_puts_it_back(store: MemorySto
 
 def test_running_and_finished_jobs_cannot_be_cancelled(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     q.claim("host:1:w")
     with pytest.raises(JobStateError, match="is running: a worker is processing it"):
         q.cancel(job_id)
@@ -71,7 +71,7 @@ def test_running_and_finished_jobs_cannot_be_cancelled(store: MemoryStore) -> No
 
 def test_undo_refuses_when_a_worker_took_the_job_since(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     changes = q.cancel(job_id)
     undone = undo_changes(store, changes)
     q.claim("host:1:w")  # pending again, and claimed at once
@@ -84,8 +84,8 @@ def test_cli_cancel_exit_codes_listing_and_undo(tmp_path: Path, capsys) -> None:
     db = tmp_path / "s.db"
     store = MemoryStore.open(db)
     q = JobQueue(store)
-    pending = store_memory(store, Turn("I live in Oslo.", "u"))
-    running = store_memory(store, Turn("I work at Acme Corp.", "u"))
+    pending = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    running = JobQueue(store).enqueue(Turn("I work at Acme Corp.", "u"))
     assert q.claim("host:1:w").id == pending  # the oldest: now running
     capsys.readouterr()
     assert main(["--db", str(db), "jobs", "cancel", running[:12]]) == 0
@@ -112,9 +112,9 @@ def test_jobs_view_cancel_goes_through_the_desk_and_undoes(qtbot, store: MemoryS
     from memdesk.ui.jobs_view import JobsView
 
     desk = desk_for(store)
-    running = store_memory(store, Turn("I work at Acme Corp.", "u"))
+    running = JobQueue(store).enqueue(Turn("I work at Acme Corp.", "u"))
     JobQueue(store).claim("host:1:w")
-    pending = store_memory(store, Turn("I live in Oslo.", "u"))
+    pending = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     view = JobsView(desk)
     qtbot.addWidget(view)
     view.show()
@@ -141,7 +141,7 @@ def test_undo_of_one_cancel_event_reports_the_jobs_view(store: MemoryStore) -> N
     from memdesk.core.undo import undo_event
 
     q = JobQueue(store)
-    job = store_memory(store, Turn("I live in Oslo.", "u"))
+    job = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     [event] = q.cancel(job).event_ids
     undone = undo_event(store, event)  # `memdesk undo EVENT` on the cancel event
     assert q.get(job).status == "pending"

@@ -22,7 +22,7 @@ from memdesk.core.write.embed import (
     space_problem,
 )
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
-from memdesk.core.write.jobs import JobQueue, store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.models import EmbeddingSpace
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker
@@ -89,7 +89,7 @@ def test_a_different_model_is_detected_and_nothing_is_mixed(store: MemoryStore, 
     assert all(vec(store, i) is None for i in ids)
     assert "bge-small-en" in space_problem(store)
     # the worker stores the memory and says why it has no vector
-    job = store_memory(store, Turn("I work at Acme.", "u"))
+    job = JobQueue(store).enqueue(Turn("I work at Acme.", "u"))
     worker = Worker(store, HeuristicExtractor())
     worker.run(drain=True)
     done = JobQueue(store).get(job)
@@ -99,7 +99,7 @@ def test_a_different_model_is_detected_and_nothing_is_mixed(store: MemoryStore, 
     reembed_all(store)
     assert space_problem(store) is None and backfill(store).embedded == 6
     # and the running worker writes vectors again without a restart
-    later = store_memory(store, Turn("I live in Oslo.", "u"))
+    later = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     worker.run(drain=True)
     assert store.get(JobQueue(store).get(later).memory_ids[0]).embedding is not None
 
@@ -130,7 +130,7 @@ def test_without_the_package_everything_but_vectors_works(
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     reason = embeddings.unavailable_reason()
     assert reason and "sentence-transformers" in reason
-    job = store_memory(store, Turn("I'm allergic to peanuts.", "u"))
+    job = JobQueue(store).enqueue(Turn("I'm allergic to peanuts.", "u"))
     Worker(store, HeuristicExtractor()).run(drain=True)
     done = JobQueue(store).get(job)
     assert done.status == "done" and len(done.memory_ids) == 1

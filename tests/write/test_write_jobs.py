@@ -17,7 +17,7 @@ from memdesk.core.store.models import Memory
 from memdesk.core.write.extract import FallbackExtractor
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.extract_ollama import OllamaExtractor
-from memdesk.core.write.jobs import MAX_ATTEMPTS, JobQueue, LeaseLost, store_memory
+from memdesk.core.write.jobs import MAX_ATTEMPTS, JobQueue, LeaseLost
 from memdesk.core.write.models import Job, MemoryProvenance
 from memdesk.core.write.provenance import provenance
 from memdesk.core.write.units import Turn
@@ -33,7 +33,7 @@ def count(store: MemoryStore, table=Memory) -> int:  # type: ignore[no-untyped-d
 
 
 def test_store_memory_returns_a_pending_job_and_writes_no_memory(store: MemoryStore) -> None:
-    job_id = store_memory(store, TURN)
+    job_id = JobQueue(store).enqueue(TURN)
     job = JobQueue(store).get(job_id)
     assert job.status == "pending" and job.text == TURN.text and job.session_id == "s1"
     assert count(store) == 0
@@ -42,7 +42,7 @@ def test_store_memory_returns_a_pending_job_and_writes_no_memory(store: MemorySt
 
 
 def test_worker_extracts_routes_embeds_and_inserts(store: MemoryStore, embedder) -> None:  # type: ignore[no-untyped-def]
-    job_id = store_memory(store, TURN)
+    job_id = JobQueue(store).enqueue(TURN)
     assert Worker(store, HeuristicExtractor()).run(drain=True) == 1
     job = JobQueue(store).get(job_id)
     assert job.status == "done" and job.extractor == "heuristic" and job.attempts == 1
@@ -64,14 +64,14 @@ def test_worker_extracts_routes_embeds_and_inserts(store: MemoryStore, embedder)
 
 
 def test_pleasantry_job_is_done_with_no_memories(store: MemoryStore) -> None:
-    job_id = store_memory(store, Turn("Thanks, that's helpful!", "alice"))
+    job_id = JobQueue(store).enqueue(Turn("Thanks, that's helpful!", "alice"))
     Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(drain=True)
     job = JobQueue(store).get(job_id)
     assert job.status == "done" and job.memory_ids == () and count(store) == 0
 
 
 def test_ollama_units_carry_their_model_as_provenance(store: MemoryStore) -> None:
-    job_id = store_memory(store, Turn("I work at Acme.", "bob"))
+    job_id = JobQueue(store).enqueue(Turn("I work at Acme.", "bob"))
     good = unit("The user works at Acme.", "fact", 0.7, 0.9, "user", "works_at", "Acme")
     with FakeOllama([units(good)]) as fake:
         ex = FallbackExtractor(OllamaExtractor(fake.host, "qwen-test", timeout=5))
@@ -87,7 +87,7 @@ def test_ollama_units_carry_their_model_as_provenance(store: MemoryStore) -> Non
                                    Reply(delay=3.0)])
 def test_bad_ollama_falls_back_and_logs_the_reason_on_the_job(
         store: MemoryStore, reply: Reply) -> None:
-    job_id = store_memory(store, Turn("What if I were a doctor?", "carol"))
+    job_id = JobQueue(store).enqueue(Turn("What if I were a doctor?", "carol"))
     with FakeOllama([reply]) as fake:
         ex = FallbackExtractor(OllamaExtractor(fake.host, "m", timeout=0.5))
         Worker(store, ex, WorkerConfig(embed=False)).run(drain=True)
@@ -100,7 +100,7 @@ def test_bad_ollama_falls_back_and_logs_the_reason_on_the_job(
 
 
 def test_without_fallback_the_job_fails_readably_then_retry_succeeds(store: MemoryStore) -> None:
-    job_id = store_memory(store, Turn("I prefer Python.", "dan"))
+    job_id = JobQueue(store).enqueue(Turn("I prefer Python.", "dan"))
     queue = JobQueue(store)
     with FakeOllama([Reply(status=404, error="model 'm' not found"),
                      units(unit())]) as fake:
@@ -111,7 +111,7 @@ def test_without_fallback_the_job_fails_readably_then_retry_succeeds(store: Memo
         assert failed.status == "failed" and "has no model 'm'" in failed.error
         assert count(store) == 0  # nothing half-written
         with pytest.raises(ValidationError, match="only failed jobs"):
-            queue.retry(store_memory(store, Turn("x y", "dan")))
+            queue.retry(JobQueue(store).enqueue(Turn("x y", "dan")))
         assert queue.retry(job_id).status == "pending"
         worker.process_one()
     job = queue.get(job_id)
@@ -125,7 +125,7 @@ def test_unknown_job_is_not_found(store: MemoryStore) -> None:
 
 
 def test_two_claims_never_get_the_same_job(store: MemoryStore) -> None:
-    a, b = store_memory(store, TURN), store_memory(store, TURN)
+    a, b = JobQueue(store).enqueue(TURN), JobQueue(store).enqueue(TURN)
     q = JobQueue(store)
     first, second = q.claim("w1"), q.claim("w2")
     assert {first.id, second.id} == {a, b}
@@ -171,7 +171,7 @@ def _expire(store: MemoryStore, job_id: str) -> None:
 
 def test_expired_lease_is_taken_over_and_the_old_owner_writes_nothing(
         store: MemoryStore) -> None:
-    job_id = store_memory(store, TURN)
+    job_id = JobQueue(store).enqueue(TURN)
     q = JobQueue(store)
     assert q.claim("old-host:1:a").id == job_id
     assert q.claim("w2") is None  # leased
@@ -190,7 +190,7 @@ def test_expired_lease_is_taken_over_and_the_old_owner_writes_nothing(
 
 
 def test_a_job_that_keeps_killing_workers_fails_after_max_attempts(store: MemoryStore) -> None:
-    job_id = store_memory(store, TURN)
+    job_id = JobQueue(store).enqueue(TURN)
     q = JobQueue(store)
     for i in range(MAX_ATTEMPTS):
         assert q.claim(f"h:{i}:x").id == job_id
@@ -209,7 +209,7 @@ def test_provenance_of_an_operator_memory_is_none(store: MemoryStore) -> None:
 
 def test_a_job_as_json_is_every_field_with_iso_times_and_lists(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u", "s1", "home"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u", "s1", "home"))
     q.cancel(job_id)
     job = q.get(job_id)
     out = job.to_json()
@@ -226,7 +226,7 @@ def test_a_job_as_json_is_every_field_with_iso_times_and_lists(store: MemoryStor
 
 def test_fail_says_whether_the_job_was_still_ours(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     assert q.claim("w1").id == job_id
     assert q.fail(job_id, "w2", "not mine") is False  # another worker's lease
     assert q.get(job_id).status == "running"
@@ -249,7 +249,7 @@ def test_list_gives_at_most_500_jobs_unless_told_otherwise(store: MemoryStore) -
 
 def test_resolve_names_a_job_by_prefix_or_says_there_is_none(store: MemoryStore) -> None:
     q = JobQueue(store)
-    job_id = store_memory(store, Turn("I live in Oslo.", "u"))
+    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     assert q.resolve(job_id) == job_id and q.resolve(job_id[:8]) == job_id
     with pytest.raises(NotFoundError) as err:
         q.resolve("zzzzzzzz")

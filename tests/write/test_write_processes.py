@@ -15,7 +15,7 @@ from sqlalchemy import func, select
 
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory
-from memdesk.core.write.jobs import JobQueue, store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.models import MemoryProvenance
 from memdesk.core.write.units import Turn
 from tests.helpers.fake_ollama import FakeOllama, Reply, unit, units
@@ -56,7 +56,7 @@ def stop(proc: subprocess.Popen[str]) -> None:
 def test_a_job_of_a_killed_worker_is_recovered_exactly_once(store_path: Path) -> None:
     store = MemoryStore.open(store_path)
     queue = JobQueue(store)
-    job_id = store_memory(store, Turn("I'm allergic to peanuts. I live in Oslo.", "alice"))
+    job_id = JobQueue(store).enqueue(Turn("I'm allergic to peanuts. I live in Oslo.", "alice"))
     with FakeOllama([Reply(delay=120)]) as fake:  # the model never answers in time
         doomed = worker(store_path, "--ollama-host", fake.host, "--timeout", "300")
         try:
@@ -95,7 +95,7 @@ def test_two_workers_never_process_the_same_job(store_path: Path) -> None:
             for p in procs:  # both are up and polling before the first job exists
                 line = p.stderr.readline()
                 assert "ready" in line, line + p.stderr.read()
-            jobs = [store_memory(store, Turn(f"I prefer Python ({i}).", "bob"))
+            jobs = [JobQueue(store).enqueue(Turn(f"I prefer Python ({i}).", "bob"))
                     for i in range(24)]
             queue = JobQueue(store)
             wait_for(lambda: queue.counts()["done"] == len(jobs), "every job done")

@@ -10,7 +10,7 @@ from memdesk.core.errors import ValidationError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
-from memdesk.core.write.jobs import JobQueue, store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.router import ROUTES, is_session_scoped, route
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
@@ -89,7 +89,7 @@ def test_lasting_statements_are_not_session_scoped(text: str) -> None:
 def test_session_scoped_units_stay_in_working_memory_and_no_row_is_written(
         store: MemoryStore) -> None:
     working = WorkingMemory()
-    job = store_memory(store, Turn("We decided to use Python for this task.", "ann", "s9"))
+    job = JobQueue(store).enqueue(Turn("We decided to use Python for this task.", "ann", "s9"))
     worker = Worker(store, HeuristicExtractor(), WorkerConfig(embed=False), working=working)
     assert worker.run(drain=True) == 1
     done = JobQueue(store).get(job)
