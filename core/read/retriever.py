@@ -61,7 +61,7 @@ class RetrievalResult:
     empty_channels: dict[str, str] = field(default_factory=dict)
     duration_ms: float = 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "retrieval_id": self.retrieval_id, "user": self.user_id, "query": self.query,
             "k": self.k, "channels": list(self.channels), "injected": self.injected,
