@@ -3,6 +3,8 @@
 
 A merge or a dismissal is one action group: ``duplicates undo GROUP`` takes all of it
 back; each audit event it wrote can also be taken back alone with ``memdesk undo N``.
+``duplicates threshold [VALUE]`` shows or stores the operator's threshold: the one
+``list`` uses by default and the job worker flags new writes with (audited, undoable).
 Memory ids may be given as unique prefixes; errors follow cli_common.EXIT_CODES_HELP.
 """
 
@@ -25,7 +27,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q = ds.add_parser("list", parents=[common], help="open duplicate clusters, per user")
     q.add_argument("--user", help="only this user's memories")
     q.add_argument("--threshold", help="cosine at or above which two memories are "
-                   "duplicates, 0.5-1.0 (default: the measured 0.80)")
+                   "duplicates, 0.5-1.0 (default: the store's, `duplicates threshold`)")
     q.add_argument("--limit", type=int, default=50, help="clusters to show (default 50)")
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_list)
@@ -45,15 +47,23 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     q.add_argument("--note")
     q.add_argument("--json", action="store_true")
     q.set_defaults(handler=cmd_dismiss)
-    q = ds.add_parser("undo", parents=[common], help="undo a merge or dismissal (its group)")
+    q = ds.add_parser("threshold", parents=[common],
+                      help="show or store the duplicate threshold (the worker's flag uses it)")
+    q.add_argument("value", nargs="?", help="the new threshold, 0.5-1.0 (omit to show it)")
+    q.add_argument("--note")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(handler=cmd_threshold)
+    q = ds.add_parser("undo", parents=[common],
+                      help="undo a merge, dismissal or threshold change (its group)")
     q.add_argument("action_group", help="the group `merge`/`dismiss` printed (or a prefix)")
     q.set_defaults(handler=cmd_undo)
 
 
-def _threshold(raw: str | None) -> float:
-    from memdesk.core.write.duplicates import DEFAULT_THRESHOLD, check_threshold
+def _threshold(raw: str | None) -> float | None:
+    """The threshold asked for, checked; None: the store's (the façade reads it)."""
+    from memdesk.core.write.duplicates import check_threshold
 
-    return DEFAULT_THRESHOLD if raw is None else check_threshold(raw)
+    return None if raw is None else check_threshold(raw)
 
 
 def _print_json(data: Any) -> None:
@@ -73,7 +83,10 @@ def cmd_list(args: argparse.Namespace) -> int:
 
         raise ValidationError("limit", f"must be at least 1, not {args.limit}")
     store = open_store(args, create=False)
-    clusters = Duplicates(store).find(user=args.user, threshold=threshold)
+    queue = Duplicates(store)
+    if threshold is None:
+        threshold = queue.threshold()
+    clusters = queue.find(user=args.user, threshold=threshold)
     shown = clusters[: args.limit]
     if args.json:
         _print_json({"threshold": threshold, "total": len(clusters),
@@ -154,6 +167,34 @@ def cmd_dismiss(args: argparse.Namespace) -> int:
     out = Duplicates(store).dismiss(ids, note=args.note)
     _report(args, out, f"not duplicates: {len(out.member_ids)} memories, not offered "
                        "together again")
+    return 0
+
+
+def cmd_threshold(args: argparse.Namespace) -> int:
+    from memdesk.core.curation.duplicates import Duplicates
+
+    value = _threshold(args.value)  # bad input: exit 2 before the store is opened
+    store = open_store(args, create=False)
+    queue = Duplicates(store)
+    if value is None:
+        now = queue.threshold()
+        if args.json:
+            _print_json({"threshold": now})
+        else:
+            print(f"duplicate threshold {now:.2f} (the queue's default and the worker's "
+                  "flag for new writes)")
+        return 0
+    before = queue.threshold()
+    ch = queue.set_threshold(value, note=args.note)
+    if args.json:
+        _print_json({"threshold": value, "before": before, "changed": bool(ch.event_ids),
+                     "action_group": ch.group_id, "events": list(ch.event_ids)})
+    elif not ch.event_ids:
+        print(f"duplicate threshold is {value:.2f} already; nothing changed")
+    else:
+        print(f"duplicate threshold {before:.2f} → {value:.2f} (event {ch.event_ids[0]}); "
+              f"undo with `memdesk duplicates undo {ch.group_id}` or "
+              f"`memdesk undo {ch.event_ids[0]}`")
     return 0
 
 

@@ -141,14 +141,17 @@ def cmd_calibration(args: argparse.Namespace) -> int:
             "auto_apply": sorted(auto),
             "suggestions": [{"memory_id": s.memory_id, "write_time": s.write_time,
                              "suggested": s.suggested, "source": s.source,
-                             "p_raise": round(s.p_raise, 4)} for s in sugs]})
+                             "p_raise": round(s.p_raise, 4), "applied": s.applied,
+                             "importance": s.write_time if s.current is None else s.current}
+                            for s in sugs]})
         return 0
     print(cal.describe() if cal else "No calibration yet: train it (memdesk sweep train).")
     print("auto-apply: " + (", ".join(sorted(auto)) or "off for every source"))
     for s in sugs:
         sug = "—" if s.suggested is None else f"{s.suggested:.2f}"
-        print(f"  {s.memory_id}  {s.write_time:.2f} → {sug}  (source {s.source}, "
-              f"P(raise) {s.p_raise:.0%})")
+        now = f"; now {s.current:.2f}, calibrated" if s.applied and s.current is not None else ""
+        print(f"  {s.memory_id}  write-time {s.write_time:.2f} → {sug}  (source {s.source}, "
+              f"P(raise) {s.p_raise:.0%}{now})")
     return 0
 
 
@@ -157,7 +160,9 @@ def cmd_auto_apply(args: argparse.Namespace) -> int:
 
     store = open_store(args, create=False)
     Calibrations(store).set_auto_apply(args.source, args.state == "on")
-    print(f"auto-apply of calibrated importance for source {args.source}: {args.state}")
+    print(f"auto-apply of calibrated importance for source {args.source}: {args.state}"
+          + (" (the job worker calibrates its new memories as it stores them)"
+             if args.state == "on" else ""))
     return 0
 
 

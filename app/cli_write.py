@@ -198,6 +198,7 @@ def cmd_jobs(args: argparse.Namespace) -> int:
 
 
 def cmd_worker(args: argparse.Namespace) -> int:
+    from memdesk.core.curation.at_write import WRITE_HOOKS
     from memdesk.core.write.extract import make_extractor
     from memdesk.core.write.jobs import DEFAULT_LEASE_S
     from memdesk.core.write.worker import Worker, WorkerConfig
@@ -209,7 +210,7 @@ def cmd_worker(args: argparse.Namespace) -> int:
     store = open_store(args)
     worker = Worker(store, make_extractor(config), WorkerConfig(
         embed=not args.no_embed, lease_s=args.lease or DEFAULT_LEASE_S, poll_s=args.poll,
-        batch=args.batch))
+        batch=args.batch), hooks=WRITE_HOOKS)
 
     def stop(_signum: int, _frame: object) -> None:
         worker.stop()  # finish the job in hand, then leave

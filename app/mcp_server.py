@@ -39,6 +39,7 @@ from typing import Any, TypeVar
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
+from memdesk.core.curation.at_write import WRITE_HOOKS
 from memdesk.core.embeddings import EmbeddingsUnavailable
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.origin import AgentOrigin
@@ -115,7 +116,8 @@ class Runtime:
         self.transport = transport
         self.vectors = vectors
         self.retriever = Retriever(store, ReadConfig(), embedder=None if vectors else NoVectors())
-        self.worker = Worker(store, extractor, WorkerConfig(embed=vectors))
+        self.worker = Worker(store, extractor, WorkerConfig(embed=vectors),
+                             hooks=WRITE_HOOKS)
         self.poll_s = poll_s
         self._wake = threading.Event()
         self._stop = threading.Event()

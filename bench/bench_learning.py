@@ -15,6 +15,9 @@ Run: ``nice -n 10 .venv/bin/python bench/bench_learning.py [--size 20000] [--run
   against the simulated operator on 2,000 unreviewed band memories after 500
   decisions (target: ≥ 30 % lower); a calibration fitted to shuffled decisions as the
   weaker system;
+* calibration at write time: with auto-apply on for the source, what the job worker's
+  hook (``calibrate_at_write``) adds to each job's write transaction (wall and CPU),
+  against the job's own time without it, and how many memories it changed;
 * training on 5,000 decisions (target < 5 s) and scoring the band of a ``--scale``
   store (target < 30 s at 1,000,000), with random unit vectors on the training store
   so the model carries the 384 vector features too.
@@ -35,16 +38,20 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import machine, million_store
+from common import machine, million_store, pct
 
 from memdesk.core import demo, demo_truth
 from memdesk.core.curation import calibration as K
 from memdesk.core.curation import guided as G
+from memdesk.core.curation.calibration import calibrate_at_write
 from memdesk.core.curation.decisions import Decision, load_decisions
 from memdesk.core.curation.service import Calibrations, Sweeps
 from memdesk.core.embeddings import DIM
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.vectors import write_vectors_in
+from memdesk.core.write.jobs import store_memory
+from memdesk.core.write.units import Extraction, Turn, Unit
+from memdesk.core.write.worker import Worker, WorkerConfig
 
 BAND = demo_truth.BAND
 
@@ -197,7 +204,58 @@ def calibration(template: Path, truth: demo_truth.Truth, work: Path) -> None:
           f"{cal.mae_before:.3f} → {cal.mae_after:.3f}")
     print(f"  weaker system (fitted to shuffled decisions): {wb:.3f} → {wa:.3f} "
           f"({1 - wa / wb:.0%} lower): {verdict(1 - wa / wb < 0.3)} (must miss the target)")
+    write_cost(s)
     s.close()
+
+
+class _Llm:
+    """An extractor the calibration has opinions about: the planted "llm" source, whose
+    decisions and notes the operator raises, each turn one decision and one note."""
+
+    name, model = "llm", None
+
+    def extract(self, turn: Turn) -> Extraction:
+        return Extraction([Unit(turn.text, "decision", 0.4, 0.8),
+                           Unit(f"Note: {turn.text}", "note", 0.35, 0.8)], "llm")
+
+
+def write_cost(s: MemoryStore, jobs: int = 150) -> None:
+    """The job worker with and without the calibration hook, on the trained store."""
+    spent: list[tuple[float, float]] = []
+
+    def hook(*args: object) -> list[str]:
+        t, c = time.perf_counter(), time.process_time()
+        out = calibrate_at_write(*args)  # type: ignore[arg-type]
+        spent.append(((time.perf_counter() - t) * 1000, (time.process_time() - c) * 1000))
+        return out
+
+    def run(tag: str, hooks: tuple) -> list[float]:  # type: ignore[type-arg]
+        for i in range(jobs):
+            store_memory(s, Turn(f"Decided to move the {tag} service {i} onto the new queue.",
+                                 f"bench-{i % 20}", "bench"))
+        took: list[float] = []
+        worker = Worker(s, _Llm(), WorkerConfig(embed=False, batch=1), hooks=hooks)
+        while True:
+            t = time.perf_counter()
+            if worker.process_one() is None:
+                return took
+            took.append((time.perf_counter() - t) * 1000)
+
+    Calibrations(s).set_auto_apply("llm", True)
+    plain = run("plain", ())
+    with_hook = run("hooked", (hook,))
+    with s.read() as conn:
+        changed = conn.exec_driver_sql(
+            "SELECT count(*) FROM memory_events WHERE action = 'calibrate' AND actor = "
+            "'worker'").scalar()
+    wall, cpu = [w for w, _ in spent], [c for _, c in spent]
+    print(f"calibration at write time ({jobs} jobs of 2 memories, auto-apply on for 'llm'; "
+          f"load {load()}):")
+    print(f"  the hook: median {pct(wall, 50):.1f} ms, p95 {pct(wall, 95):.1f} ms wall "
+          f"(CPU median {pct(cpu, 50):.1f} ms) per job; {changed} of {2 * jobs} memories "
+          "calibrated")
+    print(f"  a whole job without it: median {pct(plain, 50):.1f} ms, with it "
+          f"{pct(with_hook, 50):.1f} ms")
 
 
 def training(work: Path, size: int) -> None:

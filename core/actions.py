@@ -17,11 +17,13 @@ from memdesk.core.store.actions import *  # noqa: F403 - the registry, re-export
 from memdesk.core.store.actions import EventUndo, GroupUndo, Stream
 from memdesk.core.store.undo import undo_memory_event_in
 from memdesk.core.write.jobs import undo_job_event
+from memdesk.core.write.settings import undo_setting_event
 
 # ``memory_events`` streams: one handler per row.
 EVENT_UNDO: Mapping[Stream, EventUndo] = {
     Stream.MEMORY: undo_memory_event_in,
     Stream.JOB: undo_job_event,
+    Stream.SETTING: undo_setting_event,
 }
 # Streams with their own audit table: one handler per group.
 GROUP_UNDO: Mapping[Stream, GroupUndo] = {

@@ -1,5 +1,6 @@
 """Planted ground truth for a demo store, for measuring what the desk learns from
-sweeps (bench/bench_learning.py and the tests of guided sweeps and calibration).
+sweeps (bench/bench_learning.py and the tests of guided sweeps and calibration), and
+the duplicates the demo planted (``planted_duplicates``).
 
 ``plant`` gives every active memory of the low band a *true* importance.  A share of
 them is mislabelled: truly important (0.6–0.95) but recorded in the band.  Which ones
@@ -25,10 +26,13 @@ from sqlalchemy import Table, insert, select
 from memdesk.core.curation.contemplative import contemplative_hint
 from memdesk.core.curation.sampling import planner_safe_active
 from memdesk.core.ids import utcnow
+from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.models import Memory, MemoryProvenance
+from memdesk.core.store.models import Memory, MemoryEvent, MemoryProvenance
+from memdesk.core.store.records import decode_values
 
 M = Memory.__table__.c
+E = MemoryEvent.__table__.c
 BAND = (0.30, 0.49)
 SOURCES = (("llm", 0.35), ("heuristic", 0.35))  # the rest: no provenance ("direct")
 OVERRATED = 0.05
@@ -105,6 +109,18 @@ def plant(store: MemoryStore, seed: int = 11, band: tuple[float, float] = BAND) 
         for i in range(0, len(prov), 5000):
             conn.execute(insert(cast(Table, MemoryProvenance.__table__)), prov[i:i + 5000])
     return Truth(band, true, frozenset(mis), frozenset(over))
+
+
+def planted_duplicates(store: MemoryStore) -> tuple[frozenset[str], ...]:
+    """The duplicate clusters the demo planted (memory ids), as its load's audit row
+    lists them: a fact said again, respelt or reworded.  Nothing else in a demo store
+    restates another memory of its user.  Empty for a store the demo did not fill."""
+    with store.read() as conn:
+        raw = conn.execute(
+            select(E.after).where(E.action == acts.DEMO_LOAD.name).order_by(E.id.desc())
+            .limit(1)).scalar()
+    clusters = decode_values(raw).get("duplicates") or []
+    return tuple(frozenset(c) for c in clusters)
 
 
 def operator_decision(truth: Truth, memory_id: str, before: float

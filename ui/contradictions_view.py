@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import QItemSelectionModel, Qt
-from PySide6.QtGui import QFont, QKeyEvent, QShowEvent
+from PySide6.QtGui import QFont, QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
@@ -39,14 +39,13 @@ from PySide6.QtWidgets import (
 from memdesk.core.curation import contradictions as C
 from memdesk.core.curation.service import Contradictions
 from memdesk.core.errors import MemdeskError
-from memdesk.core.store.records import Changed, Changes
+from memdesk.core.store.records import Changed
 
 from .actions import Desk, Op
 from .columns import capped_columns
 from .contradiction_models import ContradictionQueueModel
-from .ops import LatestTask
+from .queue_view import QueueView
 from .text import elide, fluid, isolate, plain_label
-from .view import DeskView
 
 KEYS = ("Enter accept suggestion · 1–9 keep that card · B keep all (not a contradiction) · "
         "E edit then keep · M merge · U undo · ↑↓ / J K move · R rescan")
@@ -144,7 +143,7 @@ class Editor(QWidget):
         self.value.selectAll()
 
 
-class ContradictionsView(DeskView):
+class ContradictionsView(QueueView):
     """Queue + cards.  Private state: the selected group's detail, and the queue row to
     select after the next scan."""
 
@@ -153,13 +152,7 @@ class ContradictionsView(DeskView):
     def __init__(self, desk: Desk) -> None:
         super().__init__(desk)
         self.service = Contradictions(self.store)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.detail: C.GroupDetail | None = None
-        self._stale = True
-        self._resume_row = 0
-        self._scan = LatestTask(self)
-        self._scan.finished.connect(self._scanned)
-        self._scan.failed.connect(lambda exc, tb: self.status.setText(f"Scan failed: {exc}"))
 
         self.model = ContradictionQueueModel(self)
         self.table = QTableView()
@@ -175,7 +168,6 @@ class ContradictionsView(DeskView):
         capped_columns(self.table, {1: 14, 2: 30}, stretch=3)
         self.table.selectionModel().currentRowChanged.connect(
             lambda cur, prev: self._load(cur.row()))
-        self.count = plain_label("Scanning…")
 
         self.heading = plain_label("")
         hf = QFont(self.heading.font())
@@ -225,21 +217,12 @@ class ContradictionsView(DeskView):
         QVBoxLayout(self).addWidget(split)
 
     # -- scanning ---------------------------------------------------------------------
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)  # rescans when stale
-        self.setFocus()
-
-    def reload(self, changes: Changes) -> None:
-        self.rescan()
-
-    def wait_idle(self, msecs: int = 5000) -> None:
-        self._scan.wait(msecs)
-
-    def rescan(self) -> None:
-        self._stale = False
-        self.count.setText("Scanning…")
+    def scan_job(self) -> Callable[[object], list[C.ContradictionGroup]]:
         service = self.service
-        self._scan.start(lambda st: service.find())
+        return lambda st: service.find()
+
+    def scan_failed(self, exc: object) -> None:
+        self.status.setText(f"Scan failed: {exc}")
 
     def _scanned(self, groups: list[C.ContradictionGroup]) -> None:
         keep = self.detail.key if self.detail else None
@@ -323,6 +306,8 @@ class ContradictionsView(DeskView):
             else:
                 super().keyPressEvent(event)
             return
+        if self.queue_key(event):  # ↑↓ / J K, R, U
+            return
         if event.modifiers() & (Qt.KeyboardModifier.ControlModifier
                                 | Qt.KeyboardModifier.AltModifier):
             super().keyPressEvent(event)
@@ -335,14 +320,6 @@ class ContradictionsView(DeskView):
             self.keep_all()
         elif key in (Qt.Key.Key_E, Qt.Key.Key_M):
             self.open_editor("edit" if key == Qt.Key.Key_E else "merge")
-        elif key == Qt.Key.Key_U:
-            self.undo()
-        elif key in (Qt.Key.Key_Down, Qt.Key.Key_J):
-            self._select(self.current_row() + 1)
-        elif key in (Qt.Key.Key_Up, Qt.Key.Key_K):
-            self._select(self.current_row() - 1)
-        elif key in (Qt.Key.Key_R, Qt.Key.Key_F5):
-            self.rescan()
         else:
             super().keyPressEvent(event)
 

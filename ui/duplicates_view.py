@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QKeyEvent, QShowEvent
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDoubleSpinBox,
@@ -37,9 +37,8 @@ from memdesk.core.write.duplicates import DEFAULT_THRESHOLD, MAX_THRESHOLD, MIN_
 
 from .actions import Desk, Op
 from .empty import EmptyNote
-from .ops import LatestTask
+from .queue_view import QueueView
 from .text import elide, fluid, plain_label
-from .view import DeskView
 
 KEYS = ("Enter / M merge into the chosen memory · N not duplicates · 1–9 choose the one "
         "to keep · ↑↓ / J K move · R rescan · U undo")
@@ -56,31 +55,31 @@ def _item(text: str) -> QTableWidgetItem:
     return it
 
 
-class DuplicatesView(DeskView):
-    refresh_on = Changed.MEMORIES | Changed.HISTORY
+class DuplicatesView(QueueView):
+    refresh_on = Changed.MEMORIES | Changed.HISTORY | Changed.SETTINGS
 
     def __init__(self, desk: Desk) -> None:
         super().__init__(desk)
         self.service = Duplicates(self.store)
-        self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.clusters: list[Cluster] = []
         self.cluster: Cluster | None = None
         self.keep_id: str | None = None
-        self._resume_row = 0
-        self._stale = True
-        self._scan = LatestTask(self)
-        self._scan.finished.connect(self._scanned)
-        self._scan.failed.connect(lambda exc, tb: self.count.setText(f"Scan failed: {exc}"))
+        self._follow_store = True  # the box shows the store's threshold until edited
 
         self.threshold = QDoubleSpinBox(minimum=MIN_THRESHOLD, maximum=MAX_THRESHOLD,
                                         singleStep=0.01, decimals=2, value=DEFAULT_THRESHOLD)
         self.threshold.setPrefix("similarity ≥ ")
         self.threshold.setToolTip("Cosine at or above which two memories are duplicates "
                                   "(pairs whose stated values agree may be a little lower)")
-        self.threshold.editingFinished.connect(self.rescan)
+        self.threshold.editingFinished.connect(self._edited)
         rescan = QPushButton("Rescan")
         rescan.clicked.connect(self.rescan)
-        self.count = plain_label("Scanning…")
+        self.save_threshold = QPushButton("Save threshold")
+        self.save_threshold.setToolTip(
+            "Store this threshold for this store: the queue opens with it, `memdesk "
+            "duplicates list` uses it, and the job worker flags new memories that restate "
+            "one at it. Audited; Edit → Undo reverts it.")
+        self.save_threshold.clicked.connect(self.store_threshold)
         self.queue = QListWidget()
         self.queue.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys belong to the view
         self.queue.currentRowChanged.connect(self._load)
@@ -112,6 +111,7 @@ class DuplicatesView(DeskView):
         top = QHBoxLayout()
         top.addWidget(self.threshold)
         top.addWidget(rescan)
+        top.addWidget(self.save_threshold)
         top.addStretch(1)
         left = QWidget()
         ll = QVBoxLayout(left)
@@ -141,23 +141,31 @@ class DuplicatesView(DeskView):
         self._show_cluster(None)
 
     # -- scanning -------------------------------------------------------------------
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)  # rescans when stale
-        self.setFocus()
-
     def reload(self, changes: Changes) -> None:
+        if changes.touches(Changed.SETTINGS):
+            self._follow_store = True  # an undo or another window changed the threshold
         self.rescan()
 
-    def wait_idle(self, msecs: int = 5000) -> None:
-        self._scan.wait(msecs)
+    def _edited(self) -> None:
+        self._follow_store = False
+        self.rescan()
 
-    def rescan(self) -> None:
-        self._stale = False
-        self.count.setText("Scanning…")
-        service, threshold = self.service, self.threshold.value()
-        self._scan.start(lambda st: service.find(threshold=threshold))
+    def scan_job(self) -> Callable[[object], tuple[float, list[Cluster]]]:
+        service = self.service
+        asked = None if self._follow_store else self.threshold.value()
 
-    def _scanned(self, clusters: list[Cluster]) -> None:
+        def scan(_st: object) -> tuple[float, list[Cluster]]:
+            t = service.threshold() if asked is None else asked
+            return t, service.find(threshold=t)
+
+        return scan
+
+    def _scanned(self, result: tuple[float, list[Cluster]]) -> None:
+        threshold, clusters = result
+        if self._follow_store:
+            self.threshold.blockSignals(True)
+            self.threshold.setValue(threshold)
+            self.threshold.blockSignals(False)
         keep = self.cluster.members[-1].id if self.cluster else None
         self.clusters = clusters
         self.queue.blockSignals(True)
@@ -170,10 +178,24 @@ class DuplicatesView(DeskView):
             self.queue.addItem(item)
         self.queue.blockSignals(False)
         n = len(clusters)
-        self.count.setText(f"{n:,} cluster(s) at similarity ≥ {self.threshold.value():.2f}")
-        self.empty.set_visible(n == 0, EMPTY.format(t=self.threshold.value()))
+        self.count.setText(f"{n:,} cluster(s) at similarity ≥ {threshold:.2f}")
+        self.empty.set_visible(n == 0, EMPTY.format(t=threshold))
         row = next((i for i, c in enumerate(clusters) if keep in c.member_ids), -1)
         self._select(row if row >= 0 else self._resume_row)
+
+    def store_threshold(self) -> None:
+        """Store the box's threshold as the store's (one undoable action)."""
+        service, value = self.service, self.threshold.value()
+
+        def done(changes: Changes) -> None:
+            self.status.setText(f"Threshold {value:.2f} stored: new writes are flagged at "
+                                "it. U or Ctrl+Z undoes it." if changes.event_ids else
+                                f"The threshold is {value:.2f} already.")
+            self.setFocus()
+
+        self._follow_store = True
+        self.run(Op(f"Duplicate threshold {value:.2f}",
+                    lambda _st: service.set_threshold(value), done, background=True))
 
     # -- selection ------------------------------------------------------------------
     def _select(self, row: int) -> None:
@@ -239,6 +261,8 @@ class DuplicatesView(DeskView):
     # -- keys -----------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:
         key = event.key()
+        if self.queue_key(event):  # ↑↓ / J K, R, U
+            return
         if event.modifiers() & (Qt.KeyboardModifier.ControlModifier
                                 | Qt.KeyboardModifier.AltModifier):
             super().keyPressEvent(event)
@@ -248,14 +272,6 @@ class DuplicatesView(DeskView):
             self.dismiss()
         elif key in _DIGITS:
             self.choose(_DIGITS[key] - 1)
-        elif key in (Qt.Key.Key_Down, Qt.Key.Key_J):
-            self._select(self.current_row() + 1)
-        elif key in (Qt.Key.Key_Up, Qt.Key.Key_K):
-            self._select(self.current_row() - 1)
-        elif key in (Qt.Key.Key_R, Qt.Key.Key_F5):
-            self.rescan()
-        elif key == Qt.Key.Key_U:
-            self.desk.undo_stack.undo()
         else:
             super().keyPressEvent(event)
 

@@ -38,10 +38,11 @@ from memdesk.core.store.records import Changed, Changes
 from .actions import Desk
 from .ops import LatestTask
 from .table_model import read_only_table
-from .text import elide, plain_label, tooltip_text
+from .text import elide, elide_middle, isolate, one_line, plain_label, tooltip_text
 from .view import DeskView
 
 IdRole = Qt.ItemDataRole.UserRole
+USER_WIDTH = 48  # characters of a user id the list shows (the tooltip has all)
 CHANNEL_TITLES = (("fts", "Full text"), ("vector", "Vector"), ("graph", "Entity graph"))
 
 
@@ -56,6 +57,13 @@ def _item(text: str, memory_id: str | None = None, tip: str | None = None,
     if number:
         it.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
     return it
+
+
+def user_label(user_id: str) -> str:
+    """A user id as one short, visible, isolated list entry."""
+    # Cut before revealing, so no ⟨U+XXXX⟩ is cut in half.
+    shown = one_line(elide_middle(user_id, USER_WIDTH))
+    return shown if shown == user_id else isolate(shown)
 
 
 def _rank(h: Any, channel: str) -> str:
@@ -89,6 +97,10 @@ class RetrievalView(DeskView):
         self.user = QComboBox()
         self.user.setEditable(True)
         self.user.setMinimumWidth(140)
+        # A long user id must not widen the prompt row: the list is as wide as it needs.
+        self.user.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.user.setMinimumContentsLength(16)
         self.user.lineEdit().setPlaceholderText("user")
         self.channel_boxes = {c: QCheckBox(t) for c, t in CHANNEL_TITLES}
         for box in self.channel_boxes.values():
@@ -170,10 +182,28 @@ class RetrievalView(DeskView):
         return view
 
     def _fill_users(self, users: list[str]) -> None:
-        typed = self.user.currentText()
+        """One row per user: an id's line breaks, controls and direction overrides are
+        shown as ⟨U+XXXX⟩ and isolated, a long id is cut in the middle (whole in the
+        tooltip); the entry keeps the real id as its data."""
+        chosen = self.selected_user()
         self.user.clear()
-        self.user.addItems(users)
-        self.user.setCurrentText(typed or (users[0] if users else ""))
+        for u in users:
+            self.user.addItem(user_label(u), u)
+            self.user.setItemData(self.user.count() - 1, tooltip_text(one_line(u)),
+                                  Qt.ItemDataRole.ToolTipRole)
+        i = self.user.findData(chosen) if chosen else -1
+        if i >= 0:
+            self.user.setCurrentIndex(i)
+        else:
+            self.user.setCurrentText(chosen or (user_label(users[0]) if users else ""))
+
+    def selected_user(self) -> str:
+        """The user id the combo names: a listed entry's real id, else the typed text."""
+        text = self.user.currentText()
+        i = self.user.findText(text, Qt.MatchFlag.MatchExactly)
+        if i >= 0 and self.user.itemData(i) is not None:
+            return str(self.user.itemData(i))
+        return text.strip()
 
     # -- running ------------------------------------------------------------------
     def channels(self) -> tuple[str, ...] | None:
@@ -181,7 +211,7 @@ class RetrievalView(DeskView):
         return None if len(on) == len(self.channel_boxes) else on
 
     def run(self) -> None:
-        query, user = self.prompt.text(), self.user.currentText().strip()
+        query, user = self.prompt.text(), self.selected_user()
         channels, inject, k = self.channels(), self.inject.isChecked(), self.k.value()
         if channels == ():
             self.status.setText("Switch on at least one channel.")

@@ -140,6 +140,10 @@ def suggestion_text(store: Any, memory_id: str) -> str:
     if not found or found[0].suggested is None:
         return ""
     s = found[0]
+    if s.applied and s.current is not None:
+        return (f"Calibrated from your sweeps: {s.current:.2f} (write-time "
+                f"{s.write_time:.2f}; {s.p_raise:.0%} chance you would raise it; "
+                f"source {s.source}; the history's calibrate step undoes it)")
     verdict = "keep" if s.suggested == s.write_time else f"suggested {s.suggested:.2f}"
     return (f"Calibration from your sweeps: {verdict} (write-time {s.write_time:.2f}; "
             f"{s.p_raise:.0%} chance you would raise it; source {s.source})")
@@ -148,7 +152,9 @@ def suggestion_text(store: Any, memory_id: str) -> str:
 def auto_apply_new(desk: Any) -> None:
     """After a job wrote memories: give those of auto-apply sources their calibrated
     importance, off the GUI thread, as one undoable action (Edit → Undo reverts it).
-    Nothing runs, and nothing is broadcast, while no source has auto-apply on."""
+    The job worker calibrates as it stores (``calibrate_at_write``), so this finds only
+    memories another writer stored without it.  Nothing runs, and nothing is broadcast,
+    while no source has auto-apply on."""
     cals = Calibrations(desk.store)
     if not cals.auto_sources():  # one tiny read; the common case
         return

@@ -12,6 +12,8 @@ import unicodedata
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QLabel, QMessageBox, QSizePolicy, QWidget
 
+from memdesk.core.guard.reveal import hidden_positions
+
 
 def plain_label(text: str = "", parent: QWidget | None = None) -> QLabel:
     label = QLabel(parent)
@@ -64,43 +66,46 @@ def fluid(label: QLabel) -> QLabel:
 # the app's own words around it: "risk 0.399" must not read "993.0 ksir" because a
 # snapshot label carried U+202E.  Revealing makes the characters themselves visible
 # where the operator inspects a memory ("txt.exe" is shown with ⟨U+202E⟩ in it).
+# Which invisible characters are legitimate (an emoji family's joiners, a Persian
+# non-joiner, balanced isolates in Hebrew or Arabic text) is the guard's judgement
+# (``hidden_positions``): the desk shows exactly what the guard counts as hidden, plus
+# the control characters and line/paragraph separators that break the desk's lines.
 FSI, PDI = "\u2068", "\u2069"
-_JOINERS = {"\u200c", "\u200d"}  # legitimate inside emoji sequences and many scripts
 
 
-def _invisible(ch: str) -> bool:
+def _breaks_layout(ch: str) -> bool:
     cat = unicodedata.category(ch)
-    return (cat == "Cf") or (cat == "Cc" and ch not in "\n\t") or cat in ("Zl", "Zp")
+    return (cat == "Cc" and ch not in "\n\t") or cat in ("Zl", "Zp")
 
 
-def _joiner_in_context(text: str, i: int) -> bool:
-    """A ZWJ/ZWNJ between two non-ASCII characters is part of the writing (an emoji
-    family, Persian, Devanagari); between ASCII letters it only hides a word."""
-    before = text[i - 1] if i > 0 else ""
-    after = text[i + 1] if i + 1 < len(text) else ""
-    return bool(before and after) and ord(before) > 127 and ord(after) > 127
+def _shown_at(text: str) -> set[int]:
+    at = set(hidden_positions(text))
+    at.update(i for i, ch in enumerate(text) if _breaks_layout(ch))
+    return at
 
 
 def reveal(text: str) -> str:
-    """``text`` with every invisible or direction-control character shown as
-    ⟨U+XXXX⟩ (line breaks and tabs kept; joiners inside non-Latin writing kept)."""
+    """``text`` with every hiding or layout-breaking character shown as ⟨U+XXXX⟩ (line
+    breaks and tabs kept; what real writing needs kept, as the guard judges it)."""
     if text.isascii() and text.isprintable():
         return text
-    out = []
-    for i, ch in enumerate(text):
-        if _invisible(ch) and not (ch in _JOINERS and _joiner_in_context(text, i)):
-            out.append(f"⟨U+{ord(ch):04X}⟩")
-        else:
-            out.append(ch)
-    return "".join(out)
+    at = _shown_at(text)
+    if not at:
+        return text
+    return "".join(f"⟨U+{ord(ch):04X}⟩" if i in at else ch for i, ch in enumerate(text))
 
 
 def hidden_count(text: str) -> int:
     """How many characters :func:`reveal` would make visible."""
     if text.isascii() and text.isprintable():
         return 0
-    return sum(1 for i, ch in enumerate(text)
-               if _invisible(ch) and not (ch in _JOINERS and _joiner_in_context(text, i)))
+    return len(_shown_at(text))
+
+
+def one_line(text: str) -> str:
+    """``text`` revealed on one line: line breaks and tabs shown as ⟨U+000A⟩ and
+    ⟨U+0009⟩ too, for a list or a combo box entry that must stay one row."""
+    return reveal(text).replace("\n", "⟨U+000A⟩").replace("\t", "⟨U+0009⟩")
 
 
 def isolate(text: str) -> str:

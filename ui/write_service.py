@@ -150,12 +150,13 @@ class WriteService(QObject):
     # -- the worker thread ---------------------------------------------------------------
     def start_worker(self, _store: object = None) -> None:
         """(Re)start the worker for the desk's store with the Ollama host of Settings."""
+        from memdesk.core.curation.at_write import WRITE_HOOKS
         from memdesk.core.write.extract import ExtractorConfig, make_extractor
         from memdesk.core.write.worker import Worker
 
         self.stop_worker()
         config = ExtractorConfig.from_env(host=self.desk.settings.ollama_host)
-        worker = Worker(self.desk.store, make_extractor(config))
+        worker = Worker(self.desk.store, make_extractor(config), hooks=WRITE_HOOKS)
         self._worker = worker
         self._thread = threading.Thread(
             target=worker.run, kwargs={"on_outcome": self.job_finished.emit},

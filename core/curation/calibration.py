@@ -19,12 +19,19 @@ Calibration error is reported on held-out decisions: a fifth of them, set aside 
 fitting, scored by mean absolute error of the write-time importance (before) and of the
 suggestion (after) against what the operator decided.  Applying a suggestion is one
 audited ``calibrate`` action per batch, undone by the generic undo.
+
+For a source with auto-apply on, the job worker applies the suggestion as it stores a
+memory (``calibrate_at_write``, the worker's hook, in the job's write transaction): one
+``calibrate`` group per job, so one undo restores the job's write-time importances.
+The audit row's ``before`` keeps the write-time value; suggestions are made from it and
+show it beside the calibrated one.
 """
 
 from __future__ import annotations
 
 import json
 import random
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -217,10 +224,15 @@ def latest(conn: Connection) -> Calibrator | None:
 @dataclass(frozen=True)
 class Suggestion:
     memory_id: str
-    write_time: float
+    write_time: float  # the importance the write path gave it
     suggested: float | None  # None: outside what the decisions cover
     source: str
     p_raise: float  # calibrated probability that the operator would raise it
+    current: float | None = None  # its importance now, when a calibration changed it
+
+    @property
+    def applied(self) -> bool:
+        return self.current is not None and self.current != self.write_time
 
 
 def suggest(store: MemoryStore, memory_ids: list[str]) -> list[Suggestion]:
@@ -232,16 +244,35 @@ def suggest(store: MemoryStore, memory_ids: list[str]) -> list[Suggestion]:
     return suggest_with(store, cal, memory_ids)
 
 
+def _write_time(conn: Connection, memory_ids: list[str]) -> dict[str, float]:
+    """The importance before the first calibration of each calibrated memory."""
+    out: dict[str, float] = {}
+    for k in range(0, len(memory_ids), 500):
+        for mid, before in conn.execute(
+                select(E.memory_id, E.before).where(
+                    E.memory_id.in_(memory_ids[k:k + 500]), E.action == acts.CALIBRATE.name)
+                .order_by(E.id)):
+            value = json.loads(before or "{}").get("importance")
+            if mid not in out and isinstance(value, int | float):
+                out[mid] = float(value)
+    return out
+
+
 def suggest_with(store: MemoryStore, cal: Calibrator, memory_ids: list[str]
                  ) -> list[Suggestion]:
-    """Suggestions of a given calibration (benchmarks compare calibrations)."""
+    """Suggestions of a given calibration (benchmarks compare calibrations), made from
+    the write-time importance (a calibrated memory's is in its audit row)."""
     with store.read() as conn:
-        enc = F.encode(F.read_ids(conn, memory_ids, cal.model.spec), cal.model.spec)
+        rows = F.read_ids(conn, memory_ids, cal.model.spec)
+        first = _write_time(conn, [r[1] for r in rows])
+    now = [float(r[5]) for r in rows]
+    enc = F.encode(rows, cal.model.spec,
+                   importance=[first.get(r[1], now[i]) for i, r in enumerate(rows)])
     sug = cal.suggest_rows(enc)
     p = cal.p_raise(enc)
     return [Suggestion(mid, float(enc.importance[i]),
                        None if np.isnan(sug[i]) else float(sug[i]), enc.sources[i],
-                       float(p[i]))
+                       float(p[i]), now[i] if mid in first else None)
             for i, mid in enumerate(enc.ids)]
 
 
@@ -275,7 +306,8 @@ def apply(store: MemoryStore, memory_ids: list[str], *, actor: str = "operator",
           note: str | None = None) -> Applied:
     """Set each memory's importance to its suggestion: one audited, undoable group."""
     sugs = [s for s in suggest(store, memory_ids)
-            if s.suggested is not None and s.suggested != s.write_time]
+            if s.suggested is not None
+            and s.suggested != (s.write_time if s.current is None else s.current)]
     gid = new_id()
     ids, evs = [], []
     with store.write() as conn:
@@ -321,3 +353,66 @@ def apply_pending(store: MemoryStore, *, actor: str = "worker") -> Applied:
     if not ids:
         return Applied(0, Changes(kinds=Changed.NOTHING))
     return apply(store, ids, actor=actor, note="auto-applied calibration")
+
+
+# -- at write time: the job worker's hook ------------------------------------------------
+# Parsed calibrations by (store, model id): a job only checks which one is newest (an
+# index read), and parses it when training made a new one.
+_PARSED: dict[tuple[str, str], Calibrator] = {}
+_PARSED_LOCK = threading.Lock()
+
+
+def _newest(conn: Connection) -> Calibrator | None:
+    mid = conn.execute(select(C.id).where(C.kind == CALIBRATION)
+                       .order_by(C.trained_at.desc()).limit(1)).scalar()
+    if mid is None:
+        return None
+    key = (conn.engine.url.render_as_string(hide_password=True), str(mid))
+    with _PARSED_LOCK:
+        cal = _PARSED.get(key)
+    if cal is None:
+        cal = latest(conn)
+        if cal is None or cal.id != mid:
+            return cal
+        with _PARSED_LOCK:
+            if len(_PARSED) > 8:
+                _PARSED.clear()
+            _PARSED[key] = cal
+    return cal
+
+
+def calibrate_at_write(store: MemoryStore, conn: Connection, job_id: str,
+                       extractor: str | None, memory_ids: list[str]) -> list[str]:
+    """The job worker's hook (``Worker(hooks=...)``), in the job's write transaction
+    after its inserts: when the job's source has auto-apply on and a calibration
+    exists, each new memory gets its suggested importance.  One ``calibrate`` group per
+    job (one undo step restores the job's write-time values, which the audit rows keep).
+    Returns the lines for the job's log."""
+    if not memory_ids:
+        return []
+    source = extractor or F.DIRECT
+    if conn.execute(select(CS.c.source).where(
+            CS.c.source == source, CS.c.auto_apply.is_(True))).first() is None:
+        return []  # the common case: one primary-key read
+    cal = _newest(conn)
+    if cal is None:
+        return []
+    enc = F.encode(F.read_ids(conn, memory_ids, cal.model.spec), cal.model.spec)
+    sug = cal.suggest_rows(enc)
+    gid = new_id()
+    changed = 0
+    for i, mid in enumerate(enc.ids):
+        to, was = float(sug[i]), float(enc.importance[i])
+        if np.isnan(to) or to == was:
+            continue
+        if store.apply_in(conn, mid, {"importance": to}, actor="worker",
+                          action=acts.CALIBRATE, group_id=gid,
+                          note=(f"calibrated at write time from {was:.2f} (job {job_id}; "
+                                f"auto-apply for source {source})")) is not None:
+            changed += 1
+    if not changed:
+        return []
+    return [f"calibrated the importance of {changed} memor"
+            f"{'y' if changed == 1 else 'ies'} (auto-apply for source {source}; "
+            f"calibration trained {cal.trained_at:%Y-%m-%d %H:%M} on {cal.decisions} "
+            f"decisions; undo group {gid})"]

@@ -31,6 +31,7 @@ from typing import Any
 from sqlalchemy import Connection, insert, select, text
 
 from memdesk.core import taxonomy as tx
+from memdesk.core.cardinality import multi_valued
 from memdesk.core.curation.models import ContradictionDismissal
 from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
@@ -169,6 +170,12 @@ def _scan_sql(dialect: str, with_user: bool) -> str:
     )
 
 
+def may_contradict(key: Key) -> bool:
+    """Whether different values under ``key`` can contradict each other: not for an
+    attribute held several at once (two allergies, two children are two facts)."""
+    return not multi_valued(key[2])
+
+
 def _build_group(key: Key, rows: list[tuple]) -> ContradictionGroup | None:
     clusters: dict[str, list[tuple]] = {}
     for r in rows:
@@ -215,7 +222,7 @@ def find_contradictions(
         for r in conn.execute(text(_scan_sql(store.dialect, user is not None)), params):
             by_key.setdefault((r[0], r[1], r[2]), []).append(tuple(r))
     for key, rows in by_key.items():
-        if len(rows) < 2:
+        if len(rows) < 2 or not may_contradict(key):
             continue
         g = _build_group(key, rows)
         if g is None:

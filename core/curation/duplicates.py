@@ -18,11 +18,11 @@ undoing those rows lifts the dismissal.
 
 from __future__ import annotations
 
-import hashlib
 import json
+from collections import deque
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
 from itertools import combinations
 from typing import Any
 
@@ -30,6 +30,17 @@ from sqlalchemy import Connection, insert, select
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.curation.contradictions import StaleGroupError
+from memdesk.core.curation.duplicate_clusters import (  # re-exported: the queue's values
+    Cluster,
+    Member,
+    Pair,
+    cluster_id,
+    suggest,
+    user_clusters,
+)
+
+__all__ = ["Cluster", "Duplicates", "Member", "Outcome", "Pair", "StaleClusterError",
+           "cluster_id", "suggest"]
 from memdesk.core.curation.models import DuplicateDismissal
 from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.ids import new_id, utcnow
@@ -38,12 +49,15 @@ from memdesk.core.store.audit import is_undone
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.records import MEMORY_EDIT, Changed, Changes
+from memdesk.core.write import duplicate_flags as F
 from memdesk.core.write import duplicates as W
+from memdesk.core.write import settings
 
 DT = DuplicateDismissal.__table__
 D = DT.c
 E = MemoryEvent.__table__.c
 M = Memory.__table__.c
+READERS = 2  # users read ahead, each on its own thread and connection
 MAX_MEMBERS = 500  # a dismissal records every pair: larger groups are refused
 DISMISSED = Changed.HISTORY
 
@@ -51,69 +65,6 @@ DISMISSED = Changed.HISTORY
 class StaleClusterError(StaleGroupError):
     """The cluster changed (a member merged, edited or deleted) since it was listed;
     a stale group like a contradiction's (the CLI's exit 5: nothing changed)."""
-
-
-@dataclass(frozen=True)
-class Member:
-    id: str
-    seq: int
-    text: str
-    confidence: float
-    created_at: datetime
-    flagged: bool = False  # the write path flagged it as a new duplicate
-
-    def to_json(self) -> dict[str, Any]:
-        return {"id": self.id, "text": self.text, "confidence": self.confidence,
-                "created_at": self.created_at.isoformat(), "flagged": self.flagged}
-
-
-@dataclass(frozen=True)
-class Pair:
-    a: str  # memory ids
-    b: str
-    cosine: float | None  # None: same text, no vectors to compare
-    same_text: bool
-
-    def to_json(self) -> dict[str, Any]:
-        return {"a": self.a, "b": self.b, "cosine": self.cosine, "same_text": self.same_text}
-
-
-@dataclass(frozen=True)
-class Cluster:
-    user_id: str
-    members: tuple[Member, ...]  # newest first
-    pairs: tuple[Pair, ...]  # the pairs that joined it (same-text groups: one pair each)
-    suggested: str  # the member to keep: the newest of the highest confidence
-
-    @property
-    def id(self) -> str:
-        return cluster_id(self.members)
-
-    @property
-    def member_ids(self) -> tuple[str, ...]:
-        return tuple(m.id for m in self.members)
-
-    @property
-    def flagged(self) -> bool:
-        return any(m.flagged for m in self.members)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"cluster": self.id, "user_id": self.user_id, "size": len(self.members),
-                "suggested_keep": self.suggested, "flagged": self.flagged,
-                "members": [m.to_json() for m in self.members],
-                "pairs": [p.to_json() for p in self.pairs]}
-
-
-def cluster_id(members: Sequence[Member]) -> str:
-    """``<lowest seq>-<hash of the member set>``: the seq finds the user (so acting on
-    a listed cluster rescans one user only), the hash notices a changed member set."""
-    seqs = sorted(m.seq for m in members)
-    digest = hashlib.sha1(",".join(map(str, seqs)).encode()).hexdigest()[:8]
-    return f"{seqs[0]}-{digest}"
-
-
-def suggest(members: Sequence[Member]) -> str:
-    return max(members, key=lambda m: (m.confidence, m.created_at, m.seq)).id
 
 
 # -- dismissals ---------------------------------------------------------------------------
@@ -130,107 +81,43 @@ def _dismissed_pairs(conn: Connection, user_id: str) -> set[tuple[int, int]]:
 
 
 # -- finding clusters ---------------------------------------------------------------------
-class _Union:
-    def __init__(self) -> None:
-        self.parent: dict[int, int] = {}
-
-    def find(self, x: int) -> int:
-        p = self.parent.setdefault(x, x)
-        while p != self.parent.setdefault(p, p):
-            self.parent[x] = p = self.parent[p]
-        return p
-
-    def join(self, a: int, b: int) -> None:
-        ra, rb = self.find(a), self.find(b)
-        if ra != rb:
-            self.parent[max(ra, rb)] = min(ra, rb)
-
-
-def user_clusters(rows: Sequence[W.Row], user_id: str, threshold: float,
-                  dismissed: set[tuple[int, int]] = frozenset(),  # type: ignore[assignment]
-                  flagged: frozenset[str] = frozenset()) -> list[Cluster]:
-    """The clusters among one user's active memories."""
-    groups = W.group_texts(rows)
-    by_seq = {r.seq: r for r in rows}
-    touched = {s for pair in dismissed for s in pair}
-    uf = _Union()
-    edges: list[W.Edge] = []
-
-    def allowed(a: int, b: int) -> bool:
-        return (min(a, b), max(a, b)) not in dismissed
-
-    for members in groups.values():
-        # The member with a vector stands for its group (scan_rows reads only its).
-        if members[0].vector is None:
-            members.sort(key=lambda m: m.vector is None)
-        head = members[0]
-        if len(members) > 1 and allowed(head.seq, members[1].seq):
-            edges.append(W.Edge(head.seq, members[1].seq, 1.0 if head.vector else None, True))
-        if not touched or touched.isdisjoint(m.seq for m in members):
-            if len(members) > 1:
-                uf.find(head.seq)  # the group is one node: its head stands for all
-        else:  # a dismissal splits this group: only its allowed pairs join
-            for a, b in combinations(members, 2):
-                if allowed(a.seq, b.seq):
-                    uf.join(a.seq, b.seq)
-    reps = [g[0] for g in groups.values()]
-    group_of = {g[0].seq: g for g in groups.values()}
-    for e in W.vector_edges(reps, threshold):
-        ga, gb = group_of[e.a], group_of[e.b]
-        if not touched or touched.isdisjoint(m.seq for m in (*ga, *gb)):
-            uf.join(e.a, e.b)
-            edges.append(e)
-            continue
-        # Said of one member, said of its restatements: a same-text newcomer of a
-        # dismissed member is offered with that member, not with the other side again.
-        if all(allowed(x.seq, y.seq) for x in ga for y in gb):
-            uf.join(e.a, e.b)
-            edges.append(e)
-    comps: dict[int, list[W.Row]] = {}
-    for members in groups.values():
-        if not touched or touched.isdisjoint(m.seq for m in members):
-            if members[0].seq in uf.parent:
-                comps.setdefault(uf.find(members[0].seq), []).extend(members)
-        else:
-            for m in members:
-                if m.seq in uf.parent:
-                    comps.setdefault(uf.find(m.seq), []).append(m)
-    out: list[Cluster] = []
-    edges_of: dict[int, list[W.Edge]] = {}
-    for e in edges:  # a same-text pair shows its group (whose head alone is a node)
-        root = uf.find(e.a)
-        if e.same_text or root == uf.find(e.b):
-            edges_of.setdefault(root, []).append(e)
-    for root, rows_ in comps.items():
-        if len(rows_) < 2:
-            continue
-        members = tuple(sorted(
-            (Member(r.id, r.seq, r.text, r.confidence, r.created, r.id in flagged)
-             for r in rows_),
-            key=lambda m: (m.created_at, m.seq), reverse=True))
-        pairs = tuple(Pair(by_seq[e.a].id, by_seq[e.b].id, e.cosine, e.same_text)
-                      for e in edges_of.get(root, []))
-        out.append(Cluster(user_id, members, pairs, suggest(members)))
-    out.sort(key=lambda c: (not c.flagged, -len(c.members), c.members[0].seq))
-    return out
+def _read_user(store: MemoryStore, user: str
+               ) -> tuple[W.UserScan, set[tuple[int, int]], frozenset[str]]:
+    with store.read() as conn:  # one short read per user: writers are not starved
+        return W.scan_user(conn, user), _dismissed_pairs(conn, user), frozenset(
+            F.flags_of(conn, user))
 
 
 def scan(store: MemoryStore, *, user: str | None = None,
-         threshold: float = W.DEFAULT_THRESHOLD) -> Iterator[Cluster]:
-    """Every open cluster, user by user (``user``: that user's only)."""
-    threshold = W.check_threshold(threshold)
+         threshold: float | None = None) -> Iterator[Cluster]:
+    """Every open cluster, user by user (``user``: that user's only), at ``threshold``
+    (None: the operator's, the store setting).
+
+    The next user is read on a second thread while this one is clustered: SQLite and
+    the similarity product let go of the GIL, so the two overlap (on a shared machine
+    a second runnable thread also gets its own share of the CPU)."""
     with store.read() as conn:
+        threshold = _threshold(conn, threshold)
         users = [user] if user is not None else W.active_users(conn)
-    for u in users:
-        with store.read() as conn:  # one short read per user: writers are not starved
-            rows = W.scan_rows(conn, u)
-            dismissed = _dismissed_pairs(conn, u)
-            flagged = frozenset(W.flags_of(conn, u))
-        yield from user_clusters(rows, u, threshold, dismissed, flagged)
+    if not users:
+        return
+    with ThreadPoolExecutor(max_workers=READERS, thread_name_prefix="duplicates-read") as pool:
+        ahead = deque(pool.submit(_read_user, store, u) for u in users[:READERS])
+        for k in range(len(users)):
+            rows, dismissed, flagged = ahead.popleft().result()
+            if k + READERS < len(users):
+                ahead.append(pool.submit(_read_user, store, users[k + READERS]))
+            yield from user_clusters(rows, threshold, dismissed, flagged)
+
+
+def _threshold(conn: Connection, threshold: float | None) -> float:
+    if threshold is None:
+        return float(settings.get_in(conn, settings.DUPLICATE_THRESHOLD))
+    return W.check_threshold(threshold)
 
 
 def find_cluster(store: MemoryStore, ref: str, *,
-                 threshold: float = W.DEFAULT_THRESHOLD) -> Cluster:
+                 threshold: float | None = None) -> Cluster:
     """A listed cluster by its id; refuses one whose members changed since."""
     head, _, digest = ref.partition("-")
     if not head.isdigit() or len(digest) != 8 or not all(c in "0123456789abcdef" for c in digest):
@@ -333,7 +220,7 @@ class Duplicates:
     def __init__(self, store: MemoryStore) -> None:
         self.store = store
 
-    def find(self, *, user: str | None = None, threshold: float = W.DEFAULT_THRESHOLD,
+    def find(self, *, user: str | None = None, threshold: float | None = None,
              limit: int | None = None) -> list[Cluster]:
         out: list[Cluster] = []
         for c in scan(self.store, user=user, threshold=threshold):
@@ -342,7 +229,19 @@ class Duplicates:
                 break
         return out
 
-    def cluster(self, ref: str, *, threshold: float = W.DEFAULT_THRESHOLD) -> Cluster:
+    def threshold(self) -> float:
+        """The operator's similarity threshold (the store setting the write path's flag
+        uses too)."""
+        return float(settings.get(self.store, settings.DUPLICATE_THRESHOLD))
+
+    def set_threshold(self, value: float, *, actor: str = "operator",
+                      note: str | None = None) -> Changes:
+        """Store the operator's threshold: one audited, undoable step (kinds NOTHING
+        when it was the one in force already)."""
+        return settings.set_value(self.store, settings.DUPLICATE_THRESHOLD, value,
+                                  actor=actor, note=note)
+
+    def cluster(self, ref: str, *, threshold: float | None = None) -> Cluster:
         return find_cluster(self.store, ref, threshold=threshold)
 
     def members(self, ids: Sequence[str]) -> list[Member]:

@@ -141,6 +141,7 @@ class _Scan:
     shown: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # by character (or kind)
     payloads: list[str] = field(default_factory=list)
+    at: list[int] = field(default_factory=list)  # where the hidden characters are
 
     def keep(self, part: str) -> None:
         self.clean.append(part)
@@ -221,11 +222,13 @@ def _scan_run(s: _Scan, text: str, i: int, end: int, rtl: bool, balanced: bool) 
                     s.keep(run)  # a subdivision flag
                 else:
                     s.hide("Unicode tag characters", len(run))
+                    s.at.extend(range(i, j))
                     s.payload(_decode_tags(run))
             elif len(run) == 1 and (ch in "\ufe0e\ufe0f" or (prev and not prev.isascii())):
                 s.keep(run)  # one presentation or ideographic variant selector
             else:
                 s.hide("variation selectors", len(run))
+                s.at.extend(range(i, j))
                 payload = _decode_selectors(run) if len(run) > 1 else ""
                 if payload.isprintable() and payload.strip():
                     s.payload(payload)
@@ -236,6 +239,7 @@ def _scan_run(s: _Scan, text: str, i: int, end: int, rtl: bool, balanced: bool) 
             s.keep(ch)
         else:
             s.hide(ch)
+            s.at.append(i)
         i += 1
 
 
@@ -255,6 +259,16 @@ def _scan(text: str) -> _Scan:
         pos = m.end()
     s.keep(text[pos:])
     return s
+
+
+def hidden_positions(text: str) -> tuple[int, ...]:
+    """Where ``text`` has characters that hide something (the ones :func:`reveal` counts
+    in ``hidden``), in order; legitimate invisible characters (an emoji family's joiners,
+    a Persian non-joiner, balanced isolates in right-to-left text, …) are not among
+    them.  The desk shows exactly these, so it and the guard never disagree."""
+    if text.isascii():
+        return ()
+    return tuple(_scan(text).at)
 
 
 def _fold(text: str) -> str:

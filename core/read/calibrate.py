@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import TYPE_CHECKING
 
 from memdesk.core.read.config import ReadConfig
@@ -46,6 +47,7 @@ from memdesk.core.read.config import ReadConfig
 if TYPE_CHECKING:
     import numpy as np
 
+_NORMAL = NormalDist()
 MAD_TO_SIGMA = 1.4826  # a normal distribution's sigma per median absolute deviation
 BEST_LEFT_OUT = 10  # the query's best cosines are left out of its background
 
@@ -70,6 +72,7 @@ def background(sims: np.ndarray, cfg: ReadConfig) -> Background:
     """The calibrated floor from ``sims`` (the query's cosine with each eligible vector)."""
     import numpy as np
 
+    total = len(sims)
     # The best candidates may be the answers: the background is everything else.
     if len(sims) > BEST_LEFT_OUT:
         sims = np.partition(sims, len(sims) - BEST_LEFT_OUT - 1)[: len(sims) - BEST_LEFT_OUT]
@@ -88,5 +91,23 @@ def background(sims: np.ndarray, cfg: ReadConfig) -> Background:
     def at(z: float) -> float:
         return min(median + z * scale, cfg.floor_cap)
 
-    return Background(median, scale, n, at(cfg.floor_z), at(cfg.inject_z),
-                      min(at(cfg.floor_best_z), at(cfg.floor_z)))
+    floor_z = for_size(cfg.floor_z, total, cfg.floor_reference_n)
+    best_z = for_size(cfg.floor_best_z, total, cfg.floor_reference_n)
+    return Background(median, scale, n, at(floor_z), at(cfg.inject_z),
+                      min(at(best_z), at(floor_z)))
+
+
+def for_size(z: float, n: int, reference_n: int) -> float:
+    """``z`` for a user with ``n`` memories, when ``z`` was set for ``reference_n``.
+
+    The more memories a user has, the higher the best of the unrelated ones reaches by
+    chance: at 2,000 memories a no-answer question's best candidate stands out further
+    than at 250, where the bars were chosen.  So a bar is moved to keep the number of
+    unrelated memories expected above it the same: ``n · P(Z > z')`` =
+    ``reference_n · P(Z > z)`` (normal tails, as the robust scale assumes).  Only
+    raised, never lowered: a small store keeps the bars it was tuned with.
+    """
+    if n <= reference_n or reference_n <= 0:
+        return z
+    tail = (1.0 - _NORMAL.cdf(z)) * reference_n / n
+    return max(z, _NORMAL.inv_cdf(1.0 - max(tail, 1e-15)))

@@ -76,6 +76,10 @@ class ReadConfig:
     # even when it does not stand out by ``floor_z`` deviations (a paraphrase sharing no word
     # with its answer).  Never above ``floor_z``.
     floor_best_z: float = 2.75
+    # Both bars were chosen for users of about this many memories; a user with more
+    # gets them raised so that as few unrelated memories pass by chance
+    # (calibrate.for_size).
+    floor_reference_n: int = 250
     floor_prior_median: float = 0.02
     floor_prior_scale: float = 0.07
     floor_prior_weight: float = 50.0

@@ -15,6 +15,8 @@ Streams
                 ``memdesk.core.delta.audit``).
     ``store``   store-wide records (an embedding pass, a decay run, the demo load):
                 history only, nothing to undo.
+    ``setting`` ``memory_events`` rows changing a store setting the operator chooses
+                (``target`` names it; undo: the value back, ``memdesk.core.write.settings``).
 
 The undo handler of each stream is declared here as a protocol and bound by the one
 module above every stream, ``memdesk.core.actions`` (the store cannot import the write
@@ -50,6 +52,7 @@ class Stream(StrEnum):
     JOB = "job"
     DELTA = "delta"
     STORE = "store"
+    SETTING = "setting"
 
 
 @dataclass(frozen=True)
@@ -150,6 +153,12 @@ REVIEW_REJECT = Action("reject", Stream.DELTA, Changed.REVIEWS, "rejection",
 REVIEW_INVESTIGATED = Action("investigated", Stream.DELTA, Changed.REVIEWS,
                              "investigated mark", "change", "changes")
 UNDO_DELTA = Action("undo", Stream.DELTA, Changed.DELTA, "undo", "change", "changes")
+
+# -- setting stream (store settings: the duplicate threshold; core/write/settings.py) --
+SET_SETTING = Action("set", Stream.SETTING, Changed.SETTINGS | Changed.HISTORY, "change",
+                     "setting", "settings")
+UNDO_SETTING = Action("undo", Stream.SETTING, Changed.SETTINGS | Changed.HISTORY, "undo",
+                      "setting", "settings")
 
 # -- store-wide records (history only) ------------------------------------------------
 EMBED = Action("embed", Stream.STORE, _HISTORY_ONLY, "embedding pass", "pass", "passes",

@@ -113,7 +113,7 @@ class Changed(Flag):
     SOURCES = auto()  # delta-memory source configuration
     SNAPSHOTS = auto()  # delta-memory snapshots and their diffs
     REVIEWS = auto()  # drift reviews of flagged diffs
-    SETTINGS = auto()  # store-level delta-memory settings
+    SETTINGS = auto()  # store-level settings (delta memory's, the duplicate threshold)
     JOBS = auto()  # write-path jobs (queued, done, failed, retried)
     DELTA = SOURCES | SNAPSHOTS | REVIEWS | SETTINGS  # anything of delta memory
     ALL = (MEMORIES | HISTORY | SWEEPS | CONTRADICTIONS | SOURCES | SNAPSHOTS | REVIEWS

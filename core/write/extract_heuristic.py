@@ -42,6 +42,7 @@ import logging
 import re
 from dataclasses import dataclass, replace
 
+from memdesk.core.cardinality import multi_valued
 from memdesk.core.write import extract_frames as ef
 from memdesk.core.write import extract_lexicon as lx
 from memdesk.core.write import extract_phrases as xp
@@ -66,11 +67,6 @@ HEDGED_IMPORTANCE = 0.3
 UNCERTAIN_CONFIDENCE = 0.5
 EMPHASIS_BOOST = 0.1
 HYPOTHETICAL = "hypothetical"
-# Attributes a person holds several values of at once.  "Actually" or "now" does not make
-# such a statement a correction: a correction supersedes every older value of its
-# attribute, and "Actually, I'm allergic to cats" must not drop a peanut allergy.
-MULTI_VALUED = frozenset(("relation", "likes", "dislikes", "allergic_to", "intolerant_to",
-                          "speaks", "avoids_topic", "plays", "condition"))
 ENGLISH_ONLY = ("the offline extractor reads English only: skipped {n} sentence(s) in "
                 "another language (an Ollama model can read them)")
 
@@ -400,7 +396,9 @@ class HeuristicExtractor:
                emphasis: bool) -> Unit:
         importance, confidence, typ, text = unit.importance, unit.confidence, unit.type, \
             unit.text
-        correction = (correction and unit.attribute not in MULTI_VALUED) or typ == "correction"
+        # "Actually" or "now" does not make a statement about a several-valued attribute
+        # a correction: a correction supersedes every older value of its attribute.
+        correction = (correction and not multi_valued(unit.attribute)) or typ == "correction"
         if hedge is None and correction and typ not in ("decision", "procedure"):
             typ, importance, confidence = "correction", max(importance, 0.9), 0.9
             if not text.startswith("Correction: "):
@@ -460,7 +458,7 @@ def _drop_superfluous(units: list[Unit]) -> list[Unit]:
     for u in units:
         key = (u.entity, u.attribute)
         if u.value is not None and key in ended and u.type != "correction" \
-                and u.framing is None and u.attribute not in MULTI_VALUED:
+                and u.framing is None and not multi_valued(u.attribute):
             text = u.text if u.text.startswith("Correction: ") else \
                 "Correction: " + _lower_first(u.text)
             u = replace(u, type="correction", text=text, importance=max(u.importance, 0.9),

@@ -11,6 +11,11 @@ whose extraction, encoding or insert fails is failed alone, and a job is still d
 exactly once (the lease check in ``complete_in``).  Stopping hands back the claimed
 jobs not yet started.
 
+After a job's inserts, in its transaction, the worker runs the hooks it was given
+(``InsertHook``): the layers above the write path bind them (the calibration's
+auto-apply, ``memdesk.core.curation.calibration.calibrate_at_write``), as the action
+registry binds each stream's undo.  A hook that fails fails the job, which is retried.
+
 Units the router finds session-scoped go to working memory (never stored).  Vectors are
 written when the embedding model is available and matches the store's recorded model;
 otherwise the memories are stored without one and the job's log says why.
@@ -20,12 +25,12 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import TypeVar, cast
+from typing import Any, TypeVar, cast
 
-from sqlalchemy import Table, insert
+from sqlalchemy import Connection, Table, insert
 
 from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
@@ -36,7 +41,7 @@ from memdesk.core.guard import (  # the guard's interface to the write path
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store.memory_store import MemoryStore, validate_fields
 from memdesk.core.taxonomy import HYPOTHETICAL_MAX_CONFIDENCE
-from memdesk.core.write.duplicates import flag_duplicates_in
+from memdesk.core.write.duplicate_flags import flag_duplicates_in
 from memdesk.core.write.embed import (
     EmbeddingSpaceMismatch,
     check_space_in,
@@ -77,6 +82,10 @@ class Outcome:
 
 _T = TypeVar("_T")
 
+# (store, the job's write transaction, job id, extractor, the job's new memory ids) ->
+# lines for the job's log.  Runs after the inserts, the guard and the provenance rows.
+InsertHook = Callable[[Any, Connection, str, str | None, list[str]], list[str]]
+
 
 @dataclass
 class _Prepared:
@@ -96,8 +105,10 @@ class Worker:
 
     def __init__(self, store: MemoryStore, extractor: Extractor,
                  config: WorkerConfig | None = None,
-                 working: WorkingMemory | None = None) -> None:
+                 working: WorkingMemory | None = None,
+                 hooks: Sequence[InsertHook] = ()) -> None:
         self.store = store
+        self.hooks = tuple(hooks)
         self.queue = JobQueue(store)
         self.extractor = extractor
         self.config = config or WorkerConfig()
@@ -235,6 +246,9 @@ class Worker:
                         {"memory_id": r["id"], "extractor": extraction.extractor,
                          "model": extraction.model, "job_id": job.id, "created_at": now}
                         for r in rows])
+                    for hook in self.hooks:
+                        done_notes += hook(self.store, conn, job.id, extraction.extractor,
+                                           [r["id"] for r in rows])
                 self.queue.complete_in(conn, job.id, self.identity, [r["id"] for r in rows],
                                        extraction.extractor, extraction.model, done_notes)
 

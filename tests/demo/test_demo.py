@@ -95,7 +95,8 @@ JOB = {
     "pytest": "tests", "unittest": "tests", "ruff": "lint", "flake8": "lint",
     "pylint": "lint", "black": "format", "yapf": "format", "autopep8": "format",
     "mypy": "types", "pyright": "types", "uv": "deps", "poetry": "deps",
-    "pip-tools": "deps", "tox": "matrix", "nox": "matrix", "pre-commit": "hooks",
+    "pip-tools": "deps", "pip": "deps", "conda": "deps", "tox": "matrix", "nox": "matrix",
+    "pre-commit": "hooks",
 }
 
 

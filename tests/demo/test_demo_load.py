@@ -67,7 +67,14 @@ def test_one_audit_row_says_where_the_data_came_from(store: MemoryStore, snapsho
     [(stream, actor, action, before, after, note)] = _events(store)  # about no one memory
     assert (stream, actor, action, before, note) == ("store", "worker", "demo_load", "{}",
                                                   "demo generator, seed 5")
-    assert json.loads(after) == {"rows": 12, "seed": 5}
+    said = json.loads(after)
+    assert (said["rows"], said["seed"]) == (12, 5)
+    # It lists the duplicates the demo planted (alice's city, spelt twice).
+    from memdesk.core.demo_truth import planted_duplicates
+
+    assert [set(c) for c in said["duplicates"]] == [set(c) for c in planted_duplicates(store)]
+    [pair] = planted_duplicates(store)
+    assert {m.value.strip().lower() for m in store.get_many(list(pair))} == {"lisbon"}
 
 
 def test_progress_per_chunk_and_once_at_the_end(store: MemoryStore, snapshots_seen,  # type: ignore[no-untyped-def]
@@ -91,7 +98,7 @@ def test_an_empty_demo_still_records_its_load(store: MemoryStore, snapshots_seen
                          progress=lambda d, t: calls.append((d, t))) == 0
     assert store.counts()["total"] == 0
     assert calls == [(0, 0)]
-    assert json.loads(_events(store)[0][4]) == {"rows": 0, "seed": 9}
+    assert json.loads(_events(store)[0][4]) == {"rows": 0, "seed": 9, "duplicates": []}
 
 
 def test_the_default_seed_is_seven(store: MemoryStore, snapshots_seen) -> None:  # type: ignore[no-untyped-def]
@@ -153,4 +160,4 @@ def test_the_default_size_is_5000(store: MemoryStore, snapshots_seen, monkeypatc
     monkeypatch.setattr(demo, "DemoGenerator", Recording)
     assert demo.generate(store, end=END) == 0
     assert asked == [(END, 5000)]
-    assert json.loads(_events(store)[0][4]) == {"rows": 0, "seed": 7}
+    assert json.loads(_events(store)[0][4]) == {"rows": 0, "seed": 7, "duplicates": []}

@@ -44,9 +44,10 @@ def test_alice_scenario_rows_exactly() -> None:
          "(hypothetical framing)", "fact", "personal", 0.8, 0.15, sess, base,
          "user", "occupation", "doctor"),
         ("User prefers unittest for testing.", "preference", "tech", 0.6, 0.85, sess,
-         base + timedelta(hours=1), "user", "test_framework", "unittest"),
+         base + timedelta(hours=1), "user", "prefers_test_framework", "unittest"),
         ("No, I use pytest not unittest.", "correction", "tech", 0.9, 0.95,
-         "alice-20260616-0", datetime(2026, 6, 16), "user", "test_framework", "pytest"),
+         "alice-20260616-0", datetime(2026, 6, 16), "user", "prefers_test_framework",
+         "pytest"),
         ("User works at Acme Corp.", "fact", "work", 0.7, 0.9, sess,
          base + timedelta(hours=2), "user", "works_at", "Acme Corp"),
         ("User works at Globex now.", "fact", "work", 0.7, 0.8, "alice-20260714-0",
@@ -126,29 +127,21 @@ def test_every_scenario_row_has_its_own_random_id() -> None:
     assert all(isinstance(i, str) and len(i) == 32 and int(i, 16) >= 0 for i in ids)
 
 
-def test_generated_mentions_repeat_what_the_scenarios_settled() -> None:
-    """After the scenarios, the test framework is pytest, the employer the second company
-    and the city the scenario's city for each of the eight users: the body repeats them
-    (only a late change or a stray could differ, and these answers are fixed)."""
-    rows = list(demo.DemoGenerator(7, END).rows(3000))[60:]
-    want = {}
-    for i, user in enumerate(demo.USERS):
-        want[(user, "test_framework")] = "pytest"
-        want[(user, "works_at")] = demo.COMPANIES[(i + 1) % 6]
-        want[(user, "lives_in")] = demo.CITIES[i % 7]
-    seen = {k: set() for k in want}
-    for r in rows:
-        if (r.user_id, r.attribute) in want and r.type != "correction":
-            seen[(r.user_id, r.attribute)].add(r.value)
-    assert {k: v for k, v in seen.items() if v} == {k: {want[k]} for k, v in seen.items() if v}
-    assert sum(bool(v) for v in seen.values()) >= 20  # most keys are mentioned again
+def test_the_body_never_restates_what_the_scenarios_settled() -> None:
+    """The scenarios answer the test framework, the employer and the city for each of the
+    eight users; the generated body asks those questions of nobody else and never again
+    of them (a second statement would be a duplicate nobody planted)."""
+    rows = list(demo.DemoGenerator(7, END).rows(3000))[SCENARIOS:]
+    settled = {"prefers_test_framework", "works_at", "lives_in"}
+    assert not [r.text for r in rows if r.user_id in demo.USERS and r.attribute in settled]
+    assert any(r.attribute == "prefers_editor" for r in rows)  # other questions are asked
 
 
 def test_only_the_first_eight_users_get_scenarios() -> None:
     """Big stores add users ("user-00000", ...); the hand-shaped cases stay the eight's."""
-    g = demo.DemoGenerator(7, END)
-    rows = list(g._scenarios([*demo.USERS, "user-00000", "user-00001"]))
-    assert len(rows) == SCENARIOS
-    assert {r.user_id for r in rows} == set(demo.USERS)
-    assert ("user-00000", "user", "works_at") not in g.facts
-    assert len(g.facts) == 3 * 8  # test_framework, works_at and lives_in per user
+    rows = list(demo.DemoGenerator(7, END).rows(20_000))
+    hypothetical = {r.user_id for r in rows if r.text.endswith("(hypothetical framing)")}
+    assert hypothetical == set(demo.USERS)
+    assert {r.user_id for r in rows} > set(demo.USERS)
+    # The users past the eight answer the same questions in the body instead.
+    assert any(r.user_id == "user-00000" and r.attribute == "works_at" for r in rows)

@@ -27,7 +27,7 @@ def test_core_layer_contracts_hold_on_the_code() -> None:
 
 
 PACKAGES = ("curation", "delta", "read", "transfer", "write", "store")
-MODULES = ("demo_store", "demo", "demo_truth", "undo", "actions", "availability",
+MODULES = ("demo_store", "demo", "demo_truth", "undo", "actions", "availability", "cardinality",
            "embeddings", "routing", "validation", "taxonomy", "ids", "errors")
 CLEAN = {
     "core/__init__.py": "",

@@ -168,10 +168,14 @@ def test_demo_store_active_state_excludes_the_lifecycle_rows(
 def test_demo_contradictions_are_computed_from_active_rows_only(
     demo_store: MemoryStore
 ) -> None:
-    """An independent oracle: group the active triples in Python."""
+    """An independent oracle: group the active triples in Python (an attribute held
+    several at once, as core/cardinality.py declares them, never contradicts)."""
+    from memdesk.core.cardinality import multi_valued
+
     values: dict[tuple[str, str, str], set[str]] = {}
     for r in every_row(demo_store):
-        if live(r) and r.entity and r.attribute and r.value is not None:
+        if (live(r) and r.entity and r.attribute and r.value is not None
+                and not multi_valued(r.attribute)):
             key = (r.user_id, r.entity, r.attribute)
             values.setdefault(key, set()).add(" ".join(r.value.split()).casefold())
     expected = {k for k, v in values.items() if len(v) >= 2}

@@ -104,7 +104,8 @@ def every_facade(store: MemoryStore, tmp_path: Path) -> list[Changes]:
     clusters = dups.find()
     assert len(clusters) >= 2, "the demo store restates facts"
     out += [dups.merge_cluster(clusters[0]).changes,
-            dups.dismiss(clusters[1].member_ids).changes]
+            dups.dismiss(clusters[1].member_ids).changes,
+            dups.set_threshold(0.75)]
 
     origin = AgentOrigin(client_name="test-agent", session="s-1", transport="stdio")
     enqueue_from_agent(store, Turn(POISON, "reg", "conv-1"), origin)
@@ -164,7 +165,7 @@ def test_every_written_action_is_declared_and_every_declared_one_is_written(
     assert undeclared == set()
     declared = {(a.stream.value, a.name) for a in acts.ACTIONS if not a.planned}
     # Undo rows come from undoing, below; everything else the façades above write.
-    assert declared - written - {("job", "undo"), ("delta", "undo")} == set()
+    assert declared - written - {("job", "undo"), ("delta", "undo"), ("setting", "undo")} == set()
     assert not any((a.stream.value, a.name) in written for a in acts.ACTIONS if a.planned)
     # Every action's Changes names the declared action that made them.
     for ch in changes:
@@ -181,8 +182,10 @@ def test_each_undoable_action_is_undone_and_redone_by_the_generic_undo(
         undone = undo_changes(demo_store, ch)
         assert undone.undoable and undone.touches(Changed.HISTORY | Changed.DELTA)
         kinds_seen.add(ch.action.stream)
-    assert kinds_seen == {acts.Stream.MEMORY, acts.Stream.JOB, acts.Stream.DELTA}
-    assert {("job", "undo"), ("delta", "undo")} <= written_actions(demo_store)
+    assert kinds_seen == {acts.Stream.MEMORY, acts.Stream.JOB, acts.Stream.DELTA,
+                          acts.Stream.SETTING}
+    assert {("job", "undo"), ("delta", "undo"), ("setting", "undo")} <= written_actions(
+        demo_store)
 
 
 def test_store_wide_records_are_history_not_undoable(store: MemoryStore) -> None:
