@@ -177,6 +177,7 @@ class ReadConfigChanges(TypedDict, total=False):
     recency_days: float
     floor_z: float
     floor_best_z: float
+    floor_reference_n: int
     floor_prior_median: float
     floor_prior_scale: float
     floor_prior_weight: float
