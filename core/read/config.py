@@ -12,6 +12,7 @@ lacked.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TypedDict, Unpack
 
 from memdesk.core.errors import ValidationError
 
@@ -119,7 +120,7 @@ class ReadConfig:
     rerank_timeout: float = 10.0
     rerank_top: int = 20
 
-    def with_(self, **changes: object) -> ReadConfig:
+    def with_(self, **changes: Unpack[ReadConfigChanges]) -> ReadConfig:
         return replace(self, **changes).checked()
 
     def half_life(self, type_: str) -> float:
@@ -151,6 +152,53 @@ class ReadConfig:
         if self.recent_days < 0 or self.recency_days <= 0:
             raise ValidationError("recency_days", "must be positive")
         return self
+
+
+class ReadConfigChanges(TypedDict, total=False):
+    """The fields ``ReadConfig.with_`` may change, with their types (the type checker
+    holds every call to them).  Keep in step with ReadConfig's fields: a call naming a
+    field missing here fails the type check."""
+
+    confidence_threshold: float
+    recent_days: float
+    pool_recent: int
+    pool_keyword_older: int
+    pool_random_older: int
+    vector_candidates: int
+    centre_vectors: bool
+    graph_candidates: int
+    rrf_k: int
+    fusion: str
+    channel_weights: tuple[float, float, float]
+    weight_relevance: float
+    weight_importance: float
+    weight_recency: float
+    weight_decay: float
+    recency_days: float
+    floor_z: float
+    floor_best_z: float
+    floor_reference_n: int
+    floor_prior_median: float
+    floor_prior_scale: float
+    floor_prior_weight: float
+    floor_cap: float
+    floor_keyword_share: float
+    max_per_week: int
+    preference_limit: int
+    inject_z: float
+    inject_relevant_max: int
+    task_preferences: int
+    inject_types: tuple[str, ...]
+    inject_layers: tuple[str, ...]
+    half_lives: dict[str, float]
+    default_half_life: float
+    reinforcement: float
+    record: bool
+    retention_days: float | None
+    rerank_model: str | None
+    rerank_host: str | None
+    rerank_timeout: float
+    rerank_top: int
 
 
 def parse_channels(spec: str | list[str] | tuple[str, ...] | None) -> tuple[str, ...] | None:

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
 
 from memdesk.core.read import decay
 from memdesk.core.read.config import CHANNELS, ReadConfig
@@ -59,7 +58,7 @@ class Hit:
         y, w, _ = self.created_at.isocalendar()
         return f"{y}-W{w:02d}"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "id": self.id, "text": self.text, "type": self.type, "layer": self.layer,
             "score": round(self.score, 6), "relevance": round(self.relevance, 6),
@@ -85,7 +84,7 @@ class Dropped:
     reason: str  # "floor" | "diversity"
     detail: str
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"id": self.hit.id, "text": self.hit.text, "type": self.hit.type,
                 "reason": self.reason, "detail": self.detail,
                 "score": round(self.hit.score, 6),

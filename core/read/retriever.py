@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -28,10 +28,13 @@ from memdesk.core.read import dedup, fusion, injection, prompts
 from memdesk.core.read import terms as qt
 from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
 from memdesk.core.read.query_vectors import query_vector
-from memdesk.core.read.recorder import Recorder, record_jobs
+from memdesk.core.read.recorder import Job, Recorder, record_jobs
 from memdesk.core.read.snapshot import SnapshotCache
 
 if TYPE_CHECKING:
+    import numpy as np
+    from sqlalchemy import Connection, Row
+
     from memdesk.core.embeddings import Embedder
     from memdesk.core.store.memory_store import MemoryStore
 
@@ -58,7 +61,7 @@ class RetrievalResult:
     empty_channels: dict[str, str] = field(default_factory=dict)
     duration_ms: float = 0.0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "retrieval_id": self.retrieval_id, "user": self.user_id, "query": self.query,
             "k": self.k, "channels": list(self.channels), "injected": self.injected,
@@ -169,7 +172,8 @@ class Retriever:
             self._embedder = default_embedder()
         return self._embedder
 
-    def _query_vector(self, query: str, isolated_vector: bool, notes: list[str]):  # type: ignore[no-untyped-def]
+    def _query_vector(self, query: str, isolated_vector: bool,
+                      notes: list[str]) -> np.ndarray | None:
         from memdesk.core.embeddings import EmbeddingsUnavailable
 
         try:
@@ -294,7 +298,7 @@ class Retriever:
             dropped=dropped, per_channel=per_channel, notes=notes,
             empty_channels=ch.why_empty(query, active, used, per_channel, snap, ok),
         )
-        cursor_job = None
+        cursor_job: Job | None = None
         if dry_run:
             result.duration_ms = (time.perf_counter() - t0) * 1000
             return result
@@ -302,7 +306,7 @@ class Retriever:
             with self._lock:
                 self._cursors[user_id] = new_cursor
 
-            def cursor_job(conn, c=new_cursor):  # type: ignore[no-untyped-def]
+            def cursor_job(conn: Connection, c: injection.Cursor = new_cursor) -> None:
                 injection.save_cursor(conn, user_id, c, now)
 
         result.duration_ms = (time.perf_counter() - t0) * 1000
@@ -363,7 +367,9 @@ class Retriever:
         self.recorder.flush()
 
     @staticmethod
-    def _hits(seqs, rows, kw, vec, gr, pool_a, pool_c) -> dict[int, fusion.Hit]:  # type: ignore[no-untyped-def]
+    def _hits(seqs: list[int], rows: Mapping[int, Row[Any]], kw: ch.KeywordHits,
+              vec: ch.VectorHits, gr: ch.GraphHits, pool_a: list[int],
+              pool_c: list[int]) -> dict[int, fusion.Hit]:
         hits: dict[int, fusion.Hit] = {}
         for s in seqs:
             r = rows.get(s)

@@ -339,16 +339,16 @@ class HeuristicExtractor:
         uncertain = guess or UNCERTAIN.search(clause) is not None
         emphasis = EMPHASIS.search(clause) is not None
         if hedge is not None:
-            for pat, repl in SUBJUNCTIVE:
-                clause = re.sub(pat, repl, clause, flags=re.IGNORECASE)
+            for said_as, repl in SUBJUNCTIVE:
+                clause = re.sub(said_as, repl, clause, flags=re.IGNORECASE)
             # The framing words go ("what if", "imagine"): read from the first "I".
             if (i := re.search(r"\bI(?:'m|\s)(?!guess|think|suppose)", clause)) is not None:
                 clause = clause[i.start():]
         else:
             clause = LEAD_IN.sub("", clause).strip()
             clause = MODALS.sub("I ", clause)
-            for pat, repl in SUBJECTLESS:  # chat drops the "I": "Been using Arch btw"
-                if re.match(pat, clause, re.IGNORECASE):
+            for start, repl in SUBJECTLESS:  # chat drops the "I": "Been using Arch btw"
+                if re.match(start, clause, re.IGNORECASE):
                     clause = repl + clause
                     break
         said = self._read(clause, ctx)

@@ -11,7 +11,7 @@ usable answer raises :class:`ExtractionError` with a sentence for the operator.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, NoReturn
 
 from memdesk.core.write.units import (
     MAX_UNITS,
@@ -23,6 +23,9 @@ from memdesk.core.write.units import (
     top_units,
     validate_unit,
 )
+
+if TYPE_CHECKING:
+    import ollama
 
 NAME = "ollama"
 DEFAULT_HOST = "http://localhost:11434"
@@ -61,7 +64,7 @@ vegetarian", "my daughter Emma is 7") the entity is that person ("wife", "Emma")
 Return {"memories": []} for greetings, thanks, acknowledgements, small talk, sarcasm, \
 questions, and passing states ("I'm tired today"). Never invent what was not said."""
 
-UNIT_SCHEMA: dict[str, Any] = {
+UNIT_SCHEMA: dict[str, object] = {
     "type": "object",
     "properties": {
         "text": {"type": "string"},
@@ -75,7 +78,7 @@ UNIT_SCHEMA: dict[str, Any] = {
     },
     "required": ["text", "type", "importance", "confidence", "entity", "attribute", "value"],
 }
-REPLY_SCHEMA: dict[str, Any] = {
+REPLY_SCHEMA: dict[str, object] = {
     "type": "object",
     "properties": {"memories": {"type": "array", "items": UNIT_SCHEMA,
                                 "maxItems": MAX_UNITS}},
@@ -83,18 +86,18 @@ REPLY_SCHEMA: dict[str, Any] = {
 }
 
 
-def _no_constants(name: str) -> Any:
+def _no_constants(name: str) -> NoReturn:
     raise ValueError(f"{name} is not valid JSON")
 
 
-def parse_reply(content: str) -> list[Any]:
+def parse_reply(content: str) -> list[object]:
     """The list of raw units in a reply, or ExtractionError when it is malformed."""
     try:
         data = json.loads(content, parse_constant=_no_constants)
     except (ValueError, TypeError) as exc:
         raise ExtractionError(f"the model's reply is not valid JSON ({exc})") from None
-    if isinstance(data, dict) and isinstance(data.get("memories"), list):
-        return data["memories"]
+    if isinstance(data, dict) and isinstance(memories := data.get("memories"), list):
+        return memories
     if isinstance(data, list):  # the contract's bare array, from a model ignoring format=
         return data
     raise ExtractionError("the model's reply is JSON but not {\"memories\": [...]}")
@@ -115,7 +118,7 @@ class OllamaExtractor:
         self.host = host or DEFAULT_HOST
         self.model = model or DEFAULT_MODEL
         self.timeout = timeout
-        self._client = None
+        self._client: ollama.Client | None = None
 
     def _chat(self, turn: Turn) -> str:
         import httpx

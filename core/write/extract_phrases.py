@@ -261,7 +261,7 @@ def parse_predicate(predicate: str) -> list[Said]:
             m = pat.search(part)
             if m is None:
                 continue
-            said = parse(m)  # type: ignore[arg-type]
+            said = parse(m)
             if not said:
                 continue
             last = said[-1]

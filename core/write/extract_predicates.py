@@ -10,8 +10,9 @@ written from the triple, never copied from the turn, so it says exactly what is 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
 from memdesk.core.write import extract_lexicon as lx
 from memdesk.core.write.extract_text import ABBR_DOT, third_person_value
@@ -102,7 +103,20 @@ _DANGLING = (r"through|with|for|of|to|at|in|on|and|or|the|a|an|by|from|about|int
              r"|as|so|but")
 
 
-def value_of(m: re.Match[str], key: str = "v") -> str | None:
+class MatchLike(Protocol):
+    """What a parser reads of its match: an ``re.Match`` or a :class:`_Fake` (a match
+    whose ``verb`` group is fixed).  ``group`` gives ``str`` as re.Match's own stub
+    does: the groups the parsers read by name always take part in their patterns."""
+
+    @property
+    def string(self) -> str: ...
+    def group(self, key: str, /) -> str: ...
+    def groupdict(self) -> Mapping[str, str | None]: ...
+    def start(self, group: int | str = 0, /) -> int: ...
+    def end(self, group: int | str = 0, /) -> int: ...
+
+
+def value_of(m: MatchLike, key: str = "v") -> str | None:
     raw = m.groupdict().get(key)
     return _clean(raw) if raw else None
 
@@ -242,7 +256,7 @@ def _uses(m: re.Match[str]) -> list[Said]:
     return [Said(lx.preference_attribute(v, verb="uses"), v, f"uses {v}")]
 
 
-def _qualified(m: re.Match[str], v: str) -> str:
+def _qualified(m: MatchLike, v: str) -> str:
     """A lower-case value with the clause that narrows it: "languages with strong types",
     "meetings that run late" (the bare noun would say more than was said)."""
     if v[:1].isupper() or " " in v.strip():
@@ -251,7 +265,7 @@ def _qualified(m: re.Match[str], v: str) -> str:
     return f"{v} {third_person_value(q.group(1))}" if q else v
 
 
-def _likes(m: re.Match[str]) -> list[Said]:
+def _likes(m: MatchLike) -> list[Said]:
     v = value_of(m)
     if v is None or _PRONOUN_VALUE.match(v) or lx.deictic(v):
         return []
@@ -286,7 +300,7 @@ def _switch(m: re.Match[str]) -> list[Said]:
     return [Said(None, None, f"switched {'from ' + w + ' ' if w else ''}to {v}", True)]
 
 
-def _no_longer(m: re.Match[str]) -> list[Said]:
+def _no_longer(m: MatchLike) -> list[Said]:
     v = value_of(m)
     if v is None:
         return []
@@ -432,7 +446,7 @@ def parse_predicate(predicate: str) -> list[Said]:
         for pat, parse in PARSERS:
             m = pat.search(part)
             if m is not None:
-                said = parse(m)  # type: ignore[arg-type]
+                said = parse(m)
                 if said:
                     out += said
                     break

@@ -68,9 +68,8 @@ def my_attribute(clause: str) -> list[tuple[str, Said]]:
         kind = p.group("k") or lx.category(p.group("v")) or "thing"
         return [("user", favourite(kind, p.group("v")))]
     m = _MY_ATTR.match(clause)
-    if m is None or value_of(m) is None:
+    if m is None or (v := value_of(m)) is None:
         return []
-    v = value_of(m)
     if m.group("pick"):
         return [("user", favourite(m.group("pk"), v))]
     if m.group("job"):
@@ -115,16 +114,17 @@ def subject(clause: str, ctx: Context) -> Subject | None:
         rel = m.group("r").lower()
         rest = c[m.end():]
         named_is = re.search(r"name is|named|called", m.group(0), re.I) is not None
-        name: str | None = None
+        # Not ``name``: that one is always a str (the first branch above).
+        named: str | None = None
         pred = rest
         n = re.match(NAME, rest)
         if n and not _VERB_START.match(n.group("n")) and (
                 named_is or re.match(r",?\s+\S", rest[n.end():])):
-            name, pred = n.group("n"), rest[n.end():].lstrip(", ")
-        if name:
-            ctx.last, ctx.names[name.lower()] = (name, name), name
+            named, pred = n.group("n"), rest[n.end():].lstrip(", ")
+        if named:
+            ctx.last, ctx.names[named.lower()] = (named, named), named
             rel_said = Said("relation", rel, f"is the user's {rel}")
-            return Subject(name, name, pred, [rel_said])
+            return Subject(named, named, pred, [rel_said])
         ctx.last = (rel, f"The user's {rel}")
         return Subject(rel, f"The user's {rel}", pred)
     if m := re.match(r"^we\s+(?P<p>(?:use|are using|now use)\b.+)$", c, re.I | re.S):
