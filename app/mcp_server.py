@@ -41,6 +41,7 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from memdesk.core.embeddings import EmbeddingsUnavailable
 from memdesk.core.errors import MemdeskError
+from memdesk.core.guard.access import AccessLog
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.ids import new_id
 from memdesk.core.read.config import ReadConfig
@@ -49,7 +50,7 @@ from memdesk.core.write.units import Extractor
 from memdesk.core.write.worker import Worker, WorkerConfig
 
 from . import mcp_tools_read, mcp_tools_write
-from .mcp_common import Scope, forbid_unknown_arguments
+from .mcp_common import Scope, forbid_unknown_arguments, record_calls
 from .mcp_identity import LOCAL, Binding, Caller, current_caller
 from .mcp_lines import serve_stdio
 
@@ -108,6 +109,9 @@ class Runtime:
         self.store = store
         self.binding = binding or Binding()
         self.scope = Scope(self.binding)
+        # Every tool call, reads included, with the caller's token (the operator's
+        # access log: File → Agent tokens…, memdesk tokens list / log).
+        self.access = AccessLog(store)
         # Set once the model has loaded and the snapshots are warm (or vectors are off).
         self.ready = threading.Event()
         self._keyword: Retriever | None = None
@@ -193,6 +197,7 @@ class Runtime:
         if self._thread.is_alive():
             self._thread.join(timeout)
         self.retriever.flush()
+        self.access.close()
 
     # -- provenance ---------------------------------------------------------------------
     def session_id(self, session: Any) -> str:
@@ -238,6 +243,7 @@ def build_server(rt: Runtime) -> MCPServer:
     mcp_tools_write.register(mcp, rt)
     mcp_tools_read.register(mcp, rt)
     forbid_unknown_arguments(mcp)
+    record_calls(mcp, rt.access, rt.transport)
     return mcp
 
 
