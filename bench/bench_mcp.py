@@ -230,7 +230,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
         shutil.copy(src, db)
-        store = MemoryStore.open(db)  # upgrades a cached store to this revision
+        store = MemoryStore.open(db, allow_upgrade=True)  # a cached store: to this revision
         ensure_read_tables(store)
         if not a.no_vectors:
             n, secs = fill_embeddings(store)
