@@ -134,7 +134,8 @@ def result_count(tool: str, result: Any) -> int | None:
     return 1 if "memory_id" in result or "id" in result else None
 
 
-def record_calls(server: MCPServer, log: AccessLog, transport: str) -> None:
+def record_calls(server: MCPServer, log: AccessLog, transport: str, *,
+                 on_answered: Callable[[], None] = lambda: None) -> None:
     """Log every tool call in the access log (core/guard/access.py): the caller's
     token, the tool, the user it acted for, the memories it returned, the outcome.
 
@@ -162,6 +163,7 @@ def record_calls(server: MCPServer, log: AccessLog, transport: str) -> None:
                            tool=_name, user_id=note.get("refused") or note.get("user"),
                            results=result_count(_name, result) if outcome == "ok" else None,
                            outcome=outcome, ms=(time.perf_counter() - t0) * 1000)
+                on_answered()
 
         tool.fn = logged
 

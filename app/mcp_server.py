@@ -21,10 +21,14 @@ poisoning guard weighs (core/guard/), and may name itself and its run (``agent_i
 ``run_id``).  Operators outrank agents: a memory an operator curated is never changed by
 an agent (core/guard/agent_actions.py).
 
-The model loads and recent users' snapshots are built in the background at start; a
-``retrieve`` that arrives first waits a bounded time, then answers from the keyword and
-graph channels with a note.  Database work runs in worker threads (``anyio.to_thread``)
-so one slow call never stalls the session's event loop.
+The model loads in the background once the handshake is over (the first tool call
+answered, or a second after start), then recent users' snapshots are built; a
+``retrieve`` that arrives first answers at once from the keyword and graph channels,
+with a note (``MEMDESK_MCP_READY_WAIT_S`` makes it wait, bounded).  Writes run in
+worker threads (``anyio.to_thread``) so a call waiting for a lock never stalls the
+session's event loop; a read runs on the loop when no other read is running
+(app/mcp_common.py ``run_read``).  Every tool call is logged with its caller's token
+(core/guard/access.py).
 """
 
 from __future__ import annotations
@@ -65,10 +69,11 @@ INSTRUCTIONS = (
     "what happened to one. Writes that read as instructions to the model, and changes to "
     "memories a human operator curated, are held for the operator's review."
 )
-# How long a retrieve that arrives before the model has loaded waits for it (0.5 s) before it
-# answers from the keyword and graph channels (the first call after start < 1.5 s).
+# How long a retrieve that arrives before the model has loaded waits for it before it
+# answers from the keyword and graph channels, with a note: not at all by default (the
+# model takes seconds to load, far more than a first call may wait: < 1.5 s).
 # MEMDESK_MCP_READY_WAIT_S changes it (bench/bench_mcp.py --first-contact times both).
-def _ready_wait_s(default: float = 0.5) -> float:
+def _ready_wait_s(default: float = 0.0) -> float:
     try:
         value = float(os.environ.get("MEMDESK_MCP_READY_WAIT_S", default))
     except ValueError:
@@ -76,6 +81,11 @@ def _ready_wait_s(default: float = 0.5) -> float:
     return value if 0.0 <= value <= 600.0 else default
 
 
+# The model starts loading once the first tool call is answered, or this long after
+# the server is up if none comes first: importing torch holds the interpreter for
+# seconds (tens on a loaded machine), and done at once it slowed the handshake and the
+# first (keyword channel) call several times over.
+WARM_DELAY_S = 3.0
 READY_WAIT_S = _ready_wait_s()
 
 
@@ -114,6 +124,7 @@ class Runtime:
         self.access = AccessLog(store)
         # Set once the model has loaded and the snapshots are warm (or vectors are off).
         self.ready = threading.Event()
+        self._answered = threading.Event()  # a first tool call has been answered
         self._keyword: Retriever | None = None
         self._rewarm = threading.Event()
         self.transport = transport
@@ -131,23 +142,32 @@ class Runtime:
     # -- the job worker ---------------------------------------------------------------
     def start(self) -> None:
         self._thread.start()
+        if not self.vectors:
+            self.ready.set()  # no model to wait for
         threading.Thread(target=self._warm_up, name="memdesk-mcp-warmup", daemon=True).start()
 
+    def call_answered(self) -> None:
+        """A tool call was answered: the handshake is over, the model may load now."""
+        self._answered.set()
+
     def _warm_up(self) -> None:
+        self._answered.wait(WARM_DELAY_S)
         try:
             if self.vectors:  # load the model now, not on the first retrieve
                 try:
                     self.retriever.embedder().encode(["warm up"])
                 except EmbeddingsUnavailable as exc:
                     log.warning("vectors unavailable: %s", exc)
-            self._warm_snapshots()
         finally:
             self.ready.set()
+        # Ready for every channel now; recent users' snapshots are built meanwhile
+        # (a call that comes first builds its own).
+        self._warm_snapshots()
 
     async def wait_ready(self, timeout: float = READY_WAIT_S) -> bool:
         """Wait (bounded) for the start-up warm-up; whether it is done."""
-        if self.ready.is_set():
-            return True
+        if self.ready.is_set() or timeout <= 0:
+            return self.ready.is_set()
         return await anyio.to_thread.run_sync(self.ready.wait, timeout)
 
     def readiness_note(self) -> str | None:
@@ -243,7 +263,7 @@ def build_server(rt: Runtime) -> MCPServer:
     mcp_tools_write.register(mcp, rt)
     mcp_tools_read.register(mcp, rt)
     forbid_unknown_arguments(mcp)
-    record_calls(mcp, rt.access, rt.transport)
+    record_calls(mcp, rt.access, rt.transport, on_answered=rt.call_answered)
     return mcp
 
 
