@@ -24,11 +24,9 @@ an agent (core/guard/agent_actions.py).
 The model loads in the background once the handshake is over (the first tool call
 answered, or a second after start), then recent users' snapshots are built; a
 ``retrieve`` that arrives first answers at once from the keyword and graph channels,
-with a note (``MEMDESK_MCP_READY_WAIT_S`` makes it wait, bounded).  Writes run in
-worker threads (``anyio.to_thread``) so a call waiting for a lock never stalls the
-session's event loop; a read runs on the loop when no other read is running
-(app/mcp_common.py ``run_read``).  Every tool call is logged with its caller's token
-(core/guard/access.py).
+with a note (``MEMDESK_MCP_READY_WAIT_S`` makes it wait, bounded).  Database work runs
+in worker threads (``anyio.to_thread``) so one slow call never stalls the session's
+event loop.  Every tool call is logged with its caller's token (core/guard/access.py).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ from memdesk.core.read.terms import MAX_QUERY_CHARS
 from memdesk.core.store.query import Status
 from memdesk.core.write.jobs import JobQueue
 
-from .mcp_common import READ, run_read
+from .mcp_common import READ, run_store
 from .mcp_models import (
     AgentArg,
     History,
@@ -86,7 +86,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
                     "preferences": [p.to_json() for p in r.preferences],  # type: ignore[misc]
                     "notes": notes, "duration_ms": round(r.duration_ms, 2)}
 
-        return await run_read(run)
+        return await run_store(run)
 
     @mcp.tool(annotations=READ)
     async def get_memory(memory_id: MemoryIdArg) -> MemoryWithOrigin:
@@ -100,7 +100,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
             out["origin"] = origin.to_json() if origin else None
             return out
 
-        return await run_read(run)  # type: ignore[return-value]
+        return await run_store(run)  # type: ignore[return-value]
 
     def page(user_id: str | None, *, text: str = "", types: list[str] | None = None,
              status: str, agent_id: str | None, run_id: str | None, offset: int,
@@ -129,7 +129,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
     ) -> Page:
         """Memories of one user that contain these words, newest first. Use retrieve to
         find what is relevant to a question; this finds exact words."""
-        return await run_read(page, user_id, text=text, types=list(types), status=status,
+        return await run_store(page, user_id, text=text, types=list(types), status=status,
                                agent_id=agent_id, run_id=run_id, offset=0, limit=limit)
 
     @mcp.tool(annotations=READ)
@@ -144,7 +144,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
     ) -> Page:
         """One user's memories, newest first, a page at a time (more/next_offset say
         whether another page follows)."""
-        return await run_read(page, user_id, status=status, agent_id=agent_id,
+        return await run_store(page, user_id, status=status, agent_id=agent_id,
                                run_id=run_id, offset=offset, limit=limit)
 
     @mcp.tool(annotations=READ)
@@ -156,7 +156,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
             events = agent_actions.history(store, memory_id, rt.scope.serves("read"))
             return {"memory_id": memory_id, "events": events}  # type: ignore[typeddict-item]
 
-        return await run_read(run)
+        return await run_store(run)
 
     @mcp.tool(annotations=READ)
     async def job_status(job_id: JobIdArg) -> JobState:
@@ -182,4 +182,4 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
                     "waited_s": round((end - job.created_at).total_seconds(), 3),
                     "memory_ids": visible, "held_for_review": held, "error": job.error}
 
-        return await run_read(run)
+        return await run_store(run)
