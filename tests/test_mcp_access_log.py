@@ -162,3 +162,46 @@ def test_bad_log_requests_are_refused(tmp_path: Path) -> None:
     assert done.returncode != 0 and "--limit" in done.stderr and "Traceback" not in done.stderr
     assert "no calls logged" in memdesk(db, "tokens", "log")
     assert os.path.exists(db)
+
+
+def test_sigterm_stops_the_http_server_cleanly_with_its_last_calls_logged(
+        tmp_path: Path) -> None:
+    import signal
+    import socket
+
+    from .mcp_http_support import free_port
+
+    db = tmp_path / "s.db"
+    store = MemoryStore.open(db, create=True)
+    secret = tokens.add_token(store, "dave-bot", ["dave"], ["read"]).secret
+    store.close()
+    port = free_port()
+    proc = subprocess.Popen([MEMDESK, "mcp", "--http", "--port", str(port), "--db", str(db),
+                             "--no-vectors", "--offline"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env(tmp_path))
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+
+        async def run() -> None:
+            async with session(f"http://127.0.0.1:{port}/mcp", secret) as s:
+                await call(s, "list_memories", user_id="dave")
+
+        anyio.run(run)
+        proc.send_signal(signal.SIGTERM)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    # Through the server's cleanup (uvicorn re-raised SIGTERM, which used to end the
+    # process before the job worker, the records and the access log were flushed).
+    assert proc.returncode == 0, err.decode(errors="replace")
+    rows = json.loads(memdesk(db, "tokens", "log", "dave-bot", "--json"))
+    assert [(r["tool"], r["user_id"]) for r in rows] == [("list_memories", "dave")]
