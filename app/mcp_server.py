@@ -22,7 +22,7 @@ poisoning guard weighs (core/guard/), and may name itself and its run (``agent_i
 an agent (core/guard/agent_actions.py).
 
 The model loads in the background once the handshake is over (the first tool call
-answered, or a second after start), then recent users' snapshots are built; a
+answered, or 3 s after start), then recent users' snapshots are built; a
 ``retrieve`` that arrives first answers at once from the keyword and graph channels,
 with a note (``MEMDESK_MCP_READY_WAIT_S`` makes it wait, bounded).  Database work runs
 in worker threads (``anyio.to_thread``) so one slow call never stalls the session's
@@ -120,7 +120,7 @@ class Runtime:
         # Every tool call, reads included, with the caller's token (the operator's
         # access log: File → Agent tokens…, memdesk tokens list / log).
         self.access = AccessLog(store)
-        # Set once the model has loaded and the snapshots are warm (or vectors are off).
+        # Set once the model has loaded (at start when vectors are off).
         self.ready = threading.Event()
         self._answered = threading.Event()  # a first tool call has been answered
         self._keyword: Retriever | None = None
