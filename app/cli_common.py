@@ -11,7 +11,12 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from datetime import datetime
+from typing import TYPE_CHECKING, TypeVar
+
+if TYPE_CHECKING:  # imported when a command runs: start-up stays fast
+    from memdesk.core.store.memory_store import MemoryStore
 
 EXIT_ERROR, EXIT_USAGE, EXIT_STORE, EXIT_NOTFOUND, EXIT_CONFLICT = 1, 2, 3, 4, 5
 EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a Unix tool whose reader left
@@ -110,11 +115,14 @@ def seconds(text: str) -> float:
     return s
 
 
-def checked(check):  # type: ignore[no-untyped-def]
+_T = TypeVar("_T")
+
+
+def checked(check: Callable[[str], _T]) -> Callable[[str], _T]:
     """An argparse type from a core check (``taxonomy.check_type``…): its message on exit 2."""
     from memdesk.core.errors import ValidationError
 
-    def convert(text: str):  # type: ignore[no-untyped-def]
+    def convert(text: str) -> _T:
         try:
             return check(text)
         except ValidationError as exc:
@@ -130,10 +138,10 @@ def err(msg: str) -> None:
 # Stores the running command opened; cli.run closes them when it returns.  A process
 # exit would drop the connections anyway, but main() also runs in-process (tests, the
 # GUI's smoke path), and a PostgreSQL connection left open there leaks a server backend.
-_OPENED: list = []
+_OPENED: list[MemoryStore] = []
 
 
-def open_store(args: argparse.Namespace, *, create: bool = True):  # type: ignore[no-untyped-def]
+def open_store(args: argparse.Namespace, *, create: bool = True) -> MemoryStore:
     from memdesk.core.store.backup import keep_backed_up
     from memdesk.core.store.memory_store import MemoryStore
 
@@ -151,7 +159,7 @@ def close_opened() -> None:
         _OPENED.pop().close()
 
 
-def memory_id(store, ref: str) -> str:  # type: ignore[no-untyped-def]
+def memory_id(store: MemoryStore, ref: str) -> str:
     """A memory's full id from its id or a unique prefix (exit 2 if ambiguous, 4 if none)."""
     from memdesk.core.store.prefixes import memory_id as resolve
 

@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdesk.core.errors import ValidationError
 
 from .cli_common import open_store, parse_range
+
+if TYPE_CHECKING:
+    from memdesk.core.curation.estimate import Share
+    from memdesk.core.curation.mixing import PickInfo
+    from memdesk.core.curation.service import Sweeps
 
 
 def register_learning(ss: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
@@ -49,13 +54,13 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, ensure_ascii=False, indent=1, default=str))
 
 
-def picks_json(picks) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def picks_json(picks: dict[int, PickInfo]) -> dict[str, Any]:
     return {"picks": [{"item": p.pos + 1, "guided": p.guided, "inclusion_p": p.inclusion_p,
                        "score": p.score, "reason": p.reason}
                       for p in sorted(picks.values(), key=lambda p: p.pos)]}
 
 
-def print_guidance(sweeps, share: str, picks) -> None:  # type: ignore[no-untyped-def]
+def print_guidance(sweeps: Sweeps, share: str, picks: dict[int, PickInfo]) -> None:
     guided = [p for p in picks.values() if p.guided]
     if guided:
         print(f"{len(guided)} guided picks, {len(picks) - len(guided)} uniform draws "
@@ -66,7 +71,7 @@ def print_guidance(sweeps, share: str, picks) -> None:  # type: ignore[no-untype
         print("All uniform: " + sweeps.guidance().message)
 
 
-def _share(s) -> str:  # type: ignore[no-untyped-def]
+def _share(s: Share) -> str:
     n = f", ≈ {s.memories:,}" if s.memories is not None else ""
     return f"{s.p:6.1%} ({s.lo:.1%}–{s.hi:.1%}{n}; n={s.n})"
 

@@ -12,8 +12,12 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .cli_common import EXIT_ERROR, EXIT_USAGE, err, open_store, short
+
+if TYPE_CHECKING:
+    from memdesk.core.read.config import ReadConfig
 
 # The fixtures live in the source tree's tests/ (an editable install finds them).
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "data" / "dispositional"
@@ -53,7 +57,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(handler=cmd_eval)
 
 
-def _config(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _config(args: argparse.Namespace) -> ReadConfig:
     from memdesk.core.read.config import ReadConfig
 
     cfg = ReadConfig()

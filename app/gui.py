@@ -10,8 +10,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memdesk.core.demo_store import build_demo, demo_exists, demo_store_path
+
+if TYPE_CHECKING:  # Qt is imported once the display is known to work
+    from PySide6.QtCore import QCoreApplication, QTimer
+
+    from memdesk.ui.demo_builder import DemoBuilder
+    from memdesk.ui.main_window import MainWindow
 
 
 def ensure_demo_store(size: int = 5000) -> Path:
@@ -34,8 +41,8 @@ class Launcher:
 
     def __init__(self, demo_size: int = 5000) -> None:
         self.demo_size = demo_size
-        self.window = None
-        self.builder = None
+        self.window: MainWindow | None = None
+        self.builder: DemoBuilder | None = None
         self.exit_code = 0
         self.last_error: str | None = None
 
@@ -79,9 +86,9 @@ class Launcher:
                         continue
                 self.exit_code = 3
                 return False
-        self.window = MainWindow(store)
-        self.window.demo_path = demo_store_path()
-        self.window.show()
+        window = self.window = MainWindow(store)
+        window.demo_path = demo_store_path()
+        window.show()
         return True
 
     def open_demo(self) -> None:
@@ -89,10 +96,11 @@ class Launcher:
 
         from memdesk.ui.demo_builder import DemoBuilder
 
-        def ready(path: object) -> None:
-            if not self.open(path):  # type: ignore[arg-type]
+        def ready(path: str | Path) -> None:
+            if not self.open(path):
                 QApplication.exit(self.exit_code)
-            elif self.builder is not None and self.builder.built_now:
+            elif (self.builder is not None and self.builder.built_now
+                  and self.window is not None):  # open() just showed it
                 self.window.write_service.embed()  # a new demo gets its vectors
 
         def failed(message: str) -> None:
@@ -100,10 +108,10 @@ class Launcher:
             if not self.open_after(message):
                 QApplication.exit(self.exit_code)
 
-        self.builder = DemoBuilder(None, demo_store_path(), self.demo_size)
-        self.builder.ready.connect(ready)
-        self.builder.failed.connect(failed)
-        self.builder.start()
+        builder = self.builder = DemoBuilder(None, demo_store_path(), self.demo_size)
+        builder.ready.connect(ready)
+        builder.failed.connect(failed)
+        builder.start()
 
     def open_after(self, message: str) -> bool:
         self.last_error = message
@@ -141,20 +149,20 @@ class CtrlC:
         import signal
 
         self.launcher = launcher
-        self.app = None
+        self.app: QCoreApplication | None = None
         self.running = False
         self.asked = False
-        self.ticker = None
+        self.ticker: QTimer | None = None
         signal.signal(signal.SIGINT, self._on_sigint)
 
-    def attach(self, app) -> None:  # type: ignore[no-untyped-def]
+    def attach(self, app: QCoreApplication) -> None:
         from PySide6.QtCore import QTimer
 
         self.app = app
         QTimer.singleShot(0, self._started)
-        self.ticker = QTimer()
-        self.ticker.timeout.connect(lambda: None)  # only gives Python a turn
-        self.ticker.start(200)
+        ticker = self.ticker = QTimer()
+        ticker.timeout.connect(lambda: None)  # only gives Python a turn
+        ticker.start(200)
 
     def _started(self) -> None:
         self.running = True
@@ -169,7 +177,8 @@ class CtrlC:
     def _quit(self) -> None:
         if self.launcher.window is not None:
             self.launcher.window.close()  # its closeEvent waits for background work
-        self.app.exit(EXIT_INTERRUPTED)  # type: ignore[union-attr]
+        assert self.app is not None  # attach() ran before the event loop did
+        self.app.exit(EXIT_INTERRUPTED)
 
 
 def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) -> int:

@@ -298,7 +298,7 @@ async def serve_stdio(server: Any) -> None:
     with claimed_stdio() as (wire_in, wire_out):
         out = LineWriter(wire_out)
         lines = JudgedLines(LineReader(wire_in), out)
-        async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]
+        async with stdio_server(stdin=lines, stdout=out) as (read, write):  # type: ignore[arg-type]  # the SDK wants anyio.AsyncFile; ours duck-type what it calls
             # The SDK's own in-memory transport reaches the low-level server the same way.
             low = server._lowlevel_server
             await low.run(read, write, low.create_initialization_options())

@@ -32,7 +32,7 @@ def _note(origin: AgentOrigin) -> str:
 
 
 def _change(c: agent_actions.AgentChange) -> ChangeResult:
-    return {"memory_id": c.memory_id, "status": c.status, "message": c.message,  # type: ignore[typeddict-item]
+    return {"memory_id": c.memory_id, "status": c.status, "message": c.message,
             "correction_id": c.new_memory_id, "reasons": list(c.reasons)}
 
 

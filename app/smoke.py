@@ -94,8 +94,9 @@ def _run(db: str | None, tmp: Path) -> int:
     window.wait_idle()
     window.close()
     store.close()
-    if "error" in outcome:
-        raise outcome["error"]  # type: ignore[misc]
+    error = outcome.get("error")
+    if isinstance(error, BaseException):  # what build_views or wait_for_rows caught
+        raise error
     print(f"views: {', '.join(built)}")
     print(f"browser: {outcome['rows']} rows on the first page of {total}")
     print(unavailable_reason() or "vectors are on")

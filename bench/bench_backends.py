@@ -8,7 +8,7 @@
 reader process (retrieve) at the same time, on stores with a real vector on every row.
 
 Without ``--pg-url`` a throwaway PostgreSQL server is started from the Debian binaries
-(tests/pg.py, with fsync and synchronous commit on) and stopped at the end.  Per
+(tests/helpers/pg.py, with fsync and synchronous commit on) and stopped at the end.  Per
 backend: demo load time, audited single-row writes per second (one transaction each,
 as ``memdesk add`` does), and median / p95 of the browser's first page (sorted by
 created_at), a text-filter page, an as-you-type prefix page and a filtered count.
@@ -94,7 +94,7 @@ def main() -> None:
         run("postgresql", args.pg_url, args.size, args.writes, args.repeat)
         return
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repo, for tests.pg
-    from tests.pg import start_server
+    from tests.helpers.pg import start_server
 
     server = start_server(durable=True)  # fsync and synchronous commit on, as deployed
     try:

@@ -190,7 +190,7 @@ def bench_edits(seconds: float, backends: list[str]) -> None:
         for backend in backends:
             if backend == "postgresql":
                 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-                from tests import pg
+                from tests.helpers import pg
 
                 server = server or pg.start_server(durable=True)
             for cas in (True, False):

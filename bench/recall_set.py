@@ -6,7 +6,7 @@ Each query carries its own memories inline: ``answers`` (what a good system retu
 system's ranking is scored by id and the right answers are known by construction.
 
 :func:`problems` is the set's integrity check, run by the benchmark before anything
-else and by tests/test_bench_recall.py, so a broken set fails CI: at least
+else and by tests/read/test_bench_recall.py, so a broken set fails CI: at least
 ``MIN_PER_CATEGORY`` queries in every category, unique ids, answers where the category
 needs them, and no content word shared between a paraphrase query and its answers
 under the retriever's own keyword rules (``memdesk.core.read.terms``: its stop words,

@@ -159,7 +159,7 @@ def main(args) -> None:  # type: ignore[no-untyped-def]
     url = args.pg_url
     if url is None:
         sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-        from tests.pg import start_server
+        from tests.helpers.pg import start_server
 
         server = start_server(durable=True)
         url = server.new_database(prefix="scale")

@@ -21,7 +21,7 @@ dropped and rebuilt once, so 1,000,000 rows take about a minute.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -142,7 +142,7 @@ class _Row:
         # Every write path routes when no layer is given; the demo gives none.
         self.layer = route(self.type).value
 
-    def as_tuple(self) -> tuple:
+    def as_tuple(self) -> tuple[object, ...]:
         return tuple(
             v.strftime("%Y-%m-%d %H:%M:%S.%f") if isinstance(v, datetime) else v
             for v in (getattr(self, c) for c in COLUMNS)
@@ -305,7 +305,7 @@ class DemoGenerator:
         return (f"Reasoned that {a} is simpler than {b} for the {w} because {c(REASONS)}.",
                 "tech", None, None, None, None)
 
-    def rows(self, size: int):  # type: ignore[no-untyped-def]
+    def rows(self, size: int) -> Iterator[_Row]:
         """Yield ``size`` rows (scenario rows first, then the generated body)."""
         users = self._users(size)
         scenario = list(self._scenarios(users))[:size]
@@ -349,7 +349,7 @@ class DemoGenerator:
                 yield from self.extra
                 self.extra.clear()
 
-    def _scenarios(self, users: list[str]):  # type: ignore[no-untyped-def]
+    def _scenarios(self, users: list[str]) -> Iterator[_Row]:
         """Hand-shaped cases every demo store contains, generated per user."""
         for i, user in enumerate(users[: len(USERS)]):
             base = self.end - timedelta(days=150 - i * 7)
@@ -445,7 +445,7 @@ def generate(
             )]
             for name, _sql in indexes:
                 conn.exec_driver_sql(f'DROP INDEX "{name}"')
-        batch: list[tuple] = []
+        batch: list[tuple[object, ...]] = []
         for row in gen.rows(size):
             batch.append(row.as_tuple())
             if len(batch) >= chunk:

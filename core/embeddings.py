@@ -90,8 +90,7 @@ class Embedder:
                     from sentence_transformers import SentenceTransformer
                     from transformers.utils import logging as hf_logging
 
-                    # transformers ships no annotations for its logging helpers
-                    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
+                    hf_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # transformers leaves its logging helpers unannotated
                     self._model = SentenceTransformer(model_path(), device="cpu")
                 except EmbeddingsUnavailable:
                     raise

@@ -62,7 +62,9 @@ def undo_event(store: MemoryStore, event_id: int, *, actor: str = "operator") ->
                 "not an action that can be undone")
         kinds = event_kinds(conn, ev)
         new_ev = handler(store, conn, ev, actor, None)
-    memory_ids = (ev.memory_id,) if action.stream is acts.Stream.MEMORY else ()
+    # A memory row always names its memory (the handler found it to undo it).
+    memory_ids = ((ev.memory_id,) if action.stream is acts.Stream.MEMORY
+                  and ev.memory_id is not None else ())
     return Changes(memory_ids, (new_ev,), None, kinds, action=acts.UNDO)
 
 

@@ -6,7 +6,6 @@ import atexit
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -21,13 +20,11 @@ if "MEMDESK_BACKUP_DIR" not in os.environ:
 
 from memdesk.core import demo
 from memdesk.core.store.memory_store import MemoryStore
-
-DEMO_END = datetime(2026, 11, 1)
-
+from tests.helpers.stores import DEMO_END, Lifecycle, add_lifecycle_rows, close_store
 
 # Test modules whose store fixtures run on both backends (the `backend` parameter);
 # every other module runs on SQLite only.  PostgreSQL needs the server binaries:
-# see tests/pg.py.
+# see tests/helpers/pg.py.
 BOTH_BACKENDS = frozenset({
     "test_store", "test_fts", "test_undo", "test_contradictions", "test_sweep",
     "test_delta_store", "test_postgres", "test_read_retriever", "test_vectors",
@@ -37,7 +34,7 @@ BOTH_BACKENDS = frozenset({
     # CLI's store commands.
     "test_lifecycle", "test_query_status_layers", "test_fts_results", "test_store_api",
     "test_store_edit_contract",
-    "test_delta_edges", "test_curation_edges", "test_read_injection",
+    "test_delta_thresholds", "test_curation_thresholds_and_ties", "test_read_injection",
     "test_read_maintain", "test_write_jobs", "test_guard_store", "test_transfer",
     "test_cli_pg", "test_agent_scope_store", "test_edit_compare_and_set", "test_decisions_race",
     "test_cli_edit_delete",
@@ -66,66 +63,6 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("backend", ["sqlite", "postgresql"], indirect=True)
 
 
-@dataclass(frozen=True)
-class Lifecycle:
-    """Ids of the rows ``add_lifecycle_rows`` wrote, by what they are."""
-
-    active: str  # active, has a topic; value "Acme Corp" for (user, "employer")
-    active_no_topic: str  # active with topic NULL; same value spelt differently
-    superseded: str  # superseded by ``active``; value "Superseded Ltd"
-    expired: str  # valid_until in the past, not superseded; value "Expired Inc"
-    deleted: str  # soft-deleted; value "Deleted GmbH"
-    deleted_no_topic: str  # soft-deleted and topic NULL
-    expired_only_user: str  # another user's only conflicting value is expired
-    expired_only_user_active: str
-
-    @property
-    def inactive(self) -> tuple[str, ...]:
-        return (self.superseded, self.expired, self.deleted, self.deleted_no_topic,
-                self.expired_only_user)
-
-    @property
-    def all(self) -> tuple[str, ...]:
-        return (self.active, self.active_no_topic, self.expired_only_user_active, *self.inactive)
-
-
-LIFECYCLE_ROWS = 8  # rows add_lifecycle_rows writes
-LIFECYCLE_DELETED = 2
-LIFECYCLE_EXPIRED = 2  # expired and not superseded
-LIFECYCLE_SUPERSEDED = 1
-# The word every lifecycle row's text contains (and no demo row does).
-LIFECYCLE_WORD = "zephyrkite"
-
-
-def add_lifecycle_rows(s: MemoryStore, user: str, other_user: str, at: datetime) -> Lifecycle:
-    """Rows outside the active belief state (superseded, expired, soft-deleted) and rows
-    with a NULL topic, all about one word and one entity+attribute, so that every query
-    of the active state meets them and must leave them out.  Inactive rows carry values
-    that would make contradictions if they counted."""
-
-    def add(text: str, value: str, topic: str | None, who: str = user, days: int = 0) -> str:
-        return s.add(user_id=who, text=f"{text} {LIFECYCLE_WORD}", type="fact", topic=topic,
-                     entity="user", attribute="employer", value=value, layer="semantic",
-                     importance=0.45, confidence=0.8,
-                     created_at=at + timedelta(days=days)).id
-
-    active = add("User is employed by Acme Corp", "Acme Corp", "work", days=3)
-    active_nt = add("User still works for ACME corp", "  acme  corp", None, days=4)
-    superseded = add("User is employed by Superseded Ltd", "Superseded Ltd", "work", days=1)
-    s.supersede(superseded, active)
-    expired = add("User was employed by Expired Inc", "Expired Inc", "work", days=2)
-    s.update(expired, valid_until=at + timedelta(days=2, hours=1))
-    deleted = add("User is employed by Deleted GmbH", "Deleted GmbH", "work", days=5)
-    s.soft_delete(deleted)
-    deleted_nt = add("User is employed by Deleted Twice", "Deleted Twice", None, days=6)
-    s.soft_delete(deleted_nt)
-    other_active = add("Other user employed by Initech", "Initech", "work", other_user, 1)
-    other_expired = add("Other user was employed by Hooli", "Hooli", "work", other_user, 2)
-    s.update(other_expired, valid_until=at + timedelta(days=2, hours=1))
-    return Lifecycle(active, active_nt, superseded, expired, deleted, deleted_nt,
-                     other_expired, other_active)
-
-
 @pytest.fixture
 def backend(request: pytest.FixtureRequest) -> str:
     """"sqlite" (every module) or "postgresql" (the modules in BOTH_BACKENDS, twice)."""
@@ -139,7 +76,7 @@ def pg_server():
     Without the binaries the PostgreSQL tests skip, saying why; under CI (CI=true) they
     fail instead, so a CI run can never pass with the PostgreSQL half silently missing.
     """
-    from tests import pg
+    from tests.helpers import pg
 
     try:
         server = pg.start_server()
@@ -174,13 +111,6 @@ def store_path(tmp_path: Path, backend: str, request: pytest.FixtureRequest) -> 
     if backend == "postgresql":
         return request.getfixturevalue("pg_url")
     return tmp_path / "store.db"
-
-
-def close_store(s: MemoryStore) -> None:
-    """Close ``s``; the store lets its retrieval recorder (a background writer) finish
-    first, so no record opens a connection after close (PostgreSQL's driver warns about
-    that, and warnings are errors here)."""
-    s.close()
 
 
 @pytest.fixture(scope="session")

@@ -326,7 +326,8 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(cache, ignore_errors=True)
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", MEMDESK_TEST_FIXTURE_CACHE=str(cache))
     subprocess.check_call([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                           "tests/test_demo.py::test_shape_of_a_demo_store"], cwd=ROOT, env=env)
+                           "tests/demo/test_demo.py::test_shape_of_a_demo_store"],
+                          cwd=ROOT, env=env)
     names: list[str] = []
     if args.sample and (modules or args.retest_survivors):
         ap.error("--sample draws from every module; name none")

@@ -150,13 +150,13 @@ class Desk(QObject):
         self.last_error = None
         if not op.background:
             try:
-                result = op.call()  # type: ignore[call-arg]
+                result = op.call()  # type: ignore[call-arg]  # a foreground op's call takes no TaskState
             except MemdeskError as exc:
                 self._fail(op, str(exc))
                 return False
             self._finish(op, result)
             return True
-        task = Task(op.call, self)  # type: ignore[arg-type]
+        task = Task(op.call, self)  # type: ignore[arg-type]  # a background op's call takes its TaskState
         task.finished.connect(lambda result, t=task: self._task_done(t, op, result))
         task.failed.connect(lambda exc, tb, t=task: self._task_failed(t, op, exc, tb))
         task.progress.connect(self.progress)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QColor
+from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from memdesk.core.delta.snapshots import SnapshotSeries
@@ -67,7 +67,7 @@ class IndexDateAxis(pg.AxisItem):
         super().__init__("bottom")
         self.times: list[datetime] = []
 
-    def tickStrings(self, values, scale, spacing):  # type: ignore[no-untyped-def]
+    def tickStrings(self, values: list[float], scale: float, spacing: float) -> list[str]:
         n = len(self.times)
         # Only whole indexes are snapshots: with two snapshots pyqtgraph puts ticks at
         # halves too, and rounding them labelled places between (or beside) the data.
@@ -127,7 +127,7 @@ class SnapshotPlot(QWidget):
         self.plot.scene().sigMouseMoved.connect(self._hover)
         self.plot.scene().sigMouseClicked.connect(self._click)
 
-    def _curve(self, pen) -> pg.PlotDataItem:  # type: ignore[no-untyped-def]
+    def _curve(self, pen: QPen) -> pg.PlotDataItem:
         c = pg.PlotDataItem(pen=pen)
         c.setDownsampling(auto=True, method="peak")
         c.setClipToView(True)
@@ -219,7 +219,7 @@ class SnapshotPlot(QWidget):
         self.cursor.setVisible(True)
         self.readout.setText(self.describe(i))
 
-    def _click(self, event) -> None:  # type: ignore[no-untyped-def]
+    def _click(self, event: pg.GraphicsScene.mouseEvents.MouseClickEvent) -> None:
         if event.button() != Qt.MouseButton.LeftButton:
             return
         i = self.index_at(event.scenePos())

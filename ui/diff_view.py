@@ -6,7 +6,7 @@ caller's job (off the GUI thread)."""
 from __future__ import annotations
 
 from PySide6.QtCore import QRectF, QSize, QSortFilterProxyModel, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtGui import QColor, QPainter, QPaintEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFormLayout,
@@ -49,7 +49,7 @@ class InfluenceBars(QWidget):
     def sizeHint(self) -> QSize:
         return QSize(260, max(24, 22 * len(self.influence) + 4))
 
-    def paintEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def paintEvent(self, event: QPaintEvent) -> None:
         p = QPainter(self)
         p.setRenderHint(QPainter.RenderHint.Antialiasing)
         fm = p.fontMetrics()

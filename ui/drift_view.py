@@ -9,6 +9,8 @@ panel sits alongside, since dampening edits it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -23,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memdesk.core.delta.contracts import DeltaDiff
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import DiffRecord
 from memdesk.core.store.records import Changed, Changes
@@ -175,7 +178,7 @@ class DriftView(DeskView):
         self._diff.start(lambda state: (delta.diff(rec.before_id, rec.after_id),
                                         delta.stored_diff(rec.id)))
 
-    def _show_diff(self, result) -> None:  # type: ignore[no-untyped-def]
+    def _show_diff(self, result: tuple[DeltaDiff, DiffRecord]) -> None:
         d, rec = result
         self.diff_view.show_diff(
             d, rec, f"{rec.created_at:%Y-%m-%d %H:%M} · {elide(rec.goal, 70)} · change #{rec.id}"
@@ -237,7 +240,7 @@ class DriftView(DeskView):
         return self._run(Op(f"Undo the review of change #{target}",
                             lambda: delta.undo_review(target), done), target)
 
-    def _run(self, op: Op, diff_id: int) -> bool:  # type: ignore[type-arg]
+    def _run(self, op: Op[Any], diff_id: int) -> bool:
         self._select_after_load = diff_id  # keep the change selected after the reload
         ok = self.run(op)
         if not ok:

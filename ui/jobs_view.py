@@ -35,7 +35,7 @@ from memdesk.core.write.jobs import JobQueue, JobRecord, JobStatus
 
 from .actions import Desk, Op
 from .empty import EmptyNote
-from .ops import LatestTask
+from .ops import LatestTask, TaskState
 from .table_model import Index, RowsTableModel
 from .text import elide, plain_label, tooltip_text
 from .view import DeskView
@@ -146,7 +146,7 @@ class JobsView(DeskView):
     def reload(self, changes: Changes) -> None:
         queue, status = self.queue, self.status.currentData()
 
-        def work(state):  # type: ignore[no-untyped-def]
+        def work(state: TaskState) -> tuple[list[JobRecord], dict[str, int]]:
             return queue.list((status,) if status else (), limit=1000), queue.counts()
 
         self._load.start(work)

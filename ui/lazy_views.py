@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 from PySide6.QtWidgets import QWidget
 
@@ -33,7 +33,7 @@ class LazyViews:
     def __contains__(self, key: object) -> bool:
         return key in self._specs
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> Iterator[str]:
         return iter(self._specs)
 
     def __getitem__(self, key: str) -> QWidget:

@@ -11,9 +11,11 @@ message box.  Opening another store rebuilds every view for it and closes the ol
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, Qt, Signal, SignalInstance
+from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal, SignalInstance
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
@@ -52,6 +54,9 @@ from .transfer import add_to_file_menu
 from .view import View
 from .views import VIEWS, ViewSpec
 from .write_service import WriteService
+
+if TYPE_CHECKING:
+    from .browser import BrowserView
 
 KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
 KeyRole = Qt.ItemDataRole.UserRole + 1  # view key or filter name
@@ -142,11 +147,12 @@ class MainWindow(QMainWindow):
         return self.desk.changed
 
     # -- menus ------------------------------------------------------------------
-    def _action(self, menu: QMenu, text: str, shortcut: str | QKeySequence,
-                slot: object) -> QAction:
+    def _action(self, menu: QMenu, text: str,
+                shortcut: str | QKeySequence | QKeySequence.StandardKey,
+                slot: Callable[[], object]) -> QAction:
         a = QAction(text, self)
         a.setShortcut(QKeySequence(shortcut))
-        a.triggered.connect(lambda _=False: slot())  # type: ignore[operator]
+        a.triggered.connect(lambda _=False: slot())
         menu.addAction(a)
         return a
 
@@ -211,14 +217,14 @@ class MainWindow(QMainWindow):
 
         def walk(menu: QMenu) -> None:
             for a in menu.actions():
-                if a.menu() is not None:
-                    walk(a.menu())  # type: ignore[arg-type]
+                if isinstance(sub := a.menu(), QMenu):  # typed QObject; a menu's is a QMenu
+                    walk(sub)
                 elif not a.isSeparator():
                     out.append(a)
 
         for a in self.menuBar().actions():
-            if a.menu() is not None:
-                walk(a.menu())  # type: ignore[arg-type]
+            if isinstance(sub := a.menu(), QMenu):
+                walk(sub)
         return out
 
     def _fill_view_menu(self) -> None:
@@ -300,7 +306,7 @@ class MainWindow(QMainWindow):
         for w in old_views:
             shutdown(w)
             self.stack.removeWidget(w)
-            w.setParent(None)  # type: ignore[call-overload]
+            w.setParent(None)
             w.deleteLater()
         self._install(store)
         if old is not store:
@@ -347,9 +353,9 @@ class MainWindow(QMainWindow):
             self.stack.setCurrentWidget(browser)
             browser.apply_filter(flt)
 
-    def browser(self):  # type: ignore[no-untyped-def]  # -> BrowserView | None
+    def browser(self) -> BrowserView | None:
         """The Browse view (built on first use), which saved filters drive."""
-        from .browser import BrowserView  # built first anyway; imported here for typing
+        from .browser import BrowserView  # built first anyway; imported here for isinstance
 
         view = self.views.get(BROWSE)
         return view if isinstance(view, BrowserView) else None
@@ -387,12 +393,12 @@ class MainWindow(QMainWindow):
                     return
         raise KeyError(name)
 
-    def _sidebar_menu(self, pos: object) -> None:
-        idx = self.sidebar.indexAt(pos)  # type: ignore[arg-type]
+    def _sidebar_menu(self, pos: QPoint) -> None:
+        idx = self.sidebar.indexAt(pos)
         if idx.isValid() and idx.data(KindRole) == "saved":
             menu = QMenu(self)
             menu.addAction(self.delete_filter_action)
-            menu.exec(self.sidebar.viewport().mapToGlobal(pos))  # type: ignore[arg-type]
+            menu.exec(self.sidebar.viewport().mapToGlobal(pos))
 
     def ask_save_filter(self) -> None:
         browser = self.browser()
@@ -448,8 +454,8 @@ class MainWindow(QMainWindow):
             return
         self.open_path(path, create=True)
 
-    def _open_built_demo(self, path: object) -> None:
-        self.open_path(path, create=False)  # type: ignore[arg-type]
+    def _open_built_demo(self, path: str | Path) -> None:
+        self.open_path(path, create=False)
         if self._builder is not None and self._builder.built_now:
             self.write_service.embed()  # a new demo gets its vectors, in the background
 

@@ -13,7 +13,7 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, SignalInstance, Slot
 
 from memdesk.core.store.faults import as_store_error
 
@@ -61,7 +61,7 @@ class _Runnable(QRunnable):
         self._emit(self.signals.done, result)
 
     @staticmethod
-    def _emit(signal, *args: object) -> None:  # type: ignore[no-untyped-def]
+    def _emit(signal: SignalInstance, *args: object) -> None:
         # The receiving side may be destroyed (window closed, app quitting): nobody
         # is left to deliver to, and the work itself has finished.
         with contextlib.suppress(RuntimeError):

@@ -44,7 +44,8 @@ class OverviewView(DeskView):
         self._task.wait(msecs)
 
     def _fill(self, box: QGroupBox, items: dict[str, int]) -> None:
-        form: QFormLayout = box.layout()  # type: ignore[assignment]
+        form = box.layout()
+        assert isinstance(form, QFormLayout)  # every box here is built with one
         while form.rowCount():
             form.removeRow(0)
         for k, v in items.items():

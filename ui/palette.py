@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from PySide6.QtCore import QSortFilterProxyModel, Qt
-from PySide6.QtGui import QAction, QKeySequence, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -88,7 +88,7 @@ class CommandPalette(QDialog):
         if self.proxy.rowCount():
             self.list.selectRow(0)
 
-    def keyPressEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def keyPressEvent(self, event: QKeyEvent) -> None:
         # Up/Down move through the list while typing continues in the query box.
         if event.key() in (Qt.Key.Key_Up, Qt.Key.Key_Down) and self.proxy.rowCount():
             row = self.list.currentIndex().row()

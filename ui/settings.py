@@ -59,7 +59,7 @@ class Settings:
     # -- scalars --------------------------------------------------------------
     def _float(self, key: str, default: float) -> float:
         try:
-            v = float(self.q.value(key, default))  # type: ignore[arg-type]
+            v = float(self.q.value(key, default))  # type: ignore[arg-type]  # QSettings.value is typed object; a bad one is caught below
         except (TypeError, ValueError):
             return default
         return v if math.isfinite(v) and 0.0 <= v <= 1.0 else default

@@ -19,14 +19,15 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from memdesk.core.delta.contracts import DeltaDiff
 from memdesk.core.delta.service import DeltaMemory
-from memdesk.core.delta.snapshots import SnapshotSeries
+from memdesk.core.delta.snapshots import DiffRecord, SnapshotSeries
 from memdesk.core.store.records import Changed, Changes
 
 from .actions import Desk
 from .delta_plot import SnapshotPlot
 from .diff_view import DiffView
-from .ops import LatestTask
+from .ops import LatestTask, TaskState
 from .text import elide, plain_label
 from .view import DeskView
 
@@ -126,13 +127,13 @@ class SnapshotsView(DeskView):
         title = (f"Snapshot #{index} → #{index + 1} · {series.times[index]:%Y-%m-%d %H:%M} · "
                  f"{elide(series.goal, 60)}")
 
-        def work(state):  # type: ignore[no-untyped-def]
+        def work(state: TaskState) -> tuple[DeltaDiff, DiffRecord | None, str]:
             rec = delta.stored_diff(diff_id) if diff_id is not None else None
             return delta.diff(before, after), rec, title
 
         self._diff.start(work)
 
-    def _show_diff(self, result) -> None:  # type: ignore[no-untyped-def]
+    def _show_diff(self, result: tuple[DeltaDiff, DiffRecord | None, str]) -> None:
         d, rec, title = result
         self.diff_view.show_diff(d, rec, title)
         self.diffShown.emit(d)

@@ -107,7 +107,8 @@ class ConflictDialog(QDialog):
         super().__init__(parent)
         self.setWindowTitle("The memory changed while you edited it")
         self.choice = self.KEEP
-        current: MemoryRecord | None = exc.current  # type: ignore[assignment]
+        # The store always raises with the stored record (core.errors cannot name it).
+        current = exc.current if isinstance(exc.current, MemoryRecord) else None
         lay = QVBoxLayout(self)
         note = QLabel(f"Someone else changed memory {exc.memory_id} (version {exc.expected} "
                       f"→ {exc.actual}) after you opened it. Compare and choose:")

@@ -6,6 +6,7 @@ take no focus, so after a click the keys go on working in the review pane."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from PySide6.QtCore import Qt
@@ -40,7 +41,7 @@ def decision_buttons(review: Any) -> tuple[QHBoxLayout, dict[str, QPushButton]]:
         value = d / 10
         b_name = f"revalue {value:.1f}"
         button(b_name, f"{value:.1f}", f"Revalue to {value:.1f} (key {d % 10})",
-               lambda v=value: review.view.decide("revalue", v))  # type: ignore[misc]
+               partial(review.view.decide, "revalue", value))
         made[b_name].setMaximumWidth(made[b_name].fontMetrics().horizontalAdvance("0.00") + 18)
     row.addSpacing(8)
     button("skip", "Skip  (S)", "Decide later: skip this item",

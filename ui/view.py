@@ -16,7 +16,7 @@ and it reloads when shown, so hidden views cost nothing.  Adding a view: subclas
 
 from __future__ import annotations
 
-from typing import ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import QWidget
@@ -51,7 +51,7 @@ class DeskView(QWidget):
         self._stale = False
         desk.attach(self)
 
-    def run(self, op: Op) -> bool:  # type: ignore[type-arg]
+    def run(self, op: Op[Any]) -> bool:
         """Run one action through the desk's pipeline (False: it failed at once)."""
         return self.desk.run(op)
 

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, and_, func, literal_column, select
+from sqlalchemy import ColumnElement, Connection, and_, func, literal_column, select
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.errors import ValidationError
@@ -62,7 +62,7 @@ def check_n(n: Any) -> int:
     return n
 
 
-def planner_safe_active(dialect: str):  # type: ignore[no-untyped-def]
+def planner_safe_active(dialect: str) -> ColumnElement[bool]:
     """``active_belief_state()`` worded so SQLite's planner does not pick the
     superseded_by index: ANALYZE sees its keys as nearly unique, so ``superseded_by IS
     NULL`` looks like a one-row lookup when it matches almost the whole table.  Unary
@@ -80,7 +80,7 @@ def planner_safe_active(dialect: str):  # type: ignore[no-untyped-def]
 
 def _clauses(
     band: tuple[float, float], user: str | None, type_: str | None, dialect: str
-) -> list:
+) -> list[ColumnElement[bool]]:
     out = [planner_safe_active(dialect), M.importance.between(*band)]
     if user is not None:
         out.append(M.user_id == user)
@@ -89,7 +89,8 @@ def _clauses(
     return out
 
 
-def _enumerate(conn: Connection, clauses: list, n: int, rng: random.Random) -> Sample:
+def _enumerate(conn: Connection, clauses: list[ColumnElement[bool]], n: int,
+               rng: random.Random) -> Sample:
     rows = conn.execute(select(M.id, M.importance).where(*clauses).order_by(M.seq)).all()
     picked = rng.sample(rows, min(n, len(rows)))
     return Sample(tuple((r[0], float(r[1])) for r in picked), "enumeration", len(rows))

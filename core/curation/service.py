@@ -20,6 +20,7 @@ from memdesk.core.curation.guided import GuidedModel
 from memdesk.core.curation.guided import train as train_guided
 from memdesk.core.curation.learning import Guidance, guidance
 from memdesk.core.curation.mixing import PickInfo, picks_of
+from memdesk.core.curation.sampling import check_band
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changes
 
@@ -63,7 +64,7 @@ class Sweeps:
     # -- learning from the decisions (estimate, guided sweeps) -------------------------
     def estimate(self, band: Sequence[float] | None = None) -> BandEstimate:
         """The share of the band an operator would raise/lower, with 95 % intervals."""
-        return band_estimate(self.store, None if band is None else tuple(band))  # type: ignore[arg-type]
+        return band_estimate(self.store, None if band is None else check_band(band))
 
     def picks(self, sweep_id: str) -> dict[int, PickInfo]:
         """How each item was picked: uniform (inclusion probability) or guided (why)."""

@@ -16,9 +16,9 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, insert, select, update
+from sqlalchemy import Connection, Table, insert, select, update
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.curation import mixing
@@ -42,8 +42,9 @@ from memdesk.core.store.records import Changed, Changes, MemoryRecord
 
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c
-ST = Sweep.__table__
-IT = SweepItem.__table__
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+ST = cast(Table, Sweep.__table__)
+IT = cast(Table, SweepItem.__table__)
 S = ST.c
 I = IT.c  # noqa: E741 - the item table's columns, read as "I.pos"
 
@@ -467,8 +468,8 @@ def report(store: MemoryStore, sweep_id: str) -> SweepReport:
     sum_b = sum_a = 0.0
     for it in state.items:
         b = it.importance_before
-        revalued = it.decision == "revalue" and it.importance_after is not None
-        a = it.importance_after if revalued else b
+        decided = it.importance_after
+        a = decided if it.decision == "revalue" and decided is not None else b
         before[_bin(b)] += 1
         after[_bin(a)] += 1
         sum_b += b

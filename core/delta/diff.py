@@ -22,6 +22,7 @@ from memdesk.core.delta.contracts import (
     Contribution,
     DeltaDiff,
     MemorySet,
+    SearchBias,
     SourceDelta,
 )
 from memdesk.core.delta.decision import decide
@@ -129,6 +130,10 @@ def _no_gc() -> Iterator[None]:
             gc.enable()
 
 
+# A diff's bias until it is built (``_diff``): never returned.
+_BIAS_PENDING = SearchBias((), (), (), (), "normal", False, False, "")
+
+
 def diff(before: MemorySet, after: MemorySet, *, dominance_threshold: float = 0.6) -> DeltaDiff:
     """The full transition: deltas, attribution, health, decision and search bias."""
     with _no_gc():
@@ -155,7 +160,7 @@ def _diff(before: MemorySet, after: MemorySet, dominance_threshold: float) -> De
         attribution=attribution,
         health=health,
         decision=decision,
-        bias=None,  # type: ignore[arg-type]  # filled just below: the bias reads the diff
+        bias=_BIAS_PENDING,  # replaced just below: the bias reads the finished diff
     )
     result.bias = build_search_bias(after, result)
     return result

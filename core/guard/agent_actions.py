@@ -22,7 +22,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
+
+from sqlalchemy import Connection
 
 from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.guard.agent_api import AGENT_FIELDS, HeldForReview, check_agent_text
@@ -35,6 +37,9 @@ from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.store.query import Status
 from memdesk.core.store.records import MEMORY_EDIT, Changed, Changes, MemoryRecord
 from memdesk.core.taxonomy import Actor
+
+if TYPE_CHECKING:
+    from memdesk.core.store.memory_store import MemoryStore
 
 Serves = Callable[[str], bool]
 AGENT = Actor.AGENT.value
@@ -64,14 +69,15 @@ class AgentChange:
     """What one agent action did: the memory, its outcome, the audit ``changes``."""
 
     memory_id: str
-    status: str  # forgotten | corrected | held_for_review
+    status: Literal["forgotten", "corrected", "held_for_review"]
     message: str
     changes: Changes = field(default_factory=Changes)
     new_memory_id: str | None = None
     reasons: tuple[str, ...] = ()
 
 
-def visible_in(store: Any, conn: Any, memory_id: str, serves: Serves) -> MemoryRecord:
+def visible_in(store: MemoryStore, conn: Connection | None, memory_id: str,
+               serves: Serves) -> MemoryRecord:
     """The memory if this caller may see it at all (deleted, missing, another user's:
     the same not-found)."""
     check_agent_text("memory_id", memory_id)
@@ -91,7 +97,7 @@ def _not_held(rec: MemoryRecord, verb: str) -> None:
             "(only the operator approves or rejects held memories)")
 
 
-def forget(store: Any, memory_id: str, serves: Serves, *, note: str) -> AgentChange:
+def forget(store: MemoryStore, memory_id: str, serves: Serves, *, note: str) -> AgentChange:
     """Soft-delete one memory for an agent (undoable), or hold the request when an
     operator curated it."""
     with store.write() as conn:
@@ -107,10 +113,11 @@ def forget(store: Any, memory_id: str, serves: Serves, *, note: str) -> AgentCha
         ev = store.apply_in(conn, rec.id, {"deleted_at": utcnow()}, actor=AGENT,
                             action=acts.FORGET, note=note)
     return AgentChange(rec.id, "forgotten", "Forgotten (the operator can undo it).",
-                       Changes((rec.id,), (ev,), None, MEMORY_EDIT, action=acts.FORGET))
+                       Changes((rec.id,), () if ev is None else (ev,), None, MEMORY_EDIT,
+                               action=acts.FORGET))
 
 
-def correct(store: Any, memory_id: str, text: str, serves: Serves, *, note: str,
+def correct(store: MemoryStore, memory_id: str, text: str, serves: Serves, *, note: str,
             source: str = Source.USER.value, agent_id: str | None = None,
             run_id: str | None = None) -> AgentChange:
     """Write ``text`` as the correction of one active memory, superseding it (history
@@ -166,7 +173,7 @@ def _plain(v: Any) -> Any:
     return v.isoformat() if isinstance(v, datetime) else v
 
 
-def history(store: Any, memory_id: str, serves: Serves, limit: int = 100
+def history(store: MemoryStore, memory_id: str, serves: Serves, limit: int = 100
             ) -> list[dict[str, Any]]:
     """One memory's audit trail as an agent reads it, oldest first: when, by whom
     (agent, operator, worker, import), what happened, and the visible fields changed."""

@@ -42,9 +42,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, cast
 
-from sqlalchemy import Connection, and_, bindparam, func, insert, literal_column, select, update
+from sqlalchemy import (
+    Connection,
+    Table,
+    and_,
+    bindparam,
+    func,
+    insert,
+    literal_column,
+    select,
+    update,
+)
 
 from memdesk.core.guard.models import QuarantineReason
 from memdesk.core.guard.screen import Finding
@@ -55,9 +65,16 @@ from memdesk.core.store.query import active_belief_state
 from memdesk.core.store.records import encode_values
 from memdesk.core.taxonomy import Actor
 
+if TYPE_CHECKING:
+    from memdesk.core.store.memory_store import MemoryStore
+    from memdesk.core.store.records import AnyRow
+
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c
-ET = MemoryEvent.__table__
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+ET = cast(Table, MemoryEvent.__table__)
+MT = cast(Table, Memory.__table__)
+QT = cast(Table, QuarantineReason.__table__)
 
 MAX_AUTO_VALUES = 2
 # Attributes that name no single question: one value does not exclude another.
@@ -133,14 +150,14 @@ class Plan:
         self.links, self.holds = [], {}
 
 
-def _describe(rows: Iterable[Any]) -> str:
+def _describe(rows: Iterable[AnyRow]) -> str:
     rows = list(rows)
     shown = "; ".join(f"“{r.text}” ({r.id})" for r in rows[:_EVIDENCE_ITEMS])
     more = len(rows) - _EVIDENCE_ITEMS
     return shown + (f"; and {more} more" if more > 0 else "")
 
 
-def plan_chain(members: list[Any], curated: set[str], plan: Plan,
+def plan_chain(members: list[AnyRow], curated: set[str], plan: Plan,
                max_auto: int = MAX_AUTO_VALUES) -> None:
     """Walk one (user, entity, attribute) group oldest first and decide each correction.
 
@@ -148,7 +165,7 @@ def plan_chain(members: list[Any], curated: set[str], plan: Plan,
     superseded by the *next* accepted correction after it, so ``A → C1 → C2`` stays a
     readable history; a held correction leaves the chain as if it were not there."""
     members = sorted(members, key=lambda r: (r.created_at, r.seq))
-    pending: list[Any] = []
+    pending: list[AnyRow] = []
     for r in members:
         if r.type != "correction" or r.id in plan.holds:
             pending.append(r)
@@ -175,9 +192,9 @@ def plan_chain(members: list[Any], curated: set[str], plan: Plan,
         pending = [r]
 
 
-def group_rows(conn: Connection, keys: set[Key]) -> dict[Key, list[Any]]:
+def group_rows(conn: Connection, keys: set[Key]) -> dict[Key, list[AnyRow]]:
     """The active rows of each (user, entity, attribute) in ``keys``."""
-    groups: dict[Key, list[Any]] = {k: [] for k in keys}
+    groups: dict[Key, list[AnyRow]] = {k: [] for k in keys}
     users = sorted({k[0] for k in keys})
     has_triple = and_(active_belief_state(), M.entity.is_not(None), M.attribute.is_not(None))
     for i in range(0, len(users), 500):
@@ -237,7 +254,7 @@ def contradiction_holds(conn: Connection, curated: set[str], plan: Plan) -> None
                 f"Contradicts a memory an operator curated: {evidence}.", evidence)]
 
 
-def write_plan(store: Any, conn: Connection, plan: Plan, *, actor: str, note: str,
+def write_plan(store: MemoryStore, conn: Connection, plan: Plan, *, actor: str, note: str,
                group_id: str | None, now: datetime | None = None) -> None:
     """Hold, then link, in ``conn``'s transaction; every change audited in ``group_id``
     (links whose correction is held are dropped)."""
@@ -247,7 +264,7 @@ def write_plan(store: Any, conn: Connection, plan: Plan, *, actor: str, note: st
         # of a large store may hold thousands), and in this run's group, so undoing the
         # run releases what it held.
         held = [{"mid": mid} for mid in plan.holds]
-        conn.execute(update(Memory.__table__)
+        conn.execute(update(MT)
                      .where(M.id == bindparam("mid"), M.quarantined_at.is_(None))
                      .values(quarantined_at=now, version=M.version + 1), held)
         conn.execute(insert(ET), [
@@ -256,7 +273,7 @@ def write_plan(store: Any, conn: Connection, plan: Plan, *, actor: str, note: st
                  after=encode_values({"quarantined_at": now}), at=now, group_id=group_id,
                  note=f"{note}: " + ", ".join(f.rule_id for f in findings))
             for mid, findings in plan.holds.items()])
-        conn.execute(insert(QuarantineReason.__table__), [
+        conn.execute(insert(QT), [
             {"memory_id": mid, "rule_id": f.rule_id, "reason": f.reason,
              "evidence": f.evidence, "at": now}
             for mid, findings in plan.holds.items() for f in findings])
@@ -271,7 +288,7 @@ def supersede_links_in(conn: Connection, links: Sequence[Link], *, actor: str, n
     link in ``group_id`` (undoable as one action).  The worker, review approval and
     ``maintain`` all link through here."""
     conn.execute(
-        update(Memory.__table__)
+        update(MT)
         .where(M.id == bindparam("old"), M.superseded_by.is_(None))
         # An audited change bumps the row version (optimistic concurrency): an operator
         # edit based on the version read before this link must be refused, not win.
@@ -288,7 +305,7 @@ def supersede_links_in(conn: Connection, links: Sequence[Link], *, actor: str, n
     ])
 
 
-def link_new_corrections_in(store: Any, conn: Connection, ids: Sequence[str], *,
+def link_new_corrections_in(store: MemoryStore, conn: Connection, ids: Sequence[str], *,
                             actor: str, note: str, group_id: str | None = None) -> Plan:
     """Link the corrections among ``ids`` (just written or just approved) to what they
     supersede, or hold them, inside ``conn``'s transaction.  Other corrections of the

@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, Table, insert, select
 
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.models import JobOrigin
@@ -28,7 +28,11 @@ from memdesk.core.ids import utcnow
 from memdesk.core.store.models import MemoryEvent, MemoryProvenance
 from memdesk.core.taxonomy import Actor
 
-OT = JobOrigin.__table__
+if TYPE_CHECKING:
+    from memdesk.core.store.records import AnyRow
+
+# Declarative types __table__ as a FromClause; JobOrigin maps a plain Table.
+OT = cast(Table, JobOrigin.__table__)
 O = OT.c  # noqa: E741 - the table's column namespace, as M/E/J elsewhere
 P = MemoryProvenance.__table__.c
 E = MemoryEvent.__table__.c
@@ -71,7 +75,7 @@ def record_origin_in(conn: Connection, job_id: str, origin: AgentOrigin) -> None
         created_at=utcnow(), token=origin.token[:64] if origin.token else None))
 
 
-def _origin(row: Any) -> AgentOrigin:
+def _origin(row: AnyRow) -> AgentOrigin:
     return AgentOrigin(client_name=row.client_name, session=row.session,
                        transport=row.transport, source=row.source,
                        client_version=row.client_version, actor=row.actor,

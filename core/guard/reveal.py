@@ -328,13 +328,13 @@ def _decoded(text: str) -> list[tuple[str, str]]:
             if len(s) >= 4:
                 out.append((s, "by decoding \\u escapes"))
     for m in _HEX.finditer(text):
-        s = _hex(m.group(0))
-        if s is not None:
-            out.append((s, "by decoding hex"))
+        decoded = _hex(m.group(0))
+        if decoded is not None:
+            out.append((decoded, "by decoding hex"))
     for m in _B64.finditer(text):
-        s = _b64(m.group(0))
-        if s is not None:
-            out.append((s, "by decoding base64"))
+        decoded = _b64(m.group(0))
+        if decoded is not None:
+            out.append((decoded, "by decoding base64"))
     return out
 
 

@@ -52,10 +52,10 @@ class Rule:
 
     def compiled(self) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None,
                                 re.Pattern[str] | None]:
-        return tuple(  # type: ignore[return-value]
-            re.compile(p, re.IGNORECASE) if p else None
-            for p in (self.pattern, self.unless, self.user_exempt)
-        )
+        def one(p: str | None) -> re.Pattern[str] | None:
+            return re.compile(p, re.IGNORECASE) if p else None
+
+        return one(self.pattern), one(self.unless), one(self.user_exempt)
 
 
 # The model, as text names it.

@@ -14,9 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
-from sqlalchemy import Connection, and_, exists, func, insert, select
+from sqlalchemy import Connection, Table, and_, exists, func, insert, select
 
 from memdesk.core.guard.models import QuarantineReason
 from memdesk.core.guard.origin import origin_of_job
@@ -27,9 +27,13 @@ from memdesk.core.store import actions as acts
 from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
 
+if TYPE_CHECKING:
+    from memdesk.core.store.memory_store import MemoryStore
+
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c
-RT = QuarantineReason.__table__
+# Declarative types __table__ as a FromClause; QuarantineReason maps a plain Table.
+RT = cast(Table, QuarantineReason.__table__)
 EVIDENCE_CHARS = 200
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
@@ -214,7 +218,7 @@ def screen(candidate: Candidate, turn_text: str | None = None,
     return out
 
 
-def quarantine_in(store, conn: Connection, memory_id: str,  # type: ignore[no-untyped-def]
+def quarantine_in(store: MemoryStore, conn: Connection, memory_id: str,
                   findings: list[Finding], *, actor: str = "worker",
                   note: str | None = None) -> int | None:
     """Hold one memory for review inside ``conn``'s transaction (audited); returns the event."""
@@ -228,7 +232,18 @@ def quarantine_in(store, conn: Connection, memory_id: str,  # type: ignore[no-un
     return ev
 
 
-def screen_job_in(store, conn: Connection, job: Any,  # type: ignore[no-untyped-def]
+class ScreenedJob(Protocol):
+    """What screening reads of a job (the write path's ``JobRecord``, which the guard,
+    below the write path, does not import)."""
+
+    @property
+    def id(self) -> str: ...
+
+    @property
+    def text(self) -> str: ...
+
+
+def screen_job_in(store: MemoryStore, conn: Connection, job: ScreenedJob,
                   rows: list[dict[str, Any]]) -> dict[str, list[Finding]]:
     """The worker's hook: screen the memories a job just inserted and hold the suspicious
     ones, in the same transaction.  Returns the findings of each held memory."""

@@ -25,8 +25,9 @@ import re
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING, cast
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import Table, insert, select, update
 
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.models import McpToken
@@ -36,7 +37,12 @@ from memdesk.core.store.audit import log_in
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import Actor
 
-TT = McpToken.__table__
+if TYPE_CHECKING:
+    from memdesk.core.store.memory_store import MemoryStore
+    from memdesk.core.store.records import AnyRow
+
+# Declarative types __table__ as a FromClause; McpToken maps a plain Table.
+TT = cast(Table, McpToken.__table__)
 T = TT.c
 RIGHTS = ("read", "write", "forget")
 PREFIX = "mdk_"
@@ -93,7 +99,7 @@ def digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _info(row) -> TokenInfo:  # type: ignore[no-untyped-def]
+def _info(row: AnyRow) -> TokenInfo:
     return TokenInfo(name=row.name, users=tuple(json.loads(row.users)),
                      rights=tuple(r for r in row.rights.split(",") if r),
                      created_at=row.created_at, revoked_at=row.revoked_at)
@@ -137,7 +143,7 @@ def parse_rights(text: str) -> tuple[str, ...]:
     return check_rights(text.split(","))
 
 
-def add_token(store, name: str, users: list[str] | tuple[str, ...],  # type: ignore[no-untyped-def]
+def add_token(store: MemoryStore, name: str, users: list[str] | tuple[str, ...],
               rights: list[str] | tuple[str, ...], *,
               actor: str = Actor.OPERATOR.value) -> Issued:
     """Create a token; the returned secret is the only copy there will ever be."""
@@ -159,7 +165,7 @@ def add_token(store, name: str, users: list[str] | tuple[str, ...],  # type: ign
     return Issued(info, secret, Changes(kinds=Changed.HISTORY, action=TOKEN_ADD))
 
 
-def list_tokens(store) -> list[TokenInfo]:  # type: ignore[no-untyped-def]
+def list_tokens(store: MemoryStore) -> list[TokenInfo]:
     """Every token, live ones first, each group oldest first."""
     with store.read() as conn:
         rows = conn.execute(select(TT).order_by(T.created_at, T.name)).all()
@@ -167,7 +173,7 @@ def list_tokens(store) -> list[TokenInfo]:  # type: ignore[no-untyped-def]
     return [i for i in infos if i.active] + [i for i in infos if not i.active]
 
 
-def revoke_token(store, name: str, *,  # type: ignore[no-untyped-def]
+def revoke_token(store: MemoryStore, name: str, *,
                  actor: str = Actor.OPERATOR.value) -> Changes:
     """Revoke a token: the next request that presents it is refused."""
     with store.write() as conn:
@@ -184,11 +190,11 @@ def revoke_token(store, name: str, *,  # type: ignore[no-untyped-def]
     return Changes(kinds=Changed.HISTORY, action=TOKEN_REVOKE)
 
 
-def active_count(store) -> int:  # type: ignore[no-untyped-def]
+def active_count(store: MemoryStore) -> int:
     return sum(1 for t in list_tokens(store) if t.active)
 
 
-def verify(store, secret: str | None) -> Verdict:  # type: ignore[no-untyped-def]
+def verify(store: MemoryStore, secret: str | None) -> Verdict:
     """Which token ``secret`` is, if any (every row compared, in constant time each)."""
     with store.read() as conn:
         rows = conn.execute(select(TT)).all()

@@ -25,12 +25,13 @@ ranked, so they are scored too; the relevance floor decides whether they stay.
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sqlalchemy import Connection, and_, select
+from sqlalchemy import ColumnElement, Connection, and_, select
 
 from memdesk.core.read import terms as qt
 from memdesk.core.read.calibrate import Background, background
@@ -51,7 +52,7 @@ CANDIDATE_COLUMNS = (
 )
 
 
-def scope(user_id: str, cfg: ReadConfig):  # type: ignore[no-untyped-def]
+def scope(user_id: str, cfg: ReadConfig) -> ColumnElement[bool]:
     """SQL for the rows any channel may return: the user's active, confident memories."""
     return and_(M.user_id == user_id, active_belief_state(),
                 M.confidence >= cfg.confidence_threshold)
@@ -100,7 +101,8 @@ def keyword_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, now: dateti
     unmatched = sum(qt.idf(n, 1) for s, d in df.items() if not d)
     total = (sum(weight.values()) + unmatched) or 1.0
     cutoff = (now - timedelta(days=cfg.recent_days)).timestamp()
-    recent, older = [], []
+    recent: list[tuple[float, int]] = []
+    older: list[tuple[float, int]] = []
     for i, hit in found:
         share = sum(weight[s] for s in hit) / total
         seq = int(snap.seqs[i])
@@ -191,8 +193,39 @@ def cosines(vectors: np.ndarray, qvec: Any) -> np.ndarray:
     q = np.ascontiguousarray(qvec, dtype=np.float32)
     torch = sys.modules.get("torch")
     if torch is not None and vectors.flags.writeable and vectors.flags.c_contiguous:
-        return (torch.from_numpy(vectors) @ torch.from_numpy(q.copy())).numpy()
+        out: np.ndarray = (torch.from_numpy(vectors) @ torch.from_numpy(q.copy())).numpy()
+        return out
     return vectors @ q
+
+
+CENTRE_MIN = 50  # fewer vectors than this: no mean worth centring on
+
+
+def centred(snap: UserSnapshot, qvec: np.ndarray, sims: np.ndarray) -> np.ndarray:
+    """The cosines after moving the origin to the user's mean memory vector.
+
+    Every memory of one user shares a direction (the same person, the same register:
+    "I …", "User …"); a query shares it too, so raw cosines are all lifted by it and
+    memories close to that centre are near every query (hubs).  Centring removes it:
+    ``cos(v - m, q - m)``, computed from the raw products with two per-row numbers
+    memoised in the snapshot (``v·m`` and ``|v - m|``), so no centred copy of the
+    matrix is kept.
+    """
+    import numpy as np
+
+    memo = snap.memo.get("centre")
+    if memo is None:
+        mean = snap.vectors.mean(axis=0, dtype=np.float64).astype(np.float32)
+        vm = snap.vectors @ mean
+        mm = float(mean @ mean)
+        norms = np.sqrt(np.maximum(1.0 - 2.0 * vm + mm, 1e-12)).astype(np.float32)
+        memo = snap.memo["centre"] = (mean, vm, mm, norms)
+    mean, vm, mm, norms = memo
+    q = np.asarray(qvec, dtype=np.float32)
+    qm = float(q @ mean)
+    qn = math.sqrt(max(float(q @ q) - 2.0 * qm + mm, 1e-12))
+    out: np.ndarray = ((sims - vm - qm + mm) / (norms * qn)).astype(np.float32)
+    return out
 
 
 def vector_channel(snap: UserSnapshot, qvec: np.ndarray, cfg: ReadConfig,
@@ -207,7 +240,10 @@ def vector_channel(snap: UserSnapshot, qvec: np.ndarray, cfg: ReadConfig,
     rows = snap.vec_rows[keep]
     if not len(rows):
         return out
-    sims = cosines(snap.vectors, qvec)[keep]
+    sims = cosines(snap.vectors, qvec)
+    if cfg.centre_vectors and len(snap.vec_rows) >= CENTRE_MIN:
+        sims = centred(snap, qvec, sims)
+    sims = sims[keep]
     out.background = background(sims, cfg)
     n = min(cfg.vector_candidates, len(rows))
     if n > 0:

@@ -45,6 +45,9 @@ class ReadConfig:
     pool_keyword_older: int = 15
     pool_random_older: int = 5
     vector_candidates: int = 50
+    # Rank by cosines centred on the user's mean memory vector (channels.centred;
+    # users with fewer than 50 vectors keep raw cosines: too few for a mean).
+    centre_vectors: bool = True
     graph_candidates: int = 30
     # Fusion and score.
     rrf_k: int = 60
@@ -63,8 +66,15 @@ class ReadConfig:
     # query's cosines over the user's memories plus ``floor_z`` robust deviations,
     # both shrunk towards all-MiniLM-L6-v2's prior for unrelated text (median 0.02,
     # deviation 0.07, worth ``floor_prior_weight`` memories) so a store of three
-    # memories gets the prior's floor, 0.02 + 4 × 0.07 = 0.30.
-    floor_z: float = 4.0
+    # memories gets the prior's floor, 0.02 + 4.5 × 0.07 ≈ 0.34.  4.5, and 2.75 for
+    # the best candidate below, were chosen on the recall benchmark's labelled set
+    # (docs/retrieval.md): the pair that keeps no-answer questions under one result.
+    floor_z: float = 4.5
+    # The vector channel's single best candidate needs only this many: a question
+    # usually has one answer, and when it is there it is most often the best candidate
+    # even when it does not stand out by ``floor_z`` deviations (a paraphrase sharing no word
+    # with its answer).  Never above ``floor_z``.
+    floor_best_z: float = 2.75
     floor_prior_median: float = 0.02
     floor_prior_scale: float = 0.07
     floor_prior_weight: float = 50.0
@@ -83,9 +93,12 @@ class ReadConfig:
     # the query's background (calibrate.py) takes one of the first slots, best first,
     # at most ``inject_relevant_max`` of them: the rotation keeps the other slots, so
     # every preference still reaches the agent within ceil(n / 2) calls.  A looser bar
-    # than a result's (4): the slot is filled anyway, by rotation otherwise.
+    # than a result's (``floor_z``): the slot is filled anyway, by rotation otherwise.
     inject_z: float = 1.0
     inject_relevant_max: int = 3
+    # A task prompt ("Book me a massage": prompts.py) takes up to this many of the
+    # preferences relevant to it (the injection bar above) as its first results.
+    task_preferences: int = 3
     inject_types: tuple[str, ...] = ("preference",)
     inject_layers: tuple[str, ...] = ("procedural",)
     # Decay (the dispositional-memory design): Ebbinghaus with per-type half-lives,
@@ -112,7 +125,7 @@ class ReadConfig:
         """Raise ValidationError for values that would make retrieval meaningless."""
         if not 0.0 <= self.confidence_threshold <= 1.0:
             raise ValidationError("confidence_threshold", "must be in [0, 1]")
-        for name in ("pool_recent", "pool_keyword_older", "pool_random_older",
+        for name in ("pool_recent", "pool_keyword_older", "pool_random_older", "task_preferences",
                      "vector_candidates", "graph_candidates", "preference_limit",
                      "max_per_week"):
             if getattr(self, name) < 0:

@@ -16,9 +16,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Connection, case, func, literal, or_, update
+from sqlalchemy import ColumnElement, Connection, Table, case, func, literal, or_, update
 
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.store.models import Memory
@@ -27,7 +27,9 @@ from memdesk.core.store.query import active_belief_state
 if TYPE_CHECKING:
     import numpy as np
 
-M = Memory.__table__.c
+# Declarative types __table__ as a FromClause; Memory maps a plain Table.
+MT = cast(Table, Memory.__table__)
+M = MT.c
 LN2 = math.log(2.0)
 
 
@@ -35,7 +37,8 @@ def recency(days: np.ndarray, cfg: ReadConfig) -> np.ndarray:
     """The V4 retriever proposal's recency: 1 / (1 + days / 30)."""
     import numpy as np
 
-    return 1.0 / (1.0 + np.maximum(days, 0.0) / cfg.recency_days)
+    out: np.ndarray = 1.0 / (1.0 + np.maximum(days, 0.0) / cfg.recency_days)
+    return out
 
 
 def retention(
@@ -46,7 +49,8 @@ def retention(
 
     half = np.array([cfg.half_life(t) for t in types], dtype=np.float64)
     half = half * (1.0 + cfg.reinforcement * np.log1p(np.maximum(access_counts, 0)))
-    return np.exp(-LN2 * np.maximum(days_since, 0.0) / half)
+    out: np.ndarray = np.exp(-LN2 * np.maximum(days_since, 0.0) / half)
+    return out
 
 
 def days_between(later: datetime, earlier: Sequence[datetime | None]) -> np.ndarray:
@@ -56,7 +60,7 @@ def days_between(later: datetime, earlier: Sequence[datetime | None]) -> np.ndar
                     dtype=np.float64)
 
 
-def _days_since_sql(dialect: str, now: datetime):  # type: ignore[no-untyped-def]
+def _days_since_sql(dialect: str, now: datetime) -> ColumnElement[Any]:
     anchor = func.coalesce(M.last_accessed, M.created_at)
     if dialect == "sqlite":
         return func.julianday(literal(now.strftime("%Y-%m-%d %H:%M:%S.%f"))) - func.julianday(
@@ -65,7 +69,7 @@ def _days_since_sql(dialect: str, now: datetime):  # type: ignore[no-untyped-def
     return func.extract("epoch", literal(now) - anchor) / 86400.0
 
 
-def _half_life_sql(cfg: ReadConfig):  # type: ignore[no-untyped-def]
+def _half_life_sql(cfg: ReadConfig) -> ColumnElement[Any]:
     whens = [(M.type == t, literal(float(h))) for t, h in sorted(cfg.half_lives.items())]
     default = literal(float(cfg.default_half_life))
     # No per-type half-lives: the default for all (a CASE with no WHEN is invalid SQL).
@@ -88,6 +92,6 @@ def apply_decay(conn: Connection, now: datetime, cfg: ReadConfig) -> int:
         "sqlite") else func.greatest(_days_since_sql(conn.dialect.name, now), 0.0)
     score = func.exp(-LN2 * days / _half_life_sql(cfg))
     stale = or_(M.decay_score.is_(None), func.abs(M.decay_score - score) > TOLERANCE)
-    result = conn.execute(update(Memory.__table__).where(active_belief_state(), stale)
+    result = conn.execute(update(MT).where(active_belief_state(), stale)
                           .values(decay_score=score))
     return int(result.rowcount or 0)

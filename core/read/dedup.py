@@ -87,8 +87,10 @@ def gram(vecs: np.ndarray) -> np.ndarray:
     torch = sys.modules.get("torch")
     if torch is not None:
         t = torch.from_numpy(vecs)
-        return (t @ t.T).numpy()
-    return vecs @ vecs.T
+        out: np.ndarray = (t @ t.T).numpy()
+        return out
+    product: np.ndarray = vecs @ vecs.T
+    return product
 
 
 def collapse(ranked: list[Hit], snap: UserSnapshot | None,

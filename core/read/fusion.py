@@ -49,6 +49,8 @@ class Hit:
     retention: float = 0.0
     score: float = 0.0
     rerank: float | None = None
+    # A preference ranked first because the query is a task it bears on (prompts.py).
+    task_preference: bool = False
     # Identical or near-identical memories collapsed into this one (dedup.py).
     same_as: list[Hit] = field(default_factory=list)
 
@@ -69,6 +71,7 @@ class Hit:
             "retention": round(self.retention, 4), "created_at": self.created_at.isoformat(),
             "week": self.week,
             **({"rerank": self.rerank} if self.rerank is not None else {}),
+            **({"task_preference": True} if self.task_preference else {}),
             **({"same_as": [{"id": d.id, "text": d.text} for d in self.same_as]}
                if self.same_as else {}),
         }
@@ -152,7 +155,8 @@ def fuse(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig,
 
 
 def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig,
-                 cosine_floor: float | None = None) -> str | None:
+                 cosine_floor: float | None = None,
+                 best_floor: float | None = None) -> str | None:
     """None when ``h`` relates to the query through an active channel; else why not.
 
     ``cosine_floor`` is this query's calibrated floor (calibrate.py); without one (no
@@ -169,6 +173,9 @@ def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig,
                    f"keywords {share:.2f} < {cfg.floor_keyword_share:.2f} of the query")
     if "vector" in channels:
         if h.cosine is not None and h.cosine >= cosine_floor:
+            return None
+        if (best_floor is not None and h.ranks.get("vector") == 1 and h.cosine is not None
+                and h.cosine >= best_floor):
             return None
         why.append("no vector" if h.cosine is None else
                    f"cosine {h.cosine:.2f} < {cosine_floor:.2f}")

@@ -23,9 +23,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection, Table, select
 
 from memdesk.core.read.channels import KeywordHits, VectorHits
 from memdesk.core.read.config import ReadConfig
@@ -33,7 +33,9 @@ from memdesk.core.read.dedup import same_text
 from memdesk.core.read.models import PreferenceCursor
 from memdesk.core.read.snapshot import UserSnapshot
 
-C = PreferenceCursor.__table__.c
+# Declarative types __table__ as a FromClause; PreferenceCursor maps a plain Table.
+CT = cast(Table, PreferenceCursor.__table__)
+C = CT.c
 
 Cursor = tuple[datetime, int]
 
@@ -179,7 +181,7 @@ def rotate(
 def save_cursor(conn: Connection, user_id: str, cursor: Cursor, now: datetime) -> None:
     """Upsert the user's cursor (portable: update, then insert if there was no row)."""
     values = {"last_created_at": cursor[0], "last_seq": cursor[1], "updated_at": now}
-    done = conn.execute(PreferenceCursor.__table__.update().where(C.user_id == user_id)
+    done = conn.execute(CT.update().where(C.user_id == user_id)
                         .values(**values))
     if not done.rowcount:
-        conn.execute(PreferenceCursor.__table__.insert().values(user_id=user_id, **values))
+        conn.execute(CT.insert().values(user_id=user_id, **values))

@@ -118,5 +118,6 @@ def query_vector(embedder: Embedder, text: str) -> np.ndarray:
     """The query's vector: cached per embedder and text."""
     cache = cache_for(embedder)
     if cache is None:
-        return embedder.encode([text])[0]
+        vector: np.ndarray = embedder.encode([text])[0]
+        return vector
     return cache.vector(embedder, text)

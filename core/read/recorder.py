@@ -20,9 +20,9 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Connection, Engine, delete, desc, func, insert, select, update
+from sqlalchemy import Connection, Engine, Table, delete, desc, func, insert, select, update
 
 from memdesk.core.read.models import Retrieval, RetrievalItem
 from memdesk.core.store.db import writer
@@ -33,9 +33,13 @@ if TYPE_CHECKING:
     from memdesk.core.read.retriever import RetrievalResult
 
 log = logging.getLogger(__name__)
-M = Memory.__table__.c
-R = Retrieval.__table__.c
-RI = RetrievalItem.__table__.c
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+MT = cast(Table, Memory.__table__)
+RT = cast(Table, Retrieval.__table__)
+RIT = cast(Table, RetrievalItem.__table__)
+M = MT.c
+R = RT.c
+RI = RIT.c
 PRUNE_EVERY = 200
 IDLE_EXIT_S = 5.0  # the writer thread ends after this long without work
 MAX_DROPPED_KEPT = 50
@@ -48,7 +52,7 @@ def record_jobs(result: RetrievalResult, cursor_job: Job | None) -> Job:
     now = result.at
 
     def job(conn: Connection) -> None:
-        conn.execute(insert(Retrieval.__table__).values(
+        conn.execute(insert(RT).values(
             id=result.retrieval_id, at=now, user_id=result.user_id, query=result.query,
             channels=",".join(result.channels), k=result.k, injected=int(result.injected),
             duration_ms=result.duration_ms,
@@ -67,11 +71,11 @@ def record_jobs(result: RetrievalResult, cursor_job: Job | None) -> Job:
             for i, p in enumerate(result.preferences, 1)
         ]
         if items:
-            conn.execute(insert(RetrievalItem.__table__), items)
+            conn.execute(insert(RIT), items)
             ids = [it["memory_id"] for it in items]
             # One statement, incrementing in the database: concurrent retrievals never
             # lose a count to a read-modify-write race.
-            conn.execute(update(Memory.__table__).where(M.id.in_(ids))
+            conn.execute(update(MT).where(M.id.in_(ids))
                          .values(access_count=M.access_count + 1, last_accessed=now))
         if cursor_job is not None:
             cursor_job(conn)
@@ -85,8 +89,8 @@ def prune(conn: Connection, now: datetime, retention_days: float | None) -> int:
         return 0
     cutoff = now - timedelta(days=retention_days)
     old = select(R.id).where(R.at < cutoff)
-    conn.execute(delete(RetrievalItem.__table__).where(RI.retrieval_id.in_(old)))
-    return int(conn.execute(delete(Retrieval.__table__).where(R.at < cutoff)).rowcount or 0)
+    conn.execute(delete(RIT).where(RI.retrieval_id.in_(old)))
+    return int(conn.execute(delete(RT).where(R.at < cutoff)).rowcount or 0)
 
 
 _live: weakref.WeakSet[Recorder] = weakref.WeakSet()

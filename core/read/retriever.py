@@ -24,7 +24,7 @@ from memdesk.core.embeddings import DIM
 from memdesk.core.errors import MemdeskError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.read import channels as ch
-from memdesk.core.read import dedup, fusion, injection
+from memdesk.core.read import dedup, fusion, injection, prompts
 from memdesk.core.read import terms as qt
 from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
 from memdesk.core.read.query_vectors import query_vector
@@ -235,17 +235,25 @@ class Retriever:
                 else ch.GraphHits()
             pool_a = ch.recent_pool(snap, cfg, now, cfg.pool_recent, ok)
             pool_c = ch.random_older_pool(snap, cfg, now, ok)
-            seqs = list(dict.fromkeys([*kw.ranked, *vec.ranked, *gr.ranked, *pool_a, *pool_c]))
-            rows = ch.load_candidates(conn, seqs)
+            used = tuple(c for c in active if c != "vector" or qvec is not None)
             do_inject = inject and isolated is None and cfg.preference_limit > 0
+            # A task prompt's relevant preferences are its first results (prompts.py),
+            # whether or not the caller wants preferences injected besides.
+            is_task = isolated is None and cfg.task_preferences > 0 and prompts.is_task(query)
+            want = do_inject or is_task
             # Memoised per snapshot under the confidence mask: asked with that mask,
-            # then narrowed to the scope.
-            prefs = injection.active_preferences(snap, cfg, base_ok) if do_inject else []
-            pref_rows = injection.preference_rows(snap, cfg, base_ok) if do_inject else None
-            if scoped and do_inject:
+            # then narrowed to the agent/run scope.
+            prefs = injection.active_preferences(snap, cfg, base_ok) if want else []
+            pref_rows = injection.preference_rows(snap, cfg, base_ok) if want else None
+            if scoped and want:
                 keep = [bool(ok[snap.row_of[p.seq]]) for p in prefs]
                 prefs = [p for p, k in zip(prefs, keep, strict=True) if k]
                 pref_rows = pref_rows[[i for i, k in enumerate(keep) if k]]
+            relevant = injection.relevant_first(prefs, pref_rows, kw, vec, used, cfg)
+            task = [p.seq for p in relevant[: cfg.task_preferences]] if is_task else []
+            seqs = list(dict.fromkeys([*task, *kw.ranked, *vec.ranked, *gr.ranked,
+                                       *pool_a, *pool_c]))
+            rows = ch.load_candidates(conn, seqs)
             cursor = None
             if do_inject and len(prefs) > cfg.preference_limit:
                 with self._lock:
@@ -255,9 +263,10 @@ class Retriever:
         if vec.without_vector and "vector" in active and qvec is not None:
             notes.append(f"{vec.without_vector} of this user's memories have no vector yet "
                          "(run `memdesk embed`); the vector channel cannot see them")
-        used = tuple(c for c in active if c != "vector" or qvec is not None)
-
         hits = self._hits(seqs, rows, kw, vec, gr, pool_a, pool_c)
+        for s in task:
+            if s in hits:
+                hits[s].task_preference = True
         per_channel = {
             "fts": [hits[s] for s in kw.ranked if s in hits],
             "vector": [hits[s] for s in vec.ranked if s in hits],
@@ -267,7 +276,8 @@ class Retriever:
         kept: list[fusion.Hit] = []
         dropped: list[fusion.Dropped] = []
         for h in hits.values():
-            why = fusion.floor_reason(h, used, cfg, vec.floor)
+            why = None if h.task_preference else fusion.floor_reason(
+                h, used, cfg, vec.floor, vec.background.best if vec.background else None)
             if why is None:
                 kept.append(h)
             else:
@@ -276,16 +286,23 @@ class Retriever:
         fusion.score(list(hits.values()), now, access, cfg)
         kept.sort(key=lambda h: (-h.score, -h.seq))
         kept = self._rerank(query, kept, notes)
+        # The task's preferences first, in relevance order, and outside the diversity
+        # rule (they are few, and chosen for this prompt, not by date).
+        first = [hits[s] for s in task if s in hits][:k]
+        kept = first + [h for h in kept if not h.task_preference]
         kept = dedup.collapse(kept, snap if qvec is not None else None)
-        results, diversity_dropped = fusion.diversify(kept, k, cfg)
+        first = [h for h in kept if h.task_preference]
+        rest, diversity_dropped = fusion.diversify(
+            [h for h in kept if not h.task_preference], k - len(first), cfg)
+        results = first + rest
         dropped.sort(key=lambda d: (-d.hit.relevance, -d.hit.score))
         dropped = diversity_dropped + dropped
 
         shown = [*results, *(d for h in results for d in h.same_as)]
-        relevant = injection.relevant_first(prefs, pref_rows, kw, vec, used, cfg)
         chosen, new_cursor = injection.rotate(
             prefs, cursor, {h.seq for h in shown}, cfg.preference_limit,
-            {h.text for h in shown}, relevant, cfg.inject_relevant_max)
+            {h.text for h in shown}, relevant, cfg.inject_relevant_max) \
+            if do_inject else ([], None)
         result = RetrievalResult(
             retrieval_id=new_id(), at=now, query=query, user_id=user_id, k=k,
             channels=used, injected=do_inject, results=results, preferences=chosen,

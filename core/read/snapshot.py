@@ -43,7 +43,11 @@ from memdesk.core.store.query import active_belief_state
 from memdesk.core.store.vectors import embedding_column
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     import numpy as np
+
+    from memdesk.core.store.records import AnyRow
 
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c
@@ -91,7 +95,7 @@ class UserSnapshot:
         prefix made "red" find "Redis".
         """
         key = ("word", stem)
-        rows = self.memo.get(key)
+        rows: list[int] | None = self.memo.get(key)
         if rows is None:
             import numpy as np
 
@@ -160,7 +164,7 @@ def _norm_all(values: list[str | None]) -> list[str]:
     return [v.strip().lower() if v else "" for v in values]
 
 
-def user_rows(conn: Connection, user_id: str) -> list[Any]:
+def user_rows(conn: Connection, user_id: str) -> Sequence[AnyRow]:
     """The user's active rows, oldest first, with the columns a snapshot keeps.
 
     The one query that reads vectors for the read path: kept apart from the array

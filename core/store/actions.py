@@ -28,11 +28,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from sqlalchemy import Connection
 
 from memdesk.core.store.records import MEMORY_EDIT, Changed, EventRecord
+
+if TYPE_CHECKING:  # the store names its actions from here
+    from memdesk.core.store.memory_store import MemoryStore
 
 # What ``MemoryStore.events`` takes for "the rows about no memory", and what callers
 # written before migration 0014 passed as the memory id of a job's or a store-wide row
@@ -223,7 +226,7 @@ class EventUndo(Protocol):
     """How a ``memory_events`` stream (memory, job) undoes one of its rows inside the
     caller's write transaction; returns the new (undo) event's id."""
 
-    def __call__(self, store: Any, conn: Connection, ev: EventRecord, actor: str,
+    def __call__(self, store: MemoryStore, conn: Connection, ev: EventRecord, actor: str,
                  group_id: str | None) -> int: ...
 
 

@@ -12,7 +12,7 @@ the curation services compose them, and ``memdesk.core.undo`` undoes whole group
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from sqlalchemy import Connection, Table, insert, select, update
 
@@ -23,6 +23,9 @@ from memdesk.core.store.actions import ADD, STORE_WIDE, UNDO, Stream, home_of
 from memdesk.core.store.models import MemoryEvent
 from memdesk.core.store.records import EventRecord, MemoryRecord, decode_values, encode_values
 
+if TYPE_CHECKING:
+    from memdesk.core.store.records import AnyRow
+
 # Declarative types __table__ as a FromClause; these models map plain Tables.
 ET = cast(Table, MemoryEvent.__table__)
 E = ET.c
@@ -31,7 +34,7 @@ E = ET.c
 Apply = Callable[..., "int | None"]
 
 
-def event_record(row: Any) -> EventRecord:
+def event_record(row: AnyRow) -> EventRecord:
     m = row._mapping
     return EventRecord(
         id=m["id"], memory_id=m["memory_id"], actor=m["actor"], action=m["action"],
@@ -58,7 +61,9 @@ def log_in(
         before=encode_values(before), after=encode_values(after), at=utcnow(),
         group_id=group_id, undoes=undoes, note=note, stream=str(stream), target=target,
     ))
-    return int(result.inserted_primary_key[0])
+    key = result.inserted_primary_key
+    assert key is not None  # a single-row insert always reports its key
+    return int(key[0])
 
 
 def events(conn: Connection, memory_id: str | None = None, limit: int = 500
@@ -110,6 +115,8 @@ def undo_in(
     ev = event(conn, event_id)
     if ev.undone_by is not None:
         raise UndoConflictError(f"Action {event_id} was already undone.")
+    if ev.memory_id is None:  # a job's or a store-wide row: as the store's get reports it
+        raise NotFoundError(f"No memory with id {ev.memory_id!r}")
     now = current(ev.memory_id)
     if ev.action == ADD.name:
         target: dict[str, Any] = {"deleted_at": utcnow()}  # never hard-delete: hide it

@@ -23,18 +23,29 @@ import hashlib
 import logging
 import os
 import re
+import sqlite3
 import threading
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import platformdirs
 
 from memdesk.core.errors import MemdeskError, StoreOpenError
-from memdesk.core.store.check import check_connection, check_file
+from memdesk.core.store.check import CheckReport, check_connection, check_file
 from memdesk.core.store.db import DRIVER, WRITE_OPTION, connect_raw, sqlite_path
 
+if TYPE_CHECKING:  # both import this module
+    from sqlalchemy import Connection
+
+    from memdesk.core.store.memory_store import MemoryStore
+    from memdesk.core.store.restore import RestoreReport
+
 log = logging.getLogger("memdesk.store")
+
+# A store file's (size, mtime) and its WAL's; None for a file that is missing.
+Fingerprint = tuple[tuple[int, int] | None, ...]
 
 KEEP_RECENT = 8
 KEEP_DAILY, KEEP_WEEKLY, KEEP_MONTHLY = 7, 4, 12
@@ -145,7 +156,7 @@ def _target(store_path: Path, reason: str, to: Path | None, now: datetime) -> Pa
 
 
 def backup_connection(
-    src, store_path: Path, *, reason: str = "manual", to: Path | None = None,  # type: ignore[no-untyped-def]
+    src: sqlite3.Connection, store_path: Path, *, reason: str = "manual", to: Path | None = None,
     check: bool = True, rotate_after: bool = True,
 ) -> BackupInfo:
     """Copy the database behind driver connection ``src`` to a new backup file."""
@@ -209,7 +220,7 @@ def thin(backups: list[BackupInfo], now: datetime, *,
         (KEEP_MONTHLY, lambda d: (d.year, d.month)),
     )
     for count, key in buckets:
-        seen: set = set()
+        seen: set[object] = set()
         for b in ordered:
             k = key(b.when)
             if k in seen:
@@ -238,7 +249,8 @@ def rotate(store_path: Path, now: datetime | None = None) -> list[Path]:
     return gone
 
 
-def restore(store_path: Path, backup_path: Path, *, new: bool = False, checked=None):  # type: ignore[no-untyped-def]
+def restore(store_path: Path, backup_path: Path, *, new: bool = False,
+            checked: CheckReport | None = None) -> RestoreReport:
     """Replace ``store_path`` with ``backup_path``: see core/store/restore.py (refuses a
     target that is not a store, a store another program has open, a damaged backup;
     keeps the replaced store as a listed backup).  Returns a ``RestoreReport``."""
@@ -261,13 +273,13 @@ class AutoBackup:
         self.store_path = Path(store_path)
         self.interval = BackupPolicy.from_env().interval if interval is None else interval
         self._last: datetime | None = None
-        self._fingerprint: tuple | None = None
+        self._fingerprint: Fingerprint | None = None
         latest = latest_backup(self.store_path)
         if latest is not None:
             self._last = latest.when
 
-    def fingerprint(self) -> tuple:
-        out = []
+    def fingerprint(self) -> Fingerprint:
+        out: list[tuple[int, int] | None] = []
         for suffix in ("", "-wal"):
             try:
                 st = os.stat(str(self.store_path) + suffix)
@@ -358,7 +370,7 @@ class BackupKeeper:
             thread.join()
 
 
-def keep_backed_up(store, *, tick_s: float | None = None) -> BackupKeeper | None:  # type: ignore[no-untyped-def]
+def keep_backed_up(store: MemoryStore, *, tick_s: float | None = None) -> BackupKeeper | None:
     """Automatic backups for a process writing ``store`` (a MemoryStore): armed by its
     first write transaction, stopped when the store closes.  None when there is
     nothing to do: not a SQLite file, opened read-only, just created, or turned off."""
@@ -375,7 +387,7 @@ def keep_backed_up(store, *, tick_s: float | None = None) -> BackupKeeper | None
         tick_s = min(AUTO_TICK_S, max(1.0, policy.interval.total_seconds() / 4))
     keeper = BackupKeeper(AutoBackup(path, policy.interval), tick_s)
 
-    def on_begin(conn) -> None:  # type: ignore[no-untyped-def]
+    def on_begin(conn: Connection) -> None:
         if conn.get_execution_options().get(WRITE_OPTION):
             keeper.arm()
 

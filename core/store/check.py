@@ -19,6 +19,7 @@ index ("stale") shows.
 
 from __future__ import annotations
 
+import sqlite3
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -75,7 +76,9 @@ class _Deadline:
         return 0
 
 
-def _pragma_rows(conn, sql: str, deadline: _Deadline) -> list[str] | None:  # type: ignore[no-untyped-def]
+# Connections here are plain driver connections (db.connect_raw): sqlite3's, or
+# pysqlite3's, which have the same interface.
+def _pragma_rows(conn: sqlite3.Connection, sql: str, deadline: _Deadline) -> list[str] | None:
     """Rows of a checking PRAGMA as text; None when the deadline interrupted it."""
     conn.set_progress_handler(deadline, 2000)
     try:
@@ -88,7 +91,8 @@ def _pragma_rows(conn, sql: str, deadline: _Deadline) -> list[str] | None:  # ty
         conn.set_progress_handler(None, 0)
 
 
-def check_connection(conn, *, level: str, budget_s: float | None = None) -> CheckReport:  # type: ignore[no-untyped-def]
+def check_connection(conn: sqlite3.Connection, *, level: str,
+                     budget_s: float | None = None) -> CheckReport:
     """Run the checks of ``level`` on a raw driver connection (read-only is enough)."""
     start = time.monotonic()
     deadline = _Deadline(budget_s)
@@ -110,11 +114,11 @@ def check_connection(conn, *, level: str, budget_s: float | None = None) -> Chec
     return CheckReport(level, tuple(problems), complete, time.monotonic() - start)
 
 
-def _fts_check(conn) -> list[str]:  # type: ignore[no-untyped-def]
+def _fts_check(conn: sqlite3.Connection) -> list[str]:
     tables = [r[0] for r in conn.execute(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING fts5%'"
     )]
-    out = []
+    out: list[str] = []
     for name in tables:
         try:
             # FTS5's check writes nothing (the INSERT is a command, not a row) but
@@ -136,7 +140,7 @@ def _fts_check(conn) -> list[str]:  # type: ignore[no-untyped-def]
     return out
 
 
-def fts_check_on_copy(conn) -> list[str]:  # type: ignore[no-untyped-def]
+def fts_check_on_copy(conn: sqlite3.Connection) -> list[str]:
     """FTS5's integrity check on a private copy of the database behind ``conn``."""
     with tempfile.TemporaryDirectory(prefix="memdesk-check-") as tmp:
         copy = DRIVER.connect(str(Path(tmp) / "copy.db"), check_same_thread=False)
@@ -169,7 +173,8 @@ def check_file(path: Path, *, level: str = "full", budget_s: float | None = None
     return CheckReport(level, tuple(problems), report.complete, time.monotonic() - start)
 
 
-def open_check(conn, path: Path, budget_s: float = OPEN_CHECK_BUDGET_S) -> CheckReport:  # type: ignore[no-untyped-def]
+def open_check(conn: sqlite3.Connection, path: Path,
+               budget_s: float | None = OPEN_CHECK_BUDGET_S) -> CheckReport:
     """The check every open runs: full integrity on small stores, bounded quick_check else."""
     size = path.stat().st_size
     level = "integrity" if size <= FULL_CHECK_ON_OPEN_BYTES else "quick"

@@ -16,9 +16,9 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Connection, Engine, func, insert, select, update
+from sqlalchemy import Connection, Engine, Select, Table, func, insert, select, update
 from sqlalchemy.exc import DatabaseError, OperationalError
 
 from memdesk.core import taxonomy as tx
@@ -51,9 +51,13 @@ from memdesk.core.store.vectors import (
 )
 from memdesk.core.validation import validate_fields
 
+if TYPE_CHECKING:
+    from memdesk.core.store.records import AnyRow
+
 __all__ = ["MemoryStore", "new_id", "utcnow", "validate_fields"]
 
-MT = Memory.__table__
+# Declarative types __table__ as a FromClause; Memory maps a plain Table.
+MT = cast(Table, Memory.__table__)
 ET = audit.ET
 M = MT.c
 
@@ -114,7 +118,9 @@ class MemoryStore:
             return
         raw = self.engine.raw_connection()
         try:
-            raw.driver_connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            driver = raw.driver_connection
+            assert driver is not None  # None only once detached; this one was just checked out
+            driver.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
             raw.close()
 
@@ -140,10 +146,10 @@ class MemoryStore:
 
     # -- reading --------------------------------------------------------------
     @staticmethod
-    def _record(row: Any) -> MemoryRecord:
+    def _record(row: AnyRow) -> MemoryRecord:
         return MemoryRecord(**{k: row._mapping[k] for k in RECORD_COLUMNS})
 
-    def _select(self):  # type: ignore[no-untyped-def]
+    def _select(self) -> Select[Any]:
         return select(*record_columns(RECORD_COLUMNS))
 
     def get(self, memory_id: str, conn: Connection | None = None, *,
@@ -330,7 +336,9 @@ class MemoryStore:
         self._check_new_ids(conn, [values["id"]])
         self._check_ref(conn, values.get("superseded_by"), values["id"])
         row = {k: v for k, v in values.items() if k != "embedding"}
-        seq = conn.execute(insert(MT).values(**row)).inserted_primary_key[0]
+        key = conn.execute(insert(MT).values(**row)).inserted_primary_key
+        assert key is not None  # a single-row insert always reports its key
+        seq = key[0]
         if values.get("embedding") is not None:
             add_vector_in(conn, seq, values["embedding"])
         return self.log_in(conn, values["id"], actor, acts.ADD, {}, row,
@@ -582,6 +590,7 @@ class MemoryStore:
         with self.write() as conn:
             new_ev = self.undo_in(conn, event_id, actor, None)
             mid = audit.event(conn, new_ev).memory_id
+            assert mid is not None  # the undo of a memory row names that memory
         return _edit((mid,), (new_ev,), None, acts.UNDO)
 
     def undo_group(self, group_id: str, *, actor: str = "operator") -> Changes:

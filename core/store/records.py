@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 from memdesk.core.store.query import Status, status_of
 
 if TYPE_CHECKING:  # actions.py builds on Changed below
+    from typing import TypeAlias
+
+    from sqlalchemy import Row
+
     from memdesk.core.store.actions import Action
+
+    # A result row of any shape (SQLAlchemy types a row by its columns' types); for
+    # annotations only: import it under TYPE_CHECKING.
+    AnyRow: TypeAlias = Row[*tuple[Any, ...]]
 
 DATETIME_FIELDS = frozenset({"created_at", "last_accessed", "valid_until", "deleted_at",
                              "quarantined_at"})

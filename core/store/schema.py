@@ -24,6 +24,7 @@ from memdesk.core.errors import (
 )
 from memdesk.core.store.check import OPEN_CHECK_BUDGET_S, CheckReport, open_check
 from memdesk.core.store.db import (
+    BUSY_TIMEOUT_S,
     connect_raw,
     default_store_path,
     display_url,
@@ -38,7 +39,7 @@ MIGRATIONS_DIR = Path(__file__).parent / "migrations"
 LEGACY_REVISION = "0001"  # a Recall store without alembic_version
 
 # The revision chain, kept here so opening a current store does not import Alembic
-# (~0.2 s of start-up).  tests/test_migrations.py checks it against the scripts.
+# (~0.2 s of start-up).  tests/store/test_migrations.py checks it against the scripts.
 REVISIONS = (
     "0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011",
     "0012", "0013", "0014", "0015", "0016", "0018", "0019", "0020",
@@ -161,7 +162,9 @@ def _compact_if_needed(engine: Engine, found: str | None) -> None:
     if COMPACT_AFTER & set(REVISIONS[REVISIONS.index(found) + 1:]):
         raw = engine.raw_connection()
         try:
-            raw.driver_connection.execute("VACUUM")
+            driver = raw.driver_connection
+            assert driver is not None  # None only once detached; this one was just checked out
+            driver.execute("VACUUM")
         finally:
             raw.close()
 
@@ -274,7 +277,7 @@ def open_engine(
     url = to_url(db)
     shown = display_url(url)
     path = _check_path(url, create)
-    timeout = {} if busy_timeout is None else {"busy_timeout": busy_timeout}
+    timeout = BUSY_TIMEOUT_S if busy_timeout is None else busy_timeout
     health: CheckReport | None = None
     ident: Identity | None = None
     if path is not None and path.exists():
@@ -284,12 +287,12 @@ def open_engine(
             if health.damaged:
                 if if_damaged != "read_only":
                     raise StoreDamagedError(damage_message(url, path, health), health)
-                engine = make_engine(url, read_only=True, **timeout)
+                engine = make_engine(url, read_only=True, busy_timeout=timeout)
                 return engine, OpenReport(url, False, None, None, None, True, health)
     # An older store is migrated in the journal mode it has: switched to WAL only once
     # the upgrade committed, so a failed upgrade leaves the file exactly as it was.
     migrating = ident is not None and ident.revision is not None and ident.revision != HEAD
-    engine = make_engine(url, keep_journal=migrating, **timeout)
+    engine = make_engine(url, keep_journal=migrating, busy_timeout=timeout)
     try:
         state = schema_state(engine)
         if state.revision is not None and state.revision not in known_revisions():
@@ -310,7 +313,7 @@ def open_engine(
             found, backup = upgrade(engine, state, path)
             if migrating:
                 engine.dispose()
-                engine = make_engine(url, **timeout)
+                engine = make_engine(url, busy_timeout=timeout)
                 engine.connect().close()  # the first connection switches it to WAL
             if found != HEAD:  # another process may have upgraded it while we waited
                 report = OpenReport(shown, False, found, HEAD, backup, False, health)

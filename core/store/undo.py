@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection, select
 
@@ -21,11 +21,14 @@ from memdesk.core.store import audit
 from memdesk.core.store.actions import ADD, Action, EventUndo, Stream, declared
 from memdesk.core.store.records import Changed, EventRecord
 
+if TYPE_CHECKING:  # the store imports this module
+    from memdesk.core.store.memory_store import MemoryStore
 
-def undo_memory_event_in(store: Any, conn: Connection, ev: EventRecord, actor: str,
+
+def undo_memory_event_in(store: MemoryStore, conn: Connection, ev: EventRecord, actor: str,
                          group_id: str | None) -> int:
     """The memory stream's handler: restore the fields the event changed."""
-    return int(store.undo_in(conn, ev.id, actor, group_id))
+    return store.undo_in(conn, ev.id, actor, group_id)
 
 
 def root_action(conn: Connection, ev: EventRecord) -> Action:
@@ -62,7 +65,7 @@ class EventsUndone:
         return bool(self.event_ids)
 
 
-def undo_events_in(store: Any, conn: Connection, group_id: str, actor: str, redo: str,
+def undo_events_in(store: MemoryStore, conn: Connection, group_id: str, actor: str, redo: str,
                    handlers: Mapping[Stream, EventUndo]) -> EventsUndone:
     """Undo every ``memory_events`` row of ``group_id`` (newest first) as group ``redo``."""
     out = EventsUndone()
@@ -79,6 +82,7 @@ def undo_events_in(store: Any, conn: Connection, group_id: str, actor: str, redo
         out.kinds |= event_kinds(conn, ev)
         out.event_ids.append(handler(store, conn, ev, actor, redo))
         if action.stream is Stream.MEMORY:
+            assert ev.memory_id is not None  # its handler found the memory to undo it
             out.memory_ids.append(ev.memory_id)
     return out
 

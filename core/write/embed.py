@@ -26,8 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import Connection, Table, func, insert, select
 
 from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
@@ -43,9 +44,14 @@ from memdesk.core.store.vectors import (  # the storage SQL of vectors
 )
 from memdesk.core.write.models import EmbeddingSpace
 
-MT = Memory.__table__
+if TYPE_CHECKING:
+    from memdesk.core.store.memory_store import MemoryStore
+
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+MT = cast(Table, Memory.__table__)
 M = MT.c
-ST = EmbeddingSpace.__table__
+ST = cast(Table, EmbeddingSpace.__table__)
+ET = cast(Table, MemoryEvent.__table__)
 DEFAULT_BATCH = 256
 # Rows encoded together: long enough that sorting by length leaves little padding (the
 # demo's 10,000 texts: 1.18x the real token count at 1,024 and up, 1.57x with the old
@@ -105,7 +111,7 @@ def check_space_in(conn: Connection, model: str = embeddings.MODEL_NAME,
     conn.execute(insert(ST).values(id=1, model=model, dim=dim, recorded_at=utcnow()))
 
 
-def space_problem(store) -> str | None:  # type: ignore[no-untyped-def]
+def space_problem(store: MemoryStore) -> str | None:
     """Why this store cannot take our vectors now (None: it can), without writing."""
     reason = embeddings.unavailable_reason()
     if reason:
@@ -124,7 +130,7 @@ def space_problem(store) -> str | None:  # type: ignore[no-untyped-def]
     return None
 
 
-def missing_count(store) -> int:  # type: ignore[no-untyped-def]
+def missing_count(store: MemoryStore) -> int:
     with store.read() as conn:
         return int(conn.execute(select(func.count()).select_from(MT).where(
             ~has_vector(), M.deleted_at.is_(None))).scalar_one())
@@ -157,7 +163,7 @@ def encode_unique(embedder: embeddings.Embedder, texts: Sequence[str], *,
     return out
 
 
-def backfill(store, *, batch: int = DEFAULT_BATCH,  # type: ignore[no-untyped-def]
+def backfill(store: MemoryStore, *, batch: int = DEFAULT_BATCH,
              embedder: embeddings.Embedder | None = None, progress: Progress | None = None,
              cancelled: Cancelled | None = None) -> BackfillReport:
     """Embed every (not deleted) memory lacking a vector, ``batch`` rows per transaction.
@@ -196,7 +202,7 @@ def backfill(store, *, batch: int = DEFAULT_BATCH,  # type: ignore[no-untyped-de
             with store.write() as conn:
                 check_space_in(conn, embedder.name, embedder.dim)
                 write_vectors_in(conn, blobs)
-                conn.execute(insert(MemoryEvent.__table__).values(
+                conn.execute(insert(ET).values(
                     memory_id=None, stream=acts.Stream.STORE, actor="worker",
                     action=acts.EMBED.name, before="{}",
                     after=encode_values({"rows": len(blobs), "model": embedder.name}),
@@ -209,7 +215,7 @@ def backfill(store, *, batch: int = DEFAULT_BATCH,  # type: ignore[no-untyped-de
         last_seq = rows[-1].seq
 
 
-def reembed_all(store, model: str = embeddings.MODEL_NAME,  # type: ignore[no-untyped-def]
+def reembed_all(store: MemoryStore, model: str = embeddings.MODEL_NAME,
                 dim: int = embeddings.DIM) -> int:
     """Clear every vector and record (model, dim) as the store's space; returns rows
     cleared.  Run a backfill afterwards."""
@@ -217,7 +223,7 @@ def reembed_all(store, model: str = embeddings.MODEL_NAME,  # type: ignore[no-un
         n = clear_all_vectors_in(conn)
         conn.execute(ST.delete())
         conn.execute(insert(ST).values(id=1, model=model, dim=dim, recorded_at=utcnow()))
-        conn.execute(insert(MemoryEvent.__table__).values(
+        conn.execute(insert(ET).values(
             memory_id=None, stream=acts.Stream.STORE, actor="operator",
             action=acts.REEMBED.name, before="{}",
             after=encode_values({"cleared": n, "model": model, "dim": dim}), at=utcnow(),

@@ -60,6 +60,7 @@ chemist biologist mathematician statistician nutritionist dietitian psychologist
 psychiatrist radiologist anesthesiologist engineers maintainer devops sre pm teacher
 instructor coach tutor principal clerk secretary receptionist assistant paralegal judge
 editor reporter captain producer director animator illustrator architect biochemist geologist
+postdoc m.d. md r.n. rn gp cna emt dds dvm cpa guard clerk
 """))
 
 DIETS = ("vegetarian", "vegan", "pescatarian", "pescetarian", "gluten-free", "keto",
@@ -76,7 +77,12 @@ RELATIONS = frozenset(("wife", "husband", "partner", "girlfriend", "boyfriend", 
                        "rabbit", "horse", "stepson", "stepdaughter", "toddler", "baby",
                        "teammate", "mentor", "grandson", "granddaughter", "grandchild",
                        "stepmother", "stepfather", "stepmom", "stepdad", "twin",
-                       "mother-in-law", "father-in-law"))
+                       "mother-in-law", "father-in-law", "parents", "grandparents",
+                       "in-laws", "siblings", "grandad", "granddad", "gran", "nana",
+                       "spouse", "hubby", "stepsister", "stepbrother", "kids", "children",
+                       "sons", "daughters"))
+# "brother-in-law", "step-sister", "half-brother", "great-aunt": kin made of kin.
+KIN_AFFIX = r"(?:(?:step|half|great|great-great|grand)-?)?(?:{rel})(?:-in-law)?"
 
 # Things nobody is allergic to: "I'm allergic to Mondays" is a joke, not a fact.
 JOKE_OBJECTS = frozenset(("monday", "mondays", "work", "meetings", "mornings", "homework",
@@ -84,6 +90,15 @@ JOKE_OBJECTS = frozenset(("monday", "mondays", "work", "meetings", "mornings", "
                           "adulting", "cardio", "effort", "deadlines", "bugs", "jira",
                           "paperwork", "small talk", "math", "running", "sunday scaries",
                           "stand-ups", "standups", "my boss", "commitment", "waking up early"))
+
+
+
+def joke_object(value: str) -> bool:
+    """ "Mondays", "Monday mornings", "my boss": nobody is allergic to them."""
+    v = strip_article(value).lower()
+    return v in JOKE_OBJECTS or any(w in JOKE_OBJECTS or singular(w) in JOKE_OBJECTS
+                                    for w in v.split())
+
 
 LANGUAGES_SPOKEN = frozenset(("english", "german", "french", "spanish", "italian",
                               "portuguese", "dutch", "polish", "russian", "ukrainian",

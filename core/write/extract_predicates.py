@@ -59,7 +59,7 @@ STOP = (r"\s*(?:[,;:!?()]|\.(?!\S)|$)|\s+(?:and|but|because|so|since|which|thoug
         r"|like|than|mostly|mainly|most|all|every|each|because|except|unless|though"
         r"|originally|full-time|part-time|yet|then|here|there|near|outside|around|close to|next to"
         r"|everywhere|anywhere|daily"
-        r"|which|where)\b")
+        r"|which|where|based|located|living|btw|tbh|fyi|imo|imho|fwiw|ngl|honestly)\b")
 V = rf"(?P<v>(?:[^,;!?.()]|\.(?=\S))+?)(?={STOP})"
 W = V.replace("?P<v>", "?P<w>")
 NAME = r"(?P<n>(?-i:[A-Z][a-zà-ÿ'’]+(?:\s[A-Z][a-zà-ÿ'’]+)?))"
@@ -85,9 +85,21 @@ def _clean(value: str | None) -> str | None:
     if value is None:
         return None
     v = third_person_value(value).strip(" '\"’“”")
+    # "a small design studio called Pixelhaus": the name is the value.
+    v = re.sub(r"^(?:(?:an?|the|their)\s+)?[\w\s-]*?\b(?:called|named)\s+(?=[A-Z0-9])", "", v)
     v = re.sub(r"^(?:their|the user's)\s+", "", v) if v.lower().startswith(
         ("their health", "their family", "their past", "their ")) else v
+    # Never store a value that runs into the rest of the sentence: "Montreal my whole
+    # life" ends at the pronoun, "Mac user through and through" before a dangling word.
+    cut = re.sub(r"\s+(?:their|them|they)\b.*$", "", v)
+    if cut != v and not re.search(rf"\s(?:{_DANGLING})$", cut, re.I):
+        v = cut
+    v = re.sub(rf"\s+(?:{_DANGLING})$", "", v, flags=re.I)
     return v or None
+
+
+_DANGLING = (r"through|with|for|of|to|at|in|on|and|or|the|a|an|by|from|about|into|than"
+             r"|as|so|but")
 
 
 def value_of(m: re.Match[str], key: str = "v") -> str | None:
@@ -122,7 +134,7 @@ def _allergy(m: re.Match[str]) -> list[Said]:
     if more := re.match(r"\s+(?:and|or)\s+([\w-]+(?: [\w-]+)?)(?=[.,;!?]|$)",
                         m.string[m.end():]):
         values.append(more.group(1))
-    if any(x.lower() in lx.JOKE_OBJECTS or _PRONOUN_VALUE.match(x) for x in values):
+    if any(lx.joke_object(x) or _PRONOUN_VALUE.match(x) for x in values):
         return []
     return [Said("allergic_to", x, f"is allergic to {x}") for x in values]
 
@@ -132,9 +144,20 @@ def _role(m: re.Match[str]) -> list[Said]:
     if role is None:
         return []
     role = lx.strip_article(role)
+    age = re.match(r"(?P<a>\d{1,3})[- ]years?[- ]old\s+", role)
+    # "a fundraiser two days a week": a count starts what the role is not
+    role = re.sub(r"\s+(?:\d+|one|two|three|four|five|six|seven)\b.*$", "", role)
+    role = role[age.end():] if age else role
+    # "a startup founder pitching this": the participle describes, it is not the role.
+    role = re.sub(r"(?<=\w)\s+\w+ing$", "", role) if " " in role else role
+    rest = m.string[m.end():]
+    org_after = re.match(rf"\s+(?:at|for|with)\s+{ORG}(?={STOP})", rest)
     out: list[Said] = []
     studies = False
-    if lx.is_role(role):
+    if lx.is_role(role) or (org_after is not None and len(role.split()) <= 2
+                            and role.lower() not in lx.NOT_IDENTITY
+                            and role.lower() not in lx.DIETS and role[:1].islower()):
+        # "a postdoc at MIT": what someone is at an organisation is their job.
         out.append(Said("occupation", role, f"is {lx.article(role)} {role}"))
         studies = role.lower().endswith("student")
     elif lx.strip_article(role).lower() in lx.DIETS:
@@ -148,8 +171,8 @@ def _role(m: re.Match[str]) -> list[Said]:
         out.append(Said("is_a", role, f"is {lx.article(role)} {role}"))
     else:
         return []
-    rest = m.string[m.end():]
-    if s := re.search(r"\bworking (?P<s>(?:the )?(?:night|late|early|day|weekend|evening)"
+    if s := re.search(r"\b(?:working|on|mostly|usually|doing) (?P<s>(?:the )?(?:night|late"
+                      r"|early|day|weekend|evening)"
                       r" shifts?|nights|weekends|part[- ]time|full[- ]time|remotely"
                       r"|from home)\b", rest, re.I):
         out.append(Said("work_schedule", s.group("s"), f"works {s.group('s')}"))
@@ -159,6 +182,10 @@ def _role(m: re.Match[str]) -> list[Said]:
             out.append(Said("studies_at", org, f"studies at {org}"))
         else:
             out.append(Said("works_at", org, f"works at {org}"))
+    if out and age:
+        out.append(Said("age", age.group("a"), f"is {age.group('a')} years old"))
+    if out and (f := re.search(rf"(?:^|\s)from\s+{ORG}(?={STOP})", rest)):
+        out.append(Said("from", _clean(f.group("o")), f"is from {_clean(f.group('o'))}"))
     return out
 
 
@@ -175,11 +202,18 @@ def _work_at(m: re.Match[str]) -> list[Said]:
     rest = m.string[m.end():]
     if r := re.match(rf"\s+as\s+(?:an?\s+)?{V}", rest, re.I):
         out += _role(r)
+    # "at Ikea in logistics, mostly night shifts": the schedule said after the place.
+    if s := re.search(r"(?:^|[,;]|\b(?:mostly|usually|working|on|doing|always))\s+(?P<s>"
+                      r"(?:the )?(?:night|late|early|day|weekend|evening) shifts?|nights"
+                      r"|weekends|part[- ]time|full[- ]time|remotely|from home)\b", rest, re.I):
+        out.append(Said("work_schedule", s.group("s"), f"works {s.group('s')}"))
     return out
 
 
 def _work_as(m: re.Match[str]) -> list[Said]:
     out = _role(m)
+    if out and out[0].attribute == "is_a":
+        out[0] = Said("occupation", out[0].value, out[0].predicate)
     return out if out and out[0].attribute == "occupation" else []
 
 
@@ -356,7 +390,7 @@ PARSERS: tuple[tuple[re.Pattern[str], Callable[[re.Match[str]], list[Said]]], ..
      _uses),
     (_rx(rf"^(?:{BE} on|{BE} running|run|runs) {ADVS}{V}"),
      lambda m: _uses(m) if value_of(m) and lx.category(value_of(m) or "") else []),
-    (_rx(rf"^(?:go|goes|opt|opts) for {ADVS}{V}"),
+    (_rx(rf"^(?:go|goes|opt|opts) (?:for|with) {ADVS}{V}"),
      lambda m: _prefers(m) if value_of(m) and lx.category(lx.bare_name(value_of(m) or "")) else []),
     (_rx(rf"^(?:{BE} )?{ADVS}{_LIKE} {ADVS}{_NOT_OBJ}{V}"), _likes),
     (_rx(rf"^{ADVS}(?P<verb>hate|hates|dislike|dislikes|can't stand|cannot stand|don't like"

@@ -9,6 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from memdesk.core.write import extract_lexicon as lx
+from memdesk.core.write.extract_phrases import favourite
 from memdesk.core.write.extract_predicates import NAME, VERB_AHEAD, Said, V, value_of
 
 
@@ -19,6 +20,10 @@ class Subject:
     predicate: str
     extra: list[Said] = field(default_factory=list)  # e.g. "Emma is the user's daughter"
     tools_only: bool = False
+    # "My partner and I are vegetarian, but she …": the partner holds the predicate too,
+    # and what follows the pronoun is said of the partner alone.
+    also: tuple[str, str] | None = None
+    also_predicate: str = ""
 
     @property
     def is_user(self) -> bool:
@@ -26,14 +31,24 @@ class Subject:
 
 
 # -- subjects ---------------------------------------------------------------------------
-_REL = "|".join(sorted((re.escape(r) for r in lx.RELATIONS), key=len, reverse=True))
+_REL = lx.KIN_AFFIX.format(rel="|".join(sorted((re.escape(r) for r in lx.RELATIONS),
+                                              key=len, reverse=True)))
 _MY_REL = re.compile(rf"^(?:my|our) (?:(?:little|older|younger|big|eldest|youngest|oldest|best|"
-                     rf"new|baby|late|ex-)\s*)?(?P<r>{_REL})\b(?:'s name is|,? (?:named|called)"
+                     rf"new|baby|late|ex-|twin|elder|middle|adopted|other|dear)\s*){{0,2}}"
+                     rf"(?P<r>{_REL})\b(?:'s name is|,? (?:named|called)"
                      rf"|,)?\s*", re.IGNORECASE)
 _VERB_START = re.compile(rf"^(?:{VERB_AHEAD}|can't|cannot|doesn't|does not|just|really"
                          r"|also|still|always|never|used|recently|currently)\b", re.I)
-_MY_ATTR = re.compile(rf"^(?:my (?P<a>name|birthday|favou?rite (?P<k>[\w ]+?))(?: is|'s)"
+_MY_ATTR = re.compile(rf"^(?:my (?P<a>name|birthday|favou?rite (?P<k>[\w ]+?)|(?P<pick>go-to"
+                      rf"|preferred|default|usual|main|everyday) (?P<pk>[\w ]+?)"
+                      rf"|(?P<new>new |current )?(?P<job>job|workplace|employer|company))"
+                      rf"(?: is|'s)(?: (?:at|with|for))?"
                       rf"|(?P<call>call me|I go by)) {V}", re.IGNORECASE)
+# "SQLite is my default for anything small", "Firefox is my go-to browser".
+_IS_MY_PICK = re.compile(r"^(?:for [\w ]{1,30},\s*)?(?P<v>[\w.+#-]+(?: [\w.+#-]+)?)"
+                         r" (?:is|are) (?:still )?my (?:go-to|default|preferred|usual|main"
+                         r"|favou?rite|daily driver)(?: (?P<k>[\w ]+?))?(?=\s+for\b|[.,!;]|$)",
+                         re.IGNORECASE)
 
 
 @dataclass
@@ -46,10 +61,22 @@ class Context:
 
 def my_attribute(clause: str) -> list[tuple[str, Said]]:
     """ "My name is Ada", "My favourite colour is green": (entity, Said)."""
+    if h := re.match(rf"^home(?: for me| these days)? is (?:now )?{V}", clause, re.I):
+        return [("user", Said("lives_in", value_of(h), f"lives in {value_of(h)}"))] \
+            if (value_of(h) or "")[:1].isupper() else []
+    if (p := _IS_MY_PICK.match(clause)) and lx.category(p.group("v")):
+        kind = p.group("k") or lx.category(p.group("v")) or "thing"
+        return [("user", favourite(kind, p.group("v")))]
     m = _MY_ATTR.match(clause)
     if m is None or value_of(m) is None:
         return []
     v = value_of(m)
+    if m.group("pick"):
+        return [("user", favourite(m.group("pk"), v))]
+    if m.group("job"):
+        if not v[:1].isupper():
+            return []
+        return [("user", Said("works_at", v, f"works at {v}", bool(m.group("new"))))]
     a = "name" if m.group("call") else m.group("a").lower()
     if a == "name":
         return [("user", Said("name", v, f"'s name is {v}"))]
@@ -65,7 +92,8 @@ def my_attribute(clause: str) -> list[tuple[str, Said]]:
 def subject(clause: str, ctx: Context) -> Subject | None:
     """The subject of a clause (see the module docstring), or None."""
     c = clause.strip()
-    if m := re.match(rf"^I (?:have|have got|got) (?:an? )(?P<r>{_REL}) (?:named|called) {NAME}"
+    if m := re.match(rf"^(?:I|we) (?:have|have got|got|adopted|own) (?:an? )(?P<r>{_REL})"
+                     rf" (?:named|called) {NAME}"
                      r"[,.]?\s*(?P<p>.*)$", c, re.I | re.S):
         name, rel = m.group("n"), m.group("r").lower()
         ctx.last, ctx.names[name.lower()] = (name, name), name
@@ -73,8 +101,16 @@ def subject(clause: str, ctx: Context) -> Subject | None:
                        [Said("relation", rel, f"is the user's {rel}")])
     if m := re.match(r"^I\s+(?P<p>.+)$", c, re.S):
         return Subject("user", "The user", m.group("p"))
-    if m := re.match(rf"^(?:my|our) (?:{_REL}) and I\s+(?P<p>.+)$", c, re.I | re.S):
-        return Subject("user", "The user", m.group("p"))  # "My wife and I live in …"
+    if m := re.match(rf"^(?:my|our) (?P<r>{_REL}) and I\s+(?P<p>.+)$", c, re.I | re.S):
+        rel = m.group("r").lower()  # "My wife and I live in …": both of them do
+        pred = re.sub(r"^(?:are|both are)\s+(?:both\s+)?", "are ", m.group("p"), flags=re.I)
+        pred = re.sub(r"^both\s+", "", pred, flags=re.I)
+        own, other = pred, ""
+        if cut := re.search(r",?\s*(?:and|but|though|while)\s+(?:she|he)\s+", pred, re.I):
+            own, other = pred[:cut.start()], pred[cut.end():]
+        ctx.last = (rel, f"The user's {rel}")
+        return Subject("user", "The user", own, also=(rel, f"The user's {rel}"),
+                       also_predicate=other)
     if m := _MY_REL.match(c):
         rel = m.group("r").lower()
         rest = c[m.end():]
@@ -106,6 +142,10 @@ def subject(clause: str, ctx: Context) -> Subject | None:
 def expand(text: str) -> str:
     """Contractions the parsers read in full ("I'm" → "I am", "she's" → "she is")."""
     text = text.replace("’", "'")
+    text = re.sub(rf"\b((?:my|our) (?:{_REL}))'s (?=(?:allergic|intolerant|an?|vegan|vegetarian"
+                  r"|pescatarian|gluten-free|from|into|\d+|also|always|never|really|very|so|not"
+                  r"|retired|married|pregnant|based|originally|severely|lactose|obsessed|crazy"
+                  r"|a big|the)\b)", r"\1 is ", text, flags=re.IGNORECASE)
     for pat, repl in ((r"\bI'm\b", "I am"), (r"\bI've\b", "I have"), (r"\bIm\b", "I am"),
                       (r"\bI'd\b", "I would"), (r"\b(she|he|it)'s\b", r"\1 is"),
                       (r"\bwe're\b", "we are"), (r"\bdon't\b", "don't")):

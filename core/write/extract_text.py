@@ -14,7 +14,8 @@ ABBR_DOT = "\u2024"  # ONE DOT LEADER: looks like a period, is not one to the pa
 # Titles come before a name: their period never ends a sentence.
 TITLES = ("St", "Dr", "Mr", "Mrs", "Ms", "Prof", "Mt", "Rev", "Hon", "Gen", "Lt", "Sgt",
           "Capt", "Mme", "Mlle", "Ave", "Rd", "No", "vs", "approx", "Dept", "Univ", "Jan",
-          "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec")
+          "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec",
+          "sr", "jr", "snr", "Snr", "assoc", "asst")
 # Suffixes end a name, often a sentence too: "I work at Acme Corp. I'm allergic …".
 SUFFIXES = ("Inc", "Ltd", "Co", "Corp", "Jr", "Sr", "etc")
 ABBREVIATIONS = TITLES + SUFFIXES
@@ -22,14 +23,25 @@ _ABBR = re.compile(r"\b(" + "|".join(TITLES) + r")\.(?=\s+\S)"
                    r"|\b(" + "|".join(SUFFIXES) + r")\.(?=\s+[a-z0-9(])")
 # Dotted initialisms: e.g. i.e. U.S. U.K. a.m. p.m. Ph.D.
 _DOTTED = re.compile(r"\b(?:[A-Za-z]{1,2}\.){2,}(?=[\s,;:)]|$)")
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+")
+# A spaced dash ends a statement too: "Not Lisbon — Madrid", "Zoe is 6 — what games …?".
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[—–]\s*|\s+-{1,2}\s+")
+# Chat style writes the pronoun in lower case: "i prefer pnpm", "i'm vegan btw".
+_LOWER_I = re.compile(r"(?<![\w'’.-])i(?=(?:['’](?:m|ve|d|ll)\b)|\s)")
 _SEQUENCE = re.compile(r"^(?:when|whenever|before|after|if|first|once)\b", re.IGNORECASE)
-_JOINED = re.compile(r",?\s+(?:and|but|though|although|whereas)\s+(?=(?:I|we|my)\b)"
+# "…, and in my spare time I play": a short adverbial may stand before the new subject.
+_JOINED = re.compile(r",?\s+(?:and|but|though|although|whereas)\s+(?=(?:I|we|my)\b"
+                     r"|(?:in|on|at|for|during|outside) [\w' ]{1,25}?,?\s+I\b)"
                      r"|,\s+(?=(?:I\b(?!'d like)|we\b))", re.IGNORECASE)
 
 
+# "So my partner and I …": a bare "my partner" before "and I" is part of the subject.
+_POSSESSED = re.compile(r"^(?:\w+,? )?(?:my|our) [\w-]+$", re.IGNORECASE)
+
+
 def protect(text: str) -> str:
-    """``text`` with abbreviation periods replaced by ABBR_DOT."""
+    """``text`` with abbreviation periods replaced by ABBR_DOT (and a lower-case "i"
+    pronoun written "I", so every rule reads chat style as it reads prose)."""
+    text = _LOWER_I.sub("I", text)
     text = _DOTTED.sub(lambda m: m.group(0).replace(".", ABBR_DOT), text)
     # A dotted initialism at a sentence's end still ends it: "…in the U.S. It was…"
     text = re.sub(r"(?<=[A-Z])" + ABBR_DOT + r"(?=\s+(?:I|It|We|My|The|This|He|She|They)\b)",
@@ -60,7 +72,8 @@ def protected_clauses(text: str) -> list[str]:
             part = s[start:m.start() if m else len(s)].strip()
             # "Actually, I …", "My wife and I …": a part of one or two words stays with
             # the clause after it, joined as it was said.
-            if merged and len(merged[-1][1].split()) < 3 and not merged[-1][1].endswith(
+            if merged and (len(merged[-1][1].split()) < 3 or _POSSESSED.match(
+                    merged[-1][1])) and not merged[-1][1].endswith(
                     (".", "!", "?", ";")) and not re.match(r"I\b", merged[-1][1]):
                 begin = merged.pop()[0]
                 part = s[begin:m.start() if m else len(s)].strip()
@@ -100,6 +113,9 @@ _NON_LATIN = re.compile(r"[\u0400-\u04FF\u0370-\u03FF\u0590-\u06FF\u0900-\u097F"
                         r"\u3040-\u30FF\u4E00-\u9FFF\uAC00-\uD7AF\u0E00-\u0E7F]")
 
 
+_OTHER_LATIN = re.compile(r"[ąćęłńśźżőűřčšžěůňťďñßãõçàèìòùäöüâêîôûåøæœ]", re.IGNORECASE)
+
+
 def is_english(sentence: str) -> bool:
     """False for a sentence in another language (function words, or another script)."""
     letters = [c for c in sentence if c.isalpha()]
@@ -108,7 +124,14 @@ def is_english(sentence: str) -> bool:
     words = re.findall(r"[^\W\d_]+(?:'[^\W\d_]+)?", sentence.lower())
     foreign = sum(1 for w in words if w in _FOREIGN and w not in _ENGLISH)
     english = sum(1 for w in words if w in _ENGLISH)
-    return not (foreign >= 2 and foreign > english)
+    if foreign >= 2 and foreign > english:
+        return False
+    # "Mi hijo tiene diez años", "Jestem programistą i mieszkam w Gdańsku": one foreign
+    # signal (a function word or a letter English does not use) and no English word
+    # longer than "a"/"i".
+    signal = foreign or _OTHER_LATIN.search(sentence) is not None
+    return not (signal and len(words) >= 3
+                and not any(w in _ENGLISH and len(w) > 1 for w in words))
 
 
 # -- quoted and reported speech --------------------------------------------------------

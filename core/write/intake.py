@@ -8,14 +8,13 @@ worker screens what it writes), never the other way round.
 
 from __future__ import annotations
 
-from typing import Any
-
 from memdesk.core.guard import AgentOrigin, record_origin_in
+from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 
 
-def enqueue_from_agent(store: Any, turn: Turn, origin: AgentOrigin) -> str:
+def enqueue_from_agent(store: MemoryStore, turn: Turn, origin: AgentOrigin) -> str:
     """The agent's ``store_memory``: the job and its origin, atomically; the job id."""
     with store.write() as conn:
         job_id = JobQueue(store).enqueue_in(conn, turn)

@@ -19,16 +19,18 @@ every worker must not be retried forever).
 
 from __future__ import annotations
 
+import builtins
 import json
 import os
 import socket
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import Connection, and_, func, insert, or_, select, update
+from sqlalchemy import Connection, Row, Table, and_, func, insert, or_, select, update
 
 from memdesk.core.errors import MemdeskError, NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.ids import new_id, utcnow
@@ -39,7 +41,12 @@ from memdesk.core.store.records import Changes, EventRecord
 from memdesk.core.write.models import Job
 from memdesk.core.write.units import Turn
 
-JT = Job.__table__
+if TYPE_CHECKING:
+    from memdesk.core.store.memory_store import MemoryStore
+    from memdesk.core.store.records import AnyRow
+
+# Declarative types __table__ as a FromClause; Job maps a plain Table.
+JT = cast(Table, Job.__table__)
 J = JT.c
 DEFAULT_LEASE_S = 300.0
 MAX_ATTEMPTS = 3
@@ -104,7 +111,7 @@ class JobRecord:
         return out
 
 
-def _record(row: Any) -> JobRecord:
+def _record(row: AnyRow) -> JobRecord:
     m = dict(row._mapping)
     m["memory_ids"] = tuple(json.loads(m["memory_ids"])) if m["memory_ids"] else ()
     m["log"] = tuple(json.loads(m["log"])) if m["log"] else ()
@@ -143,7 +150,7 @@ def _append_log(current: str | None, *messages: str) -> str:
     return json.dumps(entries[-LOG_LIMIT:], ensure_ascii=False)
 
 
-def _owned_running(conn: Connection, job_id: str, owner: str) -> Any:
+def _owned_running(conn: Connection, job_id: str, owner: str) -> Row[str | None] | None:
     """The job's log row if it is running under ``owner``'s lease (None: not ours)."""
     return conn.execute(select(J.log).where(
         J.id == job_id, J.status == JobStatus.RUNNING, J.lease_owner == owner)).first()
@@ -152,7 +159,7 @@ def _owned_running(conn: Connection, job_id: str, owner: str) -> Any:
 class JobQueue:
     """The ``jobs`` table's service.  Cheap; construct one per store."""
 
-    def __init__(self, store) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, store: MemoryStore) -> None:
         self.store = store
 
     # -- agents -----------------------------------------------------------------
@@ -200,13 +207,14 @@ class JobQueue:
         return out
 
     # -- workers ----------------------------------------------------------------
+    # (``builtins.list`` from here on: the ``list`` method above shadows the builtin.)
     def claim(self, owner: str, lease_s: float = DEFAULT_LEASE_S) -> JobRecord | None:
         """Take the oldest pending (or abandoned) job, or None when there is none."""
         jobs = self.claim_many(owner, lease_s, 1)
         return jobs[0] if jobs else None
 
     def claim_many(self, owner: str, lease_s: float = DEFAULT_LEASE_S,
-                   limit: int = 1) -> list[JobRecord]:
+                   limit: int = 1) -> builtins.list[JobRecord]:
         """Take up to ``limit`` of the oldest claimable jobs in one transaction (a worker
         encodes their units together); each keeps its own lease and is finished alone."""
         # Idle workers poll: a read first, so an empty queue never takes the write lock.
@@ -219,7 +227,7 @@ class JobQueue:
             return self._claim_in(conn, owner, lease_s, max(1, limit))
 
     def _claim_in(self, conn: Connection, owner: str, lease_s: float,
-                  limit: int) -> list[JobRecord]:
+                  limit: int) -> builtins.list[JobRecord]:
         now = utcnow()
         # Abandoned: lease expired, or its owner process on this host is gone.
         running = conn.execute(
@@ -229,7 +237,7 @@ class JobQueue:
                      if (r.lease_until is not None and r.lease_until < now)
                      or _owner_is_gone(r.lease_owner)]
 
-        def oldest() -> Any:
+        def oldest() -> AnyRow | None:
             # ``abandoned`` shrinks as jobs are taken: a job claimed in this loop is
             # running under our lease now and must not match again.
             return conn.execute(
@@ -241,7 +249,7 @@ class JobQueue:
                 .with_for_update(skip_locked=True)
             ).first()
 
-        claimed: list[JobRecord] = []
+        claimed: builtins.list[JobRecord] = []
         while len(claimed) < limit and (row := oldest()) is not None:
             job = _record(row)
             if job.id in abandoned:
@@ -279,8 +287,9 @@ class JobQueue:
                 log=_append_log(current.log, f"released unprocessed by {owner} (stopping)")))
             return True
 
-    def complete_in(self, conn: Connection, job_id: str, owner: str, memory_ids: list[str],
-                    extractor: str | None, model: str | None, notes: list[str]) -> None:
+    def complete_in(self, conn: Connection, job_id: str, owner: str,
+                    memory_ids: builtins.list[str], extractor: str | None, model: str | None,
+                    notes: Sequence[str]) -> None:
         """Mark the job done inside the transaction that inserted its memories."""
         current = _owned_running(conn, job_id, owner)
         if current is None:
@@ -292,7 +301,7 @@ class JobQueue:
             model=model, lease_owner=None, lease_until=None, updated_at=now, finished_at=now,
             error=None, log=_append_log(current.log, *notes, done)))
 
-    def fail(self, job_id: str, owner: str, error: str, notes: list[str] = ()) -> bool:  # type: ignore[assignment]
+    def fail(self, job_id: str, owner: str, error: str, notes: Sequence[str] = ()) -> bool:
         """Mark the job failed (if still ours); returns whether it was."""
         with self.store.write() as conn:
             current = _owned_running(conn, job_id, owner)
@@ -392,12 +401,12 @@ def undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
     return new_ev
 
 
-def undo_job_event(store: Any, conn: Connection, ev: EventRecord, actor: str,
+def undo_job_event(store: MemoryStore, conn: Connection, ev: EventRecord, actor: str,
                    group_id: str | None) -> int:
     """The job stream's undo handler (bound in ``memdesk.core.actions``)."""
     return undo_job_event_in(conn, ev, actor, group_id)
 
 
-def store_memory(store, turn: Turn) -> str:  # type: ignore[no-untyped-def]
+def store_memory(store: MemoryStore, turn: Turn) -> str:
     """The write-phase design's MCP contract: enqueue ``turn`` and return the job id immediately."""
     return JobQueue(store).enqueue(turn)

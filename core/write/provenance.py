@@ -5,10 +5,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from sqlalchemy import select
 
 from memdesk.core.write.models import MemoryProvenance
+
+if TYPE_CHECKING:
+    from memdesk.core.store.memory_store import MemoryStore
 
 PT = MemoryProvenance.__table__
 
@@ -26,7 +30,7 @@ class Provenance:
         return who + (f", job {self.job_id}" if self.job_id else "")
 
 
-def provenance(store, memory_id: str) -> Provenance | None:  # type: ignore[no-untyped-def]
+def provenance(store: MemoryStore, memory_id: str) -> Provenance | None:
     """None for memories that were not extracted (operator adds, imports, demo rows)."""
     with store.read() as conn:
         row = conn.execute(select(PT.c.extractor, PT.c.model, PT.c.job_id, PT.c.created_at)

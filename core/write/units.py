@@ -92,8 +92,13 @@ class Extraction:
 class Extractor(Protocol):
     """Turns a turn into 0–5 units.  Raises ExtractionError when it cannot answer."""
 
-    name: str
-    model: str | None
+    # Read-only here, so an extractor that always names its model (``model: str``)
+    # is one too.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def model(self) -> str | None: ...
 
     def extract(self, turn: Turn) -> Extraction: ...
 

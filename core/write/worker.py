@@ -22,9 +22,10 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from functools import partial
+from typing import TypeVar, cast
 
-from sqlalchemy import insert
+from sqlalchemy import Table, insert
 
 from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
@@ -33,7 +34,7 @@ from memdesk.core.guard import (  # the guard's interface to the write path
     screen_job_in,
 )
 from memdesk.core.ids import new_id, utcnow
-from memdesk.core.store.memory_store import validate_fields
+from memdesk.core.store.memory_store import MemoryStore, validate_fields
 from memdesk.core.taxonomy import HYPOTHETICAL_MAX_CONFIDENCE
 from memdesk.core.write.duplicates import flag_duplicates_in
 from memdesk.core.write.embed import (
@@ -49,7 +50,8 @@ from memdesk.core.write.units import Extraction, ExtractionError, Extractor, Uni
 from memdesk.core.write.working import WorkingMemory, working_memory
 
 log = logging.getLogger(__name__)
-PT = MemoryProvenance.__table__
+# Declarative types __table__ as a FromClause; MemoryProvenance maps a plain Table.
+PT = cast(Table, MemoryProvenance.__table__)
 
 
 @dataclass
@@ -92,7 +94,7 @@ class Worker:
     """Processes jobs of one store.  ``process_batch`` is the unit of work (a few jobs
     claimed together, one encode call, one transaction per job); ``run`` loops."""
 
-    def __init__(self, store, extractor: Extractor,  # type: ignore[no-untyped-def]
+    def __init__(self, store: MemoryStore, extractor: Extractor,
                  config: WorkerConfig | None = None,
                  working: WorkingMemory | None = None) -> None:
         self.store = store
@@ -125,11 +127,14 @@ class Worker:
                 for rest in jobs[i:]:
                     self.queue.release(rest.id, self.identity)
                 break
-            result = self._guard(job, lambda job=job: self._prepare(job))
-            (outcomes if isinstance(result, Outcome) else prepared).append(result)
+            result = self._guard(job, partial(self._prepare, job))
+            if isinstance(result, Outcome):
+                outcomes.append(result)
+            else:
+                prepared.append(result)
         self._vectors(prepared)
         for p in prepared:
-            outcomes.append(self._guard(p.job, lambda p=p: self._write(p)))
+            outcomes.append(self._guard(p.job, partial(self._write, p)))
         order = {job.id: i for i, job in enumerate(jobs)}
         return sorted(outcomes, key=lambda o: order[o.job_id])
 

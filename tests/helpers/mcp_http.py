@@ -1,0 +1,81 @@
+"""Running ``memdesk mcp --http`` as a real process for tests, and talking to it with the
+official SDK's streamable HTTP client (with or without a bearer token)."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
+
+import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
+
+# The call helpers are the stdio tests' (a tool result is the same over both transports).
+from tests.helpers.mcp_stdio import call  # noqa: F401 - re-exported for the HTTP tests
+from tests.helpers.mcp_stdio import error as refused  # noqa: F401
+
+MEMDESK = str(Path(sys.executable).with_name("memdesk"))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def env(home: Path) -> dict[str, str]:
+    return {"HOME": str(home), "PATH": str(Path(sys.executable).parent),
+            "HF_HUB_OFFLINE": "1"}
+
+
+@contextmanager
+def http_server(db: Path, home: Path, *extra: str) -> Iterator[str]:
+    """``memdesk mcp --http`` on a free port of 127.0.0.1; yields its URL; SIGTERM after."""
+    port = free_port()
+    log = home / f"server-{port}.log"  # stderr in a file: a pipe nobody reads can fill up
+    with open(log, "wb") as errs:
+        proc = subprocess.Popen(
+            [MEMDESK, "mcp", "--http", "--port", str(port), "--db", str(db), "--no-vectors",
+             "--offline", *extra],
+            stdout=subprocess.DEVNULL, stderr=errs, env=env(home))
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            break
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                raise AssertionError(
+                    f"the HTTP server did not start: {log.read_text()!r}") from None
+            time.sleep(0.1)
+    try:
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@asynccontextmanager
+async def session(url: str, token: str | None = None,
+                  name: str = "agent") -> AsyncIterator[ClientSession]:
+    headers = {"Authorization": f"Bearer {token}"} if token else None
+    info = types.Implementation(name=name, version="1")
+    async with (create_mcp_http_client(headers=headers) as client,
+                streamable_http_client(url, http_client=client) as streams,
+                ClientSession(streams[0], streams[1], client_info=info,
+                              read_timeout_seconds=60) as s):
+        await s.initialize()
+        yield s

@@ -1,0 +1,17 @@
+"""Building a store at an older schema revision, for the tests of what upgrades do."""
+
+from __future__ import annotations
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import Connection
+
+from memdesk.core.store.schema import MIGRATIONS_DIR
+
+
+def upgrade_to(conn: Connection, revision: str) -> None:
+    """Run the migrations up to ``revision`` on ``conn`` (inside its transaction)."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
+    cfg.attributes["connection"] = conn
+    command.upgrade(cfg, revision)
