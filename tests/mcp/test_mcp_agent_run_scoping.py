@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 
-from .mcp_support import LIMIT_S, call, client, error, store_and_wait
+from tests.helpers.mcp_stdio import LIMIT_S, call, client, error, store_and_wait
 
 TURNS = (  # text, agent_id, run_id
     ("I prefer green tea in the morning.", "planner", "r1"),

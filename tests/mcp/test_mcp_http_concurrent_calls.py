@@ -15,8 +15,7 @@ import pytest
 
 from memdesk.core.guard import tokens
 from memdesk.core.store.memory_store import MemoryStore
-
-from .mcp_http_support import http_server, session
+from tests.helpers.mcp_http import http_server, session
 
 CALLS = 200
 SESSIONS_PER_USER = 4

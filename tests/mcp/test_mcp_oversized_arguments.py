@@ -14,9 +14,8 @@ from sqlalchemy import text
 
 from memdesk.core.guard import tokens
 from memdesk.core.store.memory_store import MemoryStore
-
-from .mcp_http_support import http_server, session
-from .mcp_support import LIMIT_S, call, client, error
+from tests.helpers.mcp_http import http_server, session
+from tests.helpers.mcp_stdio import LIMIT_S, call, client, error
 
 TOO_BIG = {  # tool, arguments, what the message must name
     "store_memory": ({"text": "x" * 100_001}, "100000"),

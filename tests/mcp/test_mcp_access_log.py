@@ -19,9 +19,8 @@ from sqlalchemy import text
 
 from memdesk.core.guard import tokens
 from memdesk.core.store.memory_store import MemoryStore
-
-from .mcp_http_support import MEMDESK, call, env, http_server, refused, session
-from .mcp_support import client
+from tests.helpers.mcp_http import MEMDESK, call, env, http_server, refused, session
+from tests.helpers.mcp_stdio import client
 
 
 def memdesk(db: Path, *args: str) -> str:
@@ -169,7 +168,7 @@ def test_sigterm_stops_the_http_server_cleanly_with_its_last_calls_logged(
     import signal
     import socket
 
-    from .mcp_http_support import free_port
+    from tests.helpers.mcp_http import free_port
 
     db = tmp_path / "s.db"
     store = MemoryStore.open(db, create=True)
