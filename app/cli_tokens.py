@@ -1,4 +1,5 @@
-"""``memdesk tokens add|list|revoke``: bearer tokens of the shared MCP server over HTTP.
+"""``memdesk tokens add|list|log|revoke``: bearer tokens of the shared MCP server over
+HTTP, and its access log (every tool call, with the token's name).
 
 The secret is printed once, by ``add``, and never again (the store keeps its SHA-256
 only: core/guard/tokens.py).  ``memdesk mcp --http`` asks for a token on every request
@@ -29,6 +30,13 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     t = tsub.add_parser("list", parents=[common], help="tokens, their users, rights and state")
     t.add_argument("--json", action="store_true")
     t.set_defaults(handler=cmd_tokens_list)
+    t = tsub.add_parser("log", parents=[common],
+                        help="the MCP server's access log: every tool call, newest first")
+    t.add_argument("name", nargs="?",
+                   help="only this token's calls ('local': calls without a token)")
+    t.add_argument("--limit", type=int, default=50, help="at most this many calls (1-10000)")
+    t.add_argument("--json", action="store_true")
+    t.set_defaults(handler=cmd_tokens_log)
     t = tsub.add_parser("revoke", parents=[common],
                         help="revoke a token: its next request is refused")
     t.add_argument("name")
@@ -60,12 +68,14 @@ def cmd_tokens_add(args: argparse.Namespace) -> int:
 
 
 def cmd_tokens_list(args: argparse.Namespace) -> int:
-    from memdesk.core.guard import tokens
+    from memdesk.core.guard import access, tokens
 
     store = open_store(args, create=False)
     items = tokens.list_tokens(store)
+    used = access.usage(store, [t.name for t in items])
     if args.json:
-        print(json.dumps([t.to_json() for t in items], ensure_ascii=False, indent=1))
+        print(json.dumps([t.to_json() | {"usage": used[t.name].to_json()} for t in items],
+                         ensure_ascii=False, indent=1))
         return 0
     if not items:
         print("no tokens (memdesk tokens add NAME --user U)")
@@ -73,8 +83,43 @@ def cmd_tokens_list(args: argparse.Namespace) -> int:
     for t in items:
         state = "active" if t.active else f"revoked {fmt_dt(t.revoked_at)}"
         print(f"{t.name:<24} {','.join(t.rights):<18} {state:<28} created "
-              f"{fmt_dt(t.created_at)}  users: {', '.join(t.users)}")
+              f"{fmt_dt(t.created_at)}  {usage_text(used[t.name])}  "
+              f"users: {', '.join(t.users)}")
     return 0
+
+
+def usage_text(u: Any) -> str:
+    """``last call … · N calls in 24 h (M refused)`` for one caller."""
+    if u.last_at is None:
+        return "never used"
+    refused = f" ({u.day_refused} refused)" if u.day_refused else ""
+    return f"last call {fmt_dt(u.last_at)}, {u.day} in 24 h{refused}"
+
+
+def cmd_tokens_log(args: argparse.Namespace) -> int:
+    from memdesk.core.guard import access
+
+    if not 1 <= args.limit <= 10_000:
+        err("--limit must be 1-10000")
+        return EXIT_USAGE
+    store = open_store(args, create=False)
+    calls = access.recent_calls(store, args.name, args.limit)
+    if args.json:
+        print(json.dumps([c.to_json() for c in calls], ensure_ascii=False, indent=1))
+        return 0
+    if not calls:
+        print("no calls logged" + (f" for {args.name!r}" if args.name else ""))
+        return 0
+    for c in calls:
+        results = "" if c.results is None else f"{c.results:>4} memories"
+        print(f"{c.at:%Y-%m-%d %H:%M:%S}  {c.caller:<20} {c.transport:<15} {c.tool:<16} "
+              f"{plain(c.user_id or '-'):<16} {c.outcome:<8} {results}")
+    return 0
+
+
+def plain(text: str) -> str:
+    """An agent-typed value made safe for a terminal (no control characters)."""
+    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def cmd_tokens_revoke(args: argparse.Namespace) -> int:

@@ -31,6 +31,17 @@ LOCAL = Caller("local")
 
 # Set per request by the HTTP transport's authentication; stdio leaves it at LOCAL.
 current_caller: ContextVar[Caller] = ContextVar("memdesk_mcp_caller", default=LOCAL)
+# The user one tool call acted for, noted by the scope checks for the access log: a
+# dict set per call (the tool body runs in a worker thread with a copy of the context;
+# the dict itself is shared, so what it notes there is seen by the caller).
+call_note: ContextVar[dict[str, str] | None] = ContextVar("memdesk_mcp_call", default=None)
+
+
+def note_user(user_id: str, *, refused: bool = False) -> None:
+    """Note for the access log whom this call acted for (or was refused for)."""
+    note = call_note.get()
+    if note is not None:
+        note.setdefault("refused" if refused else "user", user_id)
 
 
 @dataclass(frozen=True)

@@ -21,10 +21,12 @@ poisoning guard weighs (core/guard/), and may name itself and its run (``agent_i
 ``run_id``).  Operators outrank agents: a memory an operator curated is never changed by
 an agent (core/guard/agent_actions.py).
 
-The model loads and recent users' snapshots are built in the background at start; a
-``retrieve`` that arrives first waits a bounded time, then answers from the keyword and
-graph channels with a note.  Database work runs in worker threads (``anyio.to_thread``)
-so one slow call never stalls the session's event loop.
+The model loads in the background once the handshake is over (the first tool call
+answered, or 3 s after start), then recent users' snapshots are built; a
+``retrieve`` that arrives first answers at once from the keyword and graph channels,
+with a note (``MEMDESK_MCP_READY_WAIT_S`` makes it wait, bounded).  Database work runs
+in worker threads (``anyio.to_thread``) so one slow call never stalls the session's
+event loop.  Every tool call is logged with its caller's token (core/guard/access.py).
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from memdesk.core.curation.at_write import WRITE_HOOKS
 from memdesk.core.embeddings import EmbeddingsUnavailable
 from memdesk.core.errors import MemdeskError
+from memdesk.core.guard.access import AccessLog
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.ids import new_id
 from memdesk.core.read.config import ReadConfig
@@ -50,7 +53,7 @@ from memdesk.core.write.units import Extractor
 from memdesk.core.write.worker import Worker, WorkerConfig
 
 from . import mcp_tools_read, mcp_tools_write
-from .mcp_common import Scope, forbid_unknown_arguments
+from .mcp_common import Scope, forbid_unknown_arguments, record_calls
 from .mcp_identity import LOCAL, Binding, Caller, current_caller
 from .mcp_lines import serve_stdio
 
@@ -65,10 +68,11 @@ INSTRUCTIONS = (
     "what happened to one. Writes that read as instructions to the model, and changes to "
     "memories a human operator curated, are held for the operator's review."
 )
-# How long a retrieve that arrives before the model has loaded waits for it (0.5 s) before it
-# answers from the keyword and graph channels (the first call after start < 1.5 s).
+# How long a retrieve that arrives before the model has loaded waits for it before it
+# answers from the keyword and graph channels, with a note: not at all by default (the
+# model takes seconds to load, far more than a first call may wait: < 1.5 s).
 # MEMDESK_MCP_READY_WAIT_S changes it (bench/bench_mcp.py --first-contact times both).
-def _ready_wait_s(default: float = 0.5) -> float:
+def _ready_wait_s(default: float = 0.0) -> float:
     try:
         value = float(os.environ.get("MEMDESK_MCP_READY_WAIT_S", default))
     except ValueError:
@@ -76,6 +80,11 @@ def _ready_wait_s(default: float = 0.5) -> float:
     return value if 0.0 <= value <= 600.0 else default
 
 
+# The model starts loading once the first tool call is answered, or this long after
+# the server is up if none comes first: importing torch holds the interpreter for
+# seconds (tens on a loaded machine), and done at once it slowed the handshake and the
+# first (keyword channel) call several times over.
+WARM_DELAY_S = 3.0
 READY_WAIT_S = _ready_wait_s()
 
 
@@ -109,8 +118,12 @@ class Runtime:
         self.store = store
         self.binding = binding or Binding()
         self.scope = Scope(self.binding)
-        # Set once the model has loaded and the snapshots are warm (or vectors are off).
+        # Every tool call, reads included, with the caller's token (the operator's
+        # access log: File → Agent tokens…, memdesk tokens list / log).
+        self.access = AccessLog(store)
+        # Set once the model has loaded (at start when vectors are off).
         self.ready = threading.Event()
+        self._answered = threading.Event()  # a first tool call has been answered
         self._keyword: Retriever | None = None
         self._rewarm = threading.Event()
         self.transport = transport
@@ -129,23 +142,32 @@ class Runtime:
     # -- the job worker ---------------------------------------------------------------
     def start(self) -> None:
         self._thread.start()
+        if not self.vectors:
+            self.ready.set()  # no model to wait for
         threading.Thread(target=self._warm_up, name="memdesk-mcp-warmup", daemon=True).start()
 
+    def call_answered(self) -> None:
+        """A tool call was answered: the handshake is over, the model may load now."""
+        self._answered.set()
+
     def _warm_up(self) -> None:
+        self._answered.wait(WARM_DELAY_S)
         try:
             if self.vectors:  # load the model now, not on the first retrieve
                 try:
                     self.retriever.embedder().encode(["warm up"])
                 except EmbeddingsUnavailable as exc:
                     log.warning("vectors unavailable: %s", exc)
-            self._warm_snapshots()
         finally:
             self.ready.set()
+        # Ready for every channel now; recent users' snapshots are built meanwhile
+        # (a call that comes first builds its own).
+        self._warm_snapshots()
 
     async def wait_ready(self, timeout: float = READY_WAIT_S) -> bool:
         """Wait (bounded) for the start-up warm-up; whether it is done."""
-        if self.ready.is_set():
-            return True
+        if self.ready.is_set() or timeout <= 0:
+            return self.ready.is_set()
         return await anyio.to_thread.run_sync(self.ready.wait, timeout)
 
     def readiness_note(self) -> str | None:
@@ -195,6 +217,7 @@ class Runtime:
         if self._thread.is_alive():
             self._thread.join(timeout)
         self.retriever.flush()
+        self.access.close()
 
     # -- provenance ---------------------------------------------------------------------
     def session_id(self, session: Any) -> str:
@@ -240,6 +263,7 @@ def build_server(rt: Runtime) -> MCPServer:
     mcp_tools_write.register(mcp, rt)
     mcp_tools_read.register(mcp, rt)
     forbid_unknown_arguments(mcp)
+    record_calls(mcp, rt.access, rt.transport, on_answered=rt.call_answered)
     return mcp
 
 
@@ -263,6 +287,7 @@ def serve(store, extractor: Extractor, *, vectors: bool = True,  # type: ignore[
     rt.start()
     try:
         if http:
+            _stop_cleanly_on_sigterm()
             anyio.run(partial(serve_http, server, store, host=host, port=port))
         else:
             # The SDK's stdio transport, fed by a line reader that answers every line
@@ -272,13 +297,34 @@ def serve(store, extractor: Extractor, *, vectors: bool = True,  # type: ignore[
         rt.stop()
 
 
+def _stop_cleanly_on_sigterm() -> None:
+    """Make SIGTERM end the HTTP server through ``serve``'s ``finally``.
+
+    uvicorn catches SIGTERM, shuts down, then raises it again with the handler it
+    found installed; with the default one the process died right there, and the job
+    worker, the retrieval records and the access log's last rows were never flushed."""
+    import signal
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(0)
+
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, stop)
+
+
 async def serve_http(server: MCPServer, store, *, host: str, port: int) -> None:  # type: ignore[no-untyped-def]
     """The SDK's streamable HTTP app behind bearer-token authentication, on uvicorn."""
     import uvicorn
 
     from .mcp_auth import BearerTokens, is_loopback
 
-    app = BearerTokens(server.streamable_http_app(host=host), store,
+    # JSON responses: one body per call instead of an SSE stream (fewer writes and
+    # wake-ups per call); the tools never send requests back to the client.
+    app = BearerTokens(server.streamable_http_app(host=host, json_response=True), store,
                        require=not is_loopback(host))
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+    # Idle keep-alive connections are kept 65 s, not uvicorn's 5: a client reusing a
+    # connection the server is closing at that moment gets a read error on its call
+    # (seen with 200 concurrent calls on a loaded machine); agents pause for seconds.
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning",
+                            timeout_keep_alive=65)
     await uvicorn.Server(config).serve()

@@ -59,17 +59,22 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
                                       "default: all")] = None,
         include_preferences: Annotated[bool, Field(description=(
             "also return the user's standing preferences (default: yes)"))] = True,
+        agent_id: AgentArg = None,
+        run_id: RunArg = None,
     ) -> Retrieval:
         """The user's memories most relevant to the query (keyword, vector and entity-graph
         channels fused), plus their standing preferences (injected every time). Call it
-        before answering."""
+        before answering. agent_id / run_id limit it (preferences included) to what
+        that agent or run stored."""
         ready = await rt.wait_ready()
 
         def run() -> Retrieval:
             user = rt.scope.user(user_id, "read")
-            check_agent_text("query", query)
+            for name, v in (("query", query), ("agent_id", agent_id), ("run_id", run_id)):
+                check_agent_text(name, v)
             retriever = rt.retriever if ready else rt.keyword_retriever()
-            r = retriever.retrieve(query, user, k, channels or None, include_preferences)
+            r = retriever.retrieve(query, user, k, channels or None, include_preferences,
+                                   agent_id=agent_id, run_id=run_id)
             notes = list(r.notes)
             if not ready:
                 notes = [n for n in notes if "vectors are off" not in n]

@@ -4,6 +4,11 @@ The same façade as ``memdesk tokens`` (memdesk.core.guard.tokens): a new token'
 secret is shown once, in this dialog, and never stored; revoking asks first.  Both are
 one small audited write each, done directly (no background op: there is nothing long
 to wait for), and broadcast as history changes so an open history view refreshes.
+
+Each token's last call and its calls of the last 24 hours come from the MCP server's
+access log (memdesk.core.guard.access: index seeks per token), and the table below
+lists the latest calls of the selected token — or of every caller, ``local`` (stdio,
+no token) included, when none is selected — with the tool, the user and the outcome.
 """
 
 from __future__ import annotations
@@ -32,10 +37,12 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.errors import MemdeskError
-from memdesk.core.guard import tokens
+from memdesk.core.guard import access, tokens
 from memdesk.core.store.records import Changes
 
-COLUMNS = ("Name", "Users", "Rights", "State", "Created")
+COLUMNS = ("Name", "Users", "Rights", "State", "Created", "Last call", "Calls (24 h)")
+CALL_COLUMNS = ("When (UTC)", "Caller", "Tool", "User", "Outcome", "Memories", "ms")
+RECENT_CALLS = 200
 
 
 class TokensDialog(QDialog):
@@ -54,6 +61,12 @@ class TokensDialog(QDialog):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.itemSelectionChanged.connect(self.show_calls)
+        self.calls = QTableWidget(0, len(CALL_COLUMNS))
+        self.calls.setHorizontalHeaderLabels(CALL_COLUMNS)
+        self.calls.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.calls_label = QLabel("")
+        self.calls_label.setTextFormat(Qt.TextFormat.PlainText)
         self.revoke_button = QPushButton("Revoke selected…")
         self.revoke_button.clicked.connect(self.revoke_selected)
 
@@ -90,19 +103,56 @@ class TokensDialog(QDialog):
         lay.addLayout(form)
         lay.addWidget(self.secret)
         lay.addWidget(self.message)
+        lay.addWidget(self.calls_label)
+        lay.addWidget(self.calls)
         lay.addWidget(buttons)
         self.setMinimumWidth(640)
         self.reload()
 
     def reload(self) -> None:
         items = tokens.list_tokens(self.store)
+        used = self._usage([t.name for t in items])
         self.table.setRowCount(len(items))
         for row, t in enumerate(items):
             state = "active" if t.active else f"revoked {t.revoked_at:%Y-%m-%d %H:%M}"
+            u = used.get(t.name)
+            last = f"{u.last_at:%Y-%m-%d %H:%M}" if u and u.last_at else "never"
+            day = (f"{u.day} ({u.day_refused} refused)" if u and u.day_refused
+                   else str(u.day if u else 0))
             for col, value in enumerate((t.name, ", ".join(t.users), ", ".join(t.rights),
-                                         state, f"{t.created_at:%Y-%m-%d %H:%M}")):
+                                         state, f"{t.created_at:%Y-%m-%d %H:%M}", last,
+                                         day)):
                 self.table.setItem(row, col, QTableWidgetItem(value))
         self.table.resizeColumnsToContents()
+        self.show_calls()
+
+    def _usage(self, names: list[str]) -> dict[str, access.Usage]:
+        try:
+            return access.usage(self.store, names)
+        except MemdeskError as exc:  # a locked store: the tokens still show
+            self.message.setText(f"The access log cannot be read right now: {exc}")
+            return {}
+
+    def show_calls(self) -> None:
+        """The latest calls of the selected token, or of every caller."""
+        name = self.selected_name()
+        try:
+            calls = access.recent_calls(self.store, name, RECENT_CALLS)
+        except MemdeskError as exc:
+            self.message.setText(f"The access log cannot be read right now: {exc}")
+            calls = []
+        who = f"token {name!r}" if name else "every caller ('local': no token)"
+        self.calls_label.setText(f"Latest calls of {who}: {len(calls)}"
+                                 + (f" (the last {RECENT_CALLS})"
+                                    if len(calls) == RECENT_CALLS else ""))
+        self.calls.setRowCount(len(calls))
+        for row, c in enumerate(calls):
+            values = (f"{c.at:%Y-%m-%d %H:%M:%S}", c.caller, c.tool, c.user_id or "",
+                      c.outcome, "" if c.results is None else str(c.results),
+                      "" if c.ms is None else f"{c.ms:.1f}")
+            for col, value in enumerate(values):
+                self.calls.setItem(row, col, QTableWidgetItem(value))
+        self.calls.resizeColumnsToContents()
 
     def create(self) -> None:
         users = [u.strip() for u in self.users.text().split(",") if u.strip()]

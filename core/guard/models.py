@@ -8,6 +8,9 @@
   DELETE.  A memory's agent provenance is ``memory_provenance.job_id`` → this row.
 - ``mcp_tokens``: the shared HTTP server's bearer tokens (hash, users, rights), and
   ``job_origins.token`` the token a write came in with (migration 0018).
+- ``mcp_access``: the MCP server's access log, one row per tool call (migration 0020):
+  who (the token's name, ``local`` without one), the tool, the user, how many
+  memories it returned or changed, and whether it was refused (core/guard/access.py).
 - ``quarantine_reasons``: why the guard held a memory, one row per rule that matched,
   with the evidence (the text that matched) shown to the operator.
 
@@ -20,7 +23,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import DateTime, ForeignKey, Index, String, Text
+from sqlalchemy import DateTime, Float, ForeignKey, Index, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from memdesk.core.store.models import Base, SeqType
@@ -56,6 +59,26 @@ class McpToken(Base):
     rights: Mapped[str] = mapped_column(String(64), nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime)
+
+
+class McpAccess(Base):
+    """One MCP tool call (migration 0020): appended in batches off the call path, pruned
+    after the retention; never part of a memory's audit trail or of undo."""
+
+    __tablename__ = "mcp_access"
+
+    id: Mapped[int] = mapped_column(SeqType, primary_key=True, autoincrement=True)
+    at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    caller: Mapped[str] = mapped_column(String(64), nullable=False)  # token name or "local"
+    transport: Mapped[str] = mapped_column(String(32), nullable=False)
+    tool: Mapped[str] = mapped_column(String(64), nullable=False)
+    user_id: Mapped[str | None] = mapped_column(String(200))
+    results: Mapped[int | None] = mapped_column(Integer)
+    outcome: Mapped[str] = mapped_column(String(16), nullable=False)  # ok, refused, error
+    ms: Mapped[float | None] = mapped_column(Float)
+
+    __table_args__ = (Index("ix_mcp_access_caller_at", "caller", "at"),
+                      Index("ix_mcp_access_at", "at"))
 
 
 class QuarantineReason(Base):

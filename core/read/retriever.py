@@ -29,6 +29,7 @@ from memdesk.core.read import terms as qt
 from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
 from memdesk.core.read.query_vectors import query_vector
 from memdesk.core.read.recorder import Job, Recorder, record_jobs
+from memdesk.core.read.scoping import scope_mask
 from memdesk.core.read.snapshot import SnapshotCache
 
 if TYPE_CHECKING:
@@ -199,8 +200,13 @@ class Retriever:
         inject: bool = True,
         *,
         dry_run: bool = False,
+        agent_id: str | None = None,
+        run_id: str | None = None,
     ) -> RetrievalResult:
         """Rank ``user_id``'s memories for ``query``.
+
+        ``agent_id`` / ``run_id``: only the memories that agent or run wrote (results
+        and injected preferences alike; core/read/scoping.py).
 
         ``dry_run``: what the agent would get now, without recording it, reinforcing
         what was returned or moving the rotation cursor (the inspector uses this, so
@@ -221,7 +227,10 @@ class Retriever:
                 if "vector" in active else None)
         with self.store.read() as conn:
             snap = self.snapshots.get(conn, user_id, DIM)
-            ok = ch.eligible(snap, cfg)
+            ok = base_ok = ch.eligible(snap, cfg)
+            scoped = agent_id is not None or run_id is not None
+            if scoped:
+                ok = base_ok & scope_mask(conn, snap, user_id, agent_id, run_id)
             kw = ch.keyword_channel(snap, query, cfg, now, ok) if "fts" in active \
                 else ch.KeywordHits()
             vec = ch.vector_channel(snap, qvec, cfg, ok) if qvec is not None \
@@ -236,8 +245,14 @@ class Retriever:
             # whether or not the caller wants preferences injected besides.
             is_task = isolated is None and cfg.task_preferences > 0 and prompts.is_task(query)
             want = do_inject or is_task
-            prefs = injection.active_preferences(snap, cfg, ok) if want else []
-            pref_rows = injection.preference_rows(snap, cfg, ok) if want else None
+            # Memoised per snapshot under the confidence mask: asked with that mask,
+            # then narrowed to the agent/run scope.
+            prefs = injection.active_preferences(snap, cfg, base_ok) if want else []
+            pref_rows = injection.preference_rows(snap, cfg, base_ok) if want else None
+            if scoped and want:
+                keep = [bool(ok[snap.row_of[p.seq]]) for p in prefs]
+                prefs = [p for p, k in zip(prefs, keep, strict=True) if k]
+                pref_rows = pref_rows[[i for i, k in enumerate(keep) if k]]
             relevant = injection.relevant_first(prefs, pref_rows, kw, vec, used, cfg)
             task = [p.seq for p in relevant[: cfg.task_preferences]] if is_task else []
             seqs = list(dict.fromkeys([*task, *kw.ranked, *vec.ranked, *gr.ranked,

@@ -66,8 +66,8 @@ def backups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def test_revision_chain() -> None:
-    assert schema.head_revision() == HEAD == "0019"
-    assert schema.known_revisions() == {f"{n:04d}" for n in (*range(1, 17), 18, 19)}
+    assert schema.head_revision() == HEAD == "0020"
+    assert schema.known_revisions() == {f"{n:04d}" for n in (*range(1, 17), 18, 19, 20)}
 
 
 def test_schema_state_needs_upgrade() -> None:
