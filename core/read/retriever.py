@@ -249,7 +249,7 @@ class Retriever:
             # then narrowed to the agent/run scope.
             prefs = injection.active_preferences(snap, cfg, base_ok) if want else []
             pref_rows = injection.preference_rows(snap, cfg, base_ok) if want else None
-            if scoped and want:
+            if scoped and want and pref_rows is not None:
                 keep = [bool(ok[snap.row_of[p.seq]]) for p in prefs]
                 prefs = [p for p, k in zip(prefs, keep, strict=True) if k]
                 pref_rows = pref_rows[[i for i, k in enumerate(keep) if k]]

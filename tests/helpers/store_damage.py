@@ -153,11 +153,15 @@ def committed_wal(src: Path, dst: Path, commits: int = 40) -> None:
 
 
 def damage_wal(path: Path) -> None:
-    """Flip a byte in the page of a frame early in ``path``'s WAL (frames after it commit)."""
+    """Flip a byte in the page of a frame half-way through ``path``'s WAL (frames after it
+    commit).  Half-way, not at a fixed frame: the first frames hold the schema pages,
+    whose number grows with the schema, and damaging one of those loses the probe
+    table itself."""
     wal = Path(str(path) + "-wal")
     data = bytearray(wal.read_bytes())
     size = int.from_bytes(data[8:12], "big")
-    data[32 + 3 * (24 + size) + 24 + 100] ^= 0xFF  # frame 4's page
+    frames = (len(data) - 32) // (24 + size)
+    data[32 + (frames // 2) * (24 + size) + 24 + 100] ^= 0xFF
     wal.write_bytes(bytes(data))
 
 
