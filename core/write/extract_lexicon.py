@@ -141,6 +141,11 @@ def deictic(value: str) -> bool:
     return _DEICTIC.match(value.strip()) is not None
 
 
+def use_verb(value: str) -> str:
+    """How a sentence says the user uses ``value``: "drinks coffee", "uses Vim"."""
+    return "drinks" if category(value) == "drink" else "uses"
+
+
 def category(value: str) -> str | None:
     """The known category of a value ("VS Code" -> "editor"), or None."""
     v = " ".join(value.lower().split())

@@ -105,7 +105,8 @@ def _tool(correction: bool) -> Parser:
         if v is None or lx.category(lx.bare_name(v)) is None:
             return []
         v = lx.bare_name(v)
-        return [Said(lx.preference_attribute(v), v, f"uses {v}", correction, "preference")]
+        return [Said(lx.preference_attribute(v), v, f"{lx.use_verb(v)} {v}", correction,
+                     "preference")]
     return parse
 
 

@@ -250,7 +250,8 @@ def _uses(m: re.Match[str]) -> list[Said]:
         return []
     v = lx.bare_name(v)
     if lx.category(v) is not None:
-        return [Said(lx.preference_attribute(v), v, f"uses {v}", type="preference")]
+        return [Said(lx.preference_attribute(v), v, f"{lx.use_verb(v)} {v}",
+                     type="preference")]
     if re.match(r"^(?:the|a|an)\s+[a-z]", v):
         return []  # "I'm using the free tier": this conversation's setting, not a tool
     return [Said(lx.preference_attribute(v, verb="uses"), v, f"uses {v}")]
