@@ -45,18 +45,7 @@ def http_server(db: Path, home: Path, *extra: str) -> Iterator[str]:
             [MEMDESK, "mcp", "--http", "--port", str(port), "--db", str(db), "--no-vectors",
              "--offline", *extra],
             stdout=subprocess.DEVNULL, stderr=errs, env=env(home))
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                proc.wait()
-                raise AssertionError(
-                    f"the HTTP server did not start: {log.read_text()!r}") from None
-            time.sleep(0.1)
+    wait_listening(port, proc, log)
     try:
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
@@ -79,3 +68,21 @@ async def session(url: str, token: str | None = None,
                               read_timeout_seconds=60) as s):
         await s.initialize()
         yield s
+
+
+def wait_listening(port: int, proc: subprocess.Popen[bytes], log: Path | None = None,
+                   timeout: float = 60) -> None:
+    """Return once the server ``proc`` accepts connections on ``port``; kill it and fail
+    (with its log, when given) if it exits or does not listen within ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                proc.wait()
+                said = f": {log.read_text()!r}" if log is not None else ""
+                raise AssertionError(f"the HTTP server did not start{said}") from None
+            time.sleep(0.1)

@@ -8,7 +8,6 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,8 @@ import mcp_types as types
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+
+from tests.helpers.mcp_http import wait_listening
 
 MEMDESK = str(Path(sys.executable).with_name("memdesk"))
 
@@ -35,17 +36,7 @@ def server(tmp_path: Path):
          "--no-vectors", "--offline"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         env={"HOME": str(tmp_path), "PATH": str(Path(sys.executable).parent)})
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            break
-        except OSError:
-            if proc.poll() is not None or time.monotonic() > deadline:
-                proc.kill()
-                proc.wait()
-                raise AssertionError("the HTTP server did not start") from None
-            time.sleep(0.1)
+    wait_listening(port, proc)
     yield f"http://127.0.0.1:{port}/mcp", proc
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)

@@ -7,7 +7,6 @@ context closes stdin, and the server exits.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,6 +22,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from memdesk.core.guard.review import Review
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
+from tests.helpers.mcp_stdio import call, error
 
 MEMDESK = str(Path(sys.executable).with_name("memdesk"))
 LIMIT_S = 90
@@ -42,18 +42,6 @@ async def client(db: Path, home: Path, name: str = "test-agent") -> AsyncIterato
         async with ClientSession(read, write, client_info=info, read_timeout_seconds=60) as s:
             await s.initialize()
             yield s
-
-
-async def call(s: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
-    r = await s.call_tool(tool, args)
-    assert not r.is_error, r.content[0].text
-    return json.loads(r.content[0].text)
-
-
-async def error(s: ClientSession, tool: str, **args: Any) -> str:
-    r = await s.call_tool(tool, args)
-    assert r.is_error, r.content
-    return r.content[0].text
 
 
 async def store_and_wait(s: ClientSession, text: str, user: str = "alice",
