@@ -14,8 +14,9 @@ import math
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import SupportsFloat, cast
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, Table, insert, select
 
 from memdesk.core.curation import guided as G
 from memdesk.core.curation.decisions import latest_per_memory, load_decisions
@@ -24,7 +25,8 @@ from memdesk.core.curation.sampling import Sample
 from memdesk.core.errors import ValidationError
 from memdesk.core.store.memory_store import MemoryStore
 
-PT = SweepPick.__table__
+# Declarative types __table__ as a FromClause; this model maps a plain Table.
+PT = cast(Table, SweepPick.__table__)
 K = PT.c
 
 
@@ -33,7 +35,8 @@ def check_guided(value: object) -> float:
     if isinstance(value, bool):
         raise ValidationError("guided", f"must be a share from 0 to 1, got {value!r}")
     try:
-        f = float(value)  # type: ignore[arg-type]
+        # anything else fails float() and is reported below
+        f = float(cast(SupportsFloat, value))
     except (TypeError, ValueError):
         raise ValidationError("guided", f"must be a share from 0 to 1, got {value!r}") from None
     if math.isnan(f) or not 0.0 <= f <= 1.0:
@@ -78,7 +81,7 @@ def plan(store: MemoryStore, band: tuple[float, float], n: int, share: float, *,
 @dataclass(frozen=True)
 class Mixed:
     rows: tuple[tuple[str, float], ...]  # (memory id, importance) in review order
-    picks: tuple[dict, ...]  # sweep_picks rows without sweep_id  # type: ignore[type-arg]
+    picks: tuple[dict[str, object], ...]  # sweep_picks rows without sweep_id
 
 
 def mix(p: Plan, sample: Sample, rng: random.Random) -> Mixed:
@@ -87,7 +90,7 @@ def mix(p: Plan, sample: Sample, rng: random.Random) -> Mixed:
     guided = [c for c in p.candidates if c.memory_id not in taken][: p.n_guided]
     n_u = len(sample.rows)
     pi = min(1.0, n_u / sample.population) if sample.population and n_u else 1.0
-    entries: list[tuple[tuple[str, float], dict]] = [  # type: ignore[type-arg]
+    entries: list[tuple[tuple[str, float], dict[str, object]]] = [
         ((mid, imp), dict(guided=False, inclusion_p=pi, score=None, reason=None,
                           model_id=None))
         for mid, imp in sample.rows
@@ -102,7 +105,7 @@ def mix(p: Plan, sample: Sample, rng: random.Random) -> Mixed:
     return Mixed(rows, picks)
 
 
-def record(conn: Connection, sweep_id: str, picks: Sequence[dict]) -> None:  # type: ignore[type-arg]
+def record(conn: Connection, sweep_id: str, picks: Sequence[dict[str, object]]) -> None:
     if picks:
         conn.execute(insert(PT), [dict(pk, sweep_id=sweep_id) for pk in picks])
 
