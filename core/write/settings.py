@@ -23,7 +23,7 @@ from memdesk.core.errors import UndoConflictError, ValidationError
 from memdesk.core.ids import new_id
 from memdesk.core.store import actions as acts
 from memdesk.core.store import audit
-from memdesk.core.store.records import Changed, Changes, EventRecord
+from memdesk.core.store.records import Changed, Changes, EventRecord, decode_values
 from memdesk.core.write.duplicates import DEFAULT_THRESHOLD, check_threshold
 
 DUPLICATE_THRESHOLD = "duplicate_threshold"
@@ -63,7 +63,7 @@ def get_in(conn: Connection, key: str) -> Any:
     if raw is None:
         return s.default
     try:
-        return s.check(audit.decode_values(raw)["value"])
+        return s.check(decode_values(raw)["value"])
     except (ValidationError, KeyError, TypeError, ValueError):
         return s.default
 
