@@ -10,9 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from sqlalchemy import Connection, select
+from sqlalchemy import ColumnElement, Connection, Join, select
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.curation.contemplative import contemplative_hint
@@ -20,6 +21,9 @@ from memdesk.core.curation.sampling import planner_safe_active
 from memdesk.core.embeddings import DIM, matrix
 from memdesk.core.store.models import Memory, MemoryProvenance
 from memdesk.core.store.vectors import vector_of_row
+
+if TYPE_CHECKING:
+    from memdesk.core.store.records import AnyRow
 
 M = Memory.__table__.c
 P = MemoryProvenance.__table__.c
@@ -61,19 +65,19 @@ class FeatureSpec:
         return out
 
 
-def _columns(vectors: bool) -> list:  # type: ignore[type-arg]
-    cols = [M.seq, M.id, M.text, M.type, M.layer, M.importance, M.access_count,
+def _columns(vectors: bool) -> list[ColumnElement[Any]]:
+    cols: list[ColumnElement[Any]] = [M.seq, M.id, M.text, M.type, M.layer, M.importance, M.access_count,
             M.last_accessed, P.extractor]
     if vectors:
         cols.append(vector_of_row())
     return cols
 
 
-def _from() -> object:
+def _from() -> Join:
     return Memory.__table__.outerjoin(MemoryProvenance.__table__, P.memory_id == M.id)
 
 
-def encode(rows: Sequence, spec: FeatureSpec,  # type: ignore[type-arg]
+def encode(rows: Sequence[AnyRow], spec: FeatureSpec,
            importance: Sequence[float] | None = None) -> Rows:
     """Rows of ``_columns`` as a feature matrix.  ``importance`` overrides the stored
     value (a decided memory is learned from the importance it had when reviewed)."""
@@ -121,9 +125,9 @@ def encode(rows: Sequence, spec: FeatureSpec,  # type: ignore[type-arg]
     return Rows(ids, imp, types, sources, X)
 
 
-def read_ids(conn: Connection, ids: Sequence[str], spec: FeatureSpec) -> list:  # type: ignore[type-arg]
+def read_ids(conn: Connection, ids: Sequence[str], spec: FeatureSpec) -> list[AnyRow]:
     """The feature rows of these memories (any state), in the order given."""
-    found: dict[str, object] = {}
+    found: dict[str, AnyRow] = {}
     for i in range(0, len(ids), 500):
         part = list(ids[i:i + 500])
         for r in conn.execute(select(*_columns(spec.vectors)).select_from(_from())
@@ -134,7 +138,7 @@ def read_ids(conn: Connection, ids: Sequence[str], spec: FeatureSpec) -> list:  
 
 def iter_band(conn: Connection, band: tuple[float, float], spec: FeatureSpec, *,
               user: str | None = None, type_: str | None = None,
-              chunk: int = CHUNK) -> Iterator[list]:  # type: ignore[type-arg]
+              chunk: int = CHUNK) -> Iterator[Sequence[AnyRow]]:
     """The active memories of ``band`` in chunks, in ``seq`` order."""
     clauses = [planner_safe_active(conn.dialect.name), M.importance.between(*band)]
     if user is not None:
