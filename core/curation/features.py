@@ -66,8 +66,8 @@ class FeatureSpec:
 
 
 def _columns(vectors: bool) -> list[ColumnElement[Any]]:
-    cols: list[ColumnElement[Any]] = [M.seq, M.id, M.text, M.type, M.layer, M.importance, M.access_count,
-            M.last_accessed, P.extractor]
+    cols: list[ColumnElement[Any]] = [M.seq, M.id, M.text, M.type, M.layer, M.importance,
+                                      M.access_count, M.last_accessed, P.extractor]
     if vectors:
         cols.append(vector_of_row())
     return cols
