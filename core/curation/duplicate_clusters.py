@@ -14,7 +14,7 @@ make.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 from itertools import combinations
@@ -93,7 +93,7 @@ def _newest_first(m: Member) -> tuple[datetime, int]:
 
 
 def user_clusters(scan: W.UserScan, threshold: float,
-                  dismissed: set[tuple[int, int]] = frozenset(),  # type: ignore[assignment]
+                  dismissed: Set[tuple[int, int]] = frozenset(),
                   flagged: frozenset[str] = frozenset()) -> list[Cluster]:
     """The clusters among one user's active memories, flagged ones first, then the
     largest."""
@@ -101,7 +101,7 @@ def user_clusters(scan: W.UserScan, threshold: float,
         return _clusters(scan, threshold, dismissed, flagged)
 
 
-def _clusters(scan: W.UserScan, threshold: float, dismissed: set[tuple[int, int]],
+def _clusters(scan: W.UserScan, threshold: float, dismissed: Set[tuple[int, int]],
               flagged: frozenset[str]) -> list[Cluster]:
     groups, heads = scan.groups, scan.heads
     touched = {s for pair in dismissed for s in pair}
@@ -147,16 +147,16 @@ def _clusters(scan: W.UserScan, threshold: float, dismissed: set[tuple[int, int]
     size = np.bincount(labels, weights=[len(r) for r in node_rows], minlength=n)
     label = labels.tolist()
     rows_of: dict[int, list[W.ScanRow]] = {}
-    for node in np.flatnonzero(size[labels] >= 2).tolist():
-        rows_of.setdefault(label[node], []).extend(node_rows[node])
+    for k in np.flatnonzero(size[labels] >= 2).tolist():
+        rows_of.setdefault(label[k], []).extend(node_rows[k])
     pairs_of: dict[int, list[tuple[int, int, int, float | None, bool]]] = {}
     for p in shown:
         pairs_of.setdefault(label[p[0]], []).append(p)
     # The driver's timestamps: text from SQLite (parsed here, for members only),
     # datetimes from PostgreSQL.
-    parse = W.parse_created
+    parse: Callable[[Any], datetime] = W.parse_created
     if groups and isinstance(groups[0][0][7], str):
-        parse = datetime.fromisoformat  # type: ignore[assignment]
+        parse = datetime.fromisoformat
     out: list[Cluster] = []
     for lab, rows in rows_of.items():
         members = sorted(
