@@ -26,16 +26,21 @@ import os
 import threading
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import Connection, Table, delete, func, insert, select
 
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.models import McpAccess
 from memdesk.core.ids import utcnow
 
+if TYPE_CHECKING:
+    from memdesk.core.store.memory_store import MemoryStore
+
 log = logging.getLogger(__name__)
-A = McpAccess.__table__.c
+# Declarative types __table__ as a FromClause; this model maps a plain Table.
+AT = cast(Table, McpAccess.__table__)
+A = AT.c
 FLUSH_S = 1.0
 MAX_PENDING = 100_000
 PRUNE_EVERY_S = 3600.0
@@ -90,7 +95,7 @@ class Usage:
 class AccessLog:
     """A batched, background writer of access rows for one store."""
 
-    def __init__(self, store: Any, *, flush_s: float = FLUSH_S,
+    def __init__(self, store: MemoryStore, *, flush_s: float = FLUSH_S,
                  keep_days: float | None = None) -> None:
         self.store = store
         self.flush_s = flush_s
@@ -131,7 +136,7 @@ class AccessLog:
                 return True
             try:
                 with self.store.write() as conn:
-                    conn.execute(insert(McpAccess.__table__), rows)
+                    conn.execute(insert(AT), rows)
                     self._maybe_prune(conn)
             except MemdeskError as exc:  # locked or read-only: keep them for the next round
                 log.warning("access log not written yet (%d rows wait): %s", len(rows), exc)
@@ -153,14 +158,14 @@ class AccessLog:
             thread.join(10)
         self.flush()
 
-    def _maybe_prune(self, conn: Any) -> None:
+    def _maybe_prune(self, conn: Connection) -> None:
         import time
 
         if time.monotonic() - self._pruned_at < PRUNE_EVERY_S:
             return
         self._pruned_at = time.monotonic()
         cutoff = utcnow() - timedelta(days=self.keep_days)
-        conn.execute(delete(McpAccess.__table__).where(A.at < cutoff))
+        conn.execute(delete(AT).where(A.at < cutoff))
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -171,7 +176,7 @@ class AccessLog:
                 log.exception("access log writer failed")
 
 
-def usage(store: Any, callers: list[str], now: datetime | None = None) -> dict[str, Usage]:
+def usage(store: MemoryStore, callers: list[str], now: datetime | None = None) -> dict[str, Usage]:
     """These callers' last call and last day's counts.  Index seeks per caller, so the
     cost follows the number of tokens and of the day's calls, not the log's size."""
     day = (now or utcnow()) - timedelta(days=1)
@@ -187,7 +192,7 @@ def usage(store: Any, callers: list[str], now: datetime | None = None) -> dict[s
     return out
 
 
-def recent_calls(store: Any, caller: str | None = None, limit: int = 200) -> list[Access]:
+def recent_calls(store: MemoryStore, caller: str | None = None, limit: int = 200) -> list[Access]:
     """The latest calls, newest first (one caller's, or everyone's)."""
     q = select(A.at, A.caller, A.transport, A.tool, A.user_id, A.results, A.outcome, A.ms)
     if caller is not None:
