@@ -174,10 +174,10 @@ def estimate_from(decisions: list[Decision], band: tuple[float, float],
                 key = descriptors.get(d.memory_id)
                 if key is not None:
                     at[key[slot]].append(i)
-            for key, idx in at.items():
+            for name, idx in at.items():
                 ww = w[idx]
                 size = None if population is None else population * float(ww.sum()) / total_w
-                attr[key] = Group(weighted_share(up[idx], ww, size),
+                attr[name] = Group(weighted_share(up[idx], ww, size),
                                   weighted_share(down[idx], ww, size))
     return est
 
