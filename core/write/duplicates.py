@@ -36,7 +36,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 import numpy as np
-from sqlalchemy import Connection, select, type_coerce
+from sqlalchemy import Connection, Select, select, type_coerce
 from sqlalchemy.types import NullType
 
 from memdesk.core.store.models import Memory, MemoryVector
@@ -341,7 +341,7 @@ _COLUMNS = (M.seq, M.id, M.text, M.entity, M.attribute, M.value, M.confidence,
             type_coerce(M.created_at, NullType()))
 
 
-def row_query():  # type: ignore[no-untyped-def]
+def row_query() -> Select[*tuple[Any, ...]]:
     # created_at unconverted: parsing 1,000,000 timestamps costs more than the read;
     # only cluster members' are parsed (``parse_created``).
     return select(*_COLUMNS, V.vector).select_from(
@@ -418,7 +418,7 @@ def scan_user(conn: Connection, user_id: str) -> UserScan:
             with_vec = [m for m in g if m[0] in found]
             if with_vec:
                 groups[k] = g = [with_vec[0], *(m for m in g if m is not with_vec[0])]
-        heads.append(Row(*g[0], found.get(g[0][0])))
+        heads.append(Row(*(*g[0], found.get(g[0][0]))))  # the 8 scan columns + vector
     return UserScan(user_id, groups, heads)
 
 
