@@ -10,10 +10,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import Connection, func, insert, select
+from sqlalchemy import Connection, Table, func, insert, select
 
 from memdesk.core.ids import utcnow
 from memdesk.core.store.query import active_belief_state
@@ -31,7 +31,8 @@ from memdesk.core.write.duplicates import (
 )
 from memdesk.core.write.models import DuplicateFlag
 
-FT = DuplicateFlag.__table__
+# Declarative types __table__ as a FromClause; this model maps a plain Table.
+FT = cast(Table, DuplicateFlag.__table__)
 
 
 @dataclass(frozen=True)
