@@ -20,10 +20,10 @@ from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, Table, insert, select
 
 from memdesk.core.curation import features as F
 from memdesk.core.curation.decisions import Decision, latest_per_memory, load_decisions
@@ -36,7 +36,8 @@ from memdesk.core.store.models import MemoryVector
 MIN_DECISIONS = 30
 MIN_EACH = 5
 MAX_SOURCES = 20  # sources seen in training get their own one-hot (the rest: "other")
-CM = CurationModel.__table__
+# Declarative types __table__ as a FromClause; this model maps a plain Table.
+CM = cast(Table, CurationModel.__table__)
 C = CM.c
 GUIDED = "guided"
 
@@ -60,7 +61,7 @@ class GuidedModel:
     def scores(self, X: np.ndarray) -> np.ndarray:
         """P(the operator raises it) for each row of ``X``."""
         z = ((X - self.mean) / self.scale) @ self.coef + self.intercept
-        return 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30)))
+        return cast(np.ndarray, 1.0 / (1.0 + np.exp(-np.clip(z, -30, 30))))
 
     def explain(self, x: np.ndarray, top: int = 3) -> str:
         """The features that pushed this memory's score up most, in plain words."""
@@ -100,7 +101,7 @@ def _uses_vectors(conn: Connection) -> bool:
     return conn.execute(select(MemoryVector.__table__.c.seq).limit(1)).first() is not None
 
 
-def _classifier():  # type: ignore[no-untyped-def]
+def _classifier() -> Any:  # a LogisticRegression: scikit-learn has no type information
     from sklearn.linear_model import LogisticRegression
 
     return LogisticRegression(C=0.5, class_weight="balanced", max_iter=2000)
@@ -121,7 +122,8 @@ def out_of_fold_scores(model: GuidedModel, X: np.ndarray, y: np.ndarray) -> np.n
     if folds < 2:
         return model.scores(X)
     Z = (X - model.mean) / model.scale
-    return cross_val_predict(_classifier(), Z, y, cv=folds, method="predict_proba")[:, 1]
+    return cast(np.ndarray,
+                cross_val_predict(_classifier(), Z, y, cv=folds, method="predict_proba")[:, 1])
 
 
 def fit_encoded(conn: Connection, decisions: list[Decision]
