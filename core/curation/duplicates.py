@@ -24,9 +24,9 @@ from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, insert, select
+from sqlalchemy import Connection, Table, insert, select
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.curation.contradictions import StaleGroupError
@@ -53,7 +53,8 @@ from memdesk.core.write import duplicate_flags as F
 from memdesk.core.write import duplicates as W
 from memdesk.core.write import settings
 
-DT = DuplicateDismissal.__table__
+# Declarative types __table__ as a FromClause; this model maps a plain Table.
+DT = cast(Table, DuplicateDismissal.__table__)
 D = DT.c
 E = MemoryEvent.__table__.c
 M = Memory.__table__.c
