@@ -34,10 +34,10 @@ import random
 import threading
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
-from sqlalchemy import Connection, delete, insert, select
+from sqlalchemy import Connection, Table, delete, insert, select
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.curation import features as F
@@ -57,9 +57,10 @@ MIN_DECISIONS = 40
 PER_SOURCE = 50
 POOLED = "*"
 HELD_OUT = 0.2
-CM = CurationModel.__table__
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+CM = cast(Table, CurationModel.__table__)
 C = CM.c
-CS = CalibrationSource.__table__
+CS = cast(Table, CalibrationSource.__table__)
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c
 P = MemoryProvenance.__table__.c
