@@ -49,7 +49,7 @@ from memdesk.core.curation.service import Calibrations, Sweeps
 from memdesk.core.embeddings import DIM
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.vectors import write_vectors_in
-from memdesk.core.write.jobs import store_memory
+from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Extraction, Turn, Unit
 from memdesk.core.write.worker import Worker, WorkerConfig
 
@@ -231,7 +231,7 @@ def write_cost(s: MemoryStore, jobs: int = 150) -> None:
 
     def run(tag: str, hooks: tuple) -> list[float]:  # type: ignore[type-arg]
         for i in range(jobs):
-            store_memory(s, Turn(f"Decided to move the {tag} service {i} onto the new queue.",
+            JobQueue(s).enqueue(Turn(f"Decided to move the {tag} service {i} onto the new queue.",
                                  f"bench-{i % 20}", "bench"))
         took: list[float] = []
         worker = Worker(s, _Llm(), WorkerConfig(embed=False, batch=1), hooks=hooks)
@@ -300,6 +300,7 @@ def scale(size: int) -> None:
     with s.read() as conn:
         ids = [r[0] for r in conn.exec_driver_sql(
             "SELECT id FROM memories WHERE importance BETWEEN 0.3 AND 0.49 LIMIT 200000")]
+        vectors = conn.exec_driver_sql("SELECT count(*) FROM memory_vectors").scalar() or 0
     picked = rng.sample(ids, 300)
     ds = [Decision("bench", k, m, BAND, True, None, 300, False, None, 0.4,
                    0.8 if k % 3 == 0 else 0.4) for k, m in enumerate(picked)]
@@ -311,8 +312,9 @@ def scale(size: int) -> None:
         t = time.perf_counter()
         G.top_unreviewed(conn, model, BAND, 50)
         took_top = time.perf_counter() - t
-    print(f"scoring the band of a {size:,}-memory store ({len(band_ids):,} memories, no "
-          f"vectors): {took:.1f} s — target < 30 s: {verdict(took < 30)} (load {load()}); "
+    print(f"scoring the band of a {size:,}-memory store ({len(band_ids):,} memories; "
+          f"{vectors:,} vectors in the store): {took:.1f} s — target < 30 s: "
+          f"{verdict(took < 30)} (load {load()}); "
           f"top-50 unreviewed for a guided sweep: {took_top:.1f} s")
     s.close()
 
