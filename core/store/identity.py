@@ -16,7 +16,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from memdesk.core.errors import StoreCorruptError, StoreOpenError
-from memdesk.core.store.db import DRIVER, connect_raw
+from memdesk.core.store.db import BUSY_TIMEOUT_S, DRIVER, connect_raw
 
 # "MDSK": registered nowhere, but distinct from the values in SQLite's magic.txt.
 APPLICATION_ID = 0x4D44534B
@@ -52,8 +52,13 @@ def read_header(path: Path) -> bytes:
         return fh.read(100)
 
 
-def identify(path: Path) -> Identity:
-    """Classify the file at ``path``; raises StoreCorruptError when SQLite cannot read it."""
+def identify(path: Path, timeout: float = BUSY_TIMEOUT_S) -> Identity:
+    """Classify the file at ``path``; raises StoreCorruptError when SQLite cannot read it.
+
+    ``timeout``: how long to wait for a lock, as long as the open that asks: another
+    process upgrading the store holds it for the length of its migrations, and a
+    fixed 2 s made a fourth process opening an old store at once give up while the
+    first was still migrating it."""
     try:
         size = path.stat().st_size
         header = read_header(path)
@@ -67,7 +72,7 @@ def identify(path: Path) -> Identity:
             "is damaged). Nothing was changed."
         )
     try:
-        conn = connect_raw(path, read_only=True, timeout=2.0)
+        conn = connect_raw(path, read_only=True, timeout=timeout)
     except DRIVER.Error as exc:
         raise StoreOpenError(f"Cannot open {path} to read it: {exc}. Nothing was changed.") from exc
     try:

@@ -231,9 +231,10 @@ def _check_path(url: str, create: bool) -> Path | None:
     return path
 
 
-def _identify(path: Path, url: str, *, create: bool, allow_upgrade: bool) -> Identity:
+def _identify(path: Path, url: str, *, create: bool, allow_upgrade: bool,
+              timeout: float = BUSY_TIMEOUT_S) -> Identity:
     """Read-only identification; raises for anything we must not open read-write."""
-    ident = identify(path)
+    ident = identify(path, timeout)
     if ident.kind is StoreKind.FOREIGN:
         raise StoreForeignError(
             f"{path} is not a memdesk or Recall store ({ident.detail}); memdesk opens only "
@@ -281,7 +282,8 @@ def open_engine(
     health: CheckReport | None = None
     ident: Identity | None = None
     if path is not None and path.exists():
-        ident = _identify(path, url, create=create, allow_upgrade=allow_upgrade)
+        ident = _identify(path, url, create=create, allow_upgrade=allow_upgrade,
+                          timeout=timeout)
         if ident.kind is not StoreKind.EMPTY and check_budget != 0:
             health = _open_check(path, check_budget)
             if health.damaged:
