@@ -10,9 +10,8 @@ Channels return memories best first:
   scan of the snapshot's texts (snapshot.py says why not the store-wide FTS5
   index), weighted by the rarity of the
   words they share with the query, drawn from two pools so recent matches cannot crowd
-  out older ones: recent (last 7 days) and older, each with its own budget (the V4 retriever
-  proposal's
-  flooding bug);
+  out older ones: recent (last 7 days) and older, each with its own budget (the V4
+  retriever proposal's flooding bug);
 - **vector**: exact cosine similarity between the query's embedding and the user's
   stored vectors (numpy; docs/retrieval.md says why not an ANN index);
 - **graph**: query phrases matched against the entities and values of triples (never
@@ -111,9 +110,9 @@ def keyword_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, now: dateti
     out.recent_matches, out.older_matches = len(recent), len(older)
     imp, ts, seqs = snap.importance, snap.created_ts, snap.seqs
     # Pool A's matches: best first, then newest.  Pool B: older matches, best first and
-    # then by importance (the V4 retriever proposal orders by importance only; with equal relevance
-    # that
-    # is what happens, and the relevance key keeps a specific older match reachable).
+    # then by importance (the V4 retriever proposal orders by importance only; with
+    # equal relevance that is what happens, and the relevance key keeps a specific
+    # older match reachable).
     recent.sort(key=lambda x: (-x[0], -ts[x[1]], -seqs[x[1]]))
     older.sort(key=lambda x: (-x[0], -imp[x[1]], -seqs[x[1]]))
     chosen = [(s, i, "A") for s, i in recent[: cfg.pool_recent]]
@@ -216,7 +215,7 @@ def centred(snap: UserSnapshot, qvec: np.ndarray, sims: np.ndarray) -> np.ndarra
     memo = snap.memo.get("centre")
     if memo is None:
         mean = snap.vectors.mean(axis=0, dtype=np.float64).astype(np.float32)
-        vm = snap.vectors @ mean
+        vm = cosines(snap.vectors, mean)  # one thread, as every product here
         mm = float(mean @ mean)
         norms = np.sqrt(np.maximum(1.0 - 2.0 * vm + mm, 1e-12)).astype(np.float32)
         memo = snap.memo["centre"] = (mean, vm, mm, norms)

@@ -29,16 +29,17 @@ _VERBS = (
     "organise organize pack pick plan play post prepare put recommend remind rent "
     "reply reschedule reserve schedule search select send set show sign sort suggest "
     "summarise summarize text translate update write")
-_TASK = re.compile(
-    r"^(?:(?:" + "|".join(_VERBS.split()) + r")\b(?!\s*(?:\?|$|of\b|-))"
-    r"|i(?: really)? (?:need|want|would like|'d like|d like)\b"
-    r"|(?:let's|lets) \w"
-    r"|(?:can|could|would|will) you (?:please )?(?!remember|recall|tell me)"
-    r"(?:" + "|".join(_VERBS.split()) + r")\b)",
-    re.IGNORECASE)
+_VERB = r"(?:" + "|".join(_VERBS.split()) + r")\b"
+# A request put as a question: "Can you book a table?" (not "Can you remember …?").
 _REQUEST = re.compile(
-    r"^(?:can|could|would|will) you (?:please )?(?!remember|recall|tell me)"
-    r"(?:" + "|".join(_VERBS.split()) + r")\b", re.IGNORECASE)
+    r"^(?:can|could|would|will) you (?:please )?(?!remember|recall|tell me)" + _VERB,
+    re.IGNORECASE)
+# An imperative ("Book me a massage"; not "list of …", "check-in …") or a stated need.
+_TASK = re.compile(
+    r"^(?:" + _VERB + r"(?!\s*(?:\?|$|of\b|-))"
+    r"|i(?: really)? (?:need|want|would like|'d like|d like)\b"
+    r"|(?:let's|lets) \w)",
+    re.IGNORECASE)
 _LEAD = re.compile(r"^[\s\"'“‘(\[]*(?:(?:hey|hi|ok|okay|so|please|pls|now)\b[\s,!.]*)*",
                    re.IGNORECASE)
 
@@ -52,4 +53,4 @@ def is_task(query: str) -> bool:
         # An imperative is not asked ("Note taking app?" is a question about a noun);
         # a request put as a question is ("Can you book a table?").
         return _REQUEST.match(text) is not None
-    return _TASK.match(text) is not None
+    return _REQUEST.match(text) is not None or _TASK.match(text) is not None
