@@ -32,6 +32,9 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.add_argument("--channels", default=None, metavar="fts,vector,graph",
                    help="isolate channels (injection is then skipped)")
     p.add_argument("--no-inject", action="store_true", help="do not append preferences")
+    p.add_argument("--no-floor", action="store_true",
+                   help="always return --k results: fill with the nearest memories below "
+                        "the relevance bar (marked 'below floor')")
     p.add_argument("--threshold", type=float, default=None,
                    help="minimum confidence (default 0.4)")
     p.add_argument("--rerank-model", default=None,
@@ -76,7 +79,7 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     store = open_store(args, create=False)
     r = Retriever(store, _config(args))
     res = r.retrieve(args.query, args.user_id, k=args.k, channels=args.channels,
-                     inject=not args.no_inject)
+                     inject=not args.no_inject, floor=not args.no_floor)
     r.flush()
     failed = r.recorder.last_exception
     if failed is not None:  # e.g. a read-only store: exit 3 with the store's message
@@ -89,7 +92,9 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     for i, h in enumerate(res.results, 1):
         ranks = " ".join(f"{c}#{h.ranks[c]}" for c in ("fts", "vector", "graph") if c in h.ranks)
         same = f"  (+{len(h.same_as)} same)" if h.same_as else ""
-        print(f"{i:>2}. {h.score:.3f}  {h.type:<10} {short(h.text)}  [{ranks}]  {h.id}{same}")
+        below = "  (below floor)" if h.below_floor else ""
+        print(f"{i:>2}. {h.score:.3f}  {h.type:<10} {short(h.text)}  [{ranks}]  {h.id}{same}"
+              f"{below}")
     if not res.results:
         print("(no memory relates to this query)")
     if res.preferences:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from memdesk.core.read.terms import MAX_QUERY_CHARS  # noqa: F401 - re-exported for the tools
 
@@ -106,6 +106,8 @@ class Hit(TypedDict):
     score: float
     importance: float
     created_at: str
+    # Only with retrieve(floor=false), on the results below the relevance bar.
+    below_floor: NotRequired[bool]
 
 
 class Preference(TypedDict):

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from .mcp_server import Runtime
 
 HIT_FIELDS = ("id", "text", "type", "layer", "score", "importance", "created_at")
+FLOOR_OFF = ("below_floor",)  # present only on results the floor would have dropped
 
 
 def register(mcp: MCPServer, rt: Runtime) -> None:
@@ -61,11 +62,17 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
             "also return the user's standing preferences (default: yes)"))] = True,
         agent_id: AgentArg = None,
         run_id: RunArg = None,
+        floor: Annotated[bool, Field(description=(
+            "true (default): only memories that relate to the query, so a question "
+            "with no answer in memory gets few or none; false: always k, filled with "
+            "the nearest memories below the relevance bar, each marked below_floor "
+            "(for callers that judge relevance themselves)"))] = True,
     ) -> Retrieval:
         """The user's memories most relevant to the query (keyword, vector and entity-graph
         channels fused), plus their standing preferences (injected every time). Call it
         before answering. agent_id / run_id limit it (preferences included) to what
-        that agent or run stored."""
+        that agent or run stored. An empty result means nothing stored relates to the
+        query; floor=false returns the nearest k anyway."""
         ready = await rt.wait_ready()
 
         def run() -> Retrieval:
@@ -74,14 +81,14 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
                 check_agent_text(name, v)
             retriever = rt.retriever if ready else rt.keyword_retriever()
             r = retriever.retrieve(query, user, k, channels or None, include_preferences,
-                                   agent_id=agent_id, run_id=run_id)
+                                   agent_id=agent_id, run_id=run_id, floor=floor)
             notes = list(r.notes)
             if not ready:
                 notes = [n for n in notes if "vectors are off" not in n]
                 notes.append("the embedding model is still loading: answered from the "
                              "keyword and graph channels only")
             return {"retrieval_id": r.retrieval_id,
-                    "results": [{f: j[f] for f in HIT_FIELDS}  # type: ignore[misc]
+                    "results": [{f: j[f] for f in (*HIT_FIELDS, *FLOOR_OFF) if f in j}  # type: ignore[misc]
                                 for j in (h.to_json() for h in r.results)],
                     "preferences": [p.to_json() for p in r.preferences],  # type: ignore[misc]
                     "notes": notes, "duration_ms": round(r.duration_ms, 2)}

@@ -7,6 +7,9 @@
 - ``memdesk fts`` / ``vector`` / ``graph``: one channel alone (``channels=(c,)``, which
   turns injection off), on a second Retriever with recording off so these extra calls
   neither reinforce memories nor move the rotation cursor the server's calls see.
+- ``memdesk floor off``: all channels with ``floor=False`` (the top ten whatever their
+  relevance, the floor's rejects after what passed it, as plain vector search returns),
+  on the quiet Retriever: what an agent that asks for ten every time gets.
 - ``memdesk shuffled``: every candidate the all-channel call considered (each channel's
   ranking, the results, what the floor and the diversity rule dropped) in a seeded
   random order, first ten kept.  The benchmark's sanity check: it must score clearly
@@ -59,7 +62,8 @@ class Memdesk:
         self.rng = random.Random(seed)
 
     def names(self) -> list[str]:
-        return ["memdesk", *(f"memdesk {c}" for c in MEMDESK_CHANNELS), "memdesk shuffled"]
+        return ["memdesk", *(f"memdesk {c}" for c in MEMDESK_CHANNELS), "memdesk floor off",
+                "memdesk shuffled"]
 
     def _clear(self) -> None:
         if self._cache is not None:
@@ -85,6 +89,12 @@ class Memdesk:
             rc = self.quiet.retrieve(query, user, k=10, channels=(c,))
             out[f"memdesk {c}"] = Outcome([h.id for h in rc.results], [],
                                           (time.perf_counter() - t0) * 1000)
+        self._clear()
+        t0 = time.perf_counter()
+        rf = self.quiet.retrieve(query, user, k=10, floor=False)
+        out["memdesk floor off"] = Outcome([h.id for h in rf.results],
+                                           [p.id for p in rf.preferences],
+                                           (time.perf_counter() - t0) * 1000)
         return out
 
     def flush(self) -> None:

@@ -50,6 +50,9 @@ class Hit:
     rerank: float | None = None
     # A preference ranked first because the query is a task it bears on (prompts.py).
     task_preference: bool = False
+    # Below the relevance floor, returned only because the caller asked for k results
+    # whatever their relevance (``retrieve(..., floor=False)``).
+    below_floor: bool = False
     # Identical or near-identical memories collapsed into this one (dedup.py).
     same_as: list[Hit] = field(default_factory=list)
 
@@ -71,6 +74,7 @@ class Hit:
             "week": self.week,
             **({"rerank": self.rerank} if self.rerank is not None else {}),
             **({"task_preference": True} if self.task_preference else {}),
+            **({"below_floor": True} if self.below_floor else {}),
             **({"same_as": [{"id": d.id, "text": d.text} for d in self.same_as]}
                if self.same_as else {}),
         }
@@ -183,6 +187,18 @@ def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig,
             return None
         why.append("no entity match")
     return "; ".join(why)
+
+
+def closest_first(dropped: list[Dropped]) -> list[Hit]:
+    """The floor's rejects, nearest to the query first: by cosine, then keyword share.
+
+    For a caller that wants k results whatever their relevance (plain vector search's
+    contract): below the floor, fusion's relevance is 0 for all of them, so the score
+    would rank them by importance and recency alone, which says nothing about the query.
+    """
+    hits = [d.hit for d in dropped if d.reason == "floor"]
+    return sorted(hits, key=lambda h: (h.cosine is None, -(h.cosine or 0.0),
+                                       -(h.keyword_share or 0.0), -h.seq))
 
 
 def score(hits: list[Hit], now: datetime, access: dict[int, tuple[datetime | None, int]],

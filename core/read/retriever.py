@@ -202,8 +202,16 @@ class Retriever:
         dry_run: bool = False,
         agent_id: str | None = None,
         run_id: str | None = None,
+        floor: bool = True,
     ) -> RetrievalResult:
         """Rank ``user_id``'s memories for ``query``.
+
+        ``floor=False``: fill the top ``k`` with the candidates the relevance floor
+        dropped, nearest to the query first, each marked ``below_floor``, after
+        everything that passed it (what plain vector search returns: always ``k``, for
+        callers that rank or judge the results themselves).  The default returns only
+        what relates to the query, so a question without an answer gets (almost)
+        nothing.
 
         ``agent_id`` / ``run_id``: only the memories that agent or run wrote (results
         and injected preferences alike; core/read/scoping.py).
@@ -290,6 +298,11 @@ class Retriever:
         fusion.score(list(hits.values()), now, access, cfg)
         kept.sort(key=lambda h: (-h.score, -h.seq))
         kept = self._rerank(query, kept, notes)
+        if not floor:
+            fill = fusion.closest_first(dropped)
+            for h in fill:
+                h.below_floor = True
+            kept = kept + fill
         # The task's preferences first, in relevance order, and outside the diversity
         # rule (they are few, and chosen for this prompt, not by date).
         first = [hits[s] for s in task if s in hits][:k]
@@ -297,8 +310,17 @@ class Retriever:
         kept = dedup.collapse(kept, snap if qvec is not None else None)
         first = [h for h in kept if h.task_preference]
         rest, diversity_dropped = fusion.diversify(
-            [h for h in kept if not h.task_preference], k - len(first), cfg)
+            [h for h in kept if not h.task_preference and not h.below_floor],
+            k - len(first), cfg)
         results = first + rest
+        if not floor:
+            # "Always k": what the week rule held back comes next, then the floor's
+            # rejects; what relates to the query stays ahead of what does not.
+            extra = [d.hit for d in diversity_dropped] + [h for h in kept if h.below_floor]
+            results += extra[: max(k - len(results), 0)]
+            shown_seqs = {h.seq for h in results} | {d.seq for h in results for d in h.same_as}
+            diversity_dropped = [d for d in diversity_dropped if d.hit.seq not in shown_seqs]
+            dropped = [d for d in dropped if d.hit.seq not in shown_seqs]
         dropped.sort(key=lambda d: (-d.hit.relevance, -d.hit.score))
         dropped = diversity_dropped + dropped
 

@@ -136,3 +136,19 @@ def test_retrieve_collapses_repeats_and_says_why_a_channel_is_empty(
     assert out["empty_channels"] == {"graph": "this user's memories carry no triples"}
     assert main(["retrieve", "--db", str(path), "--user", "alice", "kayak club"]) == 0
     assert "(+2 same)" in capsys.readouterr().out
+
+
+def test_retrieve_no_floor_fills_k_and_says_which(db: str, capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["retrieve", "--db", db, "--user", "alice", "--no-inject",
+                 "What is my blood type?"]) == 0
+    assert "(no memory relates to this query)" in capsys.readouterr().out
+    assert main(["retrieve", "--db", db, "--user", "alice", "--no-inject", "--no-floor",
+                 "--k", "2", "What is my blood type?"]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.strip()[:2] in ("1.", "2.")]
+    assert len(lines) == 2 and all("(below floor)" in ln for ln in lines)
+    assert main(["retrieve", "--db", db, "--user", "alice", "--json", "--no-floor",
+                 "kayak club"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["results"][0]["text"] == "The kayak club meets on Tuesdays."
+    assert "below_floor" not in out["results"][0]
+    assert all(r["below_floor"] for r in out["results"][1:])
