@@ -3,10 +3,10 @@ and checks every answer against it) and their shared argument types."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, NotRequired
 
 from pydantic import Field
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from memdesk.core.read.terms import MAX_QUERY_CHARS  # noqa: F401 - re-exported for the tools
 

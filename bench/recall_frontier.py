@@ -32,8 +32,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-import numpy as np  # noqa: E402
-import recall_set as rset  # noqa: E402
+import numpy as np
+import recall_set as rset
 
 CATS = ("paraphrase", "multi", "no_answer")
 BEST_Z = np.arange(0.0, 6.01, 0.25)
@@ -141,7 +141,7 @@ def main() -> int:
           f"{FLOOR_Z[0]}–{FLOOR_Z[-1]}, raised with size or not)")
     what = "worst MRR margin over Mem0" if mem0 else "worst paraphrase MRR"
     for title, rows in (
-        ("keeping no-answer questions at ≤ 1 result on every store", 
+        ("keeping no-answer questions at ≤ 1 result on every store",
          sorted((g for g in grid if g[1] <= 1.0), key=lambda g: -g[0])),
         ("at or above Mem0 everywhere (margin ≥ 0), fewest no-answer results",
          sorted((g for g in grid if g[0] >= 0), key=lambda g: g[1])),
