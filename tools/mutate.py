@@ -41,7 +41,9 @@ ROOT = Path(__file__).resolve().parent.parent
 STAGE = ROOT / "build" / "mutation"
 # (checkout folder, staged folder)
 TREES = [("core", "memdesk/core"), ("ui", "memdesk/ui"), ("app", "memdesk/app"),
-         ("tests", "tests"), ("docs", "docs")]
+         ("tests", "tests"), ("docs", "docs"),
+         # The extraction set: tests/write/test_extract_fuzz.py mutates its turns.
+         ("bench/data", "bench/data")]
 SKIP_DIRS = {"__pycache__", ".pytest_cache", ".hypothesis"}
 EXCLUDED = ("store/migrations/",)  # schema migrations: tested by replaying them, not mutated
 
