@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from memdesk.core.store.records import Changed, Changes
 
 from .actions import Desk
+from .columns import capped_columns
 from .ops import LatestTask
 from .table_model import read_only_table
 from .text import elide, elide_middle, isolate, one_line, plain_label, tooltip_text
@@ -136,6 +137,8 @@ class RetrievalView(DeskView):
             m.setHorizontalHeaderLabels(["Rank", {"fts": "Keyword share", "vector": "Cosine",
                                                   "graph": "Matched"}[c], "Text"])
             v = self._openable(read_only_table(m))
+            # A long triple ("one hop: …") must not push the Text column out of the pane.
+            capped_columns(v, {0: 5, 1: 26 if c == "graph" else 13}, stretch=2)
             box = QGroupBox(title)
             QVBoxLayout(box).addWidget(v)
             per_channel.addWidget(box)
@@ -154,6 +157,12 @@ class RetrievalView(DeskView):
         self.fused_view = self._openable(read_only_table(self.fused))
         self.dropped_view = self._openable(read_only_table(self.dropped))
         self.prefs_view = self._openable(read_only_table(self.prefs))
+        # Scores fit their contents; the text takes the width left and is cut in the
+        # middle (whole in its tooltip), so "Same as" after it stays on screen.
+        self.fused_view.horizontalHeader().setStretchLastSection(False)
+        capped_columns(self.fused_view, dict.fromkeys((*range(9), 10), 12), stretch=9)
+        capped_columns(self.dropped_view, {0: 16, 1: 50, 2: 9, 3: 9, 4: 9}, stretch=5)
+        capped_columns(self.prefs_view, {0: 16, 1: 14}, stretch=2)
         self.tabs.addTab(self.fused_view, "Fused results")
         self.tabs.addTab(self.dropped_view, "Removed")
         self.tabs.addTab(self.prefs_view, "Injected preferences")
@@ -261,7 +270,8 @@ class RetrievalView(DeskView):
             for h in res.per_channel.get(c, []):
                 score = {"fts": h.keyword_share, "vector": h.cosine}.get(c)
                 shown = h.graph_via if c == "graph" else ("" if score is None else f"{score:.3f}")
-                m.appendRow([_item(_rank(h, c), h.id, number=True), _item(shown or "", h.id),
+                m.appendRow([_item(_rank(h, c), h.id, number=True),
+                             _item(shown or "", h.id, shown if c == "graph" else None),
                              _item(elide(h.text, 160), h.id, h.text)])
         self.fused.setRowCount(0)
         for i, h in enumerate(res.results, 1):
@@ -284,9 +294,6 @@ class RetrievalView(DeskView):
         for p in res.preferences:
             self.prefs.appendRow([_item(p.created_at.strftime("%Y-%m-%d %H:%M"), p.id),
                                   _item(p.type, p.id), _item(elide(p.text, 200), p.id, p.text)])
-        for view in (*self.channel_views.values(), self.fused_view, self.dropped_view,
-                     self.prefs_view):
-            view.resizeColumnsToContents()
 
     @staticmethod
     def _same_as(h: Any) -> QStandardItem:
