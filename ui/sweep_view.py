@@ -44,6 +44,7 @@ from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import MemoryType
 
 from .actions import Desk, Op
+from .empty import EmptyNote
 from .ops import LatestTask
 from .sweep_buttons import decision_buttons
 from .sweep_learning import LearningPanel, guided_share_box, pick_line
@@ -194,6 +195,7 @@ class SweepReviewPage(QWidget):
         self.neighbour_list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.neighbour_list.setWordWrap(True)
         self.neighbour_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.neighbours_empty = EmptyNote(self.neighbour_list, "", "sameSessionEmpty")
         nb_box = QGroupBox("Same session")
         QVBoxLayout(nb_box).addWidget(self.neighbour_list)
 
@@ -241,6 +243,7 @@ class SweepReviewPage(QWidget):
                 lab.setText("")
             self.hint.hide()
             self.neighbours.set_rows([])
+            self.neighbours_empty.set_visible(False)
             return
         shown = rec.text if len(rec.text) <= MAX_SHOWN_CHARS else (
             rec.text[:MAX_SHOWN_CHARS] + f"\n… ({len(rec.text) - MAX_SHOWN_CHARS:,} more "
@@ -265,6 +268,9 @@ class SweepReviewPage(QWidget):
         else:
             self.hint.hide()
         self.neighbours.set_rows(ctx.neighbours)
+        self.neighbours_empty.set_visible(
+            not ctx.neighbours, "No other memory of this user came from this session."
+            if rec.source_session else "This memory does not say which session it came from.")
 
     # -- keys -----------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:
