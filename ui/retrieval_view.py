@@ -138,7 +138,8 @@ class RetrievalView(DeskView):
                                                   "graph": "Matched"}[c], "Text"])
             v = self._openable(read_only_table(m))
             # A long triple ("one hop: …") must not push the Text column out of the pane.
-            capped_columns(v, {0: 5, 1: 26 if c == "graph" else 13}, stretch=2)
+            capped_columns(v, {0: 5, 1: 22 if c == "graph" else 13}, stretch=2)
+            v.setTextElideMode(Qt.TextElideMode.ElideRight)  # prose reads from its start
             box = QGroupBox(title)
             QVBoxLayout(box).addWidget(v)
             per_channel.addWidget(box)
@@ -163,6 +164,8 @@ class RetrievalView(DeskView):
         capped_columns(self.fused_view, dict.fromkeys((*range(9), 10), 12), stretch=9)
         capped_columns(self.dropped_view, {0: 16, 1: 50, 2: 9, 3: 9, 4: 9}, stretch=5)
         capped_columns(self.prefs_view, {0: 16, 1: 14}, stretch=2)
+        for view in (self.fused_view, self.dropped_view, self.prefs_view):
+            view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.tabs.addTab(self.fused_view, "Fused results")
         self.tabs.addTab(self.dropped_view, "Removed")
         self.tabs.addTab(self.prefs_view, "Injected preferences")
