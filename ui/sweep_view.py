@@ -49,7 +49,7 @@ from .ops import LatestTask
 from .sweep_buttons import decision_buttons
 from .sweep_learning import LearningPanel, guided_share_box, pick_line
 from .sweep_models import HistogramModel, NeighbourModel, SweepListModel
-from .text import display_lines, fluid, plain_label, reveal
+from .text import display_lines, fluid, list_entry, one_line, plain_label, reveal, tooltip_text
 from .view import DeskView
 
 ANY = "(any)"
@@ -139,8 +139,15 @@ class SweepStartPage(QWidget):
             return
         super().keyPressEvent(event)
 
+    def chosen_user(self) -> str:
+        """A listed entry's real user id (the list shows it revealed), else the typed text."""
+        text = self.user.currentText()
+        i = self.user.findText(text, Qt.MatchFlag.MatchExactly)
+        data = self.user.itemData(i) if i >= 0 else None
+        return str(data) if data is not None else text.strip()
+
     def params(self) -> dict[str, Any]:
-        user = self.user.currentText().strip()
+        user = self.chosen_user()
         seed_text = self.seed.text().strip()
         if seed_text and not seed_text.isdigit():
             raise MemdeskError(f"The seed must be a whole number, not {seed_text!r}.")
@@ -428,7 +435,11 @@ class SweepView(DeskView):
         current = combo.currentText()
         combo.blockSignals(True)
         combo.clear()
-        combo.addItems([ANY, *users])
+        combo.addItem(ANY)
+        for u in users:  # a line break or override must not shape the list
+            combo.addItem(list_entry(u), u)
+            combo.setItemData(combo.count() - 1, tooltip_text(one_line(u)),
+                              Qt.ItemDataRole.ToolTipRole)
         combo.setCurrentText(current or ANY)
         combo.blockSignals(False)
 
