@@ -115,9 +115,10 @@ def list_entry(text: str, width: int = 40) -> str:
 
 
 def isolate(text: str) -> str:
-    """User text for interpolation into the app's own line: controls revealed, then
-    wrapped in first-strong isolates so genuine right-to-left text stays right."""
-    return FSI + reveal(text) + PDI
+    """User text for interpolation into the app's own line: controls revealed (line
+    breaks and tabs too, so the line stays one line), then wrapped in first-strong
+    isolates so genuine right-to-left text stays right."""
+    return FSI + one_line(text) + PDI
 
 
 def count_of(n: int, one: str, many: str) -> str:
