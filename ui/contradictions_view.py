@@ -181,6 +181,7 @@ class ContradictionsView(QueueView):
         self.suggestion.setSizePolicy(QSizePolicy.Policy.Ignored,
                                       QSizePolicy.Policy.Preferred)
         self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.heading.setWordWrap(True)  # a long user id or entity must not clip the line
         self.cards_host = QWidget()
         host = QVBoxLayout(self.cards_host)
         host.setContentsMargins(0, 0, 0, 0)

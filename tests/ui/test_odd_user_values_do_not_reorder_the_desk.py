@@ -6,7 +6,7 @@ order (offscreen Qt)."""
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRect, Qt
 
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.store.memory_store import MemoryStore
@@ -55,6 +55,24 @@ def test_contradictions_show_odd_values_visibly_and_keep_the_apps_words(
              if hasattr(grid.itemAt(i).widget(), "value")]
     assert "bare metal⟨U+202E⟩ latem" in shown
     assert "\n" not in view.heading.text()
+
+
+def test_a_long_group_heading_wraps_instead_of_being_cut(qtbot, store: MemoryStore,
+                                                         desk_for) -> None:  # type: ignore[no-untyped-def]
+    user = "a-user-id-from-an-agent-" + "x" * 60
+    for value in ("Kubernetes", "bare metal"):
+        store.add(user_id=user, text=f"Lantern runs on {value}.", type="fact",
+                  entity="lantern-production-cluster", attribute="deploys_to", value=value)
+    view = ContradictionsView(desk_for(store))
+    qtbot.addWidget(view)
+    view.resize(1280, 700)
+    view.show()
+    qtbot.waitUntil(lambda: view.detail is not None, timeout=10_000)
+    qtbot.wait(50)
+    h = view.heading
+    needed = h.fontMetrics().boundingRect(QRect(0, 0, h.width(), 10_000),
+                                          int(Qt.TextFlag.TextWordWrap), h.text())
+    assert needed.height() <= h.height() and needed.width() <= h.width()
 
 
 def test_jobs_and_inbox_show_odd_ids_on_one_visible_line(
