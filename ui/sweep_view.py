@@ -118,6 +118,10 @@ class SweepStartPage(QWidget):
         )
         resume_box = QGroupBox("Unfinished sweeps")
         rl = QVBoxLayout(resume_box)
+        self.no_sweeps = plain_label("None: a sweep you pause (Esc) or leave before its last "
+                                     "memory waits here to be resumed.")
+        self.no_sweeps.setWordWrap(True)
+        rl.addWidget(self.no_sweeps)
         rl.addWidget(self.table)
         rl.addWidget(self.resume_button)
 
@@ -429,6 +433,8 @@ class SweepView(DeskView):
     def _lists_loaded(self, result: tuple[list[sweep.SweepSummary], list[str]]) -> None:
         sweeps, users = result
         self.start.sweeps.set_rows(sweeps)
+        self.start.no_sweeps.setVisible(not sweeps)  # an empty list says why
+        self.start.resume_button.setEnabled(bool(sweeps))
         if sweeps:
             self.start.table.selectRow(0)
         combo = self.start.user

@@ -1,5 +1,5 @@
-"""The sweep's "Same session" list says why it is empty instead of staying blank
-(offscreen Qt)."""
+"""The sweep's "Same session" list and its list of unfinished sweeps say why they are
+empty instead of staying blank (offscreen Qt)."""
 
 from __future__ import annotations
 
@@ -45,3 +45,14 @@ def test_same_session_pane_explains_an_empty_list(qtbot, store: MemoryStore, des
         0, True, "This memory does not say which session it came from.")
     rows, shown, _ = seen["One of a pair."]
     assert rows == 1 and not shown
+
+
+def test_no_unfinished_sweeps_says_what_would_be_there(qtbot, store: MemoryStore,
+                                                       desk_for) -> None:  # type: ignore[no-untyped-def]
+    put(store, [{"text": "A memory in the band.", "importance": 0.4}], embed=False)
+    view = SweepView(desk_for(store))
+    qtbot.addWidget(view)
+    view.show()
+    qtbot.waitUntil(lambda: view.start.user.count() > 1)
+    assert view.start.no_sweeps.isVisible() and "pause" in view.start.no_sweeps.text()
+    assert not view.start.resume_button.isEnabled()
