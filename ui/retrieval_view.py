@@ -37,9 +37,10 @@ from memdesk.core.store.records import Changed, Changes
 
 from .actions import Desk
 from .columns import capped_columns
+from .empty import EmptyNote
 from .ops import LatestTask
 from .table_model import read_only_table
-from .text import elide, elide_middle, isolate, one_line, plain_label, tooltip_text
+from .text import count_of, elide, elide_middle, isolate, one_line, plain_label, tooltip_text
 from .view import DeskView
 
 IdRole = Qt.ItemDataRole.UserRole
@@ -131,6 +132,9 @@ class RetrievalView(DeskView):
 
         self.channel_models: dict[str, QStandardItemModel] = {}
         self.channel_views: dict[str, QTableView] = {}
+        # Why a channel ranked nothing, over its table: wrapped, so it is read whole even
+        # in a third of 1280 px (as a row it was cut after thirty characters).
+        self.channel_notes: dict[str, EmptyNote] = {}
         per_channel = QSplitter(Qt.Orientation.Horizontal)
         for c, title in CHANNEL_TITLES:
             m = QStandardItemModel(0, 3, self)
@@ -144,6 +148,7 @@ class RetrievalView(DeskView):
             QVBoxLayout(box).addWidget(v)
             per_channel.addWidget(box)
             self.channel_models[c], self.channel_views[c] = m, v
+            self.channel_notes[c] = EmptyNote(v, "", f"{c}-empty")
 
         self.fused = QStandardItemModel(0, 11, self)
         self.fused.setHorizontalHeaderLabels(["#", "Score", "Relevance", "Full text", "Vector",
@@ -260,16 +265,16 @@ class RetrievalView(DeskView):
         self.result = res
         floor = sum(d.reason == "floor" for d in res.dropped)
         div = sum(d.reason == "diversity" for d in res.dropped)
-        parts = [f"{len(res.results)} results, {len(res.preferences)} preferences injected"
-                 if res.injected else f"{len(res.results)} results (injection skipped)",
+        found = count_of(len(res.results), "result", "results")
+        parts = [f"{found}, {count_of(len(res.preferences), 'preference', 'preferences')} "
+                 "injected" if res.injected else f"{found} (injection skipped)",
                  f"{floor} below the relevance floor, {div} held back by the two-per-week rule",
                  f"channels: {', '.join(res.channels)}", f"{res.duration_ms:.0f} ms"]
         self.status.setText(" · ".join(parts) + "".join(f"\nnote: {n}" for n in res.notes))
         for c, m in self.channel_models.items():
             m.setRowCount(0)
             why = res.empty_channels.get(c)
-            if why:  # an empty channel says why, in its own table
-                m.appendRow([_item(""), _item("empty"), _item(why, tip=why)])
+            self.channel_notes[c].set_visible(bool(why), f"Nothing ranked: {why}.")
             for h in res.per_channel.get(c, []):
                 score = {"fts": h.keyword_share, "vector": h.cosine}.get(c)
                 shown = h.graph_via if c == "graph" else ("" if score is None else f"{score:.3f}")
