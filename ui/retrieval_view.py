@@ -7,8 +7,8 @@ its score: keyword share, cosine, or the triple it matched), the fused top-k wit
 every score term, what the relevance floor and the two-per-week rule removed and why,
 and the injected preferences.  A result that stands for identical or near-identical
 memories says how many ("Same as", listed in its tooltip); a channel that ranked
-nothing says why, in a sentence across its table.  Double-click or Enter on any row opens the memory in
-the browser.  All memory text is shown as plain text; tooltips are escaped.
+nothing says why, in a sentence across its table.  Double-click or Enter on any row
+opens the memory in the browser.  All memory text is shown as plain text; tooltips are escaped.
 
 Private state: ``result`` (the last RetrievalResult shown, None before the first run).
 """
