@@ -88,6 +88,10 @@ class Launcher:
                 return False
         window = self.window = MainWindow(store)
         window.demo_path = demo_store_path()
+        # The default size must not run off a small screen (1280×700: the detail pane,
+        # the Clear button and the status bar were cut off with no way to reach them).
+        room = window.screen().availableGeometry().size()
+        window.resize(window.size().boundedTo(room))
         window.show()
         return True
 

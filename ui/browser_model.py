@@ -41,7 +41,7 @@ from memdesk.core.taxonomy import LOW_CONFIDENCE
 
 from .delegates import LowRole, ScoreRole
 from .ops import LatestTask
-from .text import elide, tooltip_text
+from .text import elide, one_line, reveal, tooltip_text
 
 IdRole = Qt.ItemDataRole.UserRole
 Index = QModelIndex | QPersistentModelIndex
@@ -225,12 +225,14 @@ class BrowserModel(QAbstractTableModel):
         key = COLUMNS[index.column()].key
         if role == Qt.ItemDataRole.DisplayRole:
             value = getattr(row, key)
-            return elide(value, 300) if key == "text" else _fmt(value)
+            if key in _UNTRUSTED:  # an override must not reverse a cell unmarked
+                return one_line(elide(value, 300) if key == "text" else _fmt(value))
+            return _fmt(value)
         if role == IdRole:
             return row.id
         if role == Qt.ItemDataRole.ToolTipRole:
             if key in _UNTRUSTED and getattr(row, key):
-                return tooltip_text(getattr(row, key))
+                return tooltip_text(reveal(getattr(row, key)))
             if key == "confidence" and row.confidence < self.low_confidence:
                 return tooltip_text(f"Low confidence ({row.confidence:.2f} < "
                                     f"{self.low_confidence:.2f})")

@@ -10,7 +10,7 @@ from PySide6.QtCore import QModelIndex, Qt
 from memdesk.core.curation.contradictions import ContradictionGroup, Key
 
 from .table_model import RowsTableModel
-from .text import elide, tooltip_text
+from .text import elide, isolate, one_line, tooltip_text
 
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _TIP = Qt.ItemDataRole.ToolTipRole
@@ -50,12 +50,14 @@ class ContradictionQueueModel(RowsTableModel):
             return g.member_count
         if col == 0:
             text = "correction" if g.kind == "correction" else "conflict"
+        # Values from memories are shown visibly (⟨U+202E⟩, not obeyed) and, between the
+        # app's own separators, isolated: an override in one cannot reverse the others.
         elif col == 1:
-            text = g.user_id
+            text = one_line(g.user_id)
         elif col == 2:
-            text = f"{g.entity} · {g.attribute}"
+            text = f"{isolate(g.entity)} · {isolate(g.attribute)}"
         elif col == 3:
-            text = " ≠ ".join(v.display for v in g.values)
+            text = " ≠ ".join(isolate(v.display) for v in g.values)
         else:
             return None
         # Tooltips are rich text: every one is escaped (users and entities come from

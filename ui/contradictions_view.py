@@ -46,7 +46,7 @@ from .actions import Desk, Op
 from .columns import capped_columns
 from .contradiction_models import ContradictionQueueModel
 from .queue_view import QueueView
-from .text import elide, fluid, isolate, plain_label
+from .text import elide, fluid, isolate, plain_label, reveal
 
 KEYS = ("Enter accept suggestion · 1–9 keep that card · B keep all (not a contradiction) · "
         "E edit then keep · M merge · U undo · ↑↓ / J K move · R rescan")
@@ -85,19 +85,19 @@ class Card(QFrame):
         bf = QFont(self.badges.font())
         bf.setBold(True)
         self.badges.setFont(bf)
-        self.value = fluid(plain_label(elide(m.value or "", 300)))
+        self.value = fluid(plain_label(reveal(elide(m.value or "", 300))))
         vf = QFont(self.value.font())
         vf.setPointSizeF(vf.pointSizeF() * 1.5)
         vf.setBold(True)
         self.value.setFont(vf)
-        self.text = fluid(plain_label(elide(m.text, 600)))
+        self.text = fluid(plain_label(reveal(elide(m.text, 600))))
         form = QFormLayout()
         same = len(card.same_value)
         for label, val in (
             ("Confidence", f"{m.confidence:.2f}"),
             ("Importance", f"{m.importance:.2f}"),
             ("Created", f"{m.created_at:%Y-%m-%d %H:%M}"),
-            ("Session", m.source_session or "—"),
+            ("Session", reveal(m.source_session or "—")),
             ("Type", m.type),
             ("Same value", f"{same} memor{'y' if same == 1 else 'ies'}"),
         ):
@@ -181,6 +181,7 @@ class ContradictionsView(QueueView):
         self.suggestion.setSizePolicy(QSizePolicy.Policy.Ignored,
                                       QSizePolicy.Policy.Preferred)
         self.heading.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.heading.setWordWrap(True)  # a long user id or entity must not clip the line
         self.cards_host = QWidget()
         host = QVBoxLayout(self.cards_host)
         host.setContentsMargins(0, 0, 0, 0)
@@ -282,7 +283,8 @@ class ContradictionsView(QueueView):
             self.suggestion.setText("Nothing contradicts here any more; press R to rescan.")
         else:
             mark = "⚠ " if s.disagree else ""
-            self.suggestion.setText(f"{mark}Suggested (Enter): {s.reason}")
+            # The reason quotes a value: shown, not obeyed, so it cannot reverse the line.
+            self.suggestion.setText(f"{mark}Suggested (Enter): {reveal(s.reason)}")
         shown = d.cards[:MAX_CARDS]
         cols = min(CARD_COLUMNS, max(1, len(shown)))
         for i, card in enumerate(shown):
@@ -398,7 +400,7 @@ class ContradictionsView(QueueView):
                                 "U or Ctrl+Z undoes it.")
             self._select(row)
 
-        self.run(Op(f"Resolve {group.user_id} · {group.attribute}", call, done,
+        self.run(Op(f"Resolve {isolate(group.user_id)} · {isolate(group.attribute)}", call, done,
                     on_error=lambda _msg: self._load(row)))
 
     def undo(self) -> None:

@@ -189,11 +189,12 @@ class DetailPane(QWidget):
         self.suggested.setObjectName("detail-suggested-importance")
         form.addRow("", self.suggested)
         form.addRow("Confidence", self.confidence)
-        triple = QHBoxLayout()
-        for w in (self.entity, self.attribute, self.value):
+        # One row each: side by side, a third of the pane cut "primary_database" to
+        # "primary_dat" at the default size.
+        for label, w in (("Entity", self.entity), ("Attribute", self.attribute),
+                         ("Value", self.value)):
             w.setMinimumWidth(40)
-            triple.addWidget(w, 1)
-        form.addRow("Triple", triple)
+            form.addRow(label, w)
         self.apply_button = QPushButton("Apply")
         self.apply_button.setToolTip("Apply the edit (Ctrl+Return); Ctrl+Z undoes it")
         self.apply_button.clicked.connect(self.request_apply)

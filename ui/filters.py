@@ -13,7 +13,7 @@ import json
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from PySide6.QtCore import QDate, QTimer, Signal
+from PySide6.QtCore import QDate, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDateEdit,
@@ -27,6 +27,8 @@ from PySide6.QtWidgets import (
 
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import LOW_CONFIDENCE, Layer, MemoryType
+
+from .text import list_entry, one_line, tooltip_text
 
 DEBOUNCE_MS = 200
 EPS = 1e-9  # bands are inclusive in SQL; "< 0.4" is [0, 0.4 - EPS]
@@ -140,6 +142,12 @@ class FilterBar(QWidget):
         self.topic = self._combo("Any topic", [])
         self.user = self._combo("Any user", [])
         self.agent = self._combo("Any agent", [])  # the agent_id an agent's writes carry
+        # Topics and user ids are the store's own strings too: a long one must not
+        # widen the bar past 1280 px.
+        for box in (self.topic, self.user):
+            box.setSizeAdjustPolicy(
+                QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+            box.setMinimumContentsLength(6)
         self.agent.setToolTip("Only memories this agent wrote")
         # Agent names are the agents' own strings: keep the bar's width whatever they are.
         self.agent.setSizeAdjustPolicy(
@@ -217,8 +225,10 @@ class FilterBar(QWidget):
                 keep = box.currentData()
                 while box.count() > 1:
                     box.removeItem(1)
-                for v in values:
-                    box.addItem(v, _enc((v,)))
+                for v in values:  # a line break or override must not shape the list
+                    box.addItem(list_entry(v), _enc((v,)))
+                    box.setItemData(box.count() - 1, tooltip_text(one_line(v)),
+                                    Qt.ItemDataRole.ToolTipRole)
                 self._select(box, _dec(keep))
         finally:
             self._quiet = False
@@ -234,7 +244,7 @@ class FilterBar(QWidget):
                 box.setCurrentIndex(i)
                 return
         label = (_band_label(data) if len(data) == 2 and isinstance(data[0], float)
-                 else ", ".join(str(x) or "(none)" for x in data))
+                 else ", ".join(list_entry(str(x)) or "(none)" for x in data))
         box.addItem(label, want)
         box.setCurrentIndex(box.count() - 1)
 

@@ -37,7 +37,7 @@ from .actions import Desk, Op
 from .empty import EmptyNote
 from .ops import LatestTask, TaskState
 from .table_model import Index, RowsTableModel
-from .text import elide, plain_label, tooltip_text
+from .text import elide, isolate, one_line, plain_label, reveal, tooltip_text
 from .view import DeskView
 from .write_service import embed_missing
 
@@ -64,14 +64,14 @@ class JobsModel(RowsTableModel):
         col = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
             return (
-                _when(job.created_at), job.status, job.user_id, job.session_id or "—",
-                elide(job.text, 90),
+                _when(job.created_at), job.status, one_line(job.user_id),
+                one_line(job.session_id or "—"), one_line(elide(job.text, 90)),
                 (job.extractor or "—") + (f" ({job.model})" if job.model else ""),
                 str(len(job.memory_ids)) if job.status == JobStatus.DONE else "—",
                 elide(job.error or "", 90),
             )[col]
         if role == Qt.ItemDataRole.ToolTipRole and col in (4, 7):
-            return tooltip_text(job.text if col == 4 else (job.error or ""))
+            return tooltip_text(reveal(job.text if col == 4 else (job.error or "")))
         return None
 
 
@@ -193,16 +193,16 @@ class JobsView(DeskView):
         if job.id != self._selected:
             return
         lines = [f"Job {job.id} · {job.status} · attempts {job.attempts}",
-                 f"User {job.user_id} · session {job.session_id or '—'} · "
-                 f"topic {job.topic or '—'}",
+                 f"User {isolate(job.user_id)} · session {isolate(job.session_id or '—')} · "
+                 f"topic {isolate(job.topic or '—')}",
                  f"Extractor: {job.extractor or '—'}"
-                 + (f" ({job.model})" if job.model else ""), "", "Turn:", job.text, ""]
+                 + (f" ({job.model})" if job.model else ""), "", "Turn:", reveal(job.text), ""]
         if job.error:
             lines += ["Error:", job.error, ""]
         lines.append(f"Memories created ({len(memories)}):")
         for m in memories:
             lines.append(f"  - [{m.type} · {m.layer} · importance {m.importance:.2f} · "
-                         f"confidence {m.confidence:.2f}] {m.text}")
+                         f"confidence {m.confidence:.2f}] {isolate(m.text)}")
         lines += ["", "Log:"]
         lines += [f"  {e.get('at', '')}  {e.get('msg', '')}" for e in job.log]
         self.details.setPlainText("\n".join(lines))  # plain text: turns are untrusted

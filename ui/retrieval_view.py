@@ -7,8 +7,8 @@ its score: keyword share, cosine, or the triple it matched), the fused top-k wit
 every score term, what the relevance floor and the two-per-week rule removed and why,
 and the injected preferences.  A result that stands for identical or near-identical
 memories says how many ("Same as", listed in its tooltip); a channel that ranked
-nothing says why in its own table.  Double-click or Enter on any row opens the memory in
-the browser.  All memory text is shown as plain text; tooltips are escaped.
+nothing says why, in a sentence across its table.  Double-click or Enter on any row
+opens the memory in the browser.  All memory text is shown as plain text; tooltips are escaped.
 
 Private state: ``result`` (the last RetrievalResult shown, None before the first run).
 """
@@ -36,9 +36,11 @@ from PySide6.QtWidgets import (
 from memdesk.core.store.records import Changed, Changes
 
 from .actions import Desk
+from .columns import capped_columns
+from .empty import EmptyNote
 from .ops import LatestTask
 from .table_model import read_only_table
-from .text import elide, elide_middle, isolate, one_line, plain_label, tooltip_text
+from .text import count_of, elide, elide_middle, isolate, one_line, plain_label, tooltip_text
 from .view import DeskView
 
 IdRole = Qt.ItemDataRole.UserRole
@@ -130,16 +132,23 @@ class RetrievalView(DeskView):
 
         self.channel_models: dict[str, QStandardItemModel] = {}
         self.channel_views: dict[str, QTableView] = {}
+        # Why a channel ranked nothing, over its table: wrapped, so it is read whole even
+        # in a third of 1280 px (as a row it was cut after thirty characters).
+        self.channel_notes: dict[str, EmptyNote] = {}
         per_channel = QSplitter(Qt.Orientation.Horizontal)
         for c, title in CHANNEL_TITLES:
             m = QStandardItemModel(0, 3, self)
             m.setHorizontalHeaderLabels(["Rank", {"fts": "Keyword share", "vector": "Cosine",
                                                   "graph": "Matched"}[c], "Text"])
             v = self._openable(read_only_table(m))
+            # A long triple ("one hop: …") must not push the Text column out of the pane.
+            capped_columns(v, {0: 5, 1: 22 if c == "graph" else 13}, stretch=2)
+            v.setTextElideMode(Qt.TextElideMode.ElideRight)  # prose reads from its start
             box = QGroupBox(title)
             QVBoxLayout(box).addWidget(v)
             per_channel.addWidget(box)
             self.channel_models[c], self.channel_views[c] = m, v
+            self.channel_notes[c] = EmptyNote(v, "", f"{c}-empty")
 
         self.fused = QStandardItemModel(0, 11, self)
         self.fused.setHorizontalHeaderLabels(["#", "Score", "Relevance", "Full text", "Vector",
@@ -154,6 +163,14 @@ class RetrievalView(DeskView):
         self.fused_view = self._openable(read_only_table(self.fused))
         self.dropped_view = self._openable(read_only_table(self.dropped))
         self.prefs_view = self._openable(read_only_table(self.prefs))
+        # Scores fit their contents; the text takes the width left and is cut in the
+        # middle (whole in its tooltip), so "Same as" after it stays on screen.
+        self.fused_view.horizontalHeader().setStretchLastSection(False)
+        capped_columns(self.fused_view, dict.fromkeys((*range(9), 10), 12), stretch=9)
+        capped_columns(self.dropped_view, {0: 16, 1: 50, 2: 9, 3: 9, 4: 9}, stretch=5)
+        capped_columns(self.prefs_view, {0: 16, 1: 14}, stretch=2)
+        for view in (self.fused_view, self.dropped_view, self.prefs_view):
+            view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.tabs.addTab(self.fused_view, "Fused results")
         self.tabs.addTab(self.dropped_view, "Removed")
         self.tabs.addTab(self.prefs_view, "Injected preferences")
@@ -248,20 +265,21 @@ class RetrievalView(DeskView):
         self.result = res
         floor = sum(d.reason == "floor" for d in res.dropped)
         div = sum(d.reason == "diversity" for d in res.dropped)
-        parts = [f"{len(res.results)} results, {len(res.preferences)} preferences injected"
-                 if res.injected else f"{len(res.results)} results (injection skipped)",
+        found = count_of(len(res.results), "result", "results")
+        parts = [f"{found}, {count_of(len(res.preferences), 'preference', 'preferences')} "
+                 "injected" if res.injected else f"{found} (injection skipped)",
                  f"{floor} below the relevance floor, {div} held back by the two-per-week rule",
                  f"channels: {', '.join(res.channels)}", f"{res.duration_ms:.0f} ms"]
         self.status.setText(" · ".join(parts) + "".join(f"\nnote: {n}" for n in res.notes))
         for c, m in self.channel_models.items():
             m.setRowCount(0)
             why = res.empty_channels.get(c)
-            if why:  # an empty channel says why, in its own table
-                m.appendRow([_item(""), _item("empty"), _item(why, tip=why)])
+            self.channel_notes[c].set_visible(bool(why), f"Nothing ranked: {why}.")
             for h in res.per_channel.get(c, []):
                 score = {"fts": h.keyword_share, "vector": h.cosine}.get(c)
                 shown = h.graph_via if c == "graph" else ("" if score is None else f"{score:.3f}")
-                m.appendRow([_item(_rank(h, c), h.id, number=True), _item(shown or "", h.id),
+                m.appendRow([_item(_rank(h, c), h.id, number=True),
+                             _item(shown or "", h.id, shown if c == "graph" else None),
                              _item(elide(h.text, 160), h.id, h.text)])
         self.fused.setRowCount(0)
         for i, h in enumerate(res.results, 1):
@@ -284,9 +302,6 @@ class RetrievalView(DeskView):
         for p in res.preferences:
             self.prefs.appendRow([_item(p.created_at.strftime("%Y-%m-%d %H:%M"), p.id),
                                   _item(p.type, p.id), _item(elide(p.text, 200), p.id, p.text)])
-        for view in (*self.channel_views.values(), self.fused_view, self.dropped_view,
-                     self.prefs_view):
-            view.resizeColumnsToContents()
 
     @staticmethod
     def _same_as(h: Any) -> QStandardItem:

@@ -32,7 +32,7 @@ from .actions import Desk, Op
 from .columns import capped_columns
 from .ops import LatestTask
 from .table_model import RowsTableModel
-from .text import elide, isolate, plain_label, tooltip_text
+from .text import elide, isolate, one_line, plain_label, reveal, tooltip_text
 from .view import DeskView
 
 KEYS = "A approve · R reject · E edit · U undo · J/K next/previous"
@@ -54,15 +54,15 @@ class HeldModel(RowsTableModel):
         if col == 0:
             return f"{m.created_at:%Y-%m-%d %H:%M}"
         if col == 1:
-            return m.user_id
+            return tooltip_text(reveal(m.user_id)) if role == _TIP else one_line(m.user_id)
         if col == 2:
             text = ", ".join(dict.fromkeys(f.rule_id for f in item.findings)) or "—"
             return tooltip_text(item.reasons) if role == _TIP else text
         if col == 3:
             o = item.origin
-            text = f"{o.client_name} · {o.source}" if o else "—"
+            text = f"{isolate(o.client_name)} · {o.source}" if o else "—"
             return tooltip_text(text) if role == _TIP else elide(text, 40)
-        return tooltip_text(m.text) if role == _TIP else elide(m.text, 120)
+        return tooltip_text(reveal(m.text)) if role == _TIP else one_line(elide(m.text, 120))
 
 
 class ReviewCard(QWidget):

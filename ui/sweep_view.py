@@ -44,11 +44,12 @@ from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import MemoryType
 
 from .actions import Desk, Op
+from .empty import EmptyNote
 from .ops import LatestTask
 from .sweep_buttons import decision_buttons
 from .sweep_learning import LearningPanel, guided_share_box, pick_line
 from .sweep_models import HistogramModel, NeighbourModel, SweepListModel
-from .text import display_lines, fluid, plain_label, reveal
+from .text import display_lines, fluid, list_entry, one_line, plain_label, reveal, tooltip_text
 from .view import DeskView
 
 ANY = "(any)"
@@ -117,6 +118,10 @@ class SweepStartPage(QWidget):
         )
         resume_box = QGroupBox("Unfinished sweeps")
         rl = QVBoxLayout(resume_box)
+        self.no_sweeps = plain_label("None: a sweep you pause (Esc) or leave before its last "
+                                     "memory waits here to be resumed.")
+        self.no_sweeps.setWordWrap(True)
+        rl.addWidget(self.no_sweeps)
         rl.addWidget(self.table)
         rl.addWidget(self.resume_button)
 
@@ -138,8 +143,15 @@ class SweepStartPage(QWidget):
             return
         super().keyPressEvent(event)
 
+    def chosen_user(self) -> str:
+        """A listed entry's real user id (the list shows it revealed), else the typed text."""
+        text = self.user.currentText()
+        i = self.user.findText(text, Qt.MatchFlag.MatchExactly)
+        data = self.user.itemData(i) if i >= 0 else None
+        return str(data) if data is not None else text.strip()
+
     def params(self) -> dict[str, Any]:
-        user = self.user.currentText().strip()
+        user = self.chosen_user()
         seed_text = self.seed.text().strip()
         if seed_text and not seed_text.isdigit():
             raise MemdeskError(f"The seed must be a whole number, not {seed_text!r}.")
@@ -194,6 +206,7 @@ class SweepReviewPage(QWidget):
         self.neighbour_list.setSelectionMode(QAbstractItemView.SelectionMode.NoSelection)
         self.neighbour_list.setWordWrap(True)
         self.neighbour_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.neighbours_empty = EmptyNote(self.neighbour_list, "", "sameSessionEmpty")
         nb_box = QGroupBox("Same session")
         QVBoxLayout(nb_box).addWidget(self.neighbour_list)
 
@@ -241,6 +254,7 @@ class SweepReviewPage(QWidget):
                 lab.setText("")
             self.hint.hide()
             self.neighbours.set_rows([])
+            self.neighbours_empty.set_visible(False)
             return
         shown = rec.text if len(rec.text) <= MAX_SHOWN_CHARS else (
             rec.text[:MAX_SHOWN_CHARS] + f"\n… ({len(rec.text) - MAX_SHOWN_CHARS:,} more "
@@ -265,6 +279,9 @@ class SweepReviewPage(QWidget):
         else:
             self.hint.hide()
         self.neighbours.set_rows(ctx.neighbours)
+        self.neighbours_empty.set_visible(
+            not ctx.neighbours, "No other memory of this user came from this session."
+            if rec.source_session else "This memory does not say which session it came from.")
 
     # -- keys -----------------------------------------------------------------------
     def keyPressEvent(self, event: QKeyEvent) -> None:
@@ -416,13 +433,19 @@ class SweepView(DeskView):
     def _lists_loaded(self, result: tuple[list[sweep.SweepSummary], list[str]]) -> None:
         sweeps, users = result
         self.start.sweeps.set_rows(sweeps)
+        self.start.no_sweeps.setVisible(not sweeps)  # an empty list says why
+        self.start.resume_button.setEnabled(bool(sweeps))
         if sweeps:
             self.start.table.selectRow(0)
         combo = self.start.user
         current = combo.currentText()
         combo.blockSignals(True)
         combo.clear()
-        combo.addItems([ANY, *users])
+        combo.addItem(ANY)
+        for u in users:  # a line break or override must not shape the list
+            combo.addItem(list_entry(u), u)
+            combo.setItemData(combo.count() - 1, tooltip_text(one_line(u)),
+                              Qt.ItemDataRole.ToolTipRole)
         combo.setCurrentText(current or ANY)
         combo.blockSignals(False)
 

@@ -108,10 +108,17 @@ def one_line(text: str) -> str:
     return reveal(text).replace("\n", "⟨U+000A⟩").replace("\t", "⟨U+0009⟩")
 
 
+def list_entry(text: str, width: int = 40) -> str:
+    """A value from the store as one short, visible row of a list or combo box: cut in
+    the middle first (so no ⟨U+XXXX⟩ is cut in half), then revealed on one line."""
+    return one_line(elide_middle(text, width))
+
+
 def isolate(text: str) -> str:
-    """User text for interpolation into the app's own line: controls revealed, then
-    wrapped in first-strong isolates so genuine right-to-left text stays right."""
-    return FSI + reveal(text) + PDI
+    """User text for interpolation into the app's own line: controls revealed (line
+    breaks and tabs too, so the line stays one line), then wrapped in first-strong
+    isolates so genuine right-to-left text stays right."""
+    return FSI + one_line(text) + PDI
 
 
 def count_of(n: int, one: str, many: str) -> str:

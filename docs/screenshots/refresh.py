@@ -7,8 +7,11 @@ Not a test: it asserts nothing, it writes pictures for the docs.  Run it under a
 
 (``QT_QPA_PLATFORM=offscreen`` works too; fonts may differ.)  ``--size 1280x700 --out
 DIR`` shoots the same views at another size into another folder (to look at, not to
-commit), with the Jobs view and the Retrieval inspector besides.  The demo store and the
-settings live in a temporary folder, so the operator's profile is never touched.
+commit), with the Jobs and Duplicates views and the About dialog besides.  As on the
+desk's first open of the demo, the memories are embedded in the background first (a
+minute or two), so the Retrieval inspector shows all three channels for a real query.
+The demo store and the settings live in a temporary folder, so the operator's profile
+is never touched.
 Then look at every picture before committing it.
 """
 
@@ -24,6 +27,11 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SIZE = (1440, 860)
+# A demo user's question that every channel answers: "Lantern" and "production" are
+# words of her memories (full text), the deployment memories are near it (vector), and
+# Lantern is an entity of her triples, one hop from the other projects that share its
+# values (entity graph).
+QUERY, USER = "Where does Lantern run in production?", "alice"
 
 
 def wait_until(app, cond: Callable[[], bool], timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
@@ -69,6 +77,9 @@ def main() -> int:
     w = MainWindow(store)
     w.resize(*size)
     w.show()
+    dialog = w.write_service.embed()  # what the desk does on the demo's first open
+    if dialog is not None:
+        wait_until(app, lambda: not dialog.isVisible(), timeout=600)
     browse = w.views["browse"]
     wait_until(app, lambda: not browse.model.loading and browse.model.total is not None)
     settle(app)
@@ -124,6 +135,18 @@ def main() -> int:
     settle(app)
     w.grab().save(str(out / "drift.png"))
 
+    # Before the inbox's writes (not embedded), so every memory has its vector.
+    w.show_view("retrieval")
+    inspector = w.views["retrieval"]
+    wait_until(app, lambda: inspector.user.findData(USER) >= 0)
+    inspector.prompt.setText(QUERY)
+    inspector.user.setCurrentIndex(inspector.user.findData(USER))
+    inspector.run()
+    wait_until(app, lambda: inspector.result is not None, timeout=120)
+    inspector.fused_view.selectRow(0)
+    settle(app)
+    w.grab().save(str(out / "retrieval.png"))
+
     # The review inbox with agents' writes the poisoning guard held, the count in the
     # sidebar and status bar, and the Review menu's commands open over it.
     from memdesk.core.guard.origin import AgentOrigin
@@ -150,9 +173,9 @@ def main() -> int:
         w.show_view("jobs")
         settle(app, 1.5)
         w.grab().save(str(out / "jobs.png"))
-        w.show_view("retrieval")
-        settle(app, 1.0)
-        w.grab().save(str(out / "retrieval.png"))
+        w.show_view("duplicates")
+        settle(app, 3.0)
+        w.grab().save(str(out / "duplicates.png"))
         w.show_view("browse")
         w.show_filter("Low confidence")
         settle(app, 1.0)

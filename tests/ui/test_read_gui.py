@@ -66,9 +66,10 @@ def test_inspector_isolates_channels_and_skips_injection(qtbot, filled, desk_for
     run(qtbot, view)
     assert view.result.channels == ("fts",) and view.prefs.rowCount() == 0
     # A switched-off channel ranks nothing and says so in its own table.
-    vector = view.channel_models["vector"]
-    assert vector.rowCount() == 1
-    assert vector.item(0, 2).text() == "switched off for this retrieval"
+    assert view.channel_models["vector"].rowCount() == 0
+    note = view.channel_notes["vector"]
+    assert note.is_shown() and note.text() == "Nothing ranked: switched off for this retrieval."
+    assert not view.channel_notes["fts"].is_shown()
     assert "injection skipped" in view.status.text()
 
 
