@@ -276,8 +276,26 @@ def node_rows(snap: UserSnapshot) -> dict[str, list[int]]:
     return index
 
 
+def subject_rows(snap: UserSnapshot) -> dict[str, list[int]]:
+    """Every entity of the user's triples → the rows *about* it (memoised)."""
+    index = snap.memo.get("subjects")
+    if index is None:
+        index = {}
+        for i, e in enumerate(snap.entities):
+            if e:
+                index.setdefault(e, []).append(i)
+        snap.memo["subjects"] = index
+    return index
+
+
 def graph_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, ok: np.ndarray) -> GraphHits:
     """Triples whose entity or value the query names, then one hop from their other end.
+
+    The hop reaches the triples *about* the other end (it is their entity): from
+    "Lantern · primary_datastore · SQLite" to "SQLite · journal_mode · WAL", not to
+    "Orchard · primary_datastore · SQLite", a sibling that only shares the value (the
+    inspector showed "Where does Lantern run in production?" returning every other
+    service stored in SQLite or built by Jenkins).
 
     Attribute names are never matched: they are the vocabulary of the question, not
     its subject ("what reptile *lives* with us?" is not about where the user lives;
@@ -304,7 +322,8 @@ def graph_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, ok: np.ndarra
     room = cfg.graph_candidates - len(out.ranked)
     if nodes and room > 0:
         taken = set(direct)
-        hop = best_first({i for n in nodes for i in index.get(n, ())} - taken)[:room]
+        about = subject_rows(snap)
+        hop = best_first({i for n in nodes for i in about.get(n, ())} - taken)[:room]
         for i in hop:
             out.ranked.append(int(snap.seqs[i]))
             out.via[int(snap.seqs[i])] = "one hop: " + " · ".join(

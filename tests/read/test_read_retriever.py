@@ -211,3 +211,22 @@ def test_snapshot_sees_every_audited_change(store: MemoryStore) -> None:
         "The kayak club moved to Wednesdays."]
     store.update(new[0], confidence=0.1)
     assert r.retrieve("kayak club", "u", channels="fts").results == []
+
+
+def test_one_hop_reaches_what_is_about_the_value_not_its_siblings(store: MemoryStore) -> None:
+    """From "Lantern uses SQLite", one hop reaches facts about SQLite, not every other
+    service that also uses it (the inspector showed them filling the results)."""
+    put(store, [
+        {"type": "fact", "text": "The Lantern service keeps its data in SQLite.",
+         "entity": "lantern", "attribute": "primary_datastore", "value": "SQLite"},
+        {"type": "fact", "text": "SQLite runs in WAL mode on every host.",
+         "entity": "SQLite", "attribute": "journal_mode", "value": "WAL"},
+        {"type": "fact", "text": "The Orchard team stores everything in SQLite.",
+         "entity": "orchard", "attribute": "primary_datastore", "value": "SQLite"},
+        {"type": "fact", "text": "The Atlas service keeps its data in SQLite.",
+         "entity": "atlas", "attribute": "primary_datastore", "value": "SQLite"},
+    ], embed=False)
+    res = retriever(store).retrieve("where does lantern keep its data", "u", channels="graph")
+    assert texts(res) == ["The Lantern service keeps its data in SQLite.",
+                          "SQLite runs in WAL mode on every host."]
+    assert res.results[1].graph_via == "one hop: SQLite · journal_mode · WAL"
