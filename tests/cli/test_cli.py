@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from memdesk.app.main import main
+from tests.helpers.raw_sql import sqlite_file
 
 
 def cli(*args: str) -> subprocess.CompletedProcess[str]:
@@ -62,10 +62,7 @@ def test_store_errors_exit_3(tmp_path: Path) -> None:
 def test_newer_schema_exit_3(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     assert main(["add", "--db", str(db), "--user", "u", "--type", "fact", "--text", "t"]) == 0
-    conn = sqlite3.connect(db)
-    conn.execute("UPDATE alembic_version SET version_num='zzz'")
-    conn.commit()
-    conn.close()
+    sqlite_file(db, "UPDATE alembic_version SET version_num='zzz'")
     r = cli("list", "--db", str(db))
     assert r.returncode == 3 and "zzz" in r.stderr and "Update memdesk" in r.stderr
 

@@ -7,12 +7,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import io
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from memdesk.core.store.memory_store import MemoryStore
+from tests.helpers.raw_sql import sqlite_file
 
 
 def cli(*args: str) -> tuple[int, str, str]:
@@ -48,11 +48,8 @@ def make_target(kind: str, tmp_path: Path) -> Path:
         path.mkdir()
         (path / "inside.txt").write_text("x")
     elif kind == "foreign":
-        conn = sqlite3.connect(path)
-        conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
-        conn.execute("INSERT INTO photos (name) VALUES ('cat.jpg')")
-        conn.commit()
-        conn.close()
+        sqlite_file(path, "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)",
+                    "INSERT INTO photos (name) VALUES ('cat.jpg')")
     elif kind == "empty":
         path.write_bytes(b"")
     return path
