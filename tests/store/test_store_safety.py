@@ -4,7 +4,6 @@ readable errors, no lost updates.  Each test names the finding it covers."""
 from __future__ import annotations
 
 import hashlib
-import multiprocessing as mp
 import os
 import sqlite3
 import subprocess
@@ -26,6 +25,7 @@ from memdesk.core.store.identity import APPLICATION_ID, StoreKind, identify
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.schema import HEAD
 from tests.helpers.cli import cli
+from tests.helpers.processes import run_workers
 from tests.helpers.raw_sql import sqlite_file
 from tests.helpers.recall import make_recall_store
 
@@ -161,18 +161,7 @@ def test_four_processes_opening_an_old_store_at_once_all_succeed(
 ) -> None:
     monkeypatch.setenv("MEMDESK_BACKUP_DIR", str(tmp_path / "backups"))
     path = make_recall_store(tmp_path / "recall.db", rows=40)
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    procs = [ctx.Process(target=_open_with_upgrade, args=(str(path), q)) for _ in range(4)]
-    for p in procs:
-        p.start()
-    try:
-        results = [q.get(timeout=120) for _ in procs]
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
+    results = run_workers([(_open_with_upgrade, (str(path),))] * 4, timeout=120)
     assert [r for r in results if r[0] == "error"] == []
     assert all(r[2] == 40 for r in results)
     assert sorted(str(r[1]) for r in results) == ["0001", "None", "None", "None"]
@@ -295,19 +284,8 @@ def test_three_processes_incrementing_lose_nothing(store_path: Path, atomic: boo
     rec = s.add(user_id="u", text="counted", type="note")
     s.close()
     n = 120
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    procs = [ctx.Process(target=_increment, args=(str(store_path), rec.id, n, atomic, q))
-             for _ in range(3)]
-    for p in procs:
-        p.start()
-    try:
-        results = [q.get(timeout=150) for _ in procs]
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
+    results = run_workers([(_increment, (str(store_path), rec.id, n, atomic))] * 3,
+                          timeout=150)
     assert [r for r in results if r[0] == "error"] == []
     s = MemoryStore.open(store_path)
     assert s.get(rec.id).access_count == 3 * n
