@@ -80,6 +80,16 @@ def _name(when: str, reason: str) -> str:
     return f"{when}-{reason}.db"
 
 
+def _ten_old_autos(store: Path) -> list[Path]:
+    """Ten automatic backups of ``store`` an hour apart on one old day, oldest first."""
+    folder = backup_dir(store)
+    folder.mkdir(parents=True)
+    old = [folder / _name(f"20200101T{h:02d}0000-000000", "auto") for h in range(10)]
+    for p in old:
+        p.write_bytes(b"x")
+    return old
+
+
 # --- where backups go ------------------------------------------------------------------
 
 
@@ -291,13 +301,9 @@ def test_driver_failure_is_a_backup_error(root: Path, tmp_path: Path) -> None:
 
 def test_backup_store_rotates_its_folder(root: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db")
-    folder = backup_dir(store)
-    folder.mkdir(parents=True)
     # Ten backups an hour apart on one old day: the newest 8 (counting the new one)
     # are kept, the rest of that day goes.
-    old = [folder / _name(f"20200101T{h:02d}0000-000000", "auto") for h in range(10)]
-    for p in old:
-        p.write_bytes(b"x")
+    old = _ten_old_autos(store)
     new = backup_store(store)
     kept = [b.path for b in list_backups(store)]
     assert kept == [new.path, *reversed(old[3:])]
@@ -305,11 +311,7 @@ def test_backup_store_rotates_its_folder(root: Path, tmp_path: Path) -> None:
 
 def test_backup_connection_without_rotation(root: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db")
-    folder = backup_dir(store)
-    folder.mkdir(parents=True)
-    old = [folder / _name(f"20200101T{h:02d}0000-000000", "auto") for h in range(10)]
-    for p in old:
-        p.write_bytes(b"x")
+    _ten_old_autos(store)
     src = connect_raw(store)
     try:
         backup_connection(src, store, rotate_after=False)
@@ -445,10 +447,7 @@ def test_failed_rename_is_a_backup_error_and_leaves_nothing(
 
 def test_backup_to_a_chosen_file_does_not_rotate(root: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db")
-    folder = backup_dir(store)
-    folder.mkdir(parents=True)
-    for h in range(10):
-        (folder / _name(f"20200101T{h:02d}0000-000000", "auto")).write_bytes(b"x")
+    _ten_old_autos(store)
     backup_store(store, to=tmp_path / "copy.db")
     assert len(list_backups(store)) == 10
 
