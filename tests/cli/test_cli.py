@@ -10,14 +10,8 @@ from pathlib import Path
 import pytest
 
 from memdesk.app.main import main
+from tests.helpers.cli import run as cli
 from tests.helpers.raw_sql import sqlite_file
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memdesk.app.main", *args],
-        capture_output=True, text=True, timeout=120,
-    )
 
 
 def test_add_list_show_undo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,20 +6,14 @@ from __future__ import annotations
 import json
 import re
 import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from memdesk.app.main import main
 from memdesk.core.store.memory_store import MemoryStore
+from tests.helpers.cli import run as cli
 from tests.helpers.fake_ollama import FakeOllama, Reply, unit, units
-
-
-def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "memdesk.app.main", *args],
-                          input=stdin, capture_output=True, text=True, timeout=120)
 
 
 def free_port() -> int:

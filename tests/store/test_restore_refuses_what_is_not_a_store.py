@@ -4,24 +4,14 @@ left as they were; a damaged store — what a restore is for — is replaced, an
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
 from pathlib import Path
 
 import pytest
 
 from memdesk.core.store.memory_store import MemoryStore
+from tests.helpers.cli import cli
 from tests.helpers.raw_sql import sqlite_file
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    from memdesk.app.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
 
 
 def state(path: Path) -> str:
