@@ -12,7 +12,8 @@ from pathlib import Path
 from queue import Empty, Queue
 from typing import Any
 
-MEMDESK = str(Path(sys.executable).with_name("memdesk"))
+from tests.helpers.mcp_stdio import MEMDESK
+
 TIMEOUT_S = 60
 
 

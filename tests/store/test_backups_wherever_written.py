@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -16,9 +15,7 @@ import anyio
 import pytest
 
 from memdesk.core.store.memory_store import MemoryStore
-from tests.helpers.mcp_stdio import call, client
-
-MEMDESK = str(Path(sys.executable).with_name("memdesk"))
+from tests.helpers.mcp_stdio import MEMDESK, call, client
 
 
 def memdesk(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
