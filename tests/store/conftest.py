@@ -21,3 +21,11 @@ def old_store(backend: str, tmp_path: Path,
     url = server.new_database(prefix="old")
     yield url, url
     server.drop_database(url)
+
+
+@pytest.fixture
+def backups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """This test's own backups folder (``MEMDESK_BACKUP_DIR``), not yet created."""
+    folder = tmp_path / "backups"
+    monkeypatch.setenv("MEMDESK_BACKUP_DIR", str(folder))
+    return folder
