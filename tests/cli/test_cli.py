@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -11,13 +10,8 @@ from pathlib import Path
 import pytest
 
 from memdesk.app.main import main
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memdesk.app.main", *args],
-        capture_output=True, text=True, timeout=120,
-    )
+from tests.helpers.cli import run as cli
+from tests.helpers.raw_sql import sqlite_file
 
 
 def test_add_list_show_undo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -62,10 +56,7 @@ def test_store_errors_exit_3(tmp_path: Path) -> None:
 def test_newer_schema_exit_3(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     assert main(["add", "--db", str(db), "--user", "u", "--type", "fact", "--text", "t"]) == 0
-    conn = sqlite3.connect(db)
-    conn.execute("UPDATE alembic_version SET version_num='zzz'")
-    conn.commit()
-    conn.close()
+    sqlite_file(db, "UPDATE alembic_version SET version_num='zzz'")
     r = cli("list", "--db", str(db))
     assert r.returncode == 3 and "zzz" in r.stderr and "Update memdesk" in r.stderr
 

@@ -5,19 +5,13 @@ store that cannot be opened (3); 5 is "refused by the store's current state"."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from memdesk.app.main import main
 from memdesk.core.store.memory_store import MemoryStore
-
-
-def cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "memdesk.app.main", *args],
-                          capture_output=True, text=True, timeout=120)
+from tests.helpers.cli import run as cli
 
 
 @pytest.fixture

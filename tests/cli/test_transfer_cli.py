@@ -5,19 +5,17 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
 
 from memdesk.app import cli_transfer
 from memdesk.app.main import main
+from tests.helpers.cli import run
 
-
-def cli(*args: str, stdin: bytes | None = None) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run([sys.executable, "-m", "memdesk.app.main", *args],
-                          input=stdin, capture_output=True, timeout=120)
+cli = partial(run, text=False)  # bytes in and out
 
 
 @pytest.fixture

@@ -5,27 +5,15 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from memdesk.app.main import main
 from memdesk.core.store.memory_store import MemoryStore
+from tests.helpers.cli import run as cli
 from tests.helpers.fake_ollama import FakeOllama, Reply, unit, units
-
-
-def cli(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "memdesk.app.main", *args],
-                          input=stdin, capture_output=True, text=True, timeout=120)
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.helpers.mcp_http import free_port
 
 
 def test_extract_is_a_dry_run_that_names_its_extractor(tmp_path: Path) -> None:

@@ -5,7 +5,6 @@ second gets a clear refusal, never a silent double decision."""
 
 from __future__ import annotations
 
-import multiprocessing as mp
 from datetime import datetime
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.review import Review
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
+from tests.helpers.processes import run_workers
 
 N = 60
 
@@ -45,17 +45,8 @@ def _decider(db: str, what: str, ids: list[str], start, q) -> None:  # type: ign
 
 
 def _run(db: str, jobs: list[tuple[str, list[str]]]) -> list[tuple]:
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    start = ctx.Barrier(len(jobs))
-    procs = [ctx.Process(target=_decider, args=(db, what, ids, start, q))
-             for what, ids in jobs]
-    for p in procs:
-        p.start()
-    results = [q.get(timeout=600) for _ in procs]
-    for p in procs:
-        p.join(timeout=60)
-    return results
+    return run_workers([(_decider, (db, what, ids)) for what, ids in jobs], timeout=600,
+                       barrier=True)
 
 
 def test_approve_and_reject_racing_decide_each_memory_once(

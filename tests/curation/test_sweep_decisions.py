@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
-from sqlalchemy import insert, select, update
+from sqlalchemy import select, update
 
 from memdesk.core.curation import sweep
 from memdesk.core.curation.models import Sweep, SweepItem
@@ -403,16 +403,6 @@ def test_start_stores_the_note(three) -> None:
     t = Sweep.__table__
     with store.read() as conn:
         assert conn.execute(select(t.c.note).where(t.c.id == st.id)).scalar_one() == "why now"
-
-
-def test_list_shows_at_most_100_sweeps_by_default(store: MemoryStore) -> None:
-    t = Sweep.__table__
-    with store.write() as conn:
-        conn.execute(insert(t), [
-            dict(id=f"{i:032d}", created_at=T0 + timedelta(minutes=i), actor="operator",
-                 band_lo=0.3, band_hi=0.49, n=1, seed=i, method="enumeration", population=1)
-            for i in range(101)])
-    assert len(Sweeps(store).list()) == 100
 
 
 def test_a_sweep_completed_by_a_redo_is_finished(store: MemoryStore,

@@ -17,13 +17,7 @@ from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import DIFFS
 from memdesk.core.errors import NotFoundError, UndoConflictError
-from tests.helpers.delta import flagged_diff
-
-
-def weight(store, name: str) -> float:  # type: ignore[no-untyped-def]
-    src = DeltaMemory(store).config().source(name)
-    assert src is not None
-    return src.weight
+from tests.helpers.delta import flagged, weight
 
 
 def test_an_edit_is_logged_with_every_field_and_reads_back(store) -> None:  # type: ignore[no-untyped-def]
@@ -45,8 +39,7 @@ def test_an_edit_defaults_to_the_operator_without_note(store) -> None:  # type: 
 
 
 def test_a_review_event_reads_its_time_back_as_a_datetime(store) -> None:  # type: ignore[no-untyped-def]
-    dm = DeltaMemory(store)
-    diff_id = flagged_diff(dm)
+    dm, diff_id = flagged(store)
     dm.review(diff_id, "accept", note="fine")
     [ev] = dm.events()
     assert ev.before == {"review": "pending", "review_note": None, "reviewed_at": None}
@@ -104,7 +97,7 @@ def test_an_undo_is_itself_undoable(store) -> None:  # type: ignore[no-untyped-d
     dm = DeltaMemory(store)
     redo = dm.undo(dm.set_source("search", weight=0.5).group_id)
     dm.undo(redo.group_id)
-    assert weight(store, "search") == 0.5
+    assert weight(DeltaMemory(store), "search") == 0.5
 
 
 def test_undo_of_an_unknown_group_says_which(store) -> None:  # type: ignore[no-untyped-def]
@@ -120,7 +113,7 @@ def test_undo_twice_is_refused(store) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(UndoConflictError) as e:
         dm.undo(g)
     assert str(e.value) == "That action was already undone."
-    assert weight(store, "search") == 0.25
+    assert weight(DeltaMemory(store), "search") == 0.25
 
 
 def test_undo_after_a_later_change_names_the_field_and_changes_nothing(store) -> None:  # type: ignore[no-untyped-def]
@@ -148,7 +141,7 @@ def test_a_float_equal_to_the_logged_value_undoes(store) -> None:  # type: ignor
     dm = DeltaMemory(store)
     g = dm.set_source("search", weight=0.1 + 0.2).group_id  # stored and logged the same
     dm.undo(g)
-    assert weight(store, "search") == 0.25
+    assert weight(DeltaMemory(store), "search") == 0.25
 
 
 def test_undo_of_a_deleted_source_names_it(store) -> None:  # type: ignore[no-untyped-def]
@@ -162,8 +155,7 @@ def test_undo_of_a_deleted_source_names_it(store) -> None:  # type: ignore[no-un
 
 
 def test_undo_of_a_review_whose_diff_is_gone_names_it(store) -> None:  # type: ignore[no-untyped-def]
-    dm = DeltaMemory(store)
-    diff_id = flagged_diff(dm)
+    dm, diff_id = flagged(store)
     g = dm.review(diff_id, "accept").group_id
     with store.write() as conn:
         conn.execute(delete(DIFFS).where(DIFFS.c.id == diff_id))

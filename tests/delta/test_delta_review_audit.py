@@ -8,14 +8,13 @@ from datetime import datetime, timedelta
 from memdesk.core.delta.contracts import Candidate, SourceConfig
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import UndoConflictError
-from tests.helpers.delta import flagged_diff
+from tests.helpers.delta import flagged
 
 T0 = datetime(2026, 10, 1, 9)
 
 
 def test_undoing_a_review_logs_the_operator_and_the_group_it_undoes(store) -> None:  # type: ignore[no-untyped-def]
-    dm = DeltaMemory(store)
-    diff_id = flagged_diff(dm)
+    dm, diff_id = flagged(store)
     weight = dm.config().source("search").weight
     group = dm.review(diff_id, "dampen").group_id
     assert dm.last_review_group(diff_id) == group
@@ -34,8 +33,7 @@ def test_undoing_a_review_logs_the_operator_and_the_group_it_undoes(store) -> No
 
 
 def test_a_source_named_like_the_diff_is_not_its_review(store) -> None:  # type: ignore[no-untyped-def]
-    dm = DeltaMemory(store)
-    diff_id = flagged_diff(dm)
+    dm, diff_id = flagged(store)
     dm.add_source(SourceConfig(str(diff_id), "search_memory", 0.1))
     assert dm.last_review_group(diff_id) is None
     try:

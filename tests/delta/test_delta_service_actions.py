@@ -22,7 +22,7 @@ from memdesk.core.delta.contracts import Candidate, DeltaConfig, SourceConfig, W
 from memdesk.core.delta.service import MAX_NOTE, DeltaMemory, with_weight
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.store.records import Changed
-from tests.helpers.delta import T0, flagged_diff
+from tests.helpers.delta import T0, flagged_diff, weight
 
 H = timedelta(hours=1)
 
@@ -31,12 +31,6 @@ def refused(exc: type[Exception], call, *args, **kw) -> str:  # type: ignore[no-
     with pytest.raises(exc) as e:
         call(*args, **kw)
     return str(e.value)
-
-
-def weight(dm: DeltaMemory, name: str) -> float:
-    src = dm.config().source(name)
-    assert src is not None
-    return src.weight
 
 
 # -- review ---------------------------------------------------------------------------------

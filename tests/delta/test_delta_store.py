@@ -14,7 +14,7 @@ from memdesk.core.delta import models as delta_models
 from memdesk.core.delta.contracts import Candidate, SourceConfig
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
-from tests.helpers.delta import flagged_diff
+from tests.helpers.delta import flagged, weight
 
 T0 = datetime(2026, 10, 1, 9)
 CTX = Candidate("context", "Generic repository search is probably enough.", 0.9, 0.9)
@@ -76,17 +76,6 @@ def test_consecutive_snapshots_store_diffs_and_flag_the_queue(store) -> None:  #
     assert len(ser) == 3 and ser.ids[-1] == hot.memory_set.id
     assert math.isnan(ser.risk[0]) and ser.status[1] == "healthy"
     assert math.isclose(sum(ser.shares[s][2] for s in ser.sources), 1.0)
-
-
-def flagged(store) -> tuple[DeltaMemory, int]:  # type: ignore[no-untyped-def]
-    dm = DeltaMemory(store)
-    return dm, flagged_diff(dm)
-
-
-def weight(dm: DeltaMemory, name: str) -> float:
-    src = dm.config().source(name)
-    assert src is not None
-    return src.weight
 
 
 def test_dampen_applies_weight_change_audited_and_undoable(store) -> None:  # type: ignore[no-untyped-def]

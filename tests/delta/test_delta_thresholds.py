@@ -38,7 +38,7 @@ from memdesk.core.delta.health import (
 )
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.errors import ValidationError
-from tests.helpers.delta import flagged_diff
+from tests.helpers.delta import flagged
 
 # Plain weights (not normalised): weighted score = weight × relevance × confidence.
 ONE = DeltaConfig((SourceConfig("a", "t", 1.0), SourceConfig("b", "t", 1.0),
@@ -342,8 +342,7 @@ def test_reviewing_a_healthy_diff_is_refused(store) -> None:  # type: ignore[no-
 
 @pytest.mark.parametrize(("weight", "after"), [(0.1, 0.0), (0.15, 0.0), (0.2, 0.05), (0.0, 0.0)])
 def test_dampening_never_takes_a_weight_below_zero(store, weight: float, after: float) -> None:  # type: ignore[no-untyped-def]
-    dm = DeltaMemory(store)
-    diff_id = flagged_diff(dm)
+    dm, diff_id = flagged(store)
     dm.set_source("search", weight=weight)
     dm.review(diff_id, "dampen")
     got = dm.config().source("search")

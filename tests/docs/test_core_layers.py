@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.layering import ROOT, contracts_for, lint_imports
+from tests.helpers.layering import ROOT, lint_fake_tree, lint_imports
 
 LAYERS = "memdesk.core's packages import only downwards"
 GUARD = "the write path uses the guard only through memdesk.core.guard's interface"
@@ -69,19 +69,8 @@ def test_core_layer_contracts_catch_loops(tmp_path: Path, case: str | None) -> N
     if case is not None:
         name, line, _ = BREAKS[case]
         files[name] = files.get(name, "") + line + "\n"
-    pkgs = tmp_path / "pkgs"
-    for name, text in files.items():
-        path = pkgs / "fakedesk" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (pkgs / "fakedesk" / "ui").mkdir()
-    (pkgs / "fakedesk" / "ui" / "__init__.py").write_text("", encoding="utf-8")
-    (pkgs / "fakedesk" / "app").mkdir()
-    (pkgs / "fakedesk" / "app" / "__init__.py").write_text("", encoding="utf-8")
-    (tmp_path / "pyproject.toml").write_text(
-        contracts_for("fakedesk", ("core-layers", "write-uses-guard-interface")),
-        encoding="utf-8")
-    r = lint_imports(tmp_path, pythonpath=pkgs)
+    files.update({"ui/__init__.py": "", "app/__init__.py": ""})
+    r = lint_fake_tree(tmp_path, files, ("core-layers", "write-uses-guard-interface"))
     if case is None:
         assert r.returncode == 0 and "2 kept, 0 broken" in r.stdout, r.stdout + r.stderr
         return

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.layering import ROOT, contracts_for, lint_imports
+from tests.helpers.layering import ROOT, lint_fake_tree, lint_imports
 
 CORE_CONTRACT = "never imports Qt, pyqtgraph, the UI or the app"
 UI_CONTRACT = "never imports the app or a database library"
@@ -56,13 +56,7 @@ def test_contracts_catch_violations(tmp_path: Path, breaks: dict[str, tuple[str,
     files = dict(CLEAN)
     for name, (line, _message) in breaks.items():
         files[name] = files.get(name, "") + line + "\n"
-    pkgs = tmp_path / "pkgs"
-    for name, text in files.items():
-        path = pkgs / "fakedesk" / name
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    (tmp_path / "pyproject.toml").write_text(contracts_for("fakedesk"), encoding="utf-8")
-    r = lint_imports(tmp_path, pythonpath=pkgs)
+    r = lint_fake_tree(tmp_path, files)
     if not breaks:
         assert r.returncode == 0 and "2 kept, 0 broken" in r.stdout, r.stdout + r.stderr
         return

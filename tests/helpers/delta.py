@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from memdesk.core.delta.contracts import Action, Candidate
 from memdesk.core.delta.service import DeltaMemory
+from memdesk.core.store.memory_store import MemoryStore
 
 T0 = datetime(2026, 10, 1, 9)
 
@@ -21,3 +22,16 @@ def flagged_diff(dm: DeltaMemory) -> int:
                         created_at=T0 + timedelta(hours=1), use_database=False)
     assert saved.diff.decision.action is Action.DAMPEN
     return saved.diff_id
+
+
+def flagged(store: MemoryStore) -> tuple[DeltaMemory, int]:
+    """The store's delta memory and the id of a ``flagged_diff`` stored in it."""
+    dm = DeltaMemory(store)
+    return dm, flagged_diff(dm)
+
+
+def weight(dm: DeltaMemory, name: str) -> float:
+    """The configured weight of source ``name`` (which must exist)."""
+    src = dm.config().source(name)
+    assert src is not None
+    return src.weight

@@ -40,3 +40,17 @@ def contracts_for(package: str, ids: tuple[str, ...] = FLOORS) -> str:
             or any(line == f'id = "{i}"' for line in b for i in ids)]
     assert len(kept) == len(ids) + 1, f"contracts {ids} not all in pyproject.toml"
     return "\n".join(line for b in kept for line in b) + "\n"
+
+
+def lint_fake_tree(tmp_path: Path, files: dict[str, str],
+                   ids: tuple[str, ...] = FLOORS) -> subprocess.CompletedProcess[str]:
+    """import-linter's verdict on a throw-away package ``fakedesk``: ``files`` (path inside
+    the package -> text) written under ``tmp_path``/pkgs, next to a pyproject.toml with the
+    contracts named by ``ids`` (see ``contracts_for``)."""
+    pkgs = tmp_path / "pkgs"
+    for name, text in files.items():
+        path = pkgs / "fakedesk" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(contracts_for("fakedesk", ids), encoding="utf-8")
+    return lint_imports(tmp_path, pythonpath=pkgs)

@@ -18,10 +18,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 # The call helpers are the stdio tests' (a tool result is the same over both transports).
-from tests.helpers.mcp_stdio import call  # noqa: F401 - re-exported for the HTTP tests
+from tests.helpers.mcp_stdio import (
+    MEMDESK,
+    call,  # noqa: F401 - re-exported for the HTTP tests
+)
 from tests.helpers.mcp_stdio import error as refused  # noqa: F401
-
-MEMDESK = str(Path(sys.executable).with_name("memdesk"))
 
 
 def free_port() -> int:

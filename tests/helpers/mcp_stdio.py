@@ -50,6 +50,7 @@ async def error(s: ClientSession, tool: str, **args: Any) -> str:
 
 async def store_and_wait(s: ClientSession, text: str, **args: Any) -> dict[str, Any]:
     job = await call(s, "store_memory", text=text, **args)
+    assert job["status"] == "pending"
     while True:
         st = await call(s, "job_status", job_id=job["job_id"])
         if st["status"] in ("done", "failed"):

@@ -56,3 +56,16 @@ def raw_sql(store_path: Path | str, sql: str, *args: Any) -> None:
         raw.execute(sql, args)
     finally:
         raw.close()
+
+
+def sqlite_file(path: Path, *statements: str) -> Path:
+    """``path`` after running ``statements`` on it with plain ``sqlite3`` and committing:
+    another application's file, or a store changed behind memdesk's back."""
+    conn = sqlite3.connect(path)
+    try:
+        for sql in statements:
+            conn.execute(sql)
+        conn.commit()
+    finally:
+        conn.close()
+    return path

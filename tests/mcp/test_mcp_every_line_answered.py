@@ -4,81 +4,32 @@ at the documented limit in one pass: raw lines written to a real server's stdin.
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import threading
 import time
-from pathlib import Path
-from queue import Empty, Queue
 from typing import Any
 
 import mcp_types as types
 import pytest
 
 from memdesk.app.mcp_lines import MAX_LINE_BYTES
-
-MEMDESK = str(Path(sys.executable).with_name("memdesk"))
-TIMEOUT_S = 60
-
-
-class Wire:
-    """A server process written to as raw bytes; its output lines read on a thread."""
-
-    def __init__(self, db: Path, home: Path) -> None:
-        self.proc = subprocess.Popen(
-            [MEMDESK, "mcp", "--db", str(db), "--no-vectors", "--offline"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env={"HOME": str(home), "PATH": str(Path(sys.executable).parent)})
-        self.lines: Queue[bytes] = Queue()
-        self.pump = threading.Thread(target=self._pump, daemon=True)
-        self.pump.start()
-
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in self.proc.stdout:
-            self.lines.put(raw)
-
-    def send(self, data: bytes) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(data + b"\n")
-        self.proc.stdin.flush()
-
-    def answer(self, want: Any) -> Any:
-        """The next answer whose id is ``want`` (an array answers a batch)."""
-        while True:
-            try:
-                msg = json.loads(self.lines.get(timeout=TIMEOUT_S))
-            except Empty:
-                raise AssertionError(f"no answer for id {want!r} in {TIMEOUT_S} s") from None
-            ids = [m.get("id") for m in msg] if isinstance(msg, list) else [msg.get("id")]
-            if want in ids:
-                return msg
+from tests.helpers.mcp_raw import RawServer
 
 
 @pytest.fixture(scope="module")
 def wire(tmp_path_factory: pytest.TempPathFactory):
     # One server for the module: every test also checks that the session goes on.
     home = tmp_path_factory.mktemp("mcp-lines")
-    w = Wire(home / "store.db", home)
+    w = RawServer(home / "store.db", home)
     w.send(json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": types.LATEST_PROTOCOL_VERSION, "capabilities": {},
         "clientInfo": {"name": "raw", "version": "1"}}}).encode())
     assert "result" in w.answer(0)
     w.send(b'{"jsonrpc":"2.0","method":"notifications/initialized"}')
     yield w
-    assert w.proc.stdin is not None
-    w.proc.stdin.close()
-    try:
-        w.proc.wait(TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        w.proc.kill()
-        w.proc.wait()
-    w.pump.join(TIMEOUT_S)
-    if w.proc.stdout is not None:
-        w.proc.stdout.close()
+    w.close()
+    w.stop()
 
 
-def tools_list(w: Wire, id_: int) -> dict[str, Any]:
+def tools_list(w: RawServer, id_: int) -> dict[str, Any]:
     w.send(json.dumps({"jsonrpc": "2.0", "id": id_, "method": "tools/list"}).encode())
     return w.answer(id_)
 
@@ -97,14 +48,14 @@ BAD_LINES = [
 
 @pytest.mark.parametrize("line,id_,code,words", BAD_LINES)
 def test_an_invalid_line_gets_a_json_rpc_error_with_its_id(
-        wire: Wire, line: bytes, id_: Any, code: int, words: str) -> None:
+        wire: RawServer, line: bytes, id_: Any, code: int, words: str) -> None:
     wire.send(line)
     reply = wire.answer(id_)
     assert reply["error"]["code"] == code and words in reply["error"]["message"]
     assert "result" in tools_list(wire, 100)  # the session goes on
 
 
-def test_a_batch_gets_one_error_per_request_and_notifications_none(wire: Wire) -> None:
+def test_a_batch_gets_one_error_per_request_and_notifications_none(wire: RawServer) -> None:
     wire.send(json.dumps([
         {"jsonrpc": "2.0", "id": 21, "method": "tools/list"},
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
@@ -120,7 +71,7 @@ def test_a_batch_gets_one_error_per_request_and_notifications_none(wire: Wire) -
 
 
 def test_a_50_mb_line_is_refused_at_the_limit_and_the_next_call_is_prompt(
-        wire: Wire) -> None:
+        wire: RawServer) -> None:
     size = 50 * 1024 * 1024
     big = (b'{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"retrieve",'
            b'"arguments":{"query":"' + b"a" * size + b'"}}}')
@@ -137,7 +88,7 @@ def test_a_50_mb_line_is_refused_at_the_limit_and_the_next_call_is_prompt(
     assert refused < 20 and after < 5, (refused, after)
 
 
-def test_a_line_just_under_the_limit_is_read(wire: Wire) -> None:
+def test_a_line_just_under_the_limit_is_read(wire: RawServer) -> None:
     pad = MAX_LINE_BYTES - 200
     line = json.dumps({"jsonrpc": "2.0", "id": 41, "method": "tools/list",
                        "params": {"_meta": {"pad": "x" * pad}}}).encode()

@@ -3,9 +3,7 @@ at the same time, provenance naming the transport; the server stops on SIGTERM."
 
 from __future__ import annotations
 
-import json
 import signal
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -17,15 +15,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.helpers.mcp_http import wait_listening
-
-MEMDESK = str(Path(sys.executable).with_name("memdesk"))
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.helpers.mcp_http import MEMDESK, call, free_port, wait_listening
 
 
 @pytest.fixture
@@ -46,12 +36,6 @@ def server(tmp_path: Path):
             proc.kill()
             proc.wait()
             raise AssertionError("the HTTP server did not stop on SIGTERM") from None
-
-
-async def call(s: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
-    r = await s.call_tool(tool, args)
-    assert not r.is_error, r.content[0].text
-    return json.loads(r.content[0].text)
 
 
 async def session_run(url: str, name: str, text: str, out: dict[str, Any]) -> None:

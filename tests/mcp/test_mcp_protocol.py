@@ -4,42 +4,24 @@ surrogates, garbage lines) gets an error answer, and the session keeps serving."
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
-import threading
 from pathlib import Path
-from queue import Empty, Queue
 from typing import Any
 
 import pytest
 
-MEMDESK = str(Path(sys.executable).with_name("memdesk"))
-TIMEOUT_S = 60
+from tests.helpers.mcp_raw import RawServer
 
 
-class RawSession:
-    """A server process spoken to line by line; answers read on a thread with a timeout."""
+class RawSession(RawServer):
+    """A raw server with numbered requests; answers decoded leniently, so an answer that
+    is not UTF-8 still shows what it says."""
 
     def __init__(self, db: Path, home: Path) -> None:
-        self.proc = subprocess.Popen(
-            [MEMDESK, "mcp", "--db", str(db), "--no-vectors", "--offline"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            env={"HOME": str(home), "PATH": str(Path(sys.executable).parent)},
-        )
-        self.lines: Queue[str] = Queue()
-        self.pump = threading.Thread(target=self._pump, daemon=True)
-        self.pump.start()
+        super().__init__(db, home, errors="replace")
         self.next_id = 0
 
-    def _pump(self) -> None:
-        assert self.proc.stdout is not None
-        for raw in self.proc.stdout:
-            self.lines.put(raw.decode("utf-8", "replace"))
-
     def send_line(self, line: str) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(line.encode("utf-8") + b"\n")
-        self.proc.stdin.flush()
+        self.send(line.encode("utf-8"))
 
     def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
         self.next_id += 1
@@ -49,37 +31,12 @@ class RawSession:
                                    "params": params}, ensure_ascii=True))
         return self.answer(self.next_id)
 
-    def answer(self, want: int) -> dict[str, Any]:
-        while True:
-            try:
-                msg = json.loads(self.lines.get(timeout=TIMEOUT_S))
-            except Empty:
-                raise AssertionError(f"no answer to request {want} in {TIMEOUT_S} s") from None
-            if msg.get("id") == want:
-                return msg
-
-    def close(self) -> int:
-        assert self.proc.stdin is not None
-        self.proc.stdin.close()
-        try:
-            return self.proc.wait(TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
-            raise AssertionError("the server did not exit when its stdin closed") from None
-
 
 @pytest.fixture
 def raw(tmp_path: Path):
     s = RawSession(tmp_path / "store.db", tmp_path)
     yield s
-    if s.proc.poll() is None:
-        s.proc.kill()
-        s.proc.wait()
-    s.pump.join(TIMEOUT_S)
-    for pipe in (s.proc.stdin, s.proc.stdout):
-        if pipe is not None and not pipe.closed:
-            pipe.close()
+    s.stop()
 
 
 def tool(raw: RawSession, name: str, **args: Any) -> dict[str, Any]:

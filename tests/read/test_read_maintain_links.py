@@ -47,6 +47,13 @@ def put_vec(store: MemoryStore, items: list[dict[str, Any]], user: str = "u") ->
     return store.add_many(rows)
 
 
+# A preference and, twenty days later, its correction on the same triple.
+TABS_THEN_SPACES = [
+    {"type": "preference", "text": "Tabs.", "days_ago": 30, "entity": "u", "attribute": "i"},
+    {"type": "correction", "text": "Spaces.", "days_ago": 10, "entity": "u", "attribute": "i"},
+]
+
+
 def pairs(report: MaintainReport) -> list[tuple[str, str]]:
     return [(x.old_id, x.new_id) for x in report.links]
 
@@ -72,11 +79,7 @@ def test_cancel_message_and_nothing_reported_before_it(store: MemoryStore) -> No
 
 
 def test_cancel_after_linking_rolls_the_links_back(store: MemoryStore) -> None:
-    ids = put(store, [
-        {"type": "preference", "text": "Tabs.", "days_ago": 30, "entity": "u", "attribute": "i"},
-        {"type": "correction", "text": "Spaces.", "days_ago": 10, "entity": "u",
-         "attribute": "i"},
-    ], embed=False)
+    ids = put(store, TABS_THEN_SPACES, embed=False)
     calls = iter([False, False, False, True])
     with pytest.raises(Cancelled):
         maintain(store, now=NOW, cancelled=lambda: next(calls))
@@ -103,11 +106,7 @@ def test_without_links_no_group_and_decay_only_steps(store: MemoryStore) -> None
 
 
 def test_link_only_leaves_scores_and_writes_no_decay_row(store: MemoryStore) -> None:
-    ids = put(store, [
-        {"type": "preference", "text": "Tabs.", "days_ago": 30, "entity": "u", "attribute": "i"},
-        {"type": "correction", "text": "Spaces.", "days_ago": 10, "entity": "u",
-         "attribute": "i"},
-    ], embed=False)
+    ids = put(store, TABS_THEN_SPACES, embed=False)
     steps: list[str] = []
     report = maintain(store, now=NOW, do_decay=False, progress=lambda n, f: steps.append(n))
     assert steps == ["linking corrections by triple", "linking corrections by text",
@@ -120,11 +119,7 @@ def test_link_only_leaves_scores_and_writes_no_decay_row(store: MemoryStore) -> 
 
 
 def test_link_audit_rows_in_full(store: MemoryStore) -> None:
-    ids = put(store, [
-        {"type": "preference", "text": "Tabs.", "days_ago": 30, "entity": "u", "attribute": "i"},
-        {"type": "correction", "text": "Spaces.", "days_ago": 10, "entity": "u",
-         "attribute": "i"},
-    ], embed=False)
+    ids = put(store, TABS_THEN_SPACES, embed=False)
     version = store.get(ids[0]).version
     report = maintain(store, now=NOW, link=True, do_decay=False)
     link = report.links[0]

@@ -9,16 +9,15 @@ from pathlib import Path
 
 from sqlalchemy import create_engine, text
 
-from memdesk.core.store.identity import stamp_statements
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter
-from memdesk.core.store.schema import MIGRATIONS_DIR
 from memdesk.core.transfer.importer import Importer
 from memdesk.core.transfer.jsonl import JsonlSource, export_jsonl
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
+from tests.helpers.migrations import stamped_upgrade_to
 
 
 def test_agent_and_run_are_stored_filtered_and_listed(store: MemoryStore) -> None:
@@ -58,18 +57,10 @@ def test_export_and_import_keep_agent_and_run(store: MemoryStore, tmp_path: Path
 
 
 def test_a_0014_store_upgrades_with_empty_agent_and_run(tmp_path: Path) -> None:
-    from alembic import command
-    from alembic.config import Config
-
     path = tmp_path / "old.db"
-    cfg = Config()
-    cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     engine = create_engine(f"sqlite:///{path}")
     with engine.begin() as conn:
-        cfg.attributes["connection"] = conn
-        command.upgrade(cfg, "0014")
-        for stmt in stamp_statements("0014"):
-            conn.exec_driver_sql(stmt)
+        stamped_upgrade_to(conn, "0014")
         conn.execute(text(
             "INSERT INTO memories (id, user_id, text, type, layer, importance, confidence, "
             "created_at, access_count) VALUES ('m1', 'u', 'old', 'fact', 'semantic', "

@@ -6,23 +6,16 @@ All of them are listed by ``memdesk db backups``."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import anyio
-import mcp_types as types
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from memdesk.core.store.memory_store import MemoryStore
-
-MEMDESK = str(Path(sys.executable).with_name("memdesk"))
+from tests.helpers.mcp_stdio import MEMDESK, call, client
 
 
 def memdesk(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
@@ -95,29 +88,17 @@ def test_the_mcp_server_backs_up_at_open_and_on_the_interval(tmp_path: Path) -> 
     db = new_store(tmp_path)
     env = {"MEMDESK_BACKUP_DIR": str(tmp_path / "backups"),
            "MEMDESK_BACKUP_INTERVAL_MIN": "0.05"}  # 3 s, asked every second
-    params = StdioServerParameters(
-        command=MEMDESK, args=["mcp", "--db", str(db), "--no-vectors", "--offline"],
-        env={"HOME": str(tmp_path), **env})
-
-    async def call(s: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
-        r = await s.call_tool(tool, args)
-        assert not r.is_error, r.content[0].text
-        return json.loads(r.content[0].text)
 
     async def main() -> None:
         with anyio.fail_after(120):
-            async with stdio_client(params, errlog=sys.stderr) as (read, write, *_):
-                info = types.Implementation(name="backup-test", version="0.1")
-                async with ClientSession(read, write, client_info=info,
-                                         read_timeout_seconds=60) as s:
-                    await s.initialize()
-                    end = time.monotonic() + 9
-                    i = 0
-                    while time.monotonic() < end:  # writing, on and off, for 9 s
-                        await call(s, "store_memory", text=f"I prefer tea no. {i}.",
-                                   user_id="alice")
-                        i += 1
-                        await anyio.sleep(0.5)
+            async with client(db, tmp_path, name="backup-test", env=env) as s:
+                end = time.monotonic() + 9
+                i = 0
+                while time.monotonic() < end:  # writing, on and off, for 9 s
+                    await call(s, "store_memory", text=f"I prefer tea no. {i}.",
+                               user_id="alice")
+                    i += 1
+                    await anyio.sleep(0.5)
 
     anyio.run(main)
     got = reasons(db, **env)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import multiprocessing as mp
 from pathlib import Path
 
 from memdesk.core.store.memory_store import MemoryStore
+from tests.helpers.processes import run_workers
 
 
 def _writer(path: str, n: int, q) -> None:  # type: ignore[no-untyped-def]
@@ -35,18 +35,8 @@ def _reader(path: str, n: int, q) -> None:  # type: ignore[no-untyped-def]
 
 def test_writer_and_readers_in_other_processes(store_path: Path) -> None:
     MemoryStore.open(store_path).close()
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    procs = [
-        ctx.Process(target=_writer, args=(str(store_path), 150, q)),
-        ctx.Process(target=_writer, args=(str(store_path), 150, q)),
-        ctx.Process(target=_reader, args=(str(store_path), 300, q)),
-    ]
-    for p in procs:
-        p.start()
-    results = [q.get(timeout=120) for _ in procs]
-    for p in procs:
-        p.join(timeout=60)
+    results = run_workers([(_writer, (str(store_path), 150)), (_writer, (str(store_path), 150)),
+                           (_reader, (str(store_path), 300))], timeout=120)
     assert [r for r in results if r[0] == "error"] == []
     store = MemoryStore.open(store_path)
     assert store.count() == 300

@@ -19,19 +19,8 @@ import pytest
 
 from memdesk.core.store.memory_store import MemoryStore
 from tests.helpers import store_damage as dmg
+from tests.helpers.cli import cli
 from tests.helpers.store_damage import fill
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    import contextlib
-    import io
-
-    from memdesk.app.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
 
 
 def digest(path: Path) -> str:

@@ -4,13 +4,13 @@ parameter), and a stale edit reaches the caller as the edit-conflict error."""
 
 from __future__ import annotations
 
-import multiprocessing as mp
 from pathlib import Path
 
 import pytest
 
 from memdesk.core.errors import EditConflictError
 from memdesk.core.store.memory_store import MemoryStore
+from tests.helpers.processes import run_workers
 
 ROUNDS = 300
 
@@ -37,16 +37,7 @@ def _incrementer(db: str, memory_id: str, rounds: int, q) -> None:  # type: igno
 
 
 def _race(db: str, memory_id: str, procs: int, rounds: int) -> list[tuple]:
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    workers = [ctx.Process(target=_incrementer, args=(db, memory_id, rounds, q))
-               for _ in range(procs)]
-    for p in workers:
-        p.start()
-    results = [q.get(timeout=600) for _ in workers]
-    for p in workers:
-        p.join(timeout=60)
-    return results
+    return run_workers([(_incrementer, (db, memory_id, rounds))] * procs, timeout=600)
 
 
 def test_two_processes_lose_no_compare_and_set_increment(store: MemoryStore,

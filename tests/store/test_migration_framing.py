@@ -5,9 +5,7 @@ upgraded rows, on both backends."""
 from __future__ import annotations
 
 from datetime import datetime
-from pathlib import Path
 
-import pytest
 from sqlalchemy import inspect, text
 
 from memdesk.core.curation.service import Contradictions
@@ -37,17 +35,6 @@ def store_at_0012(url: str) -> None:
                 {"id": f"m{i}", "actor": "operator" if i == 0 else "agent",
                  "at": datetime(2026, 1, 1 + i)})
     engine.dispose()
-
-
-@pytest.fixture
-def old_store(backend: str, tmp_path: Path, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    if backend == "sqlite":
-        yield tmp_path / "old.db", f"sqlite:///{tmp_path / 'old.db'}"
-        return
-    server = request.getfixturevalue("pg_server")
-    url = server.new_database(prefix="v0012")
-    yield url, url
-    server.drop_database(url)
 
 
 def test_0013_keeps_every_memory_a_belief_and_protects_the_curated(old_store) -> None:  # type: ignore[no-untyped-def]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -16,6 +15,7 @@ from memdesk.core.errors import (
 )
 from memdesk.core.store.db import DRIVER
 from memdesk.core.store.memory_store import MemoryStore
+from tests.helpers.raw_sql import sqlite_file
 
 
 def test_corrupt_file(tmp_path: Path) -> None:
@@ -52,20 +52,13 @@ def test_missing_folder_and_folder_path(tmp_path: Path) -> None:
 
 def test_newer_schema_is_refused(store_path: Path) -> None:
     MemoryStore.open(store_path).close()
-    conn = sqlite3.connect(store_path)
-    conn.execute("UPDATE alembic_version SET version_num = '9999'")
-    conn.commit()
-    conn.close()
+    sqlite_file(store_path, "UPDATE alembic_version SET version_num = '9999'")
     with pytest.raises(SchemaTooNewError, match="9999"):
         MemoryStore.open(store_path)
 
 
 def test_foreign_database_is_not_touched(tmp_path: Path) -> None:
-    path = tmp_path / "other.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE invoices (id INTEGER)")
-    conn.commit()
-    conn.close()
+    path = sqlite_file(tmp_path / "other.db", "CREATE TABLE invoices (id INTEGER)")
     with pytest.raises(StoreOpenError, match="not a memdesk or Recall store"):
         MemoryStore.open(path)
 

@@ -4,24 +4,14 @@ left as they were; a damaged store — what a restore is for — is replaced, an
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
-import io
-import sqlite3
 from pathlib import Path
 
 import pytest
 
 from memdesk.core.store.memory_store import MemoryStore
-
-
-def cli(*args: str) -> tuple[int, str, str]:
-    from memdesk.app.main import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(list(args))
-    return code, out.getvalue(), err.getvalue()
+from tests.helpers.cli import cli
+from tests.helpers.raw_sql import sqlite_file
 
 
 def state(path: Path) -> str:
@@ -48,11 +38,8 @@ def make_target(kind: str, tmp_path: Path) -> Path:
         path.mkdir()
         (path / "inside.txt").write_text("x")
     elif kind == "foreign":
-        conn = sqlite3.connect(path)
-        conn.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)")
-        conn.execute("INSERT INTO photos (name) VALUES ('cat.jpg')")
-        conn.commit()
-        conn.close()
+        sqlite_file(path, "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT)",
+                    "INSERT INTO photos (name) VALUES ('cat.jpg')")
     elif kind == "empty":
         path.write_bytes(b"")
     return path

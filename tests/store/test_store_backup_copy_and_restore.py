@@ -32,13 +32,6 @@ from memdesk.core.store.backup import (
 from memdesk.core.store.db import connect_raw
 
 
-@pytest.fixture()
-def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    r = tmp_path / "backups"
-    monkeypatch.setenv("MEMDESK_BACKUP_DIR", str(r))
-    return r
-
-
 def _db(path: Path, *sql: str, rows: int = 3) -> Path:
     """A memdesk-shaped file: a version table and ``rows`` memories, plus ``sql``."""
     c = connect_raw(path, read_only=False)
@@ -80,11 +73,21 @@ def _name(when: str, reason: str) -> str:
     return f"{when}-{reason}.db"
 
 
+def _ten_old_autos(store: Path) -> list[Path]:
+    """Ten automatic backups of ``store`` an hour apart on one old day, oldest first."""
+    folder = backup_dir(store)
+    folder.mkdir(parents=True)
+    old = [folder / _name(f"20200101T{h:02d}0000-000000", "auto") for h in range(10)]
+    for p in old:
+        p.write_bytes(b"x")
+    return old
+
+
 # --- where backups go ------------------------------------------------------------------
 
 
-def test_backup_root_from_environment(root: Path) -> None:
-    assert backup_root() == root
+def test_backup_root_from_environment(backups: Path) -> None:
+    assert backup_root() == backups
 
 
 def test_backup_root_default_is_the_user_data_dir(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -94,10 +97,10 @@ def test_backup_root_default_is_the_user_data_dir(monkeypatch: pytest.MonkeyPatc
     assert backup_root().name == "backups"
 
 
-def test_backup_dir_is_stem_and_path_hash(root: Path, tmp_path: Path) -> None:
+def test_backup_dir_is_stem_and_path_hash(backups: Path, tmp_path: Path) -> None:
     store = tmp_path / "work.db"
     digest = hashlib.sha256(str(store.resolve()).encode()).hexdigest()[:10]
-    assert backup_dir(store) == root / f"work-{digest}"
+    assert backup_dir(store) == backups / f"work-{digest}"
     # The same file spelt differently is the same folder; another file is another one.
     assert backup_dir(tmp_path / "x" / ".." / "work.db") == backup_dir(store)
     assert backup_dir(tmp_path / "other" / "work.db") != backup_dir(store)
@@ -106,7 +109,7 @@ def test_backup_dir_is_stem_and_path_hash(root: Path, tmp_path: Path) -> None:
 # --- listing -----------------------------------------------------------------------
 
 
-def test_list_backups_newest_first_and_only_backup_names(root: Path, tmp_path: Path) -> None:
+def test_list_backups_newest_first_and_only_backup_names(backups: Path, tmp_path: Path) -> None:
     store = tmp_path / "s.db"
     folder = backup_dir(store)
     folder.mkdir(parents=True)
@@ -127,7 +130,7 @@ def test_list_backups_newest_first_and_only_backup_names(root: Path, tmp_path: P
     assert latest_backup(store) == got[0]
 
 
-def test_no_folder_means_no_backups(root: Path, tmp_path: Path) -> None:
+def test_no_folder_means_no_backups(backups: Path, tmp_path: Path) -> None:
     assert list_backups(tmp_path / "s.db") == []
     assert latest_backup(tmp_path / "s.db") is None
     assert latest_good_backup(tmp_path / "s.db") is None
@@ -149,7 +152,7 @@ def _planted(store: Path, stamps_and_kinds: list[tuple[str, str]]) -> dict[str, 
     return out
 
 
-def test_latest_good_backup_skips_damaged_ones(root: Path, tmp_path: Path) -> None:
+def test_latest_good_backup_skips_damaged_ones(backups: Path, tmp_path: Path) -> None:
     store = tmp_path / "s.db"
     p = _planted(store, [("20261101T000000-000000", "good"), ("20261102T000000-000000", "good"),
                          ("20261103T000000-000000", "junk")])
@@ -157,7 +160,7 @@ def test_latest_good_backup_skips_damaged_ones(root: Path, tmp_path: Path) -> No
     assert got is not None and got.path == p["20261102T000000-000000"]
 
 
-def test_latest_good_backup_runs_the_quick_check(root: Path, tmp_path: Path) -> None:
+def test_latest_good_backup_runs_the_quick_check(backups: Path, tmp_path: Path) -> None:
     # Index damage only integrity_check sees: the bounded quick check passes it.
     store = tmp_path / "s.db"
     p = _planted(store, [("20261101T000000-000000", "good"), ("20261102T000000-000000", "index")])
@@ -165,7 +168,7 @@ def test_latest_good_backup_runs_the_quick_check(root: Path, tmp_path: Path) -> 
     assert got is not None and got.path == p["20261102T000000-000000"]
 
 
-def test_latest_good_backup_looks_at_the_newest_five_only(root: Path, tmp_path: Path) -> None:
+def test_latest_good_backup_looks_at_the_newest_five_only(backups: Path, tmp_path: Path) -> None:
     store = tmp_path / "s.db"
     junk = [(f"2026110{d}T000000-000000", "junk") for d in range(2, 7)]
     p = _planted(store, [("20261101T000000-000000", "good"), *junk])
@@ -179,7 +182,7 @@ def test_latest_good_backup_looks_at_the_newest_five_only(root: Path, tmp_path: 
 # --- taking a backup ---------------------------------------------------------------
 
 
-def test_backup_store_copies_into_the_store_folder(root: Path, tmp_path: Path) -> None:
+def test_backup_store_copies_into_the_store_folder(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db")
     before = datetime.now(UTC).replace(tzinfo=None)
     info = backup_store(store, reason="Before Migrate!")
@@ -197,7 +200,7 @@ def test_backup_store_copies_into_the_store_folder(root: Path, tmp_path: Path) -
     assert list_backups(store) == [BackupInfo(info.path, info.when, "before-migrate", info.size)]
 
 
-def test_backup_file_is_a_single_self_contained_file(root: Path, tmp_path: Path) -> None:
+def test_backup_file_is_a_single_self_contained_file(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db", "PRAGMA journal_mode = WAL")
     info = backup_store(store)
     # Header bytes 18 and 19 are 1 for rollback-journal files, 2 for WAL files.
@@ -208,14 +211,14 @@ def test_backup_file_is_a_single_self_contained_file(root: Path, tmp_path: Path)
 
 @pytest.mark.parametrize(("reason", "safe"), [("!!!", "manual"), ("--Auto--", "auto"),
                                               ("a b/c", "a-b-c"), ("", "manual")])
-def test_reason_is_made_safe_for_the_file_name(root: Path, tmp_path: Path, reason: str,
+def test_reason_is_made_safe_for_the_file_name(backups: Path, tmp_path: Path, reason: str,
                                                safe: str) -> None:
     info = backup_store(_db(tmp_path / "s.db"), reason=reason)
     assert re.fullmatch(r"\d{8}T\d{6}-\d{6}-" + re.escape(safe) + r"\.db", info.path.name)
     assert info.reason == reason
 
 
-def test_store_note_is_not_rewritten(root: Path, tmp_path: Path) -> None:
+def test_store_note_is_not_rewritten(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db")
     folder = backup_dir(store)
     folder.mkdir(parents=True)
@@ -224,7 +227,7 @@ def test_store_note_is_not_rewritten(root: Path, tmp_path: Path) -> None:
     assert (folder / "store.txt").read_text(encoding="utf-8") == "kept\n"
 
 
-def test_backup_to_a_chosen_file(root: Path, tmp_path: Path) -> None:
+def test_backup_to_a_chosen_file(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db")
     dest = tmp_path / "copy.db"
     stale = tmp_path / "copy.db.part"
@@ -236,7 +239,7 @@ def test_backup_to_a_chosen_file(root: Path, tmp_path: Path) -> None:
     assert not backup_dir(store).exists()  # nothing written to the backup folder
 
 
-def test_backup_refuses_an_existing_target(root: Path, tmp_path: Path) -> None:
+def test_backup_refuses_an_existing_target(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db")
     dest = tmp_path / "copy.db"
     dest.write_bytes(b"mine")
@@ -246,13 +249,13 @@ def test_backup_refuses_an_existing_target(root: Path, tmp_path: Path) -> None:
     assert dest.read_bytes() == b"mine"
 
 
-def test_backup_of_a_missing_store(root: Path, tmp_path: Path) -> None:
+def test_backup_of_a_missing_store(backups: Path, tmp_path: Path) -> None:
     with pytest.raises(StoreOpenError) as ei:
         backup_store(tmp_path / "none.db")
     assert str(ei.value) == f"There is no store at {tmp_path / 'none.db'}."
 
 
-def test_damaged_copy_is_refused_and_removed(root: Path, tmp_path: Path) -> None:
+def test_damaged_copy_is_refused_and_removed(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db", *NULL_DAMAGE)
     dest = tmp_path / "copy.db"
     with pytest.raises(BackupError) as ei:
@@ -263,13 +266,13 @@ def test_damaged_copy_is_refused_and_removed(root: Path, tmp_path: Path) -> None
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]  # no copy, no .part
 
 
-def test_copy_check_is_the_quick_one(root: Path, tmp_path: Path) -> None:
+def test_copy_check_is_the_quick_one(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db", *BAD_INDEX)
     info = backup_store(store, to=tmp_path / "copy.db")
     assert info.path.exists()
 
 
-def test_check_can_be_skipped(root: Path, tmp_path: Path) -> None:
+def test_check_can_be_skipped(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db", *NULL_DAMAGE)
     src = connect_raw(store)
     try:
@@ -280,7 +283,7 @@ def test_check_can_be_skipped(root: Path, tmp_path: Path) -> None:
     assert not (tmp_path / "copy.db.part").exists()
 
 
-def test_driver_failure_is_a_backup_error(root: Path, tmp_path: Path) -> None:
+def test_driver_failure_is_a_backup_error(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db")
     dest = tmp_path / "missing-folder" / "copy.db"
     with pytest.raises(BackupError) as ei:
@@ -289,27 +292,19 @@ def test_driver_failure_is_a_backup_error(root: Path, tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
 
 
-def test_backup_store_rotates_its_folder(root: Path, tmp_path: Path) -> None:
+def test_backup_store_rotates_its_folder(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db")
-    folder = backup_dir(store)
-    folder.mkdir(parents=True)
     # Ten backups an hour apart on one old day: the newest 8 (counting the new one)
     # are kept, the rest of that day goes.
-    old = [folder / _name(f"20200101T{h:02d}0000-000000", "auto") for h in range(10)]
-    for p in old:
-        p.write_bytes(b"x")
+    old = _ten_old_autos(store)
     new = backup_store(store)
     kept = [b.path for b in list_backups(store)]
     assert kept == [new.path, *reversed(old[3:])]
 
 
-def test_backup_connection_without_rotation(root: Path, tmp_path: Path) -> None:
+def test_backup_connection_without_rotation(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db")
-    folder = backup_dir(store)
-    folder.mkdir(parents=True)
-    old = [folder / _name(f"20200101T{h:02d}0000-000000", "auto") for h in range(10)]
-    for p in old:
-        p.write_bytes(b"x")
+    _ten_old_autos(store)
     src = connect_raw(store)
     try:
         backup_connection(src, store, rotate_after=False)
@@ -410,7 +405,7 @@ def test_backup_info_fields() -> None:
 # --- what the earlier tests let through ------------------------------------------------
 
 
-def test_backup_times_are_utc_whatever_the_local_zone(root: Path, tmp_path: Path,
+def test_backup_times_are_utc_whatever_the_local_zone(backups: Path, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     import time
 
@@ -427,7 +422,7 @@ def test_backup_times_are_utc_whatever_the_local_zone(root: Path, tmp_path: Path
 
 
 def test_failed_rename_is_a_backup_error_and_leaves_nothing(
-        root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        backups: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import errno
 
     def full(src, dst):  # type: ignore[no-untyped-def]
@@ -443,12 +438,9 @@ def test_failed_rename_is_a_backup_error_and_leaves_nothing(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
 
 
-def test_backup_to_a_chosen_file_does_not_rotate(root: Path, tmp_path: Path) -> None:
+def test_backup_to_a_chosen_file_does_not_rotate(backups: Path, tmp_path: Path) -> None:
     store = _db(tmp_path / "s.db")
-    folder = backup_dir(store)
-    folder.mkdir(parents=True)
-    for h in range(10):
-        (folder / _name(f"20200101T{h:02d}0000-000000", "auto")).write_bytes(b"x")
+    _ten_old_autos(store)
     backup_store(store, to=tmp_path / "copy.db")
     assert len(list_backups(store)) == 10
 

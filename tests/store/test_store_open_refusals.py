@@ -58,13 +58,6 @@ def _db(path: Path, *sql: str, revision: str | None = HEAD, memories: bool = Tru
     return path
 
 
-@pytest.fixture()
-def backups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    root = tmp_path / "backups"
-    monkeypatch.setenv("MEMDESK_BACKUP_DIR", str(root))
-    return root
-
-
 def test_revision_chain() -> None:
     assert schema.head_revision() == HEAD == "0020"
     assert schema.known_revisions() == {f"{n:04d}" for n in (*range(1, 17), 18, 19, 20)}

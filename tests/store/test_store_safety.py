@@ -4,7 +4,6 @@ readable errors, no lost updates.  Each test names the finding it covers."""
 from __future__ import annotations
 
 import hashlib
-import multiprocessing as mp
 import os
 import sqlite3
 import subprocess
@@ -26,6 +25,8 @@ from memdesk.core.store.identity import APPLICATION_ID, StoreKind, identify
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.schema import HEAD
 from tests.helpers.cli import cli
+from tests.helpers.processes import run_workers
+from tests.helpers.raw_sql import sqlite_file
 from tests.helpers.recall import make_recall_store
 
 
@@ -64,31 +65,20 @@ def test_db_info_names_the_library(store_path: Path) -> None:
 
 # -- finding 2: other applications' files are refused unchanged ---------------------
 def _foreign_wal_db(path: Path) -> Path:
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)")
-    conn.execute("INSERT INTO invoices (total) VALUES (12.5)")
-    conn.commit()
-    conn.close()
-    return path
+    return sqlite_file(path, "CREATE TABLE invoices (id INTEGER PRIMARY KEY, total REAL)",
+                       "INSERT INTO invoices (total) VALUES (12.5)")
 
 
 def _foreign_memories_db(path: Path) -> Path:
-    conn = sqlite3.connect(path)  # an app with its own, different, memories table
-    conn.execute("CREATE TABLE memories (id INTEGER PRIMARY KEY, content TEXT)")
-    conn.execute("INSERT INTO memories (content) VALUES ('not ours')")
-    conn.commit()
-    conn.close()
-    return path
+    # An app with its own, different, memories table.
+    return sqlite_file(path, "CREATE TABLE memories (id INTEGER PRIMARY KEY, content TEXT)",
+                       "INSERT INTO memories (content) VALUES ('not ours')")
 
 
 def _other_app_id_db(path: Path) -> Path:
-    conn = sqlite3.connect(path)
-    conn.execute("PRAGMA application_id = 1234")
-    conn.execute("CREATE TABLE memories (id TEXT, user_id TEXT, text TEXT, type TEXT, "
-                 "importance REAL, confidence REAL, created_at TEXT)")
-    conn.commit()
-    conn.close()
-    return path
+    return sqlite_file(path, "PRAGMA application_id = 1234",
+                       "CREATE TABLE memories (id TEXT, user_id TEXT, text TEXT, type TEXT, "
+                       "importance REAL, confidence REAL, created_at TEXT)")
 
 
 @pytest.mark.parametrize("make", [_foreign_wal_db, _foreign_memories_db, _other_app_id_db])
@@ -171,18 +161,7 @@ def test_four_processes_opening_an_old_store_at_once_all_succeed(
 ) -> None:
     monkeypatch.setenv("MEMDESK_BACKUP_DIR", str(tmp_path / "backups"))
     path = make_recall_store(tmp_path / "recall.db", rows=40)
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    procs = [ctx.Process(target=_open_with_upgrade, args=(str(path), q)) for _ in range(4)]
-    for p in procs:
-        p.start()
-    try:
-        results = [q.get(timeout=120) for _ in procs]
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
+    results = run_workers([(_open_with_upgrade, (str(path),))] * 4, timeout=120)
     assert [r for r in results if r[0] == "error"] == []
     assert all(r[2] == 40 for r in results)
     assert sorted(str(r[1]) for r in results) == ["0001", "None", "None", "None"]
@@ -206,13 +185,6 @@ def test_invalid_utf8_text_is_refused_naming_the_field(store_path: Path) -> None
     assert cli("list", "--db", str(store_path), "--count").stdout.strip() == "0"
 
 
-def _poke(path: Path, sql: str) -> None:
-    conn = sqlite3.connect(path)
-    conn.execute(sql)
-    conn.commit()
-    conn.close()
-
-
 @pytest.mark.parametrize("sql, words", [
     ("UPDATE memories SET text = CAST(X'66ff6f' AS TEXT) WHERE seq = 1", "cannot read"),
     ("UPDATE memories SET created_at = 'yesterday-ish' WHERE seq = 1", "cannot read"),
@@ -221,7 +193,7 @@ def test_odd_rows_written_by_other_programs_give_exit_3(store_path: Path, sql, w
     s = MemoryStore.open(store_path)
     rec = s.add(user_id="u", text="fine", type="note")
     s.close()
-    _poke(store_path, sql)
+    sqlite_file(store_path, sql)
     for args in (["list"], ["list", "--json"], ["show", rec.id]):
         r = cli(*args, "--db", str(store_path))
         assert r.returncode == 3 and words in r.stderr and "Traceback" not in r.stderr, r.stderr
@@ -312,19 +284,8 @@ def test_three_processes_incrementing_lose_nothing(store_path: Path, atomic: boo
     rec = s.add(user_id="u", text="counted", type="note")
     s.close()
     n = 120
-    ctx = mp.get_context("spawn")
-    q = ctx.Queue()
-    procs = [ctx.Process(target=_increment, args=(str(store_path), rec.id, n, atomic, q))
-             for _ in range(3)]
-    for p in procs:
-        p.start()
-    try:
-        results = [q.get(timeout=150) for _ in procs]
-    finally:
-        for p in procs:
-            p.join(timeout=30)
-            if p.is_alive():
-                p.kill()
+    results = run_workers([(_increment, (str(store_path), rec.id, n, atomic))] * 3,
+                          timeout=150)
     assert [r for r in results if r[0] == "error"] == []
     s = MemoryStore.open(store_path)
     assert s.get(rec.id).access_count == 3 * n

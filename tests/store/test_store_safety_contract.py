@@ -16,6 +16,7 @@ import pytest
 from memdesk.app.main import main
 from memdesk.core.store import db as dbmod
 from memdesk.core.store.memory_store import MemoryStore
+from tests.helpers.raw_sql import sqlite_file
 
 
 def _driver():  # type: ignore[no-untyped-def]
@@ -111,21 +112,12 @@ def _newer_schema_store(tmp_path: Path) -> Path:
     s = MemoryStore.open(path)
     s.add(user_id="u", text="t", type="fact")
     s.close()
-    conn = sqlite3.connect(path)
-    conn.execute("UPDATE alembic_version SET version_num = '9999'")
-    conn.commit()
-    conn.close()
-    return path
+    return sqlite_file(path, "UPDATE alembic_version SET version_num = '9999'")
 
 
 def _foreign_store(tmp_path: Path) -> Path:
-    path = tmp_path / "foreign.db"
-    conn = sqlite3.connect(path)
-    conn.execute("CREATE TABLE invoices (id INTEGER, total REAL)")
-    conn.execute("INSERT INTO invoices VALUES (1, 9.5)")
-    conn.commit()
-    conn.close()
-    return path
+    return sqlite_file(tmp_path / "foreign.db", "CREATE TABLE invoices (id INTEGER, total REAL)",
+                       "INSERT INTO invoices VALUES (1, 9.5)")
 
 
 def _corrupt_store(tmp_path: Path) -> Path:

@@ -58,18 +58,6 @@ def store_at_0011(url: str, rows: int) -> dict[int, bytes]:
     return want
 
 
-@pytest.fixture
-def old_store(backend: str, tmp_path: Path, request: pytest.FixtureRequest):  # type: ignore[no-untyped-def]
-    """Where to build a pre-0012 store: an empty file, or an empty PostgreSQL database."""
-    if backend == "sqlite":
-        yield tmp_path / "old.db", f"sqlite:///{tmp_path / 'old.db'}"
-        return
-    server = request.getfixturevalue("pg_server")
-    url = server.new_database(prefix="v0011")
-    yield url, url
-    server.drop_database(url)
-
-
 def test_0012_moves_every_vector_byte_for_byte(old_store) -> None:  # type: ignore[no-untyped-def]
     store_path, url = old_store
     want = store_at_0011(url, rows=300)

@@ -19,6 +19,7 @@ from memdesk.core.transfer.formats import Format, open_source, sniff
 from memdesk.core.transfer.importer import Importer, TransferError
 from memdesk.core.transfer.mem0 import Mem0Source
 from memdesk.core.transfer.recall import NO_VECTORS, RecallSource
+from tests.helpers.raw_sql import sqlite_file
 
 NOW = datetime(2026, 11, 23, 12, 0)
 
@@ -200,11 +201,7 @@ def test_wal_mode_recall_file_with_a_running_writer_reads_its_wal(
 
 
 def test_recall_source_refuses_other_files(tmp_path: Path) -> None:
-    other = tmp_path / "other.db"
-    conn = sqlite3.connect(other)
-    conn.execute("CREATE TABLE notes (id TEXT)")
-    conn.commit()
-    conn.close()
+    other = sqlite_file(tmp_path / "other.db", "CREATE TABLE notes (id TEXT)")
     with pytest.raises(TransferError, match="no memories table"):
         RecallSource(other)
     text = tmp_path / "t.db"

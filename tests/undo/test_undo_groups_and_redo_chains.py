@@ -15,20 +15,15 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.undo import undo_changes, undo_group
-from tests.helpers.delta import flagged_diff
+from tests.helpers.delta import flagged
 
 T0 = datetime(2026, 10, 1, 9)
-
-
-def _flagged_diff(store: MemoryStore) -> tuple[DeltaMemory, int]:
-    dm = DeltaMemory(store)
-    return dm, flagged_diff(dm)
 
 
 # -- what an undo reports, so the views showing it refresh ----------------------------
 
 def test_undo_of_a_dampen_review_reports_the_diff_and_the_source(store: MemoryStore) -> None:
-    dm, diff_id = _flagged_diff(store)
+    dm, diff_id = flagged(store)
     ch = dm.review(diff_id, "dampen")
     undone = undo_changes(store, ch)
     assert dm.stored_diff(diff_id).review == "pending"

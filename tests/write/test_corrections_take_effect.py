@@ -7,8 +7,6 @@ path over stdio on SQLite."""
 
 from __future__ import annotations
 
-import json
-import sys
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -21,6 +19,7 @@ from memdesk.core.read.maintain import maintain
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 from tests.helpers.belief import agent_turn, fact, job_notes, retrieve_texts
+from tests.helpers.mcp_stdio import call, client, store_and_wait
 
 ACME = fact("The user works at Acme.", "Acme")
 GLOBEX = fact("The user now works at Globex.", "Globex", type="correction")
@@ -122,47 +121,23 @@ def test_a_generic_attribute_supersedes_nothing(store: MemoryStore) -> None:
 
 
 # -- the MCP server's store_memory: the same worker, in the server process ------------
-MEMDESK = str(Path(sys.executable).with_name("memdesk"))
-
-
 def test_mcp_store_memory_correction_is_seen_by_the_next_retrieve(tmp_path: Path) -> None:
-    import mcp_types as types
-    from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
-
     db = tmp_path / "store.db"
     MemoryStore.open(db).close()
-    params = StdioServerParameters(
-        command=MEMDESK, args=["mcp", "--db", str(db), "--no-vectors", "--offline"],
-        env={"HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")})
-
-    async def call(s: ClientSession, tool: str, **args: Any) -> dict[str, Any]:
-        r = await s.call_tool(tool, args)
-        assert not r.is_error, r.content[0].text
-        return json.loads(r.content[0].text)
-
-    async def stored(s: ClientSession, text: str) -> dict[str, Any]:
-        job = await call(s, "store_memory", text=text, user_id="alice")
-        while (st := await call(s, "job_status", job_id=job["job_id"]))["status"] not in (
-                "done", "failed"):
-            await anyio.sleep(0.05)
-        assert st["status"] == "done", st
-        return st
 
     async def main() -> None:
         with anyio.fail_after(90):
-            async with stdio_client(params, errlog=sys.stderr) as (read, write, *_):
-                info = types.Implementation(name="test-agent", version="0.1")
-                async with ClientSession(read, write, client_info=info,
-                                         read_timeout_seconds=60) as s:
-                    await s.initialize()
-                    first = await stored(s, "I work at Acme.")
-                    await stored(s, "Actually, I work at Globex now.")
-                    got = await call(s, "retrieve", query="Where does the user work?",
-                                     user_id="alice")
-                    texts = " ".join(h["text"] for h in got["results"])
-                    assert "Globex" in texts and "Acme" not in texts
-                    old = await call(s, "get_memory", memory_id=first["memory_ids"][0])
-                    assert old["status"] == "superseded"
+            async with client(db, tmp_path) as s:
+                first = await store_and_wait(s, "I work at Acme.", user_id="alice")
+                assert first["status"] == "done", first
+                second = await store_and_wait(s, "Actually, I work at Globex now.",
+                                              user_id="alice")
+                assert second["status"] == "done", second
+                got = await call(s, "retrieve", query="Where does the user work?",
+                                 user_id="alice")
+                texts = " ".join(h["text"] for h in got["results"])
+                assert "Globex" in texts and "Acme" not in texts
+                old = await call(s, "get_memory", memory_id=first["memory_ids"][0])
+                assert old["status"] == "superseded"
 
     anyio.run(main)

@@ -53,6 +53,12 @@ def set_job(store: MemoryStore, job_id: str, **values) -> None:  # type: ignore[
         conn.execute(update(Job.__table__).where(Job.id == job_id).values(**values))
 
 
+def one_job(store: MemoryStore) -> tuple[JobQueue, str]:
+    """The store's queue and the id of the one pending job just put in it."""
+    q = JobQueue(store)
+    return q, q.enqueue(Turn("I live in Oslo.", "u"))
+
+
 def msgs(job: JobRecord) -> list[str]:
     return [e["msg"] for e in job.log]
 
@@ -159,8 +165,7 @@ def test_claim_skips_cancelled_done_and_failed_jobs(store: MemoryStore) -> None:
 
 
 def test_a_lease_is_taken_over_only_once_it_has_run_out(store: MemoryStore, clock: Clock) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     q.claim("other-host:1:a", lease_s=60)
     clock.now = T0 + timedelta(seconds=60)  # lease_until == now: still held
     assert q.claim("other-host:2:b") is None
@@ -205,8 +210,7 @@ def test_a_job_is_failed_instead_of_taken_over_after_max_attempts(
 
 def test_release_gives_a_claimed_job_back_without_counting_the_attempt(
         store: MemoryStore, clock: Clock) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     q.claim("w1")
     assert q.release(job_id, "w2") is False
     assert q.get(job_id).status == "running"
@@ -224,8 +228,7 @@ def test_release_gives_a_claimed_job_back_without_counting_the_attempt(
 
 def test_complete_marks_done_with_its_memories_extractor_and_notes(
         store: MemoryStore, clock: Clock) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     q.claim("w1")
     set_job(store, job_id, error="stale")
     clock.now = T0 + timedelta(seconds=3)
@@ -242,8 +245,7 @@ def test_complete_marks_done_with_its_memories_extractor_and_notes(
 
 def test_complete_by_a_worker_that_lost_the_lease_raises_and_writes_nothing(
         store: MemoryStore) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     q.claim("w1")
     with pytest.raises(LeaseLost) as err, store.write() as conn:
         q.complete_in(conn, job_id, "w2", [], None, None, [])
@@ -252,8 +254,7 @@ def test_complete_by_a_worker_that_lost_the_lease_raises_and_writes_nothing(
 
 
 def test_fail_records_the_error_notes_and_finish_time(store: MemoryStore, clock: Clock) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     q.claim("w1")
     clock.now = T0 + timedelta(seconds=2)
     assert q.fail(job_id, "w1", "model down", ["tried twice"]) is True
@@ -265,16 +266,14 @@ def test_fail_records_the_error_notes_and_finish_time(store: MemoryStore, clock:
 
 
 def test_fail_without_notes_logs_only_the_failure(store: MemoryStore) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     q.claim("w1")
     assert q.fail(job_id, "w1", "boom") is True
     assert msgs(q.get(job_id)) == ["claimed by w1", "failed: boom"]
 
 
 def test_the_log_keeps_the_last_fifty_entries(store: MemoryStore) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     q.claim("w1")
     notes = [f"note {i}" for i in range(60)]
     q.fail(job_id, "w1", "boom", notes)
@@ -295,8 +294,7 @@ def test_the_log_keeps_non_ascii_text_as_it_is(store: MemoryStore) -> None:
 
 def test_retry_puts_a_failed_job_back_and_remembers_the_error(
         store: MemoryStore, clock: Clock) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     q.claim("w1")
     q.fail(job_id, "w1", "boom")
     clock.now = T0 + timedelta(seconds=4)
@@ -309,8 +307,7 @@ def test_retry_puts_a_failed_job_back_and_remembers_the_error(
 
 
 def test_retry_refuses_a_job_that_did_not_fail(store: MemoryStore) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     with pytest.raises(ValidationError) as err:
         q.retry(job_id)
     assert err.value.field == "status"
@@ -319,8 +316,7 @@ def test_retry_refuses_a_job_that_did_not_fail(store: MemoryStore) -> None:
 
 
 def test_cancel_is_audited_as_one_undoable_group(store: MemoryStore, clock: Clock) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     clock.now = T0 + timedelta(seconds=1)
     changes = q.cancel(job_id, actor="agent")
     [ev] = store.events("*")
@@ -340,8 +336,7 @@ def test_cancel_is_audited_as_one_undoable_group(store: MemoryStore, clock: Cloc
 
 
 def test_a_cancel_by_default_is_the_operators(store: MemoryStore) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     q.cancel(job_id)
     [ev] = store.events("*")
     assert ev.actor == "operator"
@@ -372,8 +367,7 @@ def test_cancel_refusals_say_why(store: MemoryStore) -> None:
 
 def test_undoing_a_cancel_puts_the_job_back_to_pending_and_logs_it(
         store: MemoryStore, clock: Clock) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     cancel = q.cancel(job_id)
     [cancel_ev] = cancel.event_ids
     clock.now = T0 + timedelta(seconds=30)
@@ -405,8 +399,7 @@ def test_undoing_a_cancel_puts_the_job_back_to_pending_and_logs_it(
 
 
 def test_undoing_a_single_cancel_event_outside_its_group(store: MemoryStore) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     [cancel_ev] = q.cancel(job_id).event_ids
     changes = undo_event(store, cancel_ev)
     [undo_ev] = changes.event_ids
@@ -415,8 +408,7 @@ def test_undoing_a_single_cancel_event_outside_its_group(store: MemoryStore) -> 
 
 
 def test_undo_of_a_cancel_refuses_once_the_job_moved_on(store: MemoryStore) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     [cancel_ev] = q.cancel(job_id).event_ids
     set_job(store, job_id, status="done")
     with pytest.raises(UndoConflictError) as err:
@@ -429,8 +421,7 @@ def test_undo_of_a_cancel_refuses_once_the_job_moved_on(store: MemoryStore) -> N
 
 
 def test_undo_of_a_cancel_of_a_job_that_is_gone_says_so(store: MemoryStore) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     [cancel_ev] = q.cancel(job_id).event_ids
     with store.write() as conn:
         conn.execute(Job.__table__.delete().where(Job.id == job_id))
@@ -450,8 +441,7 @@ def test_a_cancel_is_a_job_stream_event_about_no_memory(store: MemoryStore) -> N
 
 def test_a_job_as_json_converts_every_time_and_keeps_the_rest(
         store: MemoryStore, clock: Clock) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     q.claim("w1", lease_s=60)
     with store.write() as conn:
         q.complete_in(conn, job_id, "w1", ["m1"], "heuristic", None, [])
@@ -529,8 +519,7 @@ def test_owner_life_is_never_asked_on_windows(store: MemoryStore,
 
 def test_a_job_whose_owner_process_died_is_taken_over_before_its_lease_ends(
         store: MemoryStore) -> None:
-    q = JobQueue(store)
-    job_id = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
+    q, job_id = one_job(store)
     dead = f"{socket.gethostname()}:999999999:tok"
     q.claim(dead, lease_s=3600)
     job = q.claim("w2")
