@@ -14,6 +14,7 @@ lacks for two facts.  The only duplicates in a demo store are the planted ones.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -54,6 +55,8 @@ NOISE_WORDS = [
     "incident review", "backlog grooming", "roadmap", "benchmark", "test suite", "deploy",
     "schema change", "cache rollout", "security audit", "load test",
 ]
+
+_DOUBLED_THE = re.compile(r"\b(the) (the|The)\b")
 
 
 def proj(entity: str) -> str:
@@ -189,7 +192,9 @@ class Pool:
         mix = code * 2654435761 % 4294967296 >> 7  # a spread of the code, for the wording
         wording = self.wordings[mix % len(self.wordings)]
         detail = self.details[(mix // len(self.wordings)) % len(self.details)]
-        return wording.format(*picks, x=detail)
+        # A slot value may bring its own article ("the GitHub API", "The Linux
+        # Programming Interface") into a wording that has one ("the {0} mock").
+        return _DOUBLED_THE.sub(lambda m: m.group(2), wording.format(*picks, x=detail))
 
 
 _P = tuple(proj(p) for p in PROJECTS)

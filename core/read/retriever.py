@@ -273,8 +273,11 @@ class Retriever:
                 if cursor is None:
                     cursor = injection.stored_cursor(conn, user_id)
         if vec.without_vector and "vector" in active and qvec is not None:
-            notes.append(f"{vec.without_vector} of this user's memories have no vector yet "
-                         "(run `memdesk embed`); the vector channel cannot see them")
+            n = vec.without_vector
+            one = n == 1
+            notes.append(f"{n} of this user's memories {'has' if one else 'have'} no vector "
+                         f"yet (run `memdesk embed`); the vector channel cannot see "
+                         f"{'it' if one else 'them'}")
         hits = self._hits(seqs, rows, kw, vec, gr, pool_a, pool_c)
         for s in task:
             if s in hits:

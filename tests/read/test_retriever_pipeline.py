@@ -130,8 +130,8 @@ def test_every_channel_ranks_relevance_floor_and_drop_order(store: MemoryStore) 
     assert [name[p.id] for p in res.preferences] == ["pref"]
     assert {c: [name[h.id] for h in hs] for c, hs in res.per_channel.items()} == {
         "fts": ["m1"], "vector": ["m1", "m2", "m5", "m3", "pref"], "graph": []}
-    assert res.notes == ["1 of this user's memories have no vector yet (run `memdesk embed`); "
-                         "the vector channel cannot see them"]
+    assert res.notes == ["1 of this user's memories has no vector yet (run `memdesk embed`); "
+                         "the vector channel cannot see it"]
 
 
 def test_without_a_model_the_vector_channel_is_left_out_and_said_so(store: MemoryStore) -> None:
