@@ -103,9 +103,11 @@ class Launcher:
         def ready(path: str | Path) -> None:
             if not self.open(path):
                 QApplication.exit(self.exit_code)
-            elif (self.builder is not None and self.builder.built_now
-                  and self.window is not None):  # open() just showed it
-                self.window.write_service.embed()  # a new demo gets its vectors
+            elif self.window is not None and self.builder is not None and (
+                    self.builder.built_now or self.window.write_service.lacks_vectors()):
+                # A new demo gets its vectors; one whose first embedding was cut short
+                # (the window closed during it) gets the rest.  open() just showed it.
+                self.window.write_service.embed()
 
         def failed(message: str) -> None:
             self.exit_code = 3

@@ -456,8 +456,11 @@ class MainWindow(QMainWindow):
 
     def _open_built_demo(self, path: str | Path) -> None:
         self.open_path(path, create=False)
-        if self._builder is not None and self._builder.built_now:
-            self.write_service.embed()  # a new demo gets its vectors, in the background
+        builder = self._builder
+        if builder is not None and (builder.built_now or self.write_service.lacks_vectors()):
+            # A new demo gets its vectors in the background; one whose first embedding
+            # was cut short (the window closed during it) gets the rest.
+            self.write_service.embed()
 
     def open_demo(self) -> None:
         from .demo_builder import DemoBuilder

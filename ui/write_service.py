@@ -119,6 +119,14 @@ class WriteService(QObject):
         self.job_finished.connect(self._on_job, Qt.ConnectionType.QueuedConnection)
         desk.changed.connect(self._on_changed)
 
+    def lacks_vectors(self) -> bool:
+        """Whether embedding would do anything: the model is there and memories lack a
+        vector (a demo whose first embedding was cut short)."""
+        from memdesk.core import embeddings
+        from memdesk.core.write.embed import missing_count
+
+        return embeddings.unavailable_reason() is None and missing_count(self.desk.store) > 0
+
     def embed(self) -> QProgressDialog | None:
         self._embed_stop = threading.Event()  # set by Cancel, or when the window closes
         self.last_embed = embed_missing(self.desk, self.window, self._embed_stop)

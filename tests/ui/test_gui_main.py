@@ -284,3 +284,30 @@ def test_settings_store_path_is_the_startup_store(tmp_path: Path, monkeypatch) -
     assert gui.startup_store() is None
     Settings().store_path = str(tmp_path / "mine.db")
     assert gui.startup_store() == str(tmp_path / "mine.db")
+
+
+def test_a_demo_left_without_vectors_gets_them_when_opened_again(
+        qtbot, tmp_path: Path, monkeypatch, dialogs: list[QMessageBox]) -> None:
+    """The window closed during the demo's first embedding: the next open finishes it,
+    and an open with nothing left to embed starts nothing."""
+    from memdesk.core.demo_store import build_demo
+    from memdesk.core.write.embed import missing_count
+
+    target = tmp_path / "data" / "demo.db"
+    target.parent.mkdir()
+    build_demo(target, size=200)  # no vectors
+    monkeypatch.setattr(gui, "demo_store_path", lambda: target)
+    launcher = gui.Launcher(demo_size=200)
+    launcher.open_demo()
+    qtbot.waitUntil(lambda: launcher.window is not None, timeout=20_000)
+    w = launcher.window
+    qtbot.addWidget(w)
+    assert w.write_service.last_embed is not None  # not built now, yet embedding
+    qtbot.waitUntil(lambda: missing_count(w.store) == 0, timeout=120_000)
+    w.close()
+    again = gui.Launcher(demo_size=200)
+    again.open_demo()
+    qtbot.waitUntil(lambda: again.window is not None, timeout=20_000)
+    qtbot.addWidget(again.window)
+    assert again.window.write_service.last_embed is None
+    again.window.close()
