@@ -124,7 +124,13 @@ class SourcesModel(RowsTableModel):
     new configuration, or None when it was refused (the caller has said why).
     """
 
-    HEADERS = ("Source", "Type", "Weight", "Enabled", "Top-k", "Min confidence", "Effective")
+    # Short enough for the drift review's side pane at 1280 px; the tooltips say it whole.
+    HEADERS = ("Source", "Type", "Weight", "On", "Top-k", "Min conf.", "Effective")
+    HEADER_TIPS = ("", "", "The stored weight (double-click to edit)",
+                   "Enabled: the source takes part in composing the memory set",
+                   "How many items the source contributes at most",
+                   "Minimum confidence: items below it are left out",
+                   "The weight used when composing (normalised when that is on)")
     FIELDS = (None, None, "weight", "enabled", "top_k", "confidence_threshold", None)
 
     def __init__(

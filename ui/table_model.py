@@ -20,6 +20,8 @@ class RowsTableModel(QAbstractTableModel):
     """A flat table over a Python list of row objects, with fixed column headers."""
 
     HEADERS: tuple[str, ...] = ()
+    # What a short header means, in full, as its tooltip ("" for none).
+    HEADER_TIPS: tuple[str, ...] = ()
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -43,6 +45,9 @@ class RowsTableModel(QAbstractTableModel):
         horizontal = orientation == Qt.Orientation.Horizontal
         if role == _DISPLAY and horizontal and 0 <= section < len(self.HEADERS):
             return self.HEADERS[section]
+        if (role == Qt.ItemDataRole.ToolTipRole and horizontal
+                and 0 <= section < len(self.HEADER_TIPS) and self.HEADER_TIPS[section]):
+            return self.HEADER_TIPS[section]
         return None
 
 
