@@ -21,12 +21,16 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # Qt is imported in main(), after the platform is chosen
+    from PySide6.QtWidgets import QApplication
 
 HERE = Path(__file__).resolve().parent
 SIZE = (1440, 860)
 
 
-def wait_until(app, cond: Callable[[], bool], timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+def wait_until(app: QApplication, cond: Callable[[], bool], timeout: float = 20.0) -> None:
     end = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > end:
@@ -35,7 +39,7 @@ def wait_until(app, cond: Callable[[], bool], timeout: float = 20.0) -> None:  #
         time.sleep(0.02)
 
 
-def settle(app, seconds: float = 0.4) -> None:  # type: ignore[no-untyped-def]
+def settle(app: QApplication, seconds: float = 0.4) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         app.processEvents()
