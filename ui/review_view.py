@@ -253,10 +253,11 @@ class ReviewView(DeskView):
             stack.undo()
             self.card.status.setText("Undone.")
 
-    def step(self, step: int) -> None:
+    def step(self, by: int) -> None:
+        """Select the item ``by`` rows down (up when negative), within the list."""
         n = self.model.rowCount()
         if n:
-            row = min(max(self.table.currentIndex().row() + step, 0), n - 1)
+            row = min(max(self.table.currentIndex().row() + by, 0), n - 1)
             self.table.selectRow(row)
 
     # -- keys -------------------------------------------------------------------------
