@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memdesk.core.errors import NotFoundError
 from memdesk.core.store.records import MemoryRecord
@@ -20,10 +20,16 @@ from memdesk.core.store.records import MemoryRecord
 from .cli_common import EXIT_USAGE, open_store, parse_range, short
 from .cli_learning import picks_json, print_guidance, register_learning
 
+if TYPE_CHECKING:  # the services load lazily: a CLI command imports only what it runs
+    from memdesk.core.curation.contradictions import GroupDetail
+    from memdesk.core.curation.sweep import SweepState
+    from memdesk.core.store.memory_store import MemoryStore
+
 SWEEP_ID = "sweep id or a unique prefix of it"
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+             common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("sweep", parents=[common],
                        help="revaluation sweeps: sample an importance band and re-decide")
     ss = p.add_subparsers(dest="sweep_command", metavar="ACTION", required=True)
@@ -104,7 +110,7 @@ def _err(msg: str) -> None:
     print(f"memdesk: {msg}", file=sys.stderr)
 
 
-def _group(store, ref: str):  # type: ignore[no-untyped-def]
+def _group(store: MemoryStore, ref: str) -> GroupDetail:
     """The contradiction group a full or prefixed id names (dismissed ones included)."""
     from memdesk.core.curation.service import Contradictions
 
@@ -112,7 +118,7 @@ def _group(store, ref: str):  # type: ignore[no-untyped-def]
     return queue.load(queue.group(ref).key)
 
 
-def _member_id(detail, ref: str) -> str:  # type: ignore[no-untyped-def]
+def _member_id(detail: GroupDetail, ref: str) -> str:
     """A group member's full id from a prefix; unknown ones go on to core's own message."""
     from memdesk.core.store.prefixes import resolve_among
 
@@ -126,7 +132,7 @@ def _member_id(detail, ref: str) -> str:  # type: ignore[no-untyped-def]
 # -- sweep ----------------------------------------------------------------------------
 
 
-def _sweep_json(state) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def _sweep_json(state: SweepState) -> dict[str, Any]:
     return {
         "sweep_id": state.id, "created_at": state.created_at.isoformat(),
         "band": list(state.band), "n": state.n, "user_id": state.user_id, "type": state.type,
@@ -141,7 +147,7 @@ def _sweep_json(state) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     }
 
 
-def _print_items(store, state) -> None:  # type: ignore[no-untyped-def]
+def _print_items(store: MemoryStore, state: SweepState) -> None:
     recs = {r.id: r for r in store.get_many([it.memory_id for it in state.items])}
     print(f"{'item':>4} {'importance':<12} {'decision':<8} {'memory':<32}  text")
     for it in state.items:
@@ -291,7 +297,7 @@ def cmd_contra_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _detail_json(d) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def _detail_json(d: GroupDetail) -> dict[str, Any]:
     return {
         "group": d.id, "user_id": d.key[0], "entity": d.key[1], "attribute": d.key[2],
         "cards": [

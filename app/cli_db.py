@@ -16,7 +16,8 @@ from typing import Any
 from .cli_common import EXIT_NOTFOUND, EXIT_STORE, err, open_store
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+             common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("db", parents=[common], help="store maintenance")
     dbsub = p.add_subparsers(dest="db_command", metavar="ACTION", required=True)
     dbsub.add_parser("upgrade", parents=[common],

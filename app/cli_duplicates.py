@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import argparse
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cli_common import memory_id, open_store, short
+
+if TYPE_CHECKING:  # imported when a command runs: start-up stays fast
+    from memdesk.core.curation.duplicates import Cluster, Outcome
+    from memdesk.core.store.memory_store import MemoryStore
 
 MEMBERS = ("a cluster id from `duplicates list`, or two or more memory ids "
            "(unique prefixes are fine)")
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+             common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("duplicates", parents=[common],
                        help="find memories that restate one another; merge or dismiss them")
     ds = p.add_subparsers(dest="dup_command", metavar="ACTION", required=True)
@@ -113,7 +118,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def _members(store, args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _members(store: MemoryStore,
+             args: argparse.Namespace) -> tuple[list[str], Cluster | None]:
     """(member ids, cluster or None) from a cluster id or memory ids."""
     from memdesk.core.curation.duplicates import Duplicates
 
@@ -129,7 +135,7 @@ def _members(store, args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return [memory_id(store, r) for r in refs], None
 
 
-def _report(args: argparse.Namespace, out, verb: str) -> None:  # type: ignore[no-untyped-def]
+def _report(args: argparse.Namespace, out: Outcome, verb: str) -> None:
     events = list(out.changes.event_ids)
     if args.json:
         _print_json({"action": out.action, "kept": out.kept, "members": list(out.member_ids),

@@ -21,7 +21,8 @@ FIELDS = ("text", "type", "topic", "importance", "confidence", "entity", "attrib
 ACTORS = ["operator", "agent", "worker"]
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+             common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "edit", parents=[common], help="change fields of one memory (audited, undoable)",
         description="Change fields of one memory in one audited event (printed: `memdesk "

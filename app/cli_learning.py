@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from memdesk.core.curation.service import Sweeps
 
 
-def register_learning(ss: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register_learning(ss: argparse._SubParsersAction[argparse.ArgumentParser],
+                      common: argparse.ArgumentParser) -> None:
     q = ss.add_parser("estimate", parents=[common],
                       help="share of the band an operator would raise/lower (95 %% interval)")
     q.add_argument("--band", type=parse_range, metavar="LO:HI",

@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "data" / "dispositional"
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+             common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("retrieve", parents=[common],
                        help="what an agent would recall for QUERY (ranked, with preferences)")
     p.add_argument("query", metavar="QUERY")

@@ -25,7 +25,8 @@ from .cli_common import EXIT_STORE, EXIT_USAGE, err, open_store
 EXIT_CANCELLED = 130  # 128 + SIGINT, what a shell reports for an interrupted tool
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+             common: argparse.ArgumentParser) -> None:
     from memdesk.core.store.query import Status
     from memdesk.core.taxonomy import Layer, MemoryType
 

@@ -15,9 +15,12 @@ import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .cli_common import EXIT_STORE, EXIT_USAGE, err, fmt_dt, open_store, seconds, short
+
+if TYPE_CHECKING:  # imported when a command runs: start-up stays fast
+    from memdesk.core.write.extract import ExtractorConfig
 
 
 def read_text(value: str) -> str:
@@ -58,7 +61,8 @@ def _signals(handler: Callable[[int, Any], None]) -> Iterator[None]:
             signal.signal(sig, h)
 
 
-def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
+             common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("extract", parents=[common],
                        help="dry run: show the memory units a turn would give; stores nothing")
     p.add_argument("text", metavar="TEXT", help="the turn ('-' reads standard input)")
@@ -114,7 +118,7 @@ def register(sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -
     p.set_defaults(handler=cmd_embed)
 
 
-def _config(args: argparse.Namespace):  # type: ignore[no-untyped-def]
+def _config(args: argparse.Namespace) -> ExtractorConfig:
     from memdesk.core.errors import ValidationError
     from memdesk.core.write.extract import ExtractorConfig
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from memdesk.core.demo_store import build_demo, demo_exists, demo_store_path
 
@@ -198,7 +198,8 @@ def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) ->
     ctrl_c = CtrlC(launcher)
     from PySide6.QtWidgets import QApplication
 
-    app = QApplication.instance() or QApplication(sys.argv)
+    # A widgets process: an existing instance is a QApplication.
+    app = cast("QApplication | None", QApplication.instance()) or QApplication(sys.argv)
     ctrl_c.attach(app)
     app.setApplicationName("memdesk")
     app.setOrganizationName("memdesk")

@@ -171,7 +171,8 @@ def forbid_unknown_arguments(server: MCPServer) -> None:
         strict = type(base.__name__, (base,), {
             "__module__": base.__module__,
             "model_config": ConfigDict(extra="forbid", arbitrary_types_allowed=True),
-            "refuse_extras": model_validator(mode="before")(classmethod(refuse_extras)),
+            # pydantic makes it a classmethod (its first parameter is ``cls``).
+            "refuse_extras": model_validator(mode="before")(refuse_extras),
         })
         tool.fn_metadata.arg_model = strict
         tool.parameters["additionalProperties"] = False

@@ -139,10 +139,10 @@ def judge(line: bytes | Oversized) -> Verdict:
     if isinstance(line, Oversized):
         m = _ID_AT_START.match(line.prefix)
         id_ = json.loads(m.group(1)) if m else None
-        reply = _error(id_, INVALID_REQUEST,
-                       f"Request too large: lines are limited to {MAX_LINE_BYTES:,} bytes "
-                       f"(this one had {line.size:,}); it was not read")
-        return Verdict(reply=json.dumps(reply))
+        too_large = _error(id_, INVALID_REQUEST,
+                           f"Request too large: lines are limited to {MAX_LINE_BYTES:,} "
+                           f"bytes (this one had {line.size:,}); it was not read")
+        return Verdict(reply=json.dumps(too_large))
     if not line.strip():
         return Verdict()
     marked = mark_lone_surrogates(line)

@@ -36,19 +36,20 @@ import os
 import threading
 import weakref
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
 from memdesk.core.curation.at_write import WRITE_HOOKS
-from memdesk.core.embeddings import EmbeddingsUnavailable
+from memdesk.core.embeddings import Embedder, EmbeddingsUnavailable
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.access import AccessLog
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.ids import new_id
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.retriever import Retriever
+from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.units import Extractor
 from memdesk.core.write.worker import Worker, WorkerConfig
 
@@ -56,6 +57,10 @@ from . import mcp_tools_read, mcp_tools_write
 from .mcp_common import Scope, forbid_unknown_arguments, record_calls
 from .mcp_identity import LOCAL, Binding, Caller, current_caller
 from .mcp_lines import serve_stdio
+
+if TYPE_CHECKING:
+    import numpy as np
+    from sentence_transformers import SentenceTransformer
 
 log = logging.getLogger("memdesk.mcp")
 T = TypeVar("T")
@@ -99,20 +104,24 @@ def instructions(binding: Binding) -> str:
     return INSTRUCTIONS + f" It serves these users only: {', '.join(map(repr, users))}."
 
 
-class NoVectors:
+class NoVectors(Embedder):
     """The embedder of a server started with ``--no-vectors``: always unavailable, so the
-    retriever runs its keyword and graph channels and still injects preferences."""
+    retriever runs its keyword and graph channels and still injects preferences.  An
+    Embedder (the retriever's type) whose model never loads."""
 
     vectorless = True  # the retriever asks it first, before it imports torch
 
-    def encode(self, texts: list[str]):  # type: ignore[no-untyped-def]
+    def load(self) -> SentenceTransformer:
+        raise EmbeddingsUnavailable("vectors are off (memdesk mcp --no-vectors)")
+
+    def encode(self, texts: list[str], *, batch_size: int = 64) -> np.ndarray:
         raise EmbeddingsUnavailable("vectors are off (memdesk mcp --no-vectors)")
 
 
 class Runtime:
     """The server's state: the store, a retriever, the job worker thread, session ids."""
 
-    def __init__(self, store, extractor: Extractor, *, vectors: bool = True,  # type: ignore[no-untyped-def]
+    def __init__(self, store: MemoryStore, extractor: Extractor, *, vectors: bool = True,
                  transport: str = "stdio", poll_s: float = 1.0,
                  binding: Binding | None = None) -> None:
         self.store = store
@@ -267,7 +276,7 @@ def build_server(rt: Runtime) -> MCPServer:
     return mcp
 
 
-def serve(store, extractor: Extractor, *, vectors: bool = True,  # type: ignore[no-untyped-def]
+def serve(store: MemoryStore, extractor: Extractor, *, vectors: bool = True,
           http: bool = False, port: int = 8765, host: str = "127.0.0.1",
           users: frozenset[str] | None = None) -> None:
     """Run until the client disconnects (stdio) or the process is interrupted (HTTP).
@@ -312,7 +321,8 @@ def _stop_cleanly_on_sigterm() -> None:
         signal.signal(signal.SIGTERM, stop)
 
 
-async def serve_http(server: MCPServer, store, *, host: str, port: int) -> None:  # type: ignore[no-untyped-def]
+async def serve_http(server: MCPServer, store: MemoryStore, *, host: str,
+                     port: int) -> None:
     """The SDK's streamable HTTP app behind bearer-token authentication, on uvicorn."""
     import uvicorn
 

@@ -5,7 +5,7 @@ word for word as a missing one (no existence oracle)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Literal, cast
 
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
@@ -23,14 +23,18 @@ from memdesk.core.write.jobs import JobQueue
 from .mcp_common import READ, run_store
 from .mcp_models import (
     AgentArg,
+    Event,
     History,
+    Hit,
     JobIdArg,
     JobState,
     LimitArg,
+    Memory,
     MemoryIdArg,
     MemoryTypeName,
     MemoryWithOrigin,
     Page,
+    Preference,
     Retrieval,
     RunArg,
     StatusArg,
@@ -80,17 +84,21 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
             for name, v in (("query", query), ("agent_id", agent_id), ("run_id", run_id)):
                 check_agent_text(name, v)
             retriever = rt.retriever if ready else rt.keyword_retriever()
-            r = retriever.retrieve(query, user, k, channels or None, include_preferences,
+            # list[str]: the core takes any channel names (it refuses unknown ones).
+            r = retriever.retrieve(query, user, k, list(channels or ()) or None,
+                                   include_preferences,
                                    agent_id=agent_id, run_id=run_id, floor=floor)
             notes = list(r.notes)
             if not ready:
                 notes = [n for n in notes if "vectors are off" not in n]
                 notes.append("the embedding model is still loading: answered from the "
                              "keyword and graph channels only")
+            # The core answers plain JSON dicts; mcp_models declares their shape for
+            # the tool's schema, and these casts say that is what they are.
             return {"retrieval_id": r.retrieval_id,
-                    "results": [{f: j[f] for f in (*HIT_FIELDS, *FLOOR_OFF) if f in j}  # type: ignore[misc]
+                    "results": [cast(Hit, {f: j[f] for f in (*HIT_FIELDS, *FLOOR_OFF) if f in j})
                                 for j in (h.to_json() for h in r.results)],
-                    "preferences": [p.to_json() for p in r.preferences],  # type: ignore[misc]
+                    "preferences": [cast(Preference, p.to_json()) for p in r.preferences],
                     "notes": notes, "duration_ms": round(r.duration_ms, 2)}
 
         return await run_store(run)
@@ -99,15 +107,15 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
     async def get_memory(memory_id: MemoryIdArg) -> MemoryWithOrigin:
         """One memory by id, with its status (active, superseded, expired) and the agent
         client it came from."""
-        def run() -> dict[str, Any]:
+        def run() -> MemoryWithOrigin:
             serves = rt.scope.serves("read")
             with store.read() as conn:
                 out = agent_view(agent_actions.visible_in(store, conn, memory_id, serves))
                 origin = origin_of_memory(conn, memory_id)
             out["origin"] = origin.to_json() if origin else None
-            return out
+            return cast(MemoryWithOrigin, out)
 
-        return await run_store(run)  # type: ignore[return-value]
+        return await run_store(run)
 
     def page(user_id: str | None, *, text: str = "", types: list[str] | None = None,
              status: str, agent_id: str | None, run_id: str | None, offset: int,
@@ -118,7 +126,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         rows = store.page(flt, order_by="created_at", descending=True, offset=offset,
                           limit=limit + 1)
         more = len(rows) > limit
-        return {"items": [agent_view(r) for r in rows[:limit]],  # type: ignore[misc]
+        return {"items": [cast(Memory, agent_view(r)) for r in rows[:limit]],
                 "offset": offset, "limit": limit, "more": more,
                 "next_offset": offset + limit if more else None}
 
@@ -161,7 +169,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         import) and the fields that changed."""
         def run() -> History:
             events = agent_actions.history(store, memory_id, rt.scope.serves("read"))
-            return {"memory_id": memory_id, "events": events}  # type: ignore[typeddict-item]
+            return {"memory_id": memory_id, "events": cast(list[Event], events)}
 
         return await run_store(run)
 

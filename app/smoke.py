@@ -16,6 +16,12 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:  # Qt is imported once the platform is chosen
+    from PySide6.QtWidgets import QApplication
+
+    from memdesk.ui.browser import BrowserView
 
 SMOKE_ROWS = 300
 TIMEOUT_S = 60.0
@@ -53,8 +59,9 @@ def _run(db: str | None, tmp: Path) -> int:
 
     # The window's settings file goes to the temporary folder (ui/settings.py).
     os.environ["MEMDESK_CONFIG_DIR"] = str(tmp)
-    app = QApplication.instance() or QApplication([sys.argv[0], "-platform",
-                                                   os.environ["QT_QPA_PLATFORM"]])
+    # A widgets process: an existing instance is a QApplication.
+    app = cast("QApplication | None", QApplication.instance()) or QApplication(
+        [sys.argv[0], "-platform", os.environ["QT_QPA_PLATFORM"]])
     app.setApplicationName("memdesk-smoke")
     print(f"qt: {app.platformName()}")
 
@@ -79,7 +86,8 @@ def _run(db: str | None, tmp: Path) -> int:
         QTimer.singleShot(50, wait_for_rows)
 
     def wait_for_rows() -> None:
-        rows = window.views["browse"].model.rowCount()
+        browse = cast("BrowserView", window.views["browse"])
+        rows = browse.model.rowCount()
         if rows or total == 0:
             outcome["rows"] = rows
             app.quit()

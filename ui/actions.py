@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, cast
 
 from PySide6.QtCore import QObject, QThreadPool, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -150,13 +150,14 @@ class Desk(QObject):
         self.last_error = None
         if not op.background:
             try:
-                result = op.call()  # type: ignore[call-arg]  # a foreground op's call takes no TaskState
+                # ``background`` says which of its two signatures ``call`` has.
+                result = cast(Callable[[], Any], op.call)()
             except MemdeskError as exc:
                 self._fail(op, str(exc))
                 return False
             self._finish(op, result)
             return True
-        task = Task(op.call, self)  # type: ignore[arg-type]  # a background op's call takes its TaskState
+        task = Task(cast(Callable[[TaskState], Any], op.call), self)
         task.finished.connect(lambda result, t=task: self._task_done(t, op, result))
         task.failed.connect(lambda exc, tb, t=task: self._task_failed(t, op, exc, tb))
         task.progress.connect(self.progress)

@@ -110,7 +110,8 @@ class BrowserView(DeskView):
 
     # -- actions ------------------------------------------------------------------
     def _make_actions(self) -> list[QAction]:
-        def act(text: str, shortcut: str | QKeySequence, fn: Callable[[], object],
+        def act(text: str, shortcut: str | QKeySequence | QKeySequence.StandardKey,
+                fn: Callable[[], object],
                 table_only: bool = False) -> QAction:
             a = QAction(text, self)
             a.setShortcut(QKeySequence(shortcut))

@@ -9,14 +9,14 @@ from PySide6.QtCore import QModelIndex, Qt
 
 from memdesk.core.curation.contradictions import ContradictionGroup, Key
 
-from .table_model import RowsTableModel
+from .table_model import Index, RowsTableModel
 from .text import elide, isolate, one_line, tooltip_text
 
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _TIP = Qt.ItemDataRole.ToolTipRole
 
 
-class ContradictionQueueModel(RowsTableModel):
+class ContradictionQueueModel(RowsTableModel[ContradictionGroup]):
     HEADERS = ("Kind", "User", "Entity · attribute", "Values", "Members")
 
     # Rows are ContradictionGroup objects: set_rows(groups), row_at(row).
@@ -41,7 +41,7 @@ class ContradictionQueueModel(RowsTableModel):
         self._rows.insert(row, group)
         self.endInsertRows()
 
-    def data(self, index: QModelIndex, role: int = _DISPLAY) -> Any:
+    def data(self, index: Index, role: int = _DISPLAY) -> Any:
         if not index.isValid() or role not in (_DISPLAY, _TIP):
             return None
         g = self._rows[index.row()]

@@ -249,7 +249,8 @@ class ContradictionsView(QueueView):
             idx, QItemSelectionModel.SelectionFlag.ClearAndSelect
             | QItemSelectionModel.SelectionFlag.Rows)
         self.table.scrollTo(idx)
-        if self.detail is None or self.detail.key != self.model.row_at(row).key:  # type: ignore[union-attr]
+        group = self.model.row_at(row)  # a row: ``row`` is within the model
+        if self.detail is None or group is None or self.detail.key != group.key:
             self._load(row)
 
     def current_row(self) -> int:
@@ -260,8 +261,9 @@ class ContradictionsView(QueueView):
         self.editor.hide()
         while self.cards_grid.count():
             item = self.cards_grid.takeAt(0)
-            if item.widget():
-                item.widget().deleteLater()
+            old = item.widget() if item is not None else None
+            if old is not None:
+                old.deleteLater()
         if group is None:
             self.detail = None
             self.heading.setText("No contradictions left." if self.model.rowCount() == 0

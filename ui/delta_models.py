@@ -44,7 +44,7 @@ def source_colour(name: str, names: Sequence[str]) -> QColor:
     return SOURCE_PALETTE[i % len(SOURCE_PALETTE)]
 
 
-class CandidateDeltaModel(RowsTableModel):
+class CandidateDeltaModel(RowsTableModel[CandidateDelta]):
     """Candidate deltas of one diff, coloured by change type."""
 
     HEADERS = ("Change", "Source", "Δ weighted", "Before", "After", "Text")
@@ -59,8 +59,8 @@ class CandidateDeltaModel(RowsTableModel):
         d = self._rows[index.row()]
         col = index.column()
         if role in (DISPLAY, SORT_ROLE):
-            values = (d.change_type.value, d.source, d.delta, d.before_score, d.after_score,
-                      d.text)
+            values: tuple[Any, ...] = (d.change_type.value, d.source, d.delta,
+                                       d.before_score, d.after_score, d.text)
             v = values[col]
             if role == SORT_ROLE:
                 return abs(v) if col == 2 else v
@@ -83,7 +83,7 @@ class CandidateDeltaModel(RowsTableModel):
         return None
 
 
-class QueueModel(RowsTableModel):
+class QueueModel(RowsTableModel[DiffRecord]):
     """The drift review queue: flagged diffs, newest first."""
 
     HEADERS = ("When", "Goal", "Health", "Risk", "Cause", "Recommended", "Review", "Note")
@@ -117,7 +117,7 @@ class QueueModel(RowsTableModel):
         return None
 
 
-class SourcesModel(RowsTableModel):
+class SourcesModel(RowsTableModel[SourceConfig]):
     """The persisted source configuration.
 
     An edit calls ``commit(name, field, value)``, which saves it (audited) and returns the
@@ -143,10 +143,11 @@ class SourcesModel(RowsTableModel):
         self._effective: dict[str, float] = {}
         self._commit = commit
 
-    def set_rows(self, rows: Sequence[SourceConfig], effective: dict[str, float]) -> None:
+    def set_rows(self, rows: Sequence[SourceConfig],
+                 effective: dict[str, float] | None = None) -> None:
         self.beginResetModel()
         self._rows = list(rows)
-        self._effective = dict(effective)
+        self._effective = dict(effective or {})
         self.endResetModel()
 
     def flags(self, index: Index) -> Qt.ItemFlag:

@@ -60,7 +60,7 @@ def tick_labels(times: list[datetime | None]) -> list[str]:
     return out
 
 
-class IndexDateAxis(pg.AxisItem):
+class IndexDateAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph has no types: AxisItem is Any
     """Bottom axis: x is a snapshot index; ticks are labelled with that snapshot's time."""
 
     def __init__(self) -> None:
@@ -114,10 +114,10 @@ class SnapshotPlot(QWidget):
             labelOpts={"position": 0.06, "color": (60, 60, 60), "anchors": [(0, 1), (0, 1)]},
         )
         pi.addItem(self.threshold_line)
-        self.cursor = pg.InfiniteLine(angle=90, movable=False,
+        self.hover_line = pg.InfiniteLine(angle=90, movable=False,
                                       pen=pg.mkPen(QColor(0, 0, 0, 90), width=1))
-        self.cursor.setVisible(False)
-        pi.addItem(self.cursor, ignoreBounds=True)
+        self.hover_line.setVisible(False)
+        pi.addItem(self.hover_line, ignoreBounds=True)
         for status, colour in HEALTH_COLOURS.items():
             sc = pg.ScatterPlotItem(size=7, pen=pg.mkPen(QColor(255, 255, 255), width=0.8),
                                     brush=pg.mkBrush(colour), name=None)
@@ -213,10 +213,10 @@ class SnapshotPlot(QWidget):
     def _hover(self, pos: QPointF) -> None:
         i = self.index_at(pos)
         if i is None:
-            self.cursor.setVisible(False)
+            self.hover_line.setVisible(False)
             return
-        self.cursor.setValue(i)
-        self.cursor.setVisible(True)
+        self.hover_line.setValue(i)
+        self.hover_line.setVisible(True)
         self.readout.setText(self.describe(i))
 
     def _click(self, event: pg.GraphicsScene.mouseEvents.MouseClickEvent) -> None:
@@ -239,8 +239,8 @@ class SnapshotPlot(QWidget):
         from pyqtgraph.exporters import ImageExporter
 
         pi = self.plot.getPlotItem()
-        cursor_was = self.cursor.isVisible()
-        self.cursor.setVisible(False)
+        hover_was = self.hover_line.isVisible()
+        self.hover_line.setVisible(False)
         pi.setTitle(html.escape(self.export_title()), color="k", size="11pt")  # HTML label
         try:
             exporter = ImageExporter(pi)
@@ -248,4 +248,4 @@ class SnapshotPlot(QWidget):
             exporter.export(str(path))
         finally:
             pi.setTitle(None)
-            self.cursor.setVisible(cursor_was)
+            self.hover_line.setVisible(hover_was)

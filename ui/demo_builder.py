@@ -52,10 +52,10 @@ class DemoBuilder(QObject):
         if demo_exists(self.path):
             self.ready.emit(self.path)
             return
-        path, size = self.path, self.size
+        path, size, parent = self.path, self.size, self.parent()
         self.dialog = QProgressDialog(
             f"Creating the demo store ({size:,} memories)…", "Cancel", 0, 0,
-            self.parent() if isinstance(self.parent(), QWidget) else None,
+            parent if isinstance(parent, QWidget) else None,
         )
         self.dialog.setWindowTitle("memdesk")
         self.dialog.setWindowModality(Qt.WindowModality.ApplicationModal)

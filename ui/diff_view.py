@@ -141,10 +141,10 @@ class DiffView(QWidget):
         # A box layout (not a form) so these long, wrapping labels get their height.
         gov = QGroupBox("Decision")
         glay = QVBoxLayout(gov)
-        for label in (self.decision, self.bias, self.review):
-            label.setWordWrap(True)
-            label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
-            glay.addWidget(label)
+        for wrapped in (self.decision, self.bias, self.review):
+            wrapped.setWordWrap(True)
+            wrapped.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+            glay.addWidget(wrapped)
         glay.addStretch(1)
 
         side = QWidget()

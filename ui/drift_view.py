@@ -148,8 +148,8 @@ class DriftView(DeskView):
         self._diff.wait(msecs)
 
     def _show_queue(self, rows: list[DiffRecord]) -> None:
-        keep = self._select_after_load or (
-            self.current().id if self.current() is not None else None)
+        shown = self.current()
+        keep = self._select_after_load or (shown.id if shown is not None else None)
         self._select_after_load = None
         self.model.set_rows(rows)
         pending = sum(1 for r in rows if r.review == "pending")

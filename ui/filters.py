@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from PySide6.QtCore import QDate, Qt, QTimer, Signal
@@ -85,7 +85,12 @@ def _enc(data: Any) -> str:
     return json.dumps([x.value if isinstance(x, Status) else x for x in data])
 
 
-def _dec(raw: Any) -> tuple | None:
+def _py_date(d: QDate) -> date:
+    """``d`` as a Python date (QDate.toPython is typed ``object``)."""
+    return date(d.year(), d.month(), d.day())
+
+
+def _dec(raw: Any) -> tuple[Any, ...] | None:
     return tuple(json.loads(raw)) if isinstance(raw, str) and raw else None
 
 
@@ -263,9 +268,9 @@ class FilterBar(QWidget):
             if pick(box) is not None:
                 kw[name] = tuple(pick(box))
         if self.date_from.date() != self.date_from.minimumDate():
-            kw["created_from"] = datetime.combine(self.date_from.date().toPython(), time.min)
+            kw["created_from"] = datetime.combine(_py_date(self.date_from.date()), time.min)
         if self.date_to.date() != self.date_to.minimumDate():
-            end = datetime.combine(self.date_to.date().toPython(), time.min)
+            end = datetime.combine(_py_date(self.date_to.date()), time.min)
             kw["created_to"] = end + timedelta(days=1) - timedelta(microseconds=1)
         return MemoryFilter(**kw)
 
@@ -284,7 +289,8 @@ class FilterBar(QWidget):
             self._select(self.importance, f.importance)
             self._select(self.confidence, f.confidence)
             for box, when in ((self.date_from, f.created_from), (self.date_to, f.created_to)):
-                box.setDate(QDate(when.date()) if when else box.minimumDate())
+                box.setDate(QDate(when.year, when.month, when.day) if when
+                            else box.minimumDate())
         finally:
             self._quiet = False
         self._emit_now()

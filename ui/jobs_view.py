@@ -51,7 +51,7 @@ def _when(v: Any) -> str:
     return v.strftime("%Y-%m-%d %H:%M:%S") if v is not None else "—"
 
 
-class JobsModel(RowsTableModel):
+class JobsModel(RowsTableModel[JobRecord]):
     """JobRecord rows."""
 
     HEADERS = ("Created", "Status", "User", "Session", "Turn", "Extractor", "Memories",

@@ -57,6 +57,7 @@ from .write_service import WriteService
 
 if TYPE_CHECKING:
     from .browser import BrowserView
+    from .demo_builder import DemoBuilder
 
 KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
 KeyRole = Qt.ItemDataRole.UserRole + 1  # view key or filter name
@@ -77,7 +78,7 @@ class MainWindow(QMainWindow):
         self.resize(1440, 860)
         self.views = LazyViews(self._build_view)
         self._view_actions: list[QAction] = []
-        self._builder = None
+        self._builder: DemoBuilder | None = None
 
         self.sidebar_model = QStandardItemModel(self)
         self.sidebar = QTreeView()
@@ -245,7 +246,8 @@ class MainWindow(QMainWindow):
         while a menu or widget holds them)."""
         self.memory_menu.clear()
         browser = self.views.get(BROWSE)
-        for a in browser.view_actions() if isinstance(browser, View) else []:
+        actions: list[QAction] = browser.view_actions() if isinstance(browser, View) else []
+        for a in actions:
             self.memory_menu.addAction(a)
         self.memory_menu.menuAction().setVisible(browser is not None)
 

@@ -101,7 +101,8 @@ class CommandPalette(QDialog):
         idx = self.list.currentIndex()
         if not idx.isValid():
             return None
-        return self.proxy.index(idx.row(), 0).data(ActionRole)
+        action: QAction | None = self.proxy.index(idx.row(), 0).data(ActionRole)
+        return action
 
     def run_current(self) -> None:
         action = self.current_action()

@@ -15,7 +15,7 @@ Private state: ``result`` (the last RetrievalResult shown, None before the first
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QStandardItem, QStandardItemModel
@@ -38,10 +38,16 @@ from memdesk.core.store.records import Changed, Changes
 from .actions import Desk
 from .columns import capped_columns
 from .empty import EmptyNote
-from .ops import LatestTask
+from .ops import LatestTask, TaskState
 from .table_model import read_only_table
 from .text import count_of, elide, elide_middle, isolate, one_line, plain_label, tooltip_text
 from .view import DeskView
+
+if TYPE_CHECKING:  # the retriever loads on the first run, off the GUI thread
+    from memdesk.core.read.retriever import RetrievalResult
+
+    from .browser import BrowserView
+    from .main_window import MainWindow
 
 IdRole = Qt.ItemDataRole.UserRole
 USER_WIDTH = 48  # characters of a user id the list shows (the tooltip has all)
@@ -95,7 +101,7 @@ class RetrievalView(DeskView):
 
         self.prompt = QLineEdit()
         self.prompt.setPlaceholderText("A prompt, as an agent would send it")
-        self.prompt.returnPressed.connect(self.run)
+        self.prompt.returnPressed.connect(self.retrieve)
         self.user = QComboBox()
         self.user.setEditable(True)
         self.user.setMinimumWidth(140)
@@ -103,7 +109,8 @@ class RetrievalView(DeskView):
         self.user.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.user.setMinimumContentsLength(16)
-        self.user.lineEdit().setPlaceholderText("user")
+        if (edit := self.user.lineEdit()) is not None:  # an editable combo has one
+            edit.setPlaceholderText("user")
         self.channel_boxes = {c: QCheckBox(t) for c, t in CHANNEL_TITLES}
         for box in self.channel_boxes.values():
             box.setChecked(True)
@@ -115,7 +122,7 @@ class RetrievalView(DeskView):
         self.k.setValue(10)
         self.k.setPrefix("k = ")
         self.run_button = QPushButton("Retrieve")
-        self.run_button.clicked.connect(self.run)
+        self.run_button.clicked.connect(self.retrieve)
         self.status = plain_label("Type a prompt and press Enter.")
         self.status.setWordWrap(True)
 
@@ -227,7 +234,7 @@ class RetrievalView(DeskView):
         on = tuple(c for c, box in self.channel_boxes.items() if box.isChecked())
         return None if len(on) == len(self.channel_boxes) else on
 
-    def run(self) -> None:
+    def retrieve(self) -> None:
         query, user = self.prompt.text(), self.selected_user()
         channels, inject, k = self.channels(), self.inject.isChecked(), self.k.value()
         if channels == ():
@@ -241,7 +248,7 @@ class RetrievalView(DeskView):
         self.status.setText("Retrieving… (the first run loads the embedding model)")
         store = self.store
 
-        def work(state):  # type: ignore[no-untyped-def]
+        def work(state: TaskState) -> RetrievalResult:
             from memdesk.core.read.retriever import Retriever
 
             return Retriever(store).retrieve(query, user, k, channels, inject, dry_run=True)
@@ -318,10 +325,10 @@ class RetrievalView(DeskView):
             self.open_memory.emit(mid)
 
     def _open_in_browser(self, memory_id: str) -> None:
-        win = self.window()  # the main window when the view sits in it
-        if not hasattr(win, "show_view"):
+        if not hasattr(self.window(), "show_view"):
             return
+        win = cast("MainWindow", self.window())  # the main window: the view sits in it
         win.show_view("browse")
-        browser = win.views.get("browse")
+        browser = cast("BrowserView | None", win.views.get("browse"))
         if browser is not None:
             browser.open_memory(memory_id)

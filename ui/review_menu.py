@@ -14,7 +14,8 @@ menu bar, and how many agents' writes are waiting, visible from every view.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, cast
 
 from PySide6.QtCore import QObject, QTimer
 from PySide6.QtGui import QAction, QKeySequence
@@ -26,6 +27,7 @@ from .ops import LatestTask
 
 if TYPE_CHECKING:
     from .main_window import MainWindow
+    from .review_view import ReviewView
 
 KEY = "review"  # the inbox's key in ui/views.py
 POLL_MS = 5000
@@ -111,7 +113,8 @@ class ReviewMenu(QObject):
             w.show_view(KEY)  # show first: the operator acts on what they can see
             w.statusBar().showMessage("Review inbox opened: choose an item, then act", 5000)
             return
-        actions = {"approve": inbox.approve, "reject": inbox.reject,
-                   "edit": inbox.card.start_editing,
-                   "next": lambda: inbox.move(1), "previous": lambda: inbox.move(-1)}
+        view = cast("ReviewView", inbox)  # the inbox: it has ``approve``
+        actions: dict[str, Callable[[], object]] = {
+            "approve": view.approve, "reject": view.reject, "edit": view.card.start_editing,
+            "next": lambda: view.step(1), "previous": lambda: view.step(-1)}
         actions[name]()

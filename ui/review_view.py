@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -31,7 +31,7 @@ from memdesk.core.store.records import Changed, Changes
 from .actions import Desk, Op
 from .columns import capped_columns
 from .ops import LatestTask
-from .table_model import RowsTableModel
+from .table_model import Index, RowsTableModel
 from .text import elide, isolate, one_line, plain_label, reveal, tooltip_text
 from .view import DeskView
 
@@ -41,12 +41,12 @@ _DISPLAY = Qt.ItemDataRole.DisplayRole
 _TIP = Qt.ItemDataRole.ToolTipRole
 
 
-class HeldModel(RowsTableModel):
+class HeldModel(RowsTableModel[HeldItem]):
     """The held memories (``HeldItem``), oldest first."""
 
     HEADERS = ("Arrived", "User", "Held by", "From", "Text")
 
-    def data(self, index: QModelIndex, role: int = _DISPLAY) -> Any:
+    def data(self, index: Index, role: int = _DISPLAY) -> Any:
         if not index.isValid() or role not in (_DISPLAY, _TIP):
             return None
         item: HeldItem = self._rows[index.row()]
@@ -153,6 +153,7 @@ class ReviewView(DeskView):
     """The inbox.  Private state: the loaded items and which row to select after a load."""
 
     refresh_on = Changed.MEMORIES  # approving, rejecting and editing change memory rows
+    card: ReviewCard  # built after the table, whose signals name it
 
     def __init__(self, desk: Desk) -> None:
         super().__init__(desk)
@@ -252,10 +253,11 @@ class ReviewView(DeskView):
             stack.undo()
             self.card.status.setText("Undone.")
 
-    def move(self, step: int) -> None:
+    def step(self, by: int) -> None:
+        """Select the item ``by`` rows down (up when negative), within the list."""
         n = self.model.rowCount()
         if n:
-            row = min(max(self.table.currentIndex().row() + step, 0), n - 1)
+            row = min(max(self.table.currentIndex().row() + by, 0), n - 1)
             self.table.selectRow(row)
 
     # -- keys -------------------------------------------------------------------------
@@ -273,9 +275,10 @@ class ReviewView(DeskView):
         if self.card.editing or event.modifiers() & (
                 Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier):
             return False
-        actions = {Qt.Key.Key_A: self.approve, Qt.Key.Key_R: self.reject,
+        actions: dict[Qt.Key, Callable[[], object]] = {
+                   Qt.Key.Key_A: self.approve, Qt.Key.Key_R: self.reject,
                    Qt.Key.Key_E: self.card.start_editing, Qt.Key.Key_U: self.undo,
-                   Qt.Key.Key_J: lambda: self.move(1), Qt.Key.Key_K: lambda: self.move(-1)}
+                   Qt.Key.Key_J: lambda: self.step(1), Qt.Key.Key_K: lambda: self.step(-1)}
         action = actions.get(Qt.Key(event.key()))
         if action is None:
             return False

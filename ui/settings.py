@@ -17,7 +17,7 @@ import json
 import math
 import os
 from pathlib import Path
-from typing import Any
+from typing import Any, SupportsFloat
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
@@ -58,8 +58,11 @@ class Settings:
 
     # -- scalars --------------------------------------------------------------
     def _float(self, key: str, default: float) -> float:
+        raw = self.q.value(key, default)  # typed object: an ini holds strings
+        if not isinstance(raw, (str, bytes, SupportsFloat)):
+            return default
         try:
-            v = float(self.q.value(key, default))  # type: ignore[arg-type]  # QSettings.value is typed object; a bad one is caught below
+            v = float(raw)
         except (TypeError, ValueError):
             return default
         return v if math.isfinite(v) and 0.0 <= v <= 1.0 else default

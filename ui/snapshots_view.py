@@ -8,6 +8,8 @@ sidebar imports only when the view is first created.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -84,7 +86,7 @@ class SnapshotsView(DeskView):
         delta = self.delta
         self._goals.start(lambda state: (delta.goals(), delta.config().dominance_threshold))
 
-    def _show_goals(self, result: tuple[list, float]) -> None:
+    def _show_goals(self, result: tuple[list[tuple[str, int, datetime]], float]) -> None:
         goals, self.threshold = result
         current = self.goal_box.currentData()
         self.goal_box.blockSignals(True)

@@ -7,23 +7,23 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt
 
-from memdesk.core.curation.sweep import SweepReport
+from memdesk.core.curation.sweep import SweepReport, SweepSummary
 from memdesk.core.store.records import MemoryRecord
 
-from .table_model import RowsTableModel
+from .table_model import Index, RowsTableModel
 from .text import elide, tooltip_text
 
 _ROLE_DISPLAY = Qt.ItemDataRole.DisplayRole
 _ROLE_TIP = Qt.ItemDataRole.ToolTipRole
 
 
-class SweepListModel(RowsTableModel):
+class SweepListModel(RowsTableModel[SweepSummary]):
     """Sweeps to resume: started, band, filters, progress."""
 
     HEADERS = ("Started", "Band", "Filters", "Progress")
 
 
-    def data(self, index: QModelIndex, role: int = _ROLE_DISPLAY) -> Any:
+    def data(self, index: Index, role: int = _ROLE_DISPLAY) -> Any:
         if not index.isValid() or role not in (_ROLE_DISPLAY, _ROLE_TIP):
             return None
         s = self._rows[index.row()]
@@ -54,10 +54,10 @@ class NeighbourModel(QAbstractListModel):
         self._rows = list(rows)
         self.endResetModel()
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         return 0 if parent.isValid() else len(self._rows)
 
-    def data(self, index: QModelIndex, role: int = _ROLE_DISPLAY) -> Any:
+    def data(self, index: Index, role: int = _ROLE_DISPLAY) -> Any:
         if not index.isValid():
             return None
         r = self._rows[index.row()]
@@ -68,7 +68,7 @@ class NeighbourModel(QAbstractListModel):
         return None
 
 
-class HistogramModel(RowsTableModel):
+class HistogramModel(RowsTableModel[object]):  # rows: the report's bins, not a list
     """The report's importance histogram as a table: bin, before, after."""
 
     HEADERS = ("Importance", "Before", "After")
@@ -82,12 +82,12 @@ class HistogramModel(RowsTableModel):
         self._report = report
         self.endResetModel()
 
-    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:  # noqa: B008
+    def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008
         if parent.isValid() or self._report is None:
             return 0
         return len(self._report.before)
 
-    def data(self, index: QModelIndex, role: int = _ROLE_DISPLAY) -> Any:
+    def data(self, index: Index, role: int = _ROLE_DISPLAY) -> Any:
         if not index.isValid() or role != _ROLE_DISPLAY or self._report is None:
             return None
         rep, row = self._report, index.row()

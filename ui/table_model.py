@@ -1,22 +1,25 @@
 """The list-backed table model every memdesk list view shares, and the read-only
 table widget the panes use to show such lists.
 
-Subclasses set ``HEADERS`` and implement ``data``; the rows live in ``self._rows``.
+Subclasses set ``HEADERS`` and implement ``data``; the rows live in ``self._rows``.  The
+model is generic in its row type (``class JobsModel(RowsTableModel[JobRecord])``), so
+``row_at`` and ``_rows`` are typed in each view.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableView
 
 Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole
+RowT = TypeVar("RowT")
 
 
-class RowsTableModel(QAbstractTableModel):
+class RowsTableModel(QAbstractTableModel, Generic[RowT]):
     """A flat table over a Python list of row objects, with fixed column headers."""
 
     HEADERS: tuple[str, ...] = ()
@@ -25,14 +28,14 @@ class RowsTableModel(QAbstractTableModel):
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[Any] = []
+        self._rows: list[RowT] = []
 
-    def set_rows(self, rows: Sequence[Any]) -> None:
+    def set_rows(self, rows: Sequence[RowT]) -> None:
         self.beginResetModel()
         self._rows = list(rows)
         self.endResetModel()
 
-    def row_at(self, row: int) -> Any | None:
+    def row_at(self, row: int) -> RowT | None:
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
     def rowCount(self, parent: Index = QModelIndex()) -> int:  # noqa: B008

@@ -10,6 +10,7 @@ import html
 import unicodedata
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QMessageBox, QSizePolicy, QWidget
 
 from memdesk.core.guard.reveal import hidden_positions
@@ -47,7 +48,7 @@ def error_box(parent: QWidget | None, title: str, message: str) -> QMessageBox:
 def display_lines(text: str, width: int = 1000) -> str:
     """``text`` with a display line break after every ``width`` characters of a longer
     line, so a huge unbroken line becomes many short blocks (laid out lazily)."""
-    out = []
+    out: list[str] = []
     for line in text.split("\n"):
         out.extend(line[i:i + width] for i in range(0, max(1, len(line)), width))
     return "\n".join(out)
@@ -155,7 +156,7 @@ class ElidedLabel(QLabel):
         self.setToolTip(tooltip_text(text))
         self._fit()
 
-    def resizeEvent(self, event) -> None:  # type: ignore[no-untyped-def]
+    def resizeEvent(self, event: QResizeEvent) -> None:
         super().resizeEvent(event)
         self._fit()
 

@@ -81,7 +81,7 @@ class TokensDialog(QDialog):
         for box in self.rights.values():
             rights_row.addWidget(box)
         self.create_button = QPushButton("Create token")
-        self.create_button.clicked.connect(self.create)
+        self.create_button.clicked.connect(self.create_token)
         form = QFormLayout()
         form.addRow("Name", self.name)
         form.addRow("Users", self.users)
@@ -154,7 +154,7 @@ class TokensDialog(QDialog):
                 self.calls.setItem(row, col, QTableWidgetItem(value))
         self.calls.resizeColumnsToContents()
 
-    def create(self) -> None:
+    def create_token(self) -> None:
         users = [u.strip() for u in self.users.text().split(",") if u.strip()]
         rights = [r for r, box in self.rights.items() if box.isChecked()]
         try:

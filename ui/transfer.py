@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -39,6 +39,11 @@ from memdesk.core.store.records import Changed, Changes
 from .actions import Op
 from .ops import TaskState
 from .text import error_box, plain_label
+
+if TYPE_CHECKING:  # the importer loads when an import starts
+    from memdesk.core.transfer.importer import OnExisting
+
+    from .main_window import MainWindow
 
 IMPORT_FILTERS = ("Memories (*.jsonl *.json *.db *.sqlite *.sqlite3);;"
                   "memdesk JSON Lines (*.jsonl);;Mem0 export (*.json);;"
@@ -167,7 +172,7 @@ class Transfers(QObject):
     exported = Signal(object)  # ExportReport
     failed = Signal(str)  # the message (the desk has shown it)
 
-    def __init__(self, window: Any) -> None:
+    def __init__(self, window: MainWindow) -> None:
         super().__init__(window)
         self.window = window
         self.progress: TransferProgress | None = None
@@ -212,7 +217,7 @@ class Transfers(QObject):
         if dlg.exec():
             self.start_import(path, **dlg.values())
 
-    def start_import(self, path: str, *, fmt: str = "auto", on_existing: str = "skip",
+    def start_import(self, path: str, *, fmt: str = "auto", on_existing: OnExisting = "skip",
                      default_user: str | None = None) -> bool:
         if self.busy:
             return False
@@ -225,7 +230,7 @@ class Transfers(QObject):
             from memdesk.core.transfer.importer import Importer
 
             with open_source(path, fmt, default_user=default_user) as source:
-                importer = Importer(store, on_existing=on_existing,  # type: ignore[arg-type]
+                importer = Importer(store, on_existing=on_existing,
                                     note=f"import from {path} ({source.kind})", keep_ids=True)
                 return importer.run(source, progress=state.progress, cancelled=cancel.is_set)
 

@@ -31,7 +31,8 @@ def lazy(module: str, cls: str) -> Callable[[Desk], QWidget]:
     """A factory that imports ``memdesk.ui.<module>`` only when the view is first shown."""
 
     def build(desk: Desk) -> QWidget:
-        return getattr(import_module(f"memdesk.ui.{module}"), cls)(desk)
+        view: QWidget = getattr(import_module(f"memdesk.ui.{module}"), cls)(desk)
+        return view
 
     return build
 

@@ -15,7 +15,7 @@ Private state: ``_worker``/``_thread`` (the running worker), ``_counts`` (the po
 from __future__ import annotations
 
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
@@ -27,6 +27,9 @@ from memdesk.core.store.records import MEMORY_EDIT, Changed, Changes
 from .actions import Desk, Op
 from .ops import LatestTask
 from .text import tooltip_text
+
+if TYPE_CHECKING:  # the worker loads when it starts
+    from memdesk.core.write.worker import Worker
 
 COUNTS_POLL_MS = 3000
 EMBED = "Embed missing vectors"
@@ -97,7 +100,7 @@ class WriteService(QObject):
         super().__init__(window)
         self.desk = desk
         self.window = window
-        self._worker = None
+        self._worker: Worker | None = None
         self._thread: threading.Thread | None = None
         self.counts: dict[str, int] = {}
         self.last_embed: QProgressDialog | None = None

@@ -24,6 +24,10 @@ import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # Qt is imported in main(), after the platform is chosen
+    from PySide6.QtWidgets import QApplication
 
 HERE = Path(__file__).resolve().parent
 SIZE = (1440, 860)
@@ -34,7 +38,7 @@ SIZE = (1440, 860)
 QUERY, USER = "Where does Lantern run in production?", "alice"
 
 
-def wait_until(app, cond: Callable[[], bool], timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+def wait_until(app: QApplication, cond: Callable[[], bool], timeout: float = 20.0) -> None:
     end = time.monotonic() + timeout
     while not cond():
         if time.monotonic() > end:
@@ -43,7 +47,7 @@ def wait_until(app, cond: Callable[[], bool], timeout: float = 20.0) -> None:  #
         time.sleep(0.02)
 
 
-def settle(app, seconds: float = 0.4) -> None:  # type: ignore[no-untyped-def]
+def settle(app: QApplication, seconds: float = 0.4) -> None:
     end = time.monotonic() + seconds
     while time.monotonic() < end:
         app.processEvents()
@@ -141,7 +145,7 @@ def main() -> int:
     wait_until(app, lambda: inspector.user.findData(USER) >= 0)
     inspector.prompt.setText(QUERY)
     inspector.user.setCurrentIndex(inspector.user.findData(USER))
-    inspector.run()
+    inspector.retrieve()
     wait_until(app, lambda: inspector.result is not None, timeout=120)
     inspector.fused_view.selectRow(0)
     settle(app)

@@ -56,12 +56,12 @@ def test_export_has_a_title_and_no_cursor(qtbot, plot: SnapshotPlot, tmp_path: P
     assert "route tasks" in plot.export_title() and "12 snapshots" in plot.export_title()
     plain, hovered = tmp_path / "plain.png", tmp_path / "hovered.png"
     plot.export_png(plain)
-    plot.cursor.setValue(5)
-    plot.cursor.setVisible(True)
+    plot.hover_line.setValue(5)
+    plot.hover_line.setVisible(True)
     plot.export_png(hovered)
     # The operator's mouse is not in the picture, and it is back on screen afterwards.
     assert QImage(str(plain)) == QImage(str(hovered))
-    assert plot.cursor.isVisible()
+    assert plot.hover_line.isVisible()
     assert not plot.plot.getPlotItem().titleLabel.isVisible()  # on screen: no title
     # The title is drawn: dark text in the picture's top band.
     assert _dark_rows(plain, range(2, 28)) > 20

@@ -24,14 +24,14 @@ def test_empty_channel_reason_fits_and_one_result_is_one(qtbot, store: MemorySto
     view.prompt.setText("when does the kayak club meet?")
     view.user.setCurrentText("alice")
     view.inject.setChecked(False)
-    view.run()
+    view.retrieve()
     qtbot.waitUntil(lambda: view.result is not None, timeout=60_000)
     qtbot.wait(50)
     assert view.status.text().startswith("1 result (injection skipped)")
 
     view.prompt.setText("what is it about?")  # stop words and no entity of hers
     view.result = None
-    view.run()
+    view.retrieve()
     qtbot.waitUntil(lambda: view.result is not None, timeout=60_000)
     qtbot.wait(50)
     label = view.channel_notes["graph"].label

@@ -34,7 +34,7 @@ def test_long_triples_and_texts_leave_every_column_visible(qtbot, store: MemoryS
     view.wait_idle()
     view.prompt.setText("Where does Lantern run in production?")
     view.user.setCurrentText("alice")
-    view.run()
+    view.retrieve()
     qtbot.waitUntil(lambda: view.result is not None, timeout=60_000)
     qtbot.wait(50)
 

@@ -22,7 +22,7 @@ def test_repeats_are_one_row_that_lists_the_others(qtbot, store: MemoryStore, de
     view.prompt.setText("which code formatter do I use?")
     view.user.setCurrentText("alice")
     view.k.setValue(10)
-    view.run()
+    view.retrieve()
     qtbot.waitUntil(lambda: not view.status.text().startswith("Retrieving"), timeout=60_000)
     rows = [view.fused.item(r, 9).text() for r in range(view.fused.rowCount())]
     assert rows.count("User formats code with autopep8.") == 1

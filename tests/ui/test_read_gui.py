@@ -28,7 +28,7 @@ def filled(store: MemoryStore) -> tuple[MemoryStore, list[str]]:
 
 def run(qtbot, view: RetrievalView) -> None:  # type: ignore[no-untyped-def]
     """Run the inspector's retrieval and wait until its status line reports the outcome."""
-    view.run()
+    view.retrieve()
     qtbot.waitUntil(lambda: not view.status.text().startswith("Retrieving"), timeout=60_000)
 
 
@@ -79,7 +79,7 @@ def test_inspector_reports_bad_input_without_a_traceback(qtbot, filled, desk_for
     qtbot.addWidget(view)
     view.prompt.setText("   ")
     view.user.setCurrentText("alice")
-    view.run()
+    view.retrieve()
     qtbot.waitUntil(lambda: view.status.text() == "query: is empty", timeout=30_000)
 
 
