@@ -151,9 +151,9 @@ class RetrievalView(DeskView):
             # A long triple ("one hop: …") must not push the Text column out of the pane.
             capped_columns(v, {0: 5, 1: 22 if c == "graph" else 13}, stretch=2)
             v.setTextElideMode(Qt.TextElideMode.ElideRight)  # prose reads from its start
-            box = QGroupBox(title)
-            QVBoxLayout(box).addWidget(v)
-            per_channel.addWidget(box)
+            group = QGroupBox(title)
+            QVBoxLayout(group).addWidget(v)
+            per_channel.addWidget(group)
             self.channel_models[c], self.channel_views[c] = m, v
             self.channel_notes[c] = EmptyNote(v, "", f"{c}-empty")
 
