@@ -172,6 +172,8 @@ class SourcesModel(RowsTableModel[SourceConfig]):
             return (s.name, s.source_type, f"{s.weight:.3f}", None, str(s.top_k),
                     f"{s.confidence_threshold:.2f}",
                     "off" if eff is None else f"{eff:.3f}")[col]
+        if role == Qt.ItemDataRole.ToolTipRole and col in (0, 1):
+            return tooltip_text(f"{s.name}: a {s.source_type} source")
         if role == Qt.ItemDataRole.EditRole:
             return (s.name, s.source_type, s.weight, s.enabled, s.top_k,
                     s.confidence_threshold, None)[col]

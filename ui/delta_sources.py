@@ -38,6 +38,9 @@ class SourcesPanel(QGroupBox):
         self.table.verticalHeader().setVisible(False)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setStretchLastSection(True)
+        # The type ("context_memory") repeats the name in most stores and cost the pane
+        # its last two columns at 1280 px: it is in the name's tooltip instead.
+        self.table.setColumnHidden(1, True)
         self.table.setMinimumHeight(140)
         self.normalize = QCheckBox("Normalise weights when composing")
         self.normalize.toggled.connect(self._toggle_normalize)
