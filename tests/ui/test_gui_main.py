@@ -222,15 +222,22 @@ def test_launcher_offers_recovery_on_corrupt_file(qtbot, tmp_path: Path,
     assert "Open another store…" in buttons and "Open demo store" in buttons
 
 
+def opened_demo(qtbot, size: int) -> MainWindow:  # type: ignore[no-untyped-def]
+    """The desk as "Open demo store" opens it (the demo path is the test's)."""
+    launcher = gui.Launcher(demo_size=size)
+    launcher.open_demo()
+    qtbot.waitUntil(lambda: launcher.window is not None, timeout=20_000)
+    w = launcher.window
+    assert w is not None
+    qtbot.addWidget(w)
+    return w
+
+
 def test_demo_store_is_created_on_a_fresh_machine(qtbot, tmp_path: Path, monkeypatch,
                                                   dialogs: list[QMessageBox]) -> None:
     target = tmp_path / "data" / "demo.db"
     monkeypatch.setattr(gui, "demo_store_path", lambda: target)
-    launcher = gui.Launcher(demo_size=300)
-    launcher.open_demo()
-    qtbot.waitUntil(lambda: launcher.window is not None, timeout=20_000)
-    w = launcher.window
-    qtbot.addWidget(w)
+    w = opened_demo(qtbot, 300)
     assert target.exists() and not target.with_name("demo.db.building").exists()
     assert w.store.count() >= 300
     # Its vectors are written in the background: the window is usable meanwhile.
@@ -297,17 +304,10 @@ def test_a_demo_left_without_vectors_gets_them_when_opened_again(
     target.parent.mkdir()
     build_demo(target, size=200)  # no vectors
     monkeypatch.setattr(gui, "demo_store_path", lambda: target)
-    launcher = gui.Launcher(demo_size=200)
-    launcher.open_demo()
-    qtbot.waitUntil(lambda: launcher.window is not None, timeout=20_000)
-    w = launcher.window
-    qtbot.addWidget(w)
+    w = opened_demo(qtbot, 200)
     assert w.write_service.last_embed is not None  # not built now, yet embedding
     qtbot.waitUntil(lambda: missing_count(w.store) == 0, timeout=120_000)
     w.close()
-    again = gui.Launcher(demo_size=200)
-    again.open_demo()
-    qtbot.waitUntil(lambda: again.window is not None, timeout=20_000)
-    qtbot.addWidget(again.window)
-    assert again.window.write_service.last_embed is None
-    again.window.close()
+    again = opened_demo(qtbot, 200)
+    assert again.write_service.last_embed is None
+    again.close()

@@ -9,22 +9,13 @@ from PySide6.QtWidgets import QApplication
 
 from memdesk.core.curation.service import Sweeps
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.ui.sweep_view import SweepView
+from tests.helpers.sweep_gui import started_sweep
 
 pytestmark = pytest.mark.gui
 
 
 def test_sweep_review_by_mouse(qtbot, demo_store: MemoryStore, desk_for) -> None:
-    view = SweepView(desk_for(demo_store))
-    qtbot.addWidget(view)
-    view.resize(1280, 700)
-    view.show()
-    qtbot.waitExposed(view)
-    qtbot.waitUntil(lambda: view.start.user.count() > 1)
-    view.start.n.setValue(4)
-    view.start.seed.setText("9")
-    qtbot.mouseClick(view.start.start_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: view.stack.currentWidget() is view.review, timeout=5000)
+    view = started_sweep(qtbot, desk_for, demo_store, n=4, seed="9")
     sid = view.sweep_id
     items = Sweeps(demo_store).get(sid).items
     buttons = view.review.decision_buttons

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QLabel
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.ui.sweep_view import SweepView
 from tests.helpers.read import put
+from tests.helpers.sweep_gui import started_sweep
 
 pytestmark = pytest.mark.gui
 
@@ -21,16 +22,7 @@ def test_same_session_pane_explains_an_empty_list(qtbot, store: MemoryStore, des
         {"text": "One of a pair.", "importance": 0.4, "source_session": "s-pair"},
         {"text": "The other of the pair.", "importance": 0.9, "source_session": "s-pair"},
     ], embed=False, user="alice")
-    view = SweepView(desk_for(store))
-    qtbot.addWidget(view)
-    view.resize(1280, 700)
-    view.show()
-    qtbot.waitExposed(view)
-    qtbot.waitUntil(lambda: view.start.user.count() > 1)
-    view.start.n.setValue(3)
-    view.start.seed.setText("1")
-    qtbot.mouseClick(view.start.start_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: view.stack.currentWidget() is view.review, timeout=5000)
+    view = started_sweep(qtbot, desk_for, store, n=3, seed="1")
     review = view.review
     note = review.neighbour_list.viewport().findChild(QLabel, "sameSessionEmpty")
     seen = {}
