@@ -150,14 +150,14 @@ def draw_sample(size: int, seed: int) -> list[str]:
     return picked
 
 
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    """95 % Wilson score interval of a proportion k/n."""
+def wilson(k: int, n: int) -> tuple[float, float]:
+    """95 % Wilson score interval of a proportion k/n (statsmodels)."""
+    from statsmodels.stats.proportion import proportion_confint
+
     if n == 0:
         return 0.0, 1.0
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / (1 + z * z / n)
-    return centre - half, centre + half
+    lo, hi = proportion_confint(k, n, alpha=0.05, method="wilson")
+    return float(lo), float(hi)
 
 
 def print_sample_estimate(all_codes: dict[str, int | None]) -> None:
