@@ -51,6 +51,7 @@ def test_vectors_above_the_threshold_cluster_and_show_their_cosine(store: Memory
     [cluster] = queue.find()
     assert set(cluster.member_ids) == {a, b}
     [pair] = cluster.pairs
+    assert not pair.same_text  # joined by their vectors, not their text
     assert pair.cosine == pytest.approx(float(np.dot(
         np.frombuffer(vec(1, 0.1, 0), "<f4"), np.frombuffer(vec(1, 0.15, 0), "<f4"))), abs=1e-6)
     assert queue.find(threshold=0.99999) == []  # the operator's threshold decides
