@@ -98,6 +98,14 @@ def test_merge_keeps_one_supersedes_the_rest_with_provenance_and_undoes_in_one_s
     assert [store.get(i).is_active for i in ids] == [True, False, False]
 
 
+def test_a_merge_by_ids_keeps_the_operators_note_and_actor(store: MemoryStore) -> None:
+    ids = [add(store, "User lives in Lisbon.") for _ in range(2)]
+    out = Duplicates(store).merge(ids, ids[0], note="same move, said twice", actor="agent")
+    [ev] = [e for e in store.events(ids[1]) if e.action == "merge"]
+    assert "same move, said twice" in (ev.note or "") and ev.actor == "agent"
+    assert ev.group_id == out.group_id
+
+
 def test_not_duplicates_is_remembered_until_undone_and_a_new_member_is_offered(
         store: MemoryStore) -> None:
     a = add(store, "User runs tests with pytest.", vec(1, 0.05, 0))
