@@ -46,6 +46,8 @@ def test_list_merge_by_cluster_and_undo_the_whole_merge(
     assert "4 memories" in out and "keep?" in out and "1 open cluster(s)" in out
     [cluster] = listed(db, capsys)["clusters"]
     assert cluster["size"] == 4
+    # Nothing here was flagged by the worker at write time: each member says so.
+    assert [m["flagged"] for m in cluster["members"]] == [False] * 4
     assert main(["--db", db, "duplicates", "merge", cluster["cluster"], "--keep",
                  "suggested", "--json"]) == 0
     merged = json.loads(capsys.readouterr().out)
@@ -76,6 +78,18 @@ def test_dismissed_clusters_are_not_listed_again(
     assert "not offered together again" in capsys.readouterr().out
     assert listed(db, capsys)["total"] == 0
     assert len(active(db)) == 5
+
+
+def test_dismiss_as_json_names_the_action_and_its_undo_group(
+        db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    [cluster] = listed(db, capsys)["clusters"]
+    assert main(["--db", db, "duplicates", "dismiss", cluster["cluster"], "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["action"] == "dismiss" and out["kept"] is None
+    assert sorted(out["members"]) == sorted(m["id"] for m in cluster["members"])
+    assert main(["--db", db, "duplicates", "undo", out["action_group"]]) == 0
+    capsys.readouterr()
+    assert listed(db, capsys)["total"] == 1
 
 
 @pytest.mark.parametrize(("args", "field"), [

@@ -129,3 +129,30 @@ def test_memdesk_worker_applies_it_too(store: MemoryStore, capsys) -> None:
     [shown] = json.loads(capsys.readouterr().out)["suggestions"]
     assert (shown["write_time"], shown["applied"]) == (0.8, True)
     assert shown["importance"] == pytest.approx(0.95)
+
+
+def test_a_newer_calibration_is_the_one_applied_at_write_time(store: MemoryStore) -> None:
+    cals = Calibrations(store)
+    cals.set_auto_apply("heuristic", True)
+    _, [first] = _job_of(store, "I decided to use Envoy for the ledger service.", "w5")
+    assert store.get(first).importance == pytest.approx(0.95)
+    # The operator now raises new decisions further; training again makes a newer
+    # calibration, and the next job must use it, not the one the worker read before.
+    cals.set_auto_apply("heuristic", False)
+    for i, tool in enumerate(TOOLS):
+        JobQueue(store).enqueue(Turn(f"I decided to use {tool} for the {PARTS[i % 6]} queue.",
+                                     f"x{i}", "c4"))
+    run_worker(store)
+    sweeps = Sweeps(store)
+    sweep = sweeps.start((0.75, 0.85), 500, seed=3)
+    assert len(sweep.items) >= len(TOOLS)
+    for it in sweep.items:
+        decision = store.get(it.memory_id).type == "decision"
+        sweeps.decide(sweep.id, it.pos, "revalue" if decision else "keep",
+                      importance=0.99 if decision else None)
+    cals.train()
+    cals.set_auto_apply("heuristic", True)
+    _, [second] = _job_of(store, "I decided to use Caddy for the ledger service.", "w6")
+    [sug] = cals.suggest([second])
+    assert sug.suggested is not None and sug.suggested > 0.95
+    assert store.get(second).importance == pytest.approx(sug.suggested)

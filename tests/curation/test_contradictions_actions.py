@@ -174,6 +174,14 @@ def test_keep_a_non_member_is_refused(store, three) -> None:
     assert all(store.get(m).superseded_by is None for m in three.values())
 
 
+def test_keep_with_an_over_long_note_is_refused_naming_the_note(store, three) -> None:
+    detail = Contradictions(store).load(ALICE)
+    with pytest.raises(ValidationError) as err:
+        Contradictions(store).keep(detail, three["acme"], note="n" * 10_001)
+    assert str(err.value) == "note: is 10001 characters; the limit is 10000"
+    assert all(store.get(m).superseded_by is None for m in three.values())
+
+
 def test_stale_group_is_refused(store, three) -> None:
     detail = Contradictions(store).load(ALICE)
     add(store, "Initech", days=9)

@@ -51,6 +51,7 @@ def test_vectors_above_the_threshold_cluster_and_show_their_cosine(store: Memory
     [cluster] = queue.find()
     assert set(cluster.member_ids) == {a, b}
     [pair] = cluster.pairs
+    assert not pair.same_text  # joined by their vectors, not their text
     assert pair.cosine == pytest.approx(float(np.dot(
         np.frombuffer(vec(1, 0.1, 0), "<f4"), np.frombuffer(vec(1, 0.15, 0), "<f4"))), abs=1e-6)
     assert queue.find(threshold=0.99999) == []  # the operator's threshold decides
@@ -95,6 +96,14 @@ def test_merge_keeps_one_supersedes_the_rest_with_provenance_and_undoes_in_one_s
     assert member_sets(queue) == [set(ids)]
     undo_changes(store, undone)  # redo
     assert [store.get(i).is_active for i in ids] == [True, False, False]
+
+
+def test_a_merge_by_ids_keeps_the_operators_note_and_actor(store: MemoryStore) -> None:
+    ids = [add(store, "User lives in Lisbon.") for _ in range(2)]
+    out = Duplicates(store).merge(ids, ids[0], note="same move, said twice", actor="agent")
+    [ev] = [e for e in store.events(ids[1]) if e.action == "merge"]
+    assert "same move, said twice" in (ev.note or "") and ev.actor == "agent"
+    assert ev.group_id == out.group_id
 
 
 def test_not_duplicates_is_remembered_until_undone_and_a_new_member_is_offered(

@@ -64,6 +64,8 @@ def test_error_falls_on_held_out_decisions_and_suggestions_stay_in_range(trained
     assert cal is not None and cal.held_out > 0
     assert cal.mae_after < cal.mae_before
     assert "held-out error" in cal.describe()
+    # The relative change shown is after/before - 1 (e.g. -40% when the error falls).
+    assert f"({cal.mae_after / cal.mae_before - 1:+.0%})" in cal.describe()
     ids = _unreviewed(store, truth, 300)
     sugs = Calibrations(store).suggest([*ids, "no-such-memory"])
     assert [s.memory_id for s in sugs] == ids  # unknown ids are left out, not an error
@@ -73,6 +75,16 @@ def test_error_falls_on_held_out_decisions_and_suggestions_stay_in_range(trained
     high = next(r for r in store.page(limit=500) if r.importance > 0.8)
     out_of_range = Calibrations(store).suggest([high.id])[0]
     assert out_of_range.suggested is None  # nothing taught about 0.8+ memories
+
+
+def test_memories_outside_the_taught_range_leave_the_others_suggestions_alone(
+        trained) -> None:
+    store, truth = trained
+    highs = [r.id for r in store.page(limit=500) if r.importance > 0.8]
+    ids = _unreviewed(store, truth, 100)
+    sugs = {s.memory_id: s for s in Calibrations(store).suggest([*highs, *ids])}
+    assert highs and all(sugs[h].suggested is None for h in highs)
+    assert all(sugs[i].suggested is not None for i in ids)
 
 
 def test_applying_is_one_audited_group_and_undo_restores_it(trained) -> None:
@@ -115,6 +127,22 @@ def test_auto_apply_calibrates_only_new_memories_of_that_source(trained) -> None
     assert all(store.get(i).importance == model.importance for i in new)
     cals.set_auto_apply("direct", False)
     assert cals.auto_sources() == {}
+
+
+def test_applying_pending_calibrations_is_audited_under_the_given_actor(trained) -> None:
+    store, truth = trained
+    cals = Calibrations(store)
+    like = next(x for x in cals.suggest(_unreviewed(store, truth, 3000))
+                if x.source == "direct" and (x.suggested or 0) > x.write_time)
+    model = store.get(like.memory_id)
+    cals.set_auto_apply("direct", True)
+    new = store.add(user_id="u", text=model.text, type=model.type,
+                    importance=model.importance).id
+    for _ in range(model.access_count):
+        store.record_access([new])
+    done = cals.apply_pending(actor="agent")
+    assert new in done.changes.memory_ids
+    assert {e.actor for e in store.events(new) if e.action == "calibrate"} == {"agent"}
 
 
 @pytest.mark.parametrize("bad", ["", None, "x" * 65])

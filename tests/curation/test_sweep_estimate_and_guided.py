@@ -125,6 +125,11 @@ def test_an_all_guided_sweep_and_a_band_without_unreviewed_memories(planted) -> 
     sweeps.train()
     st = sweeps.start(BAND, 5, guided=1.0, seed=1)
     assert all(p.guided for p in sweeps.picks(st.id).values())
+    # A guided sweep of one user's memories picks only that user's.
+    user = store.get(st.items[0].memory_id).user_id
+    mine = sweeps.start(BAND, 5, guided=1.0, seed=2, user=user)
+    assert mine.items and all(p.guided for p in sweeps.picks(mine.id).values())
+    assert {store.get(it.memory_id).user_id for it in mine.items} == {user}
     with pytest.raises(Exception, match="nothing to sweep"):
         sweeps.start((0.0, 0.01), 5, guided=1.0)
 
