@@ -80,6 +80,17 @@ def test_a_statement_said_as_a_question_is_only_a_guess() -> None:
     assert (u.attribute, u.value) == ("allergic_to", "latex") and u.confidence <= 0.5
 
 
+def test_a_reason_given_before_a_question_is_stated_not_guessed() -> None:
+    [u] = run("Since I'm vegan, what should I cook tonight?").units
+    assert (u.attribute, u.value) == ("diet", "vegan")
+    assert u.confidence == one_confidence("I'm vegan.")
+
+
+def one_confidence(text: str) -> float:
+    [u] = run(text).units
+    return u.confidence
+
+
 @pytest.mark.parametrize(("turn", "triple"), [
     ("Not Porto — Braga. I live in Braga.", ("user", "lives_in", "Braga")),
     ("Scratch that. I work at Umbrella.", ("user", "works_at", "Umbrella")),

@@ -151,6 +151,14 @@ def test_preferring_not_to_talk_is_a_topic_to_avoid_not_a_value_not() -> None:
     assert u.text == "The user prefers not to discuss their health."
 
 
+def test_a_topic_to_avoid_longer_than_a_short_phrase_stays_the_users_own_words() -> None:
+    # Five words still name a topic; six are a story, kept as the request itself.
+    assert ("preference", "user", "avoids_topic", "fight with my brother Tom") in triples(
+        "Please don't mention my fight with my brother Tom.")
+    [u] = run("Please don't mention my fight with my older brother Tom.").units
+    assert u.attribute is None and "fight with my older brother Tom" in u.text
+
+
 def test_hedges_lower_confidence() -> None:
     [w] = run("I think my wife might be lactose intolerant.").units
     assert (w.entity, w.attribute, w.value, w.confidence) == (
