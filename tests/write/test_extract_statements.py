@@ -50,6 +50,7 @@ def test_each_preference_names_its_kind(turn: str, attribute: str, value: str) -
     # no new value: the correction still names what it ends
     ("I don't use Windows anymore.", ("user", "prefers_os", None)),
     ("I'm no longer vegetarian.", ("user", "diet", None)),
+    ("I uninstalled Slack.", ("user", "prefers_chat_tool", None)),
 ])
 def test_corrections_and_switches_name_what_they_correct(
         turn: str, triple: tuple[str, str, str | None]) -> None:
