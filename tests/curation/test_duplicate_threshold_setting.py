@@ -122,3 +122,19 @@ def test_cli_shows_sets_and_undoes_the_threshold(store: MemoryStore, capsys) -> 
     assert main(["duplicates", "threshold", "2", "--db", db]) == 2
     assert "threshold" in capsys.readouterr().err
     assert Duplicates(store).threshold() == 0.8
+
+
+def test_undoing_a_setting_this_version_does_not_know_is_refused_clearly(
+        store: MemoryStore, capsys) -> None:
+    # A store last written by a newer memdesk may hold a change to a setting this one
+    # has never heard of: undo refuses it with a message, not a crash, and writes nothing.
+    changed = Duplicates(store).set_threshold(0.9)
+    with store.write() as conn:
+        conn.exec_driver_sql("UPDATE memory_events SET target = 'future_setting' "
+                             "WHERE action = ?", (acts.SET_SETTING.name,))
+    with pytest.raises(ValidationError, match="future_setting"):
+        undo_changes(store, changed)
+    db = str(store.engine.url.database)
+    assert main(["duplicates", "undo", str(changed.group_id), "--db", db]) == 2
+    assert "future_setting" in capsys.readouterr().err
+    assert [e.action for e in store.events("*")] == [acts.SET_SETTING.name]
