@@ -73,6 +73,13 @@ def test_near_misses_that_state_different_values_are_not_duplicates(store: Memor
     assert Duplicates(store).find() == []
 
 
+def test_one_frame_with_another_common_word_in_a_slot_is_two_notes(store: MemoryStore) -> None:
+    # No names to tell them apart, only the word that differs: still two facts.
+    add(store, "Runs the linter before every commit on the main branch.", vec(1, 1, 0.01))
+    add(store, "Runs the formatter before every commit on the main branch.", vec(1, 1, 0.02))
+    assert Duplicates(store).find() == []
+
+
 def test_merge_keeps_one_supersedes_the_rest_with_provenance_and_undoes_in_one_step(
         store: MemoryStore) -> None:
     ids = [add(store, "User lives in Lisbon.", confidence=c) for c in (0.9, 0.4, 0.9)]
