@@ -159,3 +159,13 @@ def test_unknown_members_and_clusters_are_not_found(store: MemoryStore) -> None:
         queue.merge([a, "missing-id"], a)
     with pytest.raises(NotFoundError):
         queue.cluster("999999-abcdef12")
+
+
+def test_clusters_of_several_users_come_by_user_name(store: MemoryStore) -> None:
+    # A listing cut at a limit must be the same cut every time, on either backend.
+    for user in ("zoe", "adam", "mia"):
+        add(store, "User lives in Lisbon.", user=user)
+        add(store, "user lives in lisbon", user=user)
+    users = [c.user_id for c in Duplicates(store).find()]
+    assert users == ["adam", "mia", "zoe"]
+    assert [c.user_id for c in Duplicates(store).find(limit=1)] == ["adam"]
