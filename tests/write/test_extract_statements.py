@@ -293,3 +293,16 @@ def test_everyday_chat_stores_nothing(turn: str) -> None:
 def test_a_version_does_not_hide_the_language() -> None:
     assert triples("I'm using Python 3.12 these days.") == [
         ("preference", "user", "prefers_language", "Python 3.12")]
+
+
+def test_a_pet_the_user_and_others_adopted_is_named_and_kept() -> None:
+    assert triples("We adopted a cat called Miso.") == [("fact", "Miso", "relation", "cat")]
+
+
+@pytest.mark.parametrize(("turn", "text"), [
+    ("My birthday is March 3.", "The user has their birthday on March 3."),
+    ("My birthday is in May.", "The user has their birthday in May."),
+])
+def test_a_birthday_is_on_a_date_and_in_a_month(turn: str, text: str) -> None:
+    [u] = run(turn).units
+    assert (u.attribute, u.text) == ("birthday", text)
