@@ -306,3 +306,19 @@ def test_a_pet_the_user_and_others_adopted_is_named_and_kept() -> None:
 def test_a_birthday_is_on_a_date_and_in_a_month(turn: str, text: str) -> None:
     [u] = run(turn).units
     assert (u.attribute, u.text) == ("birthday", text)
+
+
+@pytest.mark.parametrize(("turn", "expected"), [
+    ("I'm a 34-year-old nurse.", [("fact", "user", "occupation", "nurse"),
+                                 ("fact", "user", "age", "34")]),
+    ("I'm a nurse from Leeds.", [("fact", "user", "occupation", "nurse"),
+                                ("fact", "user", "from", "Leeds")]),
+])
+def test_a_role_with_an_age_or_where_the_user_is_from(
+        turn: str, expected: list[tuple[str, ...]]) -> None:
+    assert triples(turn) == expected
+
+
+def test_a_preference_said_as_a_whole_sentence_keeps_it_without_the_exclamation() -> None:
+    [u] = run("I prefer it when answers are short!").units
+    assert u.type == "preference" and u.text.endswith(" it when answers are short.")
