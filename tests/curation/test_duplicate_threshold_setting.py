@@ -122,3 +122,51 @@ def test_cli_shows_sets_and_undoes_the_threshold(store: MemoryStore, capsys) -> 
     assert main(["duplicates", "threshold", "2", "--db", db]) == 2
     assert "threshold" in capsys.readouterr().err
     assert Duplicates(store).threshold() == 0.8
+
+
+def test_undoing_a_setting_this_version_does_not_know_is_refused_clearly(
+        store: MemoryStore, capsys) -> None:
+    # A store last written by a newer memdesk may hold a change to a setting this one
+    # has never heard of: undo refuses it with a message, not a crash, and writes nothing.
+    changed = Duplicates(store).set_threshold(0.9)
+    with store.write() as conn:
+        conn.exec_driver_sql("UPDATE memory_events SET target = 'future_setting' "
+                             "WHERE action = ?", (acts.SET_SETTING.name,))
+    with pytest.raises(ValidationError, match="future_setting"):
+        undo_changes(store, changed)
+    db = str(store.engine.url.database)
+    assert main(["duplicates", "undo", str(changed.group_id), "--db", db]) == 2
+    assert "future_setting" in capsys.readouterr().err
+    assert [e.action for e in store.events("*")] == [acts.SET_SETTING.name]
+
+
+class SaysVim:
+    """Every turn states the same triple: the user's editor is vim."""
+
+    name, model = "says-vim", None
+
+    def extract(self, turn: Turn) -> Extraction:
+        return Extraction([Unit(turn.text, "fact", 0.5, 0.8, "user", "editor", "vim")],
+                          "says-vim")
+
+
+class Encoder075(Encoder):
+    def encode(self, texts: list[str], *, batch_size: int = 64) -> np.ndarray:
+        return np.stack([np.frombuffer(vec(0.75 if t == NEW else 1.0), "<f4") for t in texts])
+
+
+def test_agreeing_values_are_flagged_down_to_the_margin_below_the_threshold_inclusive(
+        store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Threshold 0.9, values that agree: a cosine of exactly 0.75 (0.9 less the margin
+    # for agreeing values) is still a duplicate, as the queue's own pair test says.
+    monkeypatch.setattr(embeddings, "default_embedder", Encoder075)
+    monkeypatch.setattr(embeddings, "unavailable_reason", lambda: None)
+    Duplicates(store).set_threshold(0.9)
+    ids: list[str] = []
+    for text in (OLD, NEW):
+        JobQueue(store).enqueue(Turn(text, "u", "s"))
+        Worker(store, SaysVim(), WorkerConfig()).run(
+            drain=True, on_outcome=lambda o: ids.extend(o.memory_ids))
+    [cluster] = Duplicates(store).find()
+    assert {m.id for m in cluster.members} == set(ids)
+    assert [m.id for m in cluster.members if m.flagged] == [ids[1]]

@@ -74,6 +74,13 @@ def test_near_misses_that_state_different_values_are_not_duplicates(store: Memor
     assert Duplicates(store).find() == []
 
 
+def test_one_frame_with_another_common_word_in_a_slot_is_two_notes(store: MemoryStore) -> None:
+    # No names to tell them apart, only the word that differs: still two facts.
+    add(store, "Runs the linter before every commit on the main branch.", vec(1, 1, 0.01))
+    add(store, "Runs the formatter before every commit on the main branch.", vec(1, 1, 0.02))
+    assert Duplicates(store).find() == []
+
+
 def test_merge_keeps_one_supersedes_the_rest_with_provenance_and_undoes_in_one_step(
         store: MemoryStore) -> None:
     ids = [add(store, "User lives in Lisbon.", confidence=c) for c in (0.9, 0.4, 0.9)]
@@ -161,3 +168,13 @@ def test_unknown_members_and_clusters_are_not_found(store: MemoryStore) -> None:
         queue.merge([a, "missing-id"], a)
     with pytest.raises(NotFoundError):
         queue.cluster("999999-abcdef12")
+
+
+def test_clusters_of_several_users_come_by_user_name(store: MemoryStore) -> None:
+    # A listing cut at a limit must be the same cut every time, on either backend.
+    for user in ("zoe", "adam", "mia"):
+        add(store, "User lives in Lisbon.", user=user)
+        add(store, "user lives in lisbon", user=user)
+    users = [c.user_id for c in Duplicates(store).find()]
+    assert users == ["adam", "mia", "zoe"]
+    assert [c.user_id for c in Duplicates(store).find(limit=1)] == ["adam"]

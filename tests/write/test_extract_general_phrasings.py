@@ -80,6 +80,17 @@ def test_a_statement_said_as_a_question_is_only_a_guess() -> None:
     assert (u.attribute, u.value) == ("allergic_to", "latex") and u.confidence <= 0.5
 
 
+@pytest.mark.parametrize(("turn", "statement"), [
+    ("Since I'm vegan, what should I cook tonight?", "I'm vegan."),
+    ("Can you remember that I prefer Firefox?", "I prefer Firefox."),
+])
+def test_a_reason_or_a_request_to_remember_in_a_question_is_stated_not_guessed(
+        turn: str, statement: str) -> None:
+    [u] = run(turn).units
+    [s] = run(statement).units
+    assert (u.attribute, u.value, u.confidence) == (s.attribute, s.value, s.confidence)
+
+
 @pytest.mark.parametrize(("turn", "triple"), [
     ("Not Porto — Braga. I live in Braga.", ("user", "lives_in", "Braga")),
     ("Scratch that. I work at Umbrella.", ("user", "works_at", "Umbrella")),

@@ -50,6 +50,7 @@ def test_each_preference_names_its_kind(turn: str, attribute: str, value: str) -
     # no new value: the correction still names what it ends
     ("I don't use Windows anymore.", ("user", "prefers_os", None)),
     ("I'm no longer vegetarian.", ("user", "diet", None)),
+    ("I uninstalled Slack.", ("user", "prefers_chat_tool", None)),
 ])
 def test_corrections_and_switches_name_what_they_correct(
         turn: str, triple: tuple[str, str, str | None]) -> None:
@@ -149,6 +150,14 @@ def test_preferring_not_to_talk_is_a_topic_to_avoid_not_a_value_not() -> None:
     [u] = run("I prefer not to talk about my health.").units
     assert (u.type, u.attribute, u.value) == ("preference", "avoids_topic", "health")
     assert u.text == "The user prefers not to discuss their health."
+
+
+def test_a_topic_to_avoid_longer_than_a_short_phrase_stays_the_users_own_words() -> None:
+    # Five words still name a topic; six are a story, kept as the request itself.
+    assert ("preference", "user", "avoids_topic", "fight with my brother Tom") in triples(
+        "Please don't mention my fight with my brother Tom.")
+    [u] = run("Please don't mention my fight with my older brother Tom.").units
+    assert u.attribute is None and "fight with my older brother Tom" in u.text
 
 
 def test_hedges_lower_confidence() -> None:
@@ -284,3 +293,32 @@ def test_everyday_chat_stores_nothing(turn: str) -> None:
 def test_a_version_does_not_hide_the_language() -> None:
     assert triples("I'm using Python 3.12 these days.") == [
         ("preference", "user", "prefers_language", "Python 3.12")]
+
+
+def test_a_pet_the_user_and_others_adopted_is_named_and_kept() -> None:
+    assert triples("We adopted a cat called Miso.") == [("fact", "Miso", "relation", "cat")]
+
+
+@pytest.mark.parametrize(("turn", "text"), [
+    ("My birthday is March 3.", "The user has their birthday on March 3."),
+    ("My birthday is in May.", "The user has their birthday in May."),
+])
+def test_a_birthday_is_on_a_date_and_in_a_month(turn: str, text: str) -> None:
+    [u] = run(turn).units
+    assert (u.attribute, u.text) == ("birthday", text)
+
+
+@pytest.mark.parametrize(("turn", "expected"), [
+    ("I'm a 34-year-old nurse.", [("fact", "user", "occupation", "nurse"),
+                                 ("fact", "user", "age", "34")]),
+    ("I'm a nurse from Leeds.", [("fact", "user", "occupation", "nurse"),
+                                ("fact", "user", "from", "Leeds")]),
+])
+def test_a_role_with_an_age_or_where_the_user_is_from(
+        turn: str, expected: list[tuple[str, ...]]) -> None:
+    assert triples(turn) == expected
+
+
+def test_a_preference_said_as_a_whole_sentence_keeps_it_without_the_exclamation() -> None:
+    [u] = run("I prefer it when answers are short!").units
+    assert u.type == "preference" and u.text.endswith(" it when answers are short.")
