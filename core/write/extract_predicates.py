@@ -336,7 +336,10 @@ def _simple(attribute: str, template: str) -> Callable[[re.Match[str]], list[Sai
 
 def _text_only(kind: str) -> Callable[[re.Match[str]], list[Said]]:
     def parse(m: re.Match[str]) -> list[Said]:
-        return [Said(None, None, third_person_value(m.string).rstrip(".!"), type=kind)]
+        said = third_person_value(m.string).rstrip(".!")
+        # The text follows "The user": "prefer it when …" reads "prefers it when …".
+        said = re.sub(r"^prefer\b", "prefers", said)
+        return [Said(None, None, said, type=kind)]
     return parse
 
 

@@ -321,4 +321,4 @@ def test_a_role_with_an_age_or_where_the_user_is_from(
 
 def test_a_preference_said_as_a_whole_sentence_keeps_it_without_the_exclamation() -> None:
     [u] = run("I prefer it when answers are short!").units
-    assert u.type == "preference" and u.text.endswith(" it when answers are short.")
+    assert u.type == "preference" and u.text == "The user prefers it when answers are short."
