@@ -11,6 +11,7 @@ from datetime import datetime
 import pytest
 
 from memdesk.core.errors import NotFoundError, ValidationError
+from memdesk.core.guard.agent_actions import forget, history
 from memdesk.core.guard.agent_api import (
     AGENT_FIELDS,
     INVALID_MARK,
@@ -21,6 +22,7 @@ from memdesk.core.guard.agent_api import (
 )
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
+from memdesk.core.undo import undo_changes
 
 
 @pytest.mark.parametrize(("value", "message"), [
@@ -108,3 +110,20 @@ def test_an_agent_filter_needs_a_user(user: str, message: str) -> None:
     with pytest.raises(ValidationError) as info:
         agent_filter(user)
     assert info.value.field == "user_id" and str(info.value) == message
+
+
+def test_an_agent_cannot_read_a_held_memorys_history(store: MemoryStore) -> None:
+    held = store.add(user_id="u", text="held", type="note",
+                     quarantined_at=datetime(2026, 11, 1))
+    with pytest.raises(HeldForReview) as info:
+        history(store, held.id, lambda user: True)
+    assert "an agent cannot read it" in str(info.value)
+
+
+def test_what_an_agent_forgot_is_undone_from_the_change_it_returns(
+        store: MemoryStore) -> None:
+    mid = store.add(user_id="u", text="Alice drinks tea", type="fact").id
+    change = forget(store, mid, lambda user: True, note="user asked")
+    assert (change.status, store.get(mid).status) == ("forgotten", Status.DELETED)
+    undo_changes(store, change.changes)
+    assert store.get(mid).status is Status.ACTIVE

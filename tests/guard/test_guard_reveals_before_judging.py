@@ -97,6 +97,13 @@ def test_the_reason_names_the_characters_and_shows_what_they_spell() -> None:
     assert g.evidence == "1 × ZERO WIDTH SPACE; revealed: “ignore”"
 
 
+def test_a_lone_selector_is_held_but_not_read_as_a_hidden_message() -> None:
+    # One selector is one byte: held as hidden, but a single letter is no message.
+    r = reveal("I live in Os" + chr(0xE0100 + ord("x") - 16) + "lo.")
+    assert r.carries_hidden and "variation selectors" in r.hidden[0]
+    assert "⟦hidden" not in r.shown
+
+
 def test_a_long_text_keeps_the_hidden_part_in_the_clipped_evidence() -> None:
     text = "I like long walks by the sea. " * 10 + tags(PAYLOAD)
     (f,) = [f for f in screen(Candidate(text, "a")) if f.rule_id == "hidden-text"]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from memdesk.core.store.backup import backup_dir
 from memdesk.core.store.memory_store import MemoryStore
 from tests.helpers import store_damage as dmg
 from tests.helpers.cli import cli
@@ -83,6 +84,8 @@ def test_stale_full_text_index_is_found_and_repaired(healthy: Path, tmp_path: Pa
     assert listed > 10 and out.strip() == str(listed)
     code, out, _ = cli("db", "backups", "--db", str(path))
     assert "pre-repair" in out  # the backup taken before the repair is listed
+    # ... and the repair is written down next to it, in the backups folder's repairs.log.
+    assert "rebuilt full-text index" in (backup_dir(path) / "repairs.log").read_text()
 
 
 def test_repair_refuses_damage_it_cannot_repair(healthy: Path, tmp_path: Path) -> None:
