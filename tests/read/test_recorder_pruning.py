@@ -187,3 +187,26 @@ def test_the_writer_never_keeps_the_process_alive(store: MemoryStore) -> None:
                                          threading.current_thread().daemon)), lambda: NOW)
     rec.flush()
     assert seen == [("memdesk-recorder", True)]  # a daemon: exit is the atexit flush's job
+
+
+def test_a_driver_error_while_recording_names_the_store_never_the_sql(
+        store: MemoryStore) -> None:
+    """A database error in the recorder is translated like any store error: the message
+    names the store (its URL, password hidden) and carries no SQL or parameters."""
+    import sqlite3
+
+    from sqlalchemy.exc import OperationalError
+
+    rec = rc.Recorder(store.engine)
+
+    def locked(conn: Connection) -> None:
+        raise OperationalError("INSERT INTO retrievals (query) VALUES (?)", ("bank PIN 4711",),
+                               sqlite3.OperationalError("database is locked"))
+
+    rec.submit(locked, lambda: NOW)
+    rec.flush()
+    assert rec.last_exception is not None and rec.last_error is not None
+    where = store.engine.url.render_as_string(hide_password=True)
+    assert where in rec.last_error
+    for leak in ("INSERT", "4711", "bank PIN"):
+        assert leak not in rec.last_error
