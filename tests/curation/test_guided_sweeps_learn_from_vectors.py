@@ -22,16 +22,21 @@ def topic_vec(axis: int, rng: np.random.Generator) -> bytes:
     return (v / np.linalg.norm(v)).astype("<f4").tobytes()
 
 
+def add_notes(store: MemoryStore, numbers: range, rng: np.random.Generator) -> dict[str, int]:
+    """One note per number, alternating between two topics; id -> topic."""
+    topic: dict[str, int] = {}
+    for i in numbers:
+        mid = store.add(user_id="u", text=f"Note number {i:03d} about the project.",
+                        type="fact", importance=0.5, embedding=topic_vec(i % 2, rng)).id
+        topic[mid] = i % 2
+    return topic
+
+
 def test_guided_picks_follow_the_topic_the_operator_raised(tmp_path: Path) -> None:
     rng = np.random.default_rng(7)
     store = MemoryStore.open(tmp_path / "s.db")
     try:
-        topic: dict[str, int] = {}
-        for i in range(60):
-            axis = i % 2
-            mid = store.add(user_id="u", text=f"Note number {i:03d} about the project.",
-                            type="fact", importance=0.5, embedding=topic_vec(axis, rng)).id
-            topic[mid] = axis
+        topic = add_notes(store, range(60), rng)
         sweeps = Sweeps(store)
         st = sweeps.start(BAND, 60, seed=1)
         for it in st.items:  # topic 0 matters more than it was written with; topic 1 not
@@ -41,12 +46,7 @@ def test_guided_picks_follow_the_topic_the_operator_raised(tmp_path: Path) -> No
                 sweeps.decide(st.id, it.pos, "keep")
         model = sweeps.train()
         assert model.decisions == 60
-        fresh: dict[str, int] = {}
-        for i in range(40):
-            axis = i % 2
-            mid = store.add(user_id="u", text=f"Note number {100 + i:03d} about the project.",
-                            type="fact", importance=0.5, embedding=topic_vec(axis, rng)).id
-            fresh[mid] = axis
+        fresh = add_notes(store, range(100, 140), rng)
         guided = sweeps.start(BAND, 10, guided=1.0, seed=2)
         assert all(p.guided for p in sweeps.picks(guided.id).values())
         assert [fresh[it.memory_id] for it in guided.items] == [0] * 10

@@ -6,12 +6,14 @@ source touching only that source's new memories."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memdesk.core.curation.guided import ColdStart
 from memdesk.core.curation.service import Calibrations, Sweeps
 from memdesk.core.store import actions as acts
+from memdesk.core.store.memory_store import MemoryStore
 from tests.helpers.learning import copy_store, planted_template, sweep_and_review
 
 
@@ -102,14 +104,20 @@ def test_applying_is_one_audited_group_and_undo_restores_it(trained) -> None:
     assert {i: store.get(i).importance for i in ids} == before
 
 
+def _raised_direct(cals: Calibrations, store: MemoryStore, truth: Any) -> tuple[Any, Any]:
+    """A suggestion the calibration would raise for a "direct" (not extracted) memory,
+    and that memory: new memories like it are what auto-apply calibrates."""
+    like = next(x for x in cals.suggest(_unreviewed(store, truth, 3000))
+                if x.source == "direct" and (x.suggested or 0) > x.write_time)
+    return like, store.get(like.memory_id)
+
+
 def test_auto_apply_calibrates_only_new_memories_of_that_source(trained) -> None:
     store, truth = trained
     cals = Calibrations(store)
     # A kind of memory the calibration would raise, from the "direct" source (no
     # extraction): new memories like it are what auto-apply must calibrate.
-    like = next(x for x in cals.suggest(_unreviewed(store, truth, 3000))
-                if x.source == "direct" and (x.suggested or 0) > x.write_time)
-    model = store.get(like.memory_id)
+    like, model = _raised_direct(cals, store, truth)
     cals.set_auto_apply("direct", True)
     assert set(cals.auto_sources()) == {"direct"}
     old = _unreviewed(store, truth, 1)[0]
@@ -132,9 +140,7 @@ def test_auto_apply_calibrates_only_new_memories_of_that_source(trained) -> None
 def test_applying_pending_calibrations_is_audited_under_the_given_actor(trained) -> None:
     store, truth = trained
     cals = Calibrations(store)
-    like = next(x for x in cals.suggest(_unreviewed(store, truth, 3000))
-                if x.source == "direct" and (x.suggested or 0) > x.write_time)
-    model = store.get(like.memory_id)
+    _, model = _raised_direct(cals, store, truth)
     cals.set_auto_apply("direct", True)
     new = store.add(user_id="u", text=model.text, type=model.type,
                     importance=model.importance).id
