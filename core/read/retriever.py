@@ -321,15 +321,16 @@ class Retriever:
             # rejects; what relates to the query stays ahead of what does not.
             extra = [d.hit for d in diversity_dropped] + [h for h in kept if h.below_floor]
             results += extra[: max(k - len(results), 0)]
-            shown_seqs = {h.seq for h in results} | {d.seq for h in results for d in h.same_as}
+        shown = [*results, *(d for h in results for d in h.same_as)]
+        shown_seqs = {h.seq for h in shown}
+        if not floor:  # the rejects that filled the top k are results, not dropped
             diversity_dropped = [d for d in diversity_dropped if d.hit.seq not in shown_seqs]
             dropped = [d for d in dropped if d.hit.seq not in shown_seqs]
         dropped.sort(key=lambda d: (-d.hit.relevance, -d.hit.score))
         dropped = diversity_dropped + dropped
 
-        shown = [*results, *(d for h in results for d in h.same_as)]
         chosen, new_cursor = injection.rotate(
-            prefs, cursor, {h.seq for h in shown}, cfg.preference_limit,
+            prefs, cursor, shown_seqs, cfg.preference_limit,
             {h.text for h in shown}, relevant, cfg.inject_relevant_max) \
             if do_inject else ([], None)
         result = RetrievalResult(
