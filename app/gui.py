@@ -103,11 +103,8 @@ class Launcher:
         def ready(path: str | Path) -> None:
             if not self.open(path):
                 QApplication.exit(self.exit_code)
-            elif self.window is not None and self.builder is not None and (
-                    self.builder.built_now or self.window.write_service.lacks_vectors()):
-                # A new demo gets its vectors; one whose first embedding was cut short
-                # (the window closed during it) gets the rest.  open() just showed it.
-                self.window.write_service.embed()
+            elif self.window is not None and self.builder is not None:  # open() showed it
+                self.window.write_service.embed_demo(self.builder.built_now)
 
         def failed(message: str) -> None:
             self.exit_code = 3

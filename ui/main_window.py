@@ -458,11 +458,8 @@ class MainWindow(QMainWindow):
 
     def _open_built_demo(self, path: str | Path) -> None:
         self.open_path(path, create=False)
-        builder = self._builder
-        if builder is not None and (builder.built_now or self.write_service.lacks_vectors()):
-            # A new demo gets its vectors in the background; one whose first embedding
-            # was cut short (the window closed during it) gets the rest.
-            self.write_service.embed()
+        if self._builder is not None:
+            self.write_service.embed_demo(self._builder.built_now)
 
     def open_demo(self) -> None:
         from .demo_builder import DemoBuilder

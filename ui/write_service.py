@@ -122,13 +122,16 @@ class WriteService(QObject):
         self.job_finished.connect(self._on_job, Qt.ConnectionType.QueuedConnection)
         desk.changed.connect(self._on_changed)
 
-    def lacks_vectors(self) -> bool:
-        """Whether embedding would do anything: the model is there and memories lack a
-        vector (a demo whose first embedding was cut short)."""
+    def embed_demo(self, built_now: bool) -> None:
+        """The demo just opened gets its vectors in the background: all of them when it
+        was built now, the rest when its first embedding was cut short (the window
+        closed during it); nothing starts when none is missing or there is no model."""
         from memdesk.core import embeddings
         from memdesk.core.write.embed import missing_count
 
-        return embeddings.unavailable_reason() is None and missing_count(self.desk.store) > 0
+        if built_now or (embeddings.unavailable_reason() is None
+                         and missing_count(self.desk.store) > 0):
+            self.embed()
 
     def embed(self) -> QProgressDialog | None:
         self._embed_stop = threading.Event()  # set by Cancel, or when the window closes
