@@ -96,6 +96,9 @@ class JobState(TypedDict):
     memory_ids: list[str]
     held_for_review: int
     error: str | None
+    # The turn kept as said (its episode); None until the job is done, or while the
+    # guard holds the turn for review.
+    episode_id: NotRequired[str | None]
 
 
 class Hit(TypedDict):
@@ -104,10 +107,23 @@ class Hit(TypedDict):
     type: str
     layer: str | None
     score: float
+    # How strongly the result relates to the query (0-1, the channels' evidence), for
+    # an agent that cuts the list itself.
+    relevance: float
     importance: float
     created_at: str
     # Only with retrieve(floor=false), on the results below the relevance bar.
     below_floor: NotRequired[bool]
+    # An episode (a turn kept as said): who said it, in which session, when, and when
+    # what it tells of happened.
+    speaker: NotRequired[str | None]
+    session: NotRequired[str | None]
+    said_at: NotRequired[str | None]
+    event_date: NotRequired[str]
+    event_phrase: NotRequired[str | None]
+    date_note: NotRequired[str]
+    # A unit: the episode it was extracted from (id, session, speaker, said_at, …).
+    episode: NotRequired[dict[str, Any]]
 
 
 class Preference(TypedDict):

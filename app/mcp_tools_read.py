@@ -17,6 +17,7 @@ from memdesk.core.guard.origin import origin_of_memory
 from memdesk.core.ids import utcnow
 from memdesk.core.read.retriever import MAX_K
 from memdesk.core.read.terms import MAX_QUERY_CHARS
+from memdesk.core.store.episodes import Episodes
 from memdesk.core.store.query import Status
 from memdesk.core.write.jobs import JobQueue
 
@@ -44,8 +45,11 @@ from .mcp_models import (
 if TYPE_CHECKING:
     from .mcp_server import Runtime
 
-HIT_FIELDS = ("id", "text", "type", "layer", "score", "importance", "created_at")
-FLOOR_OFF = ("below_floor",)  # present only on results the floor would have dropped
+HIT_FIELDS = ("id", "text", "type", "layer", "score", "relevance", "importance", "created_at")
+# Present only on some results: below the floor (floor=false); an episode's own fields;
+# a unit's episode.
+FLOOR_OFF = ("below_floor", "speaker", "session", "said_at", "event_date", "event_phrase",
+             "date_note", "episode")
 
 
 def register(mcp: MCPServer, rt: Runtime) -> None:
@@ -187,14 +191,18 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
                 job = None
             if job is None or not serves(job.user_id):
                 raise NotFoundError(f"No job with id {job_id!r}")
-            records = store.get_many(list(job.memory_ids))
-            visible = [r.id for r in records if r.status is Status.ACTIVE]
+            episode = Episodes(store).of_job(job.id) if job.status == "done" else None
+            records = store.get_many([*job.memory_ids, *([episode] if episode else [])])
+            visible = [r.id for r in records if r.status is Status.ACTIVE and r.id != episode]
             held = sum(1 for r in records if r.status is Status.QUARANTINED)
+            shown_episode = episode if episode in {r.id for r in records
+                                                   if r.status is Status.ACTIVE} else None
             end = job.finished_at or utcnow()
             return {"job_id": job.id, "status": job.status, "attempts": job.attempts,
                     "created_at": job.created_at.isoformat(),
                     "finished_at": job.finished_at.isoformat() if job.finished_at else None,
                     "waited_s": round((end - job.created_at).total_seconds(), 3),
-                    "memory_ids": visible, "held_for_review": held, "error": job.error}
+                    "memory_ids": visible, "held_for_review": held, "error": job.error,
+                    "episode_id": shown_episode}
 
         return await run_store(run)

@@ -23,6 +23,7 @@ from datetime import datetime
 
 from memdesk.core.read import decay
 from memdesk.core.read.config import CHANNELS, ReadConfig
+from memdesk.core.store.episodes import EpisodeInfo
 
 
 @dataclass
@@ -55,6 +56,8 @@ class Hit:
     below_floor: bool = False
     # Identical or near-identical memories collapsed into this one (dedup.py).
     same_as: list[Hit] = field(default_factory=list)
+    # The episode this hit is (type episode) or was extracted from (episodic.py).
+    episode: EpisodeInfo | None = None
 
     @property
     def week(self) -> str:
@@ -77,7 +80,16 @@ class Hit:
             **({"below_floor": True} if self.below_floor else {}),
             **({"same_as": [{"id": d.id, "text": d.text} for d in self.same_as]}
                if self.same_as else {}),
+            **(self._episode_json() if self.episode is not None else {}),
         }
+
+    def _episode_json(self) -> dict[str, object]:
+        """An episode says who said it and when; a unit names the episode it came from."""
+        assert self.episode is not None
+        info = self.episode.to_json()
+        if self.type == "episode":
+            return {k: v for k, v in info.items() if k != "id"}
+        return {"episode": info}
 
 
 @dataclass

@@ -24,7 +24,7 @@ from memdesk.core.embeddings import DIM
 from memdesk.core.errors import MemdeskError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.read import channels as ch
-from memdesk.core.read import dedup, fusion, injection, prompts
+from memdesk.core.read import dedup, episodic, fusion, injection, prompts
 from memdesk.core.read import terms as qt
 from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
 from memdesk.core.read.query_vectors import query_vector
@@ -316,15 +316,25 @@ class Retriever:
             [h for h in kept if not h.task_preference and not h.below_floor],
             k - len(first), cfg)
         results = first + rest
+        # The week rule spreads, it does not cut: the V4 retriever proposal takes "best-
+        # per-week first, fill remaining", so what it held back fills the places left
+        # (one session's turns are one week; capping them lost the answers).  With
+        # ``floor=False`` the floor's rejects come after that: what relates to the
+        # query stays ahead of what does not.
+        extra = [d.hit for d in diversity_dropped]
         if not floor:
-            # "Always k": what the week rule held back comes next, then the floor's
-            # rejects; what relates to the query stays ahead of what does not.
-            extra = [d.hit for d in diversity_dropped] + [h for h in kept if h.below_floor]
-            results += extra[: max(k - len(results), 0)]
+            extra += [h for h in kept if h.below_floor]
+        results += extra[: max(k - len(results), 0)]
+        # Which turn each result is or came from, and when it was said; a unit then
+        # ranks above its own episode (episodic.py).
+        with self.store.read() as conn:
+            episodic.attach_in(conn, results)
+        results = episodic.units_before_their_episodes(results)
         shown = [*results, *(d for h in results for d in h.same_as)]
         shown_seqs = {h.seq for h in shown}
-        if not floor:  # the rejects that filled the top k are results, not dropped
-            diversity_dropped = [d for d in diversity_dropped if d.hit.seq not in shown_seqs]
+        # What filled the top k is a result, not dropped.
+        diversity_dropped = [d for d in diversity_dropped if d.hit.seq not in shown_seqs]
+        if not floor:
             dropped = [d for d in dropped if d.hit.seq not in shown_seqs]
         dropped.sort(key=lambda d: (-d.hit.relevance, -d.hit.score))
         dropped = diversity_dropped + dropped

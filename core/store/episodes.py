@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Connection, Table, select
+from sqlalchemy import ColumnElement, Connection, Table, select
 
 from memdesk.core.store.models import Episode, Memory, MemoryProvenance
 
@@ -65,6 +65,13 @@ class EpisodeInfo:
         if self.date_note:
             out["date_note"] = self.date_note
         return out
+
+
+def not_an_episode() -> ColumnElement[bool]:
+    """Rows that are not episodes: what the duplicates queue compares.  Turns kept as
+    said restate their own units by design, and two identical turns in two sessions
+    are two things that happened, not one memory to merge."""
+    return M.type != EPISODE_TYPE
 
 
 def _info(row: Any) -> EpisodeInfo:
@@ -129,6 +136,17 @@ class Episodes:
         with self.store.read() as conn:
             eid = source_episodes_in(conn, [unit_id]).get(unit_id)
             return episodes_in(conn, [eid]).get(eid) if eid else None
+
+    def of_job(self, job_id: str) -> str | None:
+        """The id of the episode a write-path job kept (its own, or the stored one of an
+        identical turn its units link to); None when it kept none."""
+        with self.store.read() as conn:
+            own = conn.execute(select(E.memory_id).where(E.job_id == job_id)).first()
+            if own is not None:
+                return str(own[0])
+            linked = conn.execute(select(P.episode_id).where(
+                P.job_id == job_id, P.episode_id.is_not(None)).limit(1)).first()
+            return str(linked[0]) if linked is not None else None
 
     def units_of(self, episode_id: str) -> list[str]:
         """The ids of the units extracted from the episode, oldest first."""

@@ -39,6 +39,7 @@ import numpy as np
 from sqlalchemy import Connection, Select, select, type_coerce
 from sqlalchemy.types import NullType
 
+from memdesk.core.store.episodes import not_an_episode
 from memdesk.core.store.models import Memory, MemoryVector
 from memdesk.core.store.query import active_belief_state
 
@@ -346,7 +347,7 @@ def row_query() -> Select[*tuple[Any, ...]]:
     # only cluster members' are parsed (``parse_created``).
     return select(*_COLUMNS, V.vector).select_from(
         Memory.__table__.outerjoin(MemoryVector.__table__, V.seq == M.seq)
-    ).where(active_belief_state())
+    ).where(active_belief_state(), not_an_episode())
 
 
 def active_rows(conn: Connection, user_id: str) -> list[Row]:
@@ -406,7 +407,8 @@ def scan_user(conn: Connection, user_id: str) -> UserScan:
     by_text: dict[str, list[ScanRow]] = {}
     with gc_paused():
         for r in conn.execute(select(*_COLUMNS).where(
-                active_belief_state(), M.user_id == user_id).order_by(M.seq)).fetchall():
+                active_belief_state(), not_an_episode(), M.user_id == user_id)
+                .order_by(M.seq)).fetchall():
             by_text.setdefault(normalise_text(r[2]), []).append(r)
     groups = list(by_text.values())
     found = _vectors(conn, [g[0][0] for g in groups])

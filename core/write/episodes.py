@@ -32,6 +32,9 @@ from memdesk.core.validation import validate_fields
 from memdesk.core.write.units import Turn
 
 M = Memory.__table__.c
+# The provenance of an episode: not extracted, kept as said (the detail pane's
+# "Extracted by", and how the guard finds which agent's job a held turn came from).
+VERBATIM = "verbatim"
 EPISODE_IMPORTANCE = 0.3
 # A turn is certainly what was said; whether it is true is another matter, which is why
 # the units extracted from it carry their own confidence.

@@ -49,6 +49,7 @@ from memdesk.core.write.embed import (
     space_problem,
 )
 from memdesk.core.write.episodes import (
+    VERBATIM,
     DateResolver,
     EventDate,
     episode_values,
@@ -279,6 +280,10 @@ class Worker:
                     done_notes.append(f"{len(plan.holds)} correction(s) held for review "
                                       "instead of superseding: " + ", ".join(
                                           f.rule_id for fs in plan.holds.values() for f in fs))
+                if new_episode:  # which job (and so which agent) the turn came from
+                    conn.execute(insert(PT), [{
+                        "memory_id": episode_id, "extractor": VERBATIM, "model": None,
+                        "job_id": job.id, "created_at": now, "episode_id": None}])
                 if rows:
                     conn.execute(insert(PT), [
                         {"memory_id": r["id"], "extractor": extraction.extractor,

@@ -34,8 +34,10 @@ def db(tmp_path: Path) -> str:
 def test_review_cli_round_trip(db: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["review", "list", "--db", db, "--json"]) == 0
     held = json.loads(capsys.readouterr().out)
-    assert len(held) == 1  # the Oslo fact; tea's link was only in the turn; bob is clean
-    (item,) = held
+    # The Oslo fact, and two turns kept as said (episodes): Oslo's, and tea's, whose
+    # link was only in the turn; bob is clean.
+    assert sorted(h["type"] for h in held) == ["episode", "episode", "fact"]
+    (item,) = [h for h in held if h["type"] != "episode"]
     assert item["status"] == "quarantined" and item["origin"]["client_name"] == "cli-agent"
     [reason] = item["reasons"]
     assert set(reason) == {"rule", "reason", "evidence"}
@@ -68,6 +70,11 @@ def test_review_cli_round_trip(db: str, capsys: pytest.CaptureFixture[str]) -> N
 
     assert main(["review", "approve", "--db", db, item["id"]]) == 2  # not held any more
     assert "not waiting for review" in capsys.readouterr().err
+    assert main(["review", "list", "--db", db]) == 0  # the two turns are still held
+    assert "2 held for review" in capsys.readouterr().err
+    episodes = [h["id"] for h in held if h["type"] == "episode"]
+    assert main(["review", "reject", "--db", db, *episodes]) == 0
+    capsys.readouterr()
     assert main(["review", "list", "--db", db]) == 0
     assert "nothing is waiting" in capsys.readouterr().out
 

@@ -76,7 +76,9 @@ def test_store_jobs_worker_retry(tmp_path: Path) -> None:
     r = cli("--db", db, "worker", "--offline", "--drain", "--no-embed")
     assert r.returncode == 0 and f"{job_id} done 2 memories" in r.stdout
     r = cli("--db", db, "list", "--json")
-    assert {m["layer"] for m in json.loads(r.stdout)} == {"semantic"}
+    # the two facts, and the turn itself kept as said (its episode)
+    assert sorted((m["type"], m["layer"]) for m in json.loads(r.stdout)) == [
+        ("episode", "episodic"), ("fact", "semantic"), ("fact", "semantic")]
     r = cli("--db", db, "jobs")
     assert "done: 1" in r.stdout and job_id in r.stdout
     r = cli("--db", db, "jobs", "retry", job_id)

@@ -54,7 +54,7 @@ def test_hidden_instructions_from_an_agent_are_held_and_shown_revealed(
     store = MemoryStore.open(db)
     try:
         items = Review(store).inbox()
-        assert len(items) == 2
+        assert len(items) == 4  # each turn's unit and the turn itself (its episode)
         ids = [i.memory.id for i in items]
         for mid in ids:
             assert store.get(mid).status is Status.QUARANTINED
@@ -81,9 +81,9 @@ def test_the_review_inbox_shows_the_revealed_text_as_plain_text(
         view = ReviewView(desk_for(store))
         qtbot.addWidget(view)
         view.reload(None)
-        qtbot.waitUntil(lambda: view.model.rowCount() == 2, timeout=10_000)
+        qtbot.waitUntil(lambda: view.model.rowCount() == 4, timeout=10_000)
         seen = []
-        for row in range(2):
+        for row in range(4):
             view.table.selectRow(row)
             qtbot.waitUntil(lambda: view.current_item() is not None, timeout=5_000)
             seen.append(view.card.reasons.toPlainText())

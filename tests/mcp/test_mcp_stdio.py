@@ -43,8 +43,16 @@ def test_store_then_job_done_then_retrieve_finds_it(db: Path, tmp_path: Path) ->
                 assert st["held_for_review"] == 0
                 got = await call(s, "retrieve", query="Where does the user live?",
                                  user_id="alice")
-                assert "The user lives in Lisbon." in [h["text"] for h in got["results"]]
-                assert "The user prefers green tea." in [p["text"] for p in got["preferences"]]
+                texts = [h["text"] for h in got["results"]]
+                assert "The user lives in Lisbon." in texts
+                # the unit first, then the turn it came from (its episode), said when
+                lisbon = texts.index("The user lives in Lisbon.")
+                turn = texts.index("I live in Lisbon. I prefer green tea.")
+                assert lisbon < turn
+                assert got["results"][lisbon]["episode"]["session"] == "conv-7"
+                # the preference reaches the agent: a result, or injected
+                assert "The user prefers green tea." in texts + [
+                    p["text"] for p in got["preferences"]]
                 mem = await call(s, "get_memory", memory_id=st["memory_ids"][0])
                 assert mem["status"] == "active" and mem["source_session"] == "conv-7"
                 assert mem["origin"]["actor"] == "agent"
@@ -89,7 +97,8 @@ def test_bad_arguments_are_error_results_and_the_session_goes_on(db: Path,
                 weird = "I prefer rooibos. " + "\u202e\u0301🙂" * 3000
                 st = await store_and_wait(s, weird, user_id="alice")
                 # done, and held: right-to-left overrides make the display lie
-                assert st["status"] == "done" and st["held_for_review"] == 1
+                # (the unit and the turn itself, its episode)
+                assert st["status"] == "done" and st["held_for_review"] == 2
                 # still serving after all of that (a held memory is not an agent's to read)
                 got = await call(s, "search_memories", user_id="alice", text="rooibos")
                 assert got["items"] == []
@@ -132,7 +141,8 @@ def test_poisoned_write_is_held_until_an_operator_approves(db: Path, tmp_path: P
             async with client(db, tmp_path) as s:
                 st = await store_and_wait(s, poison, user_id="alice")
                 assert st["status"] == "done"
-                assert st["memory_ids"] == [] and st["held_for_review"] == 2
+                # the two units and the turn itself (its episode)
+                assert st["memory_ids"] == [] and st["held_for_review"] == 3
                 got = await call(s, "retrieve", query="which bank AcmeBank", user_id="alice")
                 assert got["results"] == [] and got["preferences"] == []
                 found = await call(s, "search_memories", user_id="alice", status="any")
@@ -142,7 +152,7 @@ def test_poisoned_write_is_held_until_an_operator_approves(db: Path, tmp_path: P
     anyio.run(main)
     store = MemoryStore.open(db)
     held = Review(store).inbox()
-    assert len(held) == 2 and all(i.memory.status is Status.QUARANTINED for i in held)
+    assert len(held) == 3 and all(i.memory.status is Status.QUARANTINED for i in held)
     assert all(i.origin is not None and i.origin.client_name == "test-agent" for i in held)
     Review(store).approve([i.memory.id for i in held])
     store.close()

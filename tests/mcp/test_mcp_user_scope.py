@@ -79,7 +79,7 @@ def test_no_tool_answers_about_another_users_ids(seeded, tmp_path: Path) -> None
         for u in ("bob", "carol"):
             assert store.get(mems[u]).is_active
             assert [e.action for e in store.events(mems[u])] == ["add"]
-        assert store.count() == 3
+        assert store.count() == 6  # each user's memory, and the turn it came from
     finally:
         store.close()
 

@@ -11,7 +11,8 @@ import pytest
 from memdesk.core import taxonomy as tx
 from memdesk.core.errors import ValidationError
 
-ALL_TYPES = "preference, fact, decision, procedure, correction, error, note, reasoning"
+# The union, and the episode: a turn kept as said (the write path makes them).
+ALL_TYPES = "preference, fact, decision, procedure, correction, error, note, reasoning, episode"
 
 
 def test_type_vocabulary_is_the_union_of_recall_and_dispositional_types() -> None:

@@ -1,0 +1,62 @@
+"""Episodes in results: which turn a unit came from, when it was said, and the order.
+
+Retrieval searches episodes (turns kept as said) and units (what the extractor typed
+from them) together: an episode is a memory like any other to the channels.  Two
+rules apply once the results are chosen:
+
+- every result says when it was said: an episode carries its own speaker, session,
+  session time and event date; a unit names the episode it came from, with the same;
+- a unit ranks above the episode it came from.  The unit is the distilled statement
+  ("The user's daughter Emma is 7."), the episode its evidence ("Emma turned 7 last
+  week, we had a dinosaur cake!"); an agent reading top-down should meet the claim
+  first and the turn that backs it after.  Only the order between the two changes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from memdesk.core.store.episodes import EPISODE_TYPE, episodes_in, source_episodes_in
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection
+
+    from memdesk.core.read.fusion import Hit
+
+
+def attach_in(conn: Connection, hits: list[Hit]) -> None:
+    """Fill ``Hit.episode`` for every hit that is, or came from, an episode."""
+    if not hits:
+        return
+    units = [h.id for h in hits if h.type != EPISODE_TYPE]
+    source = source_episodes_in(conn, units) if units else {}
+    wanted = [h.id for h in hits if h.type == EPISODE_TYPE] + list(source.values())
+    infos = episodes_in(conn, wanted) if wanted else {}
+    for h in hits:
+        eid = h.id if h.type == EPISODE_TYPE else source.get(h.id)
+        if eid is not None:
+            h.episode = infos.get(eid)
+
+
+def units_before_their_episodes(hits: list[Hit]) -> list[Hit]:
+    """``hits`` with each episode moved just below the last of its own units that ranks
+    under it (stable otherwise)."""
+    position = {h.id: i for i, h in enumerate(hits)}
+    last_unit: dict[str, int] = {}
+    for i, h in enumerate(hits):
+        if h.type != EPISODE_TYPE and h.episode is not None:
+            last_unit[h.episode.id] = i
+    moves = {eid: i for eid, i in last_unit.items()
+             if eid in position and position[eid] < i}
+    if not moves:
+        return hits
+    out: list[Hit] = []
+    after: dict[int, list[Hit]] = {}
+    for h in hits:
+        if h.id in moves:
+            after.setdefault(moves[h.id], []).append(h)
+    for i, h in enumerate(hits):
+        if h.id not in moves:
+            out.append(h)
+        out.extend(after.get(i, []))
+    return out
