@@ -75,9 +75,13 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     p = sub.add_parser("store", parents=[common],
                        help="queue a conversation turn for extraction; prints the job id")
     p.add_argument("text", metavar="TEXT", help="the turn ('-' reads standard input)")
-    p.add_argument("--user", required=True, dest="user_id")
-    p.add_argument("--session", dest="session_id")
-    p.add_argument("--topic")
+    p.add_argument("--user", required=True, dest="user_id", help="whose memory it is")
+    p.add_argument("--session", dest="session_id", help="the conversation's id")
+    p.add_argument("--topic", help="a short subject to file the memories under")
+    p.add_argument("--speaker", help="who said the turn: user, assistant or a name")
+    p.add_argument("--said-at", dest="said_at", metavar="WHEN",
+                   help="when the conversation took place, ISO 8601 (2023-05-08T13:56Z); "
+                        "'yesterday' in the turn is read against it")
     p.set_defaults(handler=cmd_store)
 
     p = sub.add_parser("jobs", parents=[common],
@@ -116,6 +120,76 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--reembed", action="store_true",
                    help="clear every vector first (after a model change), then backfill")
     p.set_defaults(handler=cmd_embed)
+
+    p = sub.add_parser("episodes", parents=[common],
+                       help="the turns kept as said: show one's units, or prune old ones")
+    esub = p.add_subparsers(dest="episodes_command", metavar="ACTION", required=True)
+    e = esub.add_parser("show", parents=[common],
+                        help="an episode's speaker, session, time and units; or the "
+                             "episode a unit came from")
+    e.add_argument("memory_id", help="an episode's or a unit's id")
+    e.add_argument("--json", action="store_true")
+    e = esub.add_parser(
+        "prune", parents=[common],
+        help="soft-delete old episodes never recalled and with no unit kept (one undoable "
+             "step; --dry-run says how many and how much space first)")
+    e.add_argument("--older-than", dest="older_than", type=float, required=True,
+                   metavar="DAYS", help="said (or stored) more than DAYS days ago")
+    e.add_argument("--user", dest="user_id", help="only this user's episodes")
+    e.add_argument("--include-recalled", action="store_true",
+                   help="also episodes a retrieval has returned")
+    e.add_argument("--include-with-units", action="store_true",
+                   help="also episodes whose extracted units are still active")
+    e.add_argument("--dry-run", action="store_true", help="say what would go; change nothing")
+    e = esub.add_parser("undo", parents=[common], help="bring back what a prune removed")
+    e.add_argument("action_group", help="the group `episodes prune` printed (or a prefix)")
+    p.set_defaults(handler=cmd_episodes)
+
+
+def cmd_episodes(args: argparse.Namespace) -> int:
+    from memdesk.core.curation.episodes import EpisodePruning
+    from memdesk.core.errors import NotFoundError
+    from memdesk.core.store.episodes import Episodes
+
+    store = open_store(args, create=False)
+    if args.episodes_command == "undo":
+        from memdesk.core.store.prefixes import action_group_id
+        from memdesk.core.undo import undo_group
+
+        with store.read() as conn:
+            gid = action_group_id(conn, args.action_group)
+        ch = undo_group(store, gid)
+        print(f"undone: {len(ch.event_ids):,} episode(s) back")
+        return 0
+    if args.episodes_command == "show":
+        episodes = Episodes(store)
+        rec = store.get(args.memory_id)
+        own = episodes.get(rec.id)
+        info = own or episodes.source_of(rec.id)
+        if info is None:
+            raise NotFoundError(f"memory {rec.id} is no episode and came from none")
+        units = episodes.units_of(info.id)
+        if args.json:
+            print(json.dumps({**info.to_json(), "units": units}, ensure_ascii=False, indent=1))
+            return 0
+        said = f"{info.said_at:%Y-%m-%d %H:%M}" if info.said_at else "time not given"
+        print(f"episode {info.id}  {short(info.speaker or 'speaker not given', 30)}  "
+              f"session {short(info.session_id or '-', 30)}  {said}")
+        if info.event_start is not None:
+            print(f"  happened: {info.event_date} ({short(info.event_phrase or '', 40)})")
+        print(f"  {len(units)} unit(s) extracted" + (": " + ", ".join(units) if units else ""))
+        return 0
+    pruning = EpisodePruning(store)
+    plan = pruning.plan(args.older_than, user=args.user_id,
+                        include_recalled=args.include_recalled,
+                        include_with_units=args.include_with_units)
+    if args.dry_run or not plan.count:
+        print(("would prune " if plan.count else "nothing to prune: ") + plan.describe())
+        return 0
+    changes = pruning.prune(plan)
+    print(f"pruned {plan.describe()}; `memdesk episodes undo {changes.group_id}` brings "
+          "them back")
+    return 0
 
 
 def _config(args: argparse.Namespace) -> ExtractorConfig:
@@ -161,9 +235,10 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
 def cmd_store(args: argparse.Namespace) -> int:
     from memdesk.core.write.jobs import JobQueue
-    from memdesk.core.write.units import Turn
+    from memdesk.core.write.units import Turn, parse_said_at
 
-    turn = Turn(read_text(args.text), args.user_id, args.session_id, args.topic)
+    turn = Turn(read_text(args.text), args.user_id, args.session_id, args.topic,
+                speaker=args.speaker, said_at=parse_said_at(args.said_at))
     store = open_store(args)
     print(JobQueue(store).enqueue(turn))
     return 0

@@ -14,7 +14,7 @@ from memdesk.core.guard import agent_actions
 from memdesk.core.guard.agent_api import check_agent_text
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.write.intake import enqueue_from_agent
-from memdesk.core.write.units import MAX_TURN_TEXT, Turn
+from memdesk.core.write.units import MAX_TURN_TEXT, Turn, parse_said_at
 
 from .mcp_common import ADD, FORGET, run_store
 from .mcp_models import AgentArg, ChangeResult, Job, MemoryIdArg, RunArg, UserArg
@@ -52,17 +52,25 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         source: SourceArg = "user",
         agent_id: AgentArg = None,
         run_id: RunArg = None,
+        speaker: Annotated[str | None, Field(max_length=200, description=(
+            "who said the turn: 'user', 'assistant' or a name (optional)"))] = None,
+        said_at: Annotated[str | None, Field(max_length=64, description=(
+            "when the conversation took place, ISO 8601 (e.g. 2023-05-08T13:56:00Z); "
+            "'yesterday' in the turn is read against it"))] = None,
     ) -> Job:
         """Queue a conversation turn for extraction into memories; returns a job id at
-        once, without waiting for extraction. Poll job_status for the result."""
+        once, without waiting for extraction. Poll job_status for the result. The turn
+        itself is kept as said (an episode), whatever the extraction finds in it."""
         def run() -> str:
             user = rt.scope.user(user_id, "write")
             check_agent_text("text", text)
             for name, v in (("session_id", session_id), ("topic", topic),
-                            ("agent_id", agent_id), ("run_id", run_id)):
+                            ("agent_id", agent_id), ("run_id", run_id),
+                            ("speaker", speaker), ("said_at", said_at)):
                 check_agent_text(name, v)
             return enqueue_from_agent(store, Turn(text, user, session_id, topic, agent_id,
-                                                  run_id), rt.origin(ctx, source))
+                                                  run_id, speaker, parse_said_at(said_at)),
+                                      rt.origin(ctx, source))
 
         job_id = await run_store(run)
         rt.wake()

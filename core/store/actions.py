@@ -115,6 +115,9 @@ RESOLVE_MERGE = Action("resolve_merge", Stream.MEMORY, _RESOLVED, "merge resolut
 # duplicates (core/curation/duplicates.py): a merge supersedes the others by the one
 # kept; "not duplicates" changes no memory (one audit row per member records it).
 MERGE = Action("merge", Stream.MEMORY, MEMORY_EDIT, "merge of duplicates")
+# The operator's bulk removal of old episodes (turns kept as said): a soft delete.
+PRUNE_EPISODES = Action("prune_episodes", Stream.MEMORY, MEMORY_EDIT, "prune", "episode",
+                        "episodes")
 DISMISS_DUPLICATES = Action("dismiss_duplicates", Stream.MEMORY, Changed.HISTORY,
                             "not-duplicates decision")
 # the poisoning guard (core/guard/)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from memdesk.core.errors import MemdeskError, ValidationError
@@ -39,6 +39,29 @@ class ExtractionError(MemdeskError):
 
 class UnitRejected(ValueError):
     """One unit of an extractor's answer is invalid; ``str()`` is the reason."""
+
+
+def parse_said_at(value: object) -> datetime | None:
+    """When a turn's session took place, from what an agent or a file says: an ISO 8601
+    date or date and time (with an offset, converted to UTC; without one, taken as UTC,
+    as every time in the store is).  None or empty: not given."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, datetime):
+        when = value
+    elif isinstance(value, str):
+        text = value.strip()
+        try:
+            when = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+        except ValueError:
+            raise ValidationError("said_at", f"{value!r} is not an ISO 8601 date or time "
+                                  "(for example 2023-05-08T13:56:00Z)") from None
+    else:
+        raise ValidationError("said_at", "must be an ISO 8601 date or time, got "
+                              f"{type(value).__name__}")
+    if when.tzinfo is not None:
+        when = when.astimezone(UTC).replace(tzinfo=None)
+    return when
 
 
 @dataclass(frozen=True)
