@@ -16,10 +16,22 @@ linear in ``(s1, s2)``, so a frame's effect is ``M @ (s1, s2) + c`` with ``M`` f
 the page size and ``c`` computed for every frame at once with numpy: a 16 MB WAL is
 scanned in tens of milliseconds, cheap enough for every open that finds a WAL.
 
-Frames after the valid end that carry this generation's salts but no commit mark are
-a transaction a killed writer left unfinished: dropping them is correct, and only a
-note.  A frame being written while we read can look torn, so a finding is confirmed
-by reading again (:func:`wal_problems`).
+A frame of this generation is one with its salts, or one whose checksum continues
+the frame before it (a frame whose salts were damaged still chains; a stale frame of
+an older generation never chains onto a newer one, its predecessor having been
+overwritten).  Frames after the valid end that belong to this generation but hold no
+commit mark are a transaction a killed writer left unfinished: dropping them is
+correct, and only a note.
+
+Any non-empty WAL whose header SQLite cannot read (all zeros, random bytes, a wrong
+magic number, version or page size, a header checksum that does not match, fewer
+than 32 bytes) is damage: SQLite ignores such a log entirely and the next read-write
+open deletes it, with every commit it holds.  SQLite itself never leaves one: a reset
+rewrites a valid header, and a truncated WAL is 0 bytes.
+
+Frames are read and checksummed 4 MB at a time, so the scan's memory is bounded
+whatever the WAL's size.  A frame being written while we read can look torn, so a
+finding is confirmed by reading again (:func:`wal_problems`).
 """
 
 from __future__ import annotations
