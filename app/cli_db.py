@@ -138,6 +138,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps({
             "store": str(path), "ok": report.ok, "problems": list(report.problems),
+            "complete": report.complete, "notes": list(report.notes),
             "seconds": round(report.seconds, 3),
             "latest_good_backup": str(good.path) if good else None,
         }, indent=1))
@@ -193,21 +194,30 @@ def cmd_backup(args: argparse.Namespace) -> int:
 
 
 def cmd_backups(args: argparse.Namespace) -> int:
-    from memdesk.core.store.backup import backup_dir, list_backups
+    from memdesk.core.store.backup import REPLACED, backup_dir, list_backups
 
     path = _store_path(args)
     backups = list_backups(path)
     if args.json:
         print(json.dumps([
             {"path": str(b.path), "when": b.when.isoformat() + "Z", "reason": b.reason,
-             "bytes": b.size} for b in backups
+             "bytes": b.size, "kept_until_deleted": b.reason == REPLACED} for b in backups
         ], indent=1))
         return 0
     if not backups:
         print(f"No backups of {path} (they go to {backup_dir(path)}).")
         return 0
-    for b in backups:
+    rotated = [b for b in backups if b.reason != REPLACED]
+    replaced = [b for b in backups if b.reason == REPLACED]
+    for b in rotated:
         print(f"{b.when:%Y-%m-%d %H:%M:%S} UTC  {b.reason:<12} {b.size:>14,}  {b.path}")
+    if replaced:
+        total = sum(b.size for b in replaced)
+        print(f"\nSet aside by restores ({len(replaced)}, {total:,} bytes): the stores as "
+              "they were before each restore, with the writes made after the backup restored; "
+              "never rotated away, kept until you delete them.")
+        for b in replaced:
+            print(f"{b.when:%Y-%m-%d %H:%M:%S} UTC  {b.reason:<12} {b.size:>14,}  {b.path}")
     return 0
 
 

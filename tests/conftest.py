@@ -134,11 +134,20 @@ def store(store_path: Path | str, empty_store_template: Path):
     close_store(s)
 
 
+@pytest.fixture(scope="session")
+def session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One XDG cache folder for the session: what memdesk caches there (the reference
+    schema each check compares a store with) is built once, not once per test."""
+    return tmp_path_factory.mktemp("xdg-cache")
+
+
 @pytest.fixture(autouse=True)
-def isolated_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def isolated_profile(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, session_cache: Path):
     """No test reads or writes the real profile: memdesk's settings file, the XDG config
-    and data folders (default and demo stores) all point into tmp_path; so do those of
-    any subprocess a test starts (it inherits the environment)."""
+    and data folders (default and demo stores) all point into tmp_path, the cache into
+    the session's; so do those of any subprocess a test starts (it inherits the
+    environment)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(session_cache))
     monkeypatch.setenv("MEMDESK_CONFIG_DIR", str(tmp_path / "profile" / "config" / "memdesk"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "profile" / "config"))
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "profile" / "data"))

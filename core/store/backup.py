@@ -3,9 +3,9 @@
 Automatic backups are the same wherever a store is written: the GUI keeps an
 :class:`AutoBackup` per open store, and every other process that writes (the CLI's
 commands, ``memdesk worker``, ``memdesk mcp``) calls :func:`keep_backed_up` once
-when it opens its store: at its first write a backup is taken when the latest is
-older than the interval and the file changed since, then again on the interval
-while it keeps writing; processes that only read never back up.  Interval and
+when it opens its store, the one it created included: at its first write a backup is
+taken when the latest is older than the interval and the file changed since, then
+again on the interval while it keeps writing; processes that only read never back up.  Interval and
 retention come from the environment (:class:`BackupPolicy`, docs/sqlite.md).
 
 A backup is taken with SQLite's online backup API in one step, which holds one read
@@ -55,6 +55,7 @@ AUTO_TICK_S = 60.0  # how often a writing process asks the policy (it decides)
 INTERVAL_ENV = "MEMDESK_BACKUP_INTERVAL_MIN"  # minutes; 0 turns automatic backups off
 KEEP_ENV = "MEMDESK_BACKUP_KEEP"  # the newest backups always kept (then daily, weekly…)
 BUDGET_ENV = "MEMDESK_BACKUP_BUDGET_MB"  # total size the kept backups may take
+REPLACED = "replaced"  # the reason of the copy a restore keeps of the store it replaced
 _NAME = re.compile(r"^(\d{8}T\d{6}-\d{6})-([a-z0-9-]+)\.db$")
 STAMP = "%Y%m%dT%H%M%S-%f"
 _STAMP = STAMP
@@ -129,6 +130,11 @@ def list_backups(store_path: Path) -> list[BackupInfo]:
     return sorted(found, key=lambda i: i.when, reverse=True)
 
 
+def replaced_copies(store_path: Path) -> list[BackupInfo]:
+    """The stores restores set aside, newest first: kept until the operator deletes them."""
+    return [b for b in list_backups(store_path) if b.reason == REPLACED]
+
+
 def latest_backup(store_path: Path) -> BackupInfo | None:
     backups = list_backups(store_path)
     return backups[0] if backups else None
@@ -173,7 +179,7 @@ def backup_connection(
             dst.isolation_level = None
             dst.execute("PRAGMA journal_mode = DELETE")  # one self-contained file
             if check:
-                report = check_connection(dst, level="quick")
+                report = check_connection(dst, level="quick", schema=False)
                 if report.damaged:
                     raise BackupError(
                         f"The backup copy failed its check ({report.summary()}); the store "
@@ -211,8 +217,13 @@ def thin(backups: list[BackupInfo], now: datetime, *,
          keep_recent: int = KEEP_RECENT, budget: int = SIZE_BUDGET_BYTES) -> list[BackupInfo]:
     """The backups to delete: keep the newest ``keep_recent``, then the newest of each
     day (7), ISO week (4) and month (12); then drop the oldest kept ones until the
-    total fits ``budget`` (the newest two always stay)."""
-    ordered = sorted(backups, key=lambda b: b.when, reverse=True)
+    total fits ``budget`` (the newest two always stay).
+
+    A ``replaced`` copy (the store a restore set aside) is never deleted nor counted:
+    it holds the writes made after the restored backup, which exist nowhere else, so
+    only the operator deletes it (``db backups`` lists them apart, with their size)."""
+    ordered = sorted((b for b in backups if b.reason != REPLACED), key=lambda b: b.when,
+                     reverse=True)
     keep: list[BackupInfo] = list(ordered[:keep_recent])
     buckets = (
         (KEEP_DAILY, lambda d: d.date()),
@@ -373,13 +384,15 @@ class BackupKeeper:
 def keep_backed_up(store: MemoryStore, *, tick_s: float | None = None) -> BackupKeeper | None:
     """Automatic backups for a process writing ``store`` (a MemoryStore): armed by its
     first write transaction, stopped when the store closes.  None when there is
-    nothing to do: not a SQLite file, opened read-only, just created, or turned off."""
+    nothing to do: not a SQLite file, opened read-only, or turned off.  A store this
+    process just created is backed up like any other (a long-running ``mcp`` or
+    ``worker`` that created it would otherwise never back up what it writes)."""
     path = sqlite_path(store.engine.url.render_as_string(hide_password=False))
     report = store.report
     policy = BackupPolicy.from_env()
     if path is None or policy.interval <= timedelta(0):
         return None
-    if report is not None and (report.read_only or report.created):
+    if report is not None and report.read_only:
         return None
     from sqlalchemy import event
 

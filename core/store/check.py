@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from memdesk.core.store.db import DRIVER, connect_raw
+from memdesk.core.store.schemacheck import schema_problems
 from memdesk.core.store.walcheck import wal_problems
 
 # Below this size the full integrity_check runs on every open (tens of ms per MB).
@@ -58,7 +59,8 @@ class CheckReport:
             more = f" (and {len(self.problems) - 5} more)" if len(self.problems) > 5 else ""
             return f"the store is damaged: {shown}{more}"
         if not self.complete:
-            return f"no damage found in the part checked ({self.level} check cut short)"
+            why = self.notes[0] if self.notes else f"{self.level} check cut short"
+            return f"no damage found in the part checked ({why})"
         return f"no damage found ({self.level} check)"
 
 
@@ -92,8 +94,11 @@ def _pragma_rows(conn: sqlite3.Connection, sql: str, deadline: _Deadline) -> lis
 
 
 def check_connection(conn: sqlite3.Connection, *, level: str,
-                     budget_s: float | None = None) -> CheckReport:
-    """Run the checks of ``level`` on a raw driver connection (read-only is enough)."""
+                     budget_s: float | None = None, schema: bool = True) -> CheckReport:
+    """Run the checks of ``level`` on a raw driver connection (read-only is enough).
+
+    ``schema``: compare the schema objects with the revision's too (a backup's copy
+    check does not: a faithful copy of a store missing a trigger is still faithful)."""
     start = time.monotonic()
     deadline = _Deadline(budget_s)
     problems: list[str] = []
@@ -105,6 +110,8 @@ def check_connection(conn: sqlite3.Connection, *, level: str,
             complete = False
         else:
             problems += [r for r in rows if r != "ok"]
+            if schema and not problems:  # a damaged schema table cannot be compared
+                problems += schema_problems(conn)
         if level == "full" and complete:
             fk = _pragma_rows(conn, "PRAGMA foreign_key_check", deadline) or []
             problems += [f"foreign key broken: {r}" for r in fk[:MAX_PROBLEMS]]
@@ -140,19 +147,29 @@ def _fts_check(conn: sqlite3.Connection) -> list[str]:
     return out
 
 
+class CopyFailed(Exception):
+    """The private copy for FTS5's check could not be made (no room, no folder)."""
+
+
 def fts_check_on_copy(conn: sqlite3.Connection) -> list[str]:
-    """FTS5's integrity check on a private copy of the database behind ``conn``."""
-    with tempfile.TemporaryDirectory(prefix="memdesk-check-") as tmp:
-        copy = DRIVER.connect(str(Path(tmp) / "copy.db"), check_same_thread=False)
-        try:
-            copy.isolation_level = None
+    """FTS5's integrity check on a private copy of the database behind ``conn``.
+
+    Raises :class:`CopyFailed` when the copy cannot be written: that says nothing
+    about the store (a temp folder too small for it), so it is not damage."""
+    try:
+        with tempfile.TemporaryDirectory(prefix="memdesk-check-") as tmp:
+            copy = DRIVER.connect(str(Path(tmp) / "copy.db"), check_same_thread=False)
             try:
-                conn.backup(copy)
-            except DRIVER.Error as exc:
-                return [f"cannot copy the store to check its full-text index: {exc}"]
-            return _fts_check(copy)
-        finally:
-            copy.close()
+                copy.isolation_level = None
+                try:
+                    conn.backup(copy)
+                except DRIVER.Error as exc:
+                    raise CopyFailed(str(exc)) from exc
+                return _fts_check(copy)
+            finally:
+                copy.close()
+    except OSError as exc:
+        raise CopyFailed(exc.strerror or str(exc)) from exc
 
 
 def check_file(path: Path, *, level: str = "full", budget_s: float | None = None) -> CheckReport:
@@ -163,14 +180,24 @@ def check_file(path: Path, *, level: str = "full", budget_s: float | None = None
         conn = connect_raw(path, read_only=True)
     except DRIVER.Error as exc:
         return CheckReport(level, (*wal, f"cannot open: {exc}"))
+    notes: list[str] = []
     try:
         report = check_connection(conn, level=level, budget_s=budget_s)
         problems = [*wal, *report.problems]
+        complete = report.complete
         if level == "full" and report.complete and not report.problems:
-            problems += fts_check_on_copy(conn)
+            try:
+                problems += fts_check_on_copy(conn)
+            except CopyFailed as exc:
+                complete = False
+                notes.append(
+                    f"the full-text index was not checked: its check runs on a copy of the "
+                    f"store in the temp folder ({tempfile.gettempdir()}), which could not be "
+                    f"written ({exc}); set TMPDIR to a folder with room and check again")
     finally:
         conn.close()
-    return CheckReport(level, tuple(problems), report.complete, time.monotonic() - start)
+    return CheckReport(level, tuple(problems), complete, time.monotonic() - start,
+                       tuple(notes))
 
 
 def open_check(conn: sqlite3.Connection, path: Path,

@@ -11,6 +11,7 @@ revision number, set by :func:`stamp` inside the migration's transaction.
 from __future__ import annotations
 
 import sqlite3
+import stat
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -60,7 +61,13 @@ def identify(path: Path, timeout: float = BUSY_TIMEOUT_S) -> Identity:
     fixed 2 s made a fourth process opening an old store at once give up while the
     first was still migrating it."""
     try:
-        size = path.stat().st_size
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            # A named pipe or a device would block the read below, or never end.
+            raise StoreOpenError(
+                f"{path} is not a regular file (a folder, a named pipe or a device), so it "
+                "is not a memdesk store. Nothing was read or changed.")
+        size = st.st_size
         header = read_header(path)
     except OSError as exc:
         raise StoreOpenError(f"Cannot read {path}: {exc.strerror or exc}.") from exc
@@ -93,30 +100,55 @@ def identify(path: Path, timeout: float = BUSY_TIMEOUT_S) -> Identity:
         conn.close()
 
 
+def _user_tables(conn: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            if not str(r[0]).startswith("sqlite_")}
+
+
 def _classify(conn: sqlite3.Connection) -> Identity:
+    """memdesk's stores are told by their application id, or — for stores an older
+    memdesk made before it set one — by a revision memdesk knows *and* every table that
+    revision's migrations create; Recall's by its ``memories`` table alone.  Table names
+    alone never make a store: another application may well have an ``alembic_version``
+    and a ``memories`` table."""
+    from memdesk.core.store.schemacheck import reference
+
     app_id = int(conn.execute("PRAGMA application_id").fetchone()[0])
     user_version = int(conn.execute("PRAGMA user_version").fetchone()[0])
     journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
-    tables = {
-        r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-    }
+    tables = _user_tables(conn)
     common = dict(application_id=app_id, user_version=user_version, journal_mode=journal)
     if app_id not in (0, APPLICATION_ID):
         return Identity(StoreKind.FOREIGN, detail=f"application id {app_id:#x}", **common)
-    if "alembic_version" in tables and "memories" in tables:
-        revs = [r[0] for r in conn.execute("SELECT version_num FROM alembic_version")]
-        if len(revs) != 1:
-            raise StoreOpenError(f"The store has schema heads {revs}; cannot open it.")
-        return Identity(StoreKind.MEMDESK, revision=revs[0], **common)
+    revs = ([str(r[0]) for r in conn.execute("SELECT version_num FROM alembic_version")]
+            if "alembic_version" in tables else [])
     if app_id == APPLICATION_ID:
+        if "alembic_version" in tables and "memories" in tables:
+            if len(revs) != 1:
+                raise StoreOpenError(f"The store has schema heads {revs}; cannot open it.")
+            return Identity(StoreKind.MEMDESK, revision=revs[0], **common)
         if not tables:
             return Identity(StoreKind.EMPTY, **common)
         raise StoreCorruptError("The store's version table is missing: it is damaged.")
-    if "memories" in tables and "alembic_version" not in tables:
+    if "alembic_version" in tables:
+        expected = reference(revs[0]) if len(revs) == 1 else None
+        needed = {name for kind, name in expected or () if kind == "table"}
+        if expected is not None and revs[0] != "0001" and needed <= tables:
+            return Identity(StoreKind.MEMDESK, revision=revs[0], **common)
+        shown = ", ".join(revs) or "none"
+        return Identity(StoreKind.FOREIGN, detail=(
+            f"no memdesk application id, and its version table (revision {shown}) and "
+            "tables are not those of a memdesk store"), **common)
+    if "memories" in tables:
         cols = {r[1] for r in conn.execute("PRAGMA table_info(memories)")}
-        if cols >= RECALL_COLUMNS:
-            return Identity(StoreKind.RECALL, revision="0001", **common)
-        return Identity(StoreKind.FOREIGN, detail="its memories table is not Recall's", **common)
+        if not cols >= RECALL_COLUMNS:
+            return Identity(StoreKind.FOREIGN, detail="its memories table is not Recall's",
+                            **common)
+        if tables - {"memories"}:
+            return Identity(StoreKind.FOREIGN, detail=(
+                "a memories table like Recall's beside other tables "
+                f"({', '.join(sorted(tables - {'memories'})[:5])})"), **common)
+        return Identity(StoreKind.RECALL, revision="0001", **common)
     if tables:
         return Identity(StoreKind.FOREIGN, detail="other tables", **common)
     return Identity(StoreKind.EMPTY, **common)

@@ -1,7 +1,8 @@
 """``db check --repair``: rebuild the full-text index, after a backup, with a record.
 
 Only the full-text index is repaired: it is derived data (FTS5 rebuilds it from the
-``memories`` text), so rebuilding loses nothing.  Damaged pages, table indexes or a
+``memories`` text), so rebuilding loses nothing.  A dropped full-text table or sync
+trigger is re-created first, exactly as the migrations create it.  Damaged pages, table indexes or a
 WAL holding changes SQLite would drop are not repaired here — those need a backup
 (``memdesk db restore``) — and the repair refuses to touch such a store.
 
@@ -14,6 +15,8 @@ in ``repairs.log`` in the store's backups folder, next to the backup it took.
 from __future__ import annotations
 
 import logging
+import re
+import sqlite3
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -26,8 +29,32 @@ log = logging.getLogger("memdesk.store")
 FTS_MARKS = ("full-text index", "fts5")
 
 
+# A full-text table or one of its triggers dropped (core/store/schemacheck.py): the
+# repair re-creates them as the migrations do, then rebuilds.
+_FTS_MISSING = re.compile(r"^schema (table|trigger) (memories_fts(_ai|_ad|_au)?) is missing")
+
+
 def is_fts_problem(problem: str) -> bool:
-    return any(mark in problem.lower() for mark in FTS_MARKS)
+    return (any(mark in problem.lower() for mark in FTS_MARKS)
+            or _FTS_MISSING.match(problem) is not None)
+
+
+def _recreate_missing(conn: sqlite3.Connection, problems: tuple[str, ...]) -> list[str]:
+    """Re-create the full-text table and sync triggers the check found missing."""
+    from memdesk.core.store.migrations.versions.m0002_memdesk_v1 import FTS_TRIGGERS
+    from memdesk.core.store.migrations.versions.m0007_fts_prefix_index import FTS_TABLE
+
+    missing = {m.group(2) for p in problems if (m := _FTS_MISSING.match(p))}
+    made = []
+    if "memories_fts" in missing:
+        conn.execute(FTS_TABLE)
+        made.append("memories_fts")
+    for stmt in FTS_TRIGGERS:
+        name = stmt.split()[2]
+        if name in missing:
+            conn.execute(stmt)
+            made.append(name)
+    return made
 
 
 @dataclass(frozen=True)
@@ -60,9 +87,13 @@ def repair(path: Path) -> RepairReport:
             "SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE '%USING fts5%'")]
         conn.execute("BEGIN IMMEDIATE")
         try:
+            made = _recreate_missing(conn, before.problems)
+            if "memories_fts" in made:
+                tables.append("memories_fts")
             for name in tables:
                 conn.execute(f"INSERT INTO \"{name}\"(\"{name}\") VALUES ('rebuild')")
                 rebuilt.append(name)
+            rebuilt += [f"re-created {m}" for m in made if m != "memories_fts"]
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")

@@ -3,17 +3,20 @@
 Before anything is written:
 
 * the backup must be a memdesk (or Recall) store that passes the full check;
-* the target must be a memdesk store — possibly a damaged one, which is when a
-  restore is needed — never a folder, another application's database or a text
-  file.  A file that no longer reads as SQLite still counts as a store when its
-  header carries memdesk's application id or memdesk has backed it up before;
+* the target must be a memdesk or Recall store (core/store/identity.py: memdesk's
+  application id, or an older store's known revision and tables) — possibly a damaged
+  one, which is when a restore is needed — never a folder, a named pipe, another
+  application's database or a text file, whatever memdesk once did at that path.  A
+  file that no longer reads as SQLite still counts when its header carries memdesk's
+  application id; anything else is left alone (move it aside and restore ``--new``);
 * the target must exist, unless ``new`` (restore into a new file);
 * no other connection may have the store open: SQLite's own lock says so
   (core/store/inuse.py), and it is held for the whole swap, so a program starting
   meanwhile waits instead of writing into the file being replaced.
 
 The replaced store is not thrown away: it is copied into the backups folder as a
-``replaced`` backup that ``db backups`` lists (its WAL folded in; when the WAL holds
+``replaced`` backup that ``db backups`` lists apart and rotation never deletes (it
+holds the writes made after the restored backup; its WAL folded in; when the WAL holds
 changes SQLite would drop, it is kept beside the copy untouched instead).  Then the
 backup is copied next to the store and renamed over it, and the old ``-wal`` and
 ``-shm`` are removed, still under the lock — an old WAL must never be replayed over
@@ -31,10 +34,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memdesk.core.errors import StoreCorruptError, StoreLockedError, StoreOpenError
-from memdesk.core.store.backup import STAMP, BackupError, backup_dir, list_backups, rotate
+from memdesk.core.store.backup import REPLACED, STAMP, BackupError, backup_dir, rotate
 from memdesk.core.store.check import CheckReport, check_file
 from memdesk.core.store.db import DRIVER
-from memdesk.core.store.identity import APPLICATION_ID, SQLITE_MAGIC, StoreKind, identify
+from memdesk.core.store.identity import APPLICATION_ID, StoreKind, identify
 from memdesk.core.store.inuse import exclusive
 from memdesk.core.store.walcheck import wal_problems
 
@@ -71,17 +74,29 @@ def _check_backup(store_path: Path, backup_path: Path,
 
 
 def _ours_by_header(path: Path) -> bool:
+    """Does the first page still say "a SQLite file with memdesk's application id"?
+
+    The 16-byte magic string is what damage most often hits first, so it is not
+    required; the fixed values around the id are (page size a power of two, file
+    format 1 or 2, payload fractions 64/32/32), so a text file that happens to hold
+    "MDSK" at byte 68 does not pass."""
     try:
         with path.open("rb") as fh:
-            header = fh.read(100)
+            h = fh.read(100)
     except OSError:
         return False
-    return (header.startswith(SQLITE_MAGIC)
-            and int.from_bytes(header[68:72], "big") == APPLICATION_ID)
+    if len(h) < 100 or int.from_bytes(h[68:72], "big") != APPLICATION_ID:
+        return False
+    page = int.from_bytes(h[16:18], "big")
+    page = 65536 if page == 1 else page
+    return (512 <= page <= 65536 and page & (page - 1) == 0 and h[18] in (1, 2)
+            and h[19] in (1, 2) and tuple(h[21:24]) == (64, 32, 32))
 
 
 def _check_target(path: Path, new: bool) -> None:
     nothing = "nothing was restored"
+    aside = (f"If it is a store too damaged to be recognised, move it aside and restore "
+             f"into a new file: memdesk db restore BACKUP --new --db {path}")
     if path.is_dir():
         raise BackupError(f"{path} is a folder, not a store file; {nothing}.")
     if not path.exists():
@@ -94,23 +109,25 @@ def _check_target(path: Path, new: bool) -> None:
         return
     if new:
         raise BackupError(f"{path} exists already; --new restores into a new file only.")
-    known = bool(list_backups(path))  # memdesk has backed this file up: it was a store
+    # What the file is now decides, never what memdesk once did at this path: a store
+    # that was backed up there may since have been replaced by anything.
     try:
         kind = identify(path).kind
     except StoreLockedError:
         raise
     except (StoreCorruptError, StoreOpenError) as exc:
-        if _ours_by_header(path) or known:
-            return  # a damaged store: exactly what a restore is for
+        if path.is_file() and _ours_by_header(path):
+            return  # a damaged store that still carries memdesk's id: what a restore is for
         raise BackupError(
-            f"{path} is not a memdesk store (it does not read as one); {nothing}.") from exc
+            f"{path} is not a memdesk store (it does not read as one); {nothing}. "
+            f"{aside}") from exc
     if kind in (StoreKind.MEMDESK, StoreKind.RECALL):
         return
-    if kind is StoreKind.EMPTY and (known or _ours_by_header(path)):
+    if kind is StoreKind.EMPTY and _ours_by_header(path):
         return
     raise BackupError(
         f"{path} is not a memdesk store ({kind.value}); {nothing}. Point --db at the store "
-        "to replace.")
+        f"to replace. {aside}")
 
 
 @contextlib.contextmanager
@@ -127,7 +144,7 @@ def _keep_replaced(store_path: Path) -> Path:
     folder = backup_dir(store_path)
     folder.mkdir(parents=True, exist_ok=True)
     stamp = datetime.now(UTC).replace(tzinfo=None).strftime(STAMP)
-    dest = folder / f"{stamp}-replaced.db"
+    dest = folder / f"{stamp}-{REPLACED}.db"
     part = dest.with_name(dest.name + ".part")
     wal = Path(str(store_path) + "-wal")
     keep_wal = wal.is_file() and wal.stat().st_size > 0

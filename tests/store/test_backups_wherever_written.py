@@ -124,3 +124,27 @@ def test_interval_zero_turns_the_guis_automatic_backups_off_too(
     auto = AutoBackup(db)
     assert auto.maybe("open") is None and reasons(db) == []
     assert auto.before_risky("bulk") is not None  # before a risky action: still taken
+
+
+def test_a_store_the_mcp_server_creates_is_backed_up_by_it(tmp_path: Path) -> None:
+    """The issue's probe: `memdesk mcp` on a path with no store yet creates it, then
+    writes for a while; it used to take 0 backups however long it ran."""
+    db = tmp_path / "new.db"
+    env = {"MEMDESK_BACKUP_DIR": str(tmp_path / "backups"),
+           "MEMDESK_BACKUP_INTERVAL_MIN": "0.05"}  # 3 s, asked every second
+
+    async def main() -> None:
+        with anyio.fail_after(120):
+            async with client(db, tmp_path, name="backup-new", env=env) as s:
+                end = time.monotonic() + 6
+                i = 0
+                while time.monotonic() < end:
+                    await call(s, "store_memory", text=f"I prefer tea no. {i}.",
+                               user_id="alice")
+                    i += 1
+                    await anyio.sleep(0.5)
+
+    assert not db.exists()
+    anyio.run(main)
+    got = reasons(db, **env)
+    assert "open" in got and len(got) >= 2, got

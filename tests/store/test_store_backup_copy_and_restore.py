@@ -1,6 +1,6 @@
 """core/store/backup.py: names and folders, the copy and its check, listing, restore.
 
-Stores here are small raw SQLite files (no MemoryStore), and every test points
+Stores here are copies of one real empty store (tests/helpers/store_files.py), and every test points
 MEMDESK_BACKUP_DIR at its own folder, so each test is milliseconds and isolated.
 Rotation (``thin``) and the automatic policy are in test_store_backup_policy.py.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -30,22 +31,12 @@ from memdesk.core.store.backup import (
     restore,
 )
 from memdesk.core.store.db import connect_raw
+from tests.helpers.store_files import null_in_not_null_column, real_store_file
 
 
-def _db(path: Path, *sql: str, rows: int = 3) -> Path:
-    """A memdesk-shaped file: a version table and ``rows`` memories, plus ``sql``."""
-    c = connect_raw(path, read_only=False)
-    c.execute("PRAGMA synchronous = OFF")
-    c.execute("BEGIN")
-    c.execute("CREATE TABLE alembic_version(version_num TEXT)")
-    c.execute("INSERT INTO alembic_version VALUES ('0009')")
-    c.execute("CREATE TABLE memories(seq INTEGER PRIMARY KEY, text TEXT)")
-    c.executemany("INSERT INTO memories(text) VALUES (?)", [(f"m{n}",) for n in range(rows)])
-    for s in sql:
-        c.execute(s)
-    c.execute("COMMIT")
-    c.close()
-    return path
+def _db(path: Path, *sql: str | Callable[[Path], None], rows: int = 3) -> Path:
+    """A real store holding ``rows`` memories (m0, m1…), plus ``sql``."""
+    return real_store_file(path, *sql, rows=rows)
 
 
 BAD_INDEX = (  # integrity_check (and so "full") sees this; quick_check does not
@@ -53,12 +44,7 @@ BAD_INDEX = (  # integrity_check (and so "full") sees this; quick_check does not
     "PRAGMA writable_schema = ON",
     "UPDATE sqlite_master SET sql = 'CREATE INDEX i ON memories(seq)' WHERE name = 'i'",
 )
-NULL_DAMAGE = (  # quick_check sees this: a NOT NULL column holding NULLs
-    "INSERT INTO memories(text) VALUES (NULL)",
-    "PRAGMA writable_schema = ON",
-    "UPDATE sqlite_master SET sql = 'CREATE TABLE memories(seq INTEGER PRIMARY KEY, "
-    "text TEXT NOT NULL)' WHERE name = 'memories'",
-)
+NULL_DAMAGE = (null_in_not_null_column,)  # quick_check sees this
 
 
 def _texts(path: Path) -> list[str]:

@@ -22,6 +22,7 @@ from memdesk.core.store.identity import (
     stamp_statements,
 )
 from memdesk.core.store.memory_store import MemoryStore
+from tests.helpers.store_files import real_store_file
 
 RECALL_DDL = ("CREATE TABLE memories(id TEXT, user_id TEXT, text TEXT, type TEXT, "
               "importance REAL, confidence REAL, created_at TEXT{extra})")
@@ -138,16 +139,26 @@ def test_memdesk_store_reports_its_revision(tmp_path: Path) -> None:
 
 
 def test_unstamped_memdesk_store_is_still_memdesk(tmp_path: Path) -> None:
-    # Stores from before the stamp: application_id 0 but the version table is there.
-    p = _db(tmp_path / "s.db", "CREATE TABLE alembic_version(version_num TEXT)",
-            "INSERT INTO alembic_version VALUES ('0003')", "CREATE TABLE memories(x)")
+    # Stores from before the stamp: application_id 0, a revision memdesk knows and the
+    # tables its migrations create.
+    p = real_store_file(tmp_path / "s.db", "PRAGMA application_id = 0", revision="0003")
     got = _identify_unchanged(p)
     assert (got.kind, got.revision, got.application_id) == (StoreKind.MEMDESK, "0003", 0)
 
 
+@pytest.mark.parametrize("revision", ["0003", "0020", "ae1027a6acf2"])
+def test_table_names_alone_do_not_make_a_memdesk_store(tmp_path: Path, revision: str) -> None:
+    # Another application's Alembic-managed database with a "memories" table.
+    p = _db(tmp_path / "s.db", "CREATE TABLE alembic_version(version_num TEXT)",
+            f"INSERT INTO alembic_version VALUES ('{revision}')", "CREATE TABLE memories(x)")
+    got = _identify_unchanged(p)
+    assert (got.kind, got.revision) == (StoreKind.FOREIGN, None)
+
+
 @pytest.mark.parametrize(("rows", "shown"), [(("a", "b"), "['a', 'b']"), ((), "[]")])
 def test_several_or_no_schema_heads_are_refused(tmp_path: Path, rows: tuple, shown: str) -> None:
-    p = _db(tmp_path / "s.db", "CREATE TABLE alembic_version(version_num TEXT)",
+    p = _db(tmp_path / "s.db", f"PRAGMA application_id = {APPLICATION_ID}",
+            "CREATE TABLE alembic_version(version_num TEXT)",
             *[f"INSERT INTO alembic_version VALUES ('{r}')" for r in rows],
             "CREATE TABLE memories(x)")
     with pytest.raises(StoreOpenError) as ei:
@@ -198,7 +209,8 @@ def test_version_table_without_memories_is_foreign(tmp_path: Path) -> None:
     p = _db(tmp_path / "s.db", "CREATE TABLE alembic_version(version_num TEXT)",
             "INSERT INTO alembic_version VALUES ('0009')")
     got = _identify_unchanged(p)
-    assert (got.kind, got.detail, got.revision) == (StoreKind.FOREIGN, "other tables", None)
+    assert (got.kind, got.revision) == (StoreKind.FOREIGN, None)
+    assert "not those of a memdesk store" in got.detail
 
 
 # --- driver failures while identifying -------------------------------------------------

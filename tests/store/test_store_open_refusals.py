@@ -33,6 +33,7 @@ from memdesk.core.store.schema import (
     open_engine,
     schema_state,
 )
+from tests.helpers.store_files import real_store_file
 
 BAD_INDEX = (
     "CREATE INDEX i ON memories(text)",
@@ -42,6 +43,10 @@ BAD_INDEX = (
 
 
 def _db(path: Path, *sql: str, revision: str | None = HEAD, memories: bool = True) -> Path:
+    """A real store at ``revision`` (plus ``sql``), or, without a revision, a file with
+    no version table: a ``memories`` table of two columns (not Recall's) when asked."""
+    if revision is not None and memories:
+        return real_store_file(path, *sql, rows=8, revision=revision)
     c = connect_raw(path, read_only=False)
     c.execute("PRAGMA synchronous = OFF")
     c.execute("BEGIN")
