@@ -181,8 +181,13 @@ def _clause_text(verb: Any, subject: Any, who: tuple[str, bool]) -> str:
                                                                 and c.i < verb.i):
             # Another clause ("after I graduated, …") or an aside: not this event's words.
             drop |= {t.i for t in c.subtree}
+    # "Last week I visited …": a time before the subject goes after the verb's words;
+    # anything else there ("Honestly, I …") is the speaker's aside, not the event.
+    for c in verb.children:
+        if c.i < subject.i and not any(t.ent_type_ in ("DATE", "TIME") or t.lower_ == "now"
+                                       for t in c.subtree):
+            drop |= {t.i for t in c.subtree}
     words = _trim([t for t in verb.subtree if t.i not in drop])
-    # "Last week I visited …": what comes before the subject goes after the verb's words.
     fronted = [t for t in words if t.i < subject.i]
     if fronted and all(t.i < verb.i for t in fronted):
         words = _trim([t for t in words if t.i > subject.i]) + _trim(fronted)

@@ -354,7 +354,7 @@ class HeuristicExtractor:
             notes.append(f"skipped {restore(raw)[:40]!r}: pleasantry or acknowledgement")
             return []
         hedge = next((reason for reason, pat in _HEDGES if pat.search(clause)), framed)
-        plain = clause
+        readings: list[str] = []  # the clause for the parser, as said and without lead-in
         guess = False
         if hedge is None and clause.rstrip().endswith("?"):
             if (inner := ef.statement_in_question(clause)) is None:
@@ -379,35 +379,42 @@ class HeuristicExtractor:
             if (i := re.search(r"\bI(?:'m|\s)(?!guess|think|suppose)", clause)) is not None:
                 clause = clause[i.start():]
         else:
+            # The parser reads the clause as said ("In January I …", "might", "could
+            # have"), then without its lead-in ("I think I left my keys": a guess).
+            readings.append(clause)
             clause = LEAD_IN.sub("", clause).strip()
-            plain = clause  # as said: the parser sees "might" and "could have"
+            readings.append(clause)
             clause = MODALS.sub("I ", clause)
             for start, repl in SUBJECTLESS:  # chat drops the "I": "Been using Arch btw"
                 if re.match(start, clause, re.IGNORECASE):
                     clause = repl + clause
                     break
         said = self._read(clause, ctx)
-        if hedge is None and not guess and not said and (said := self._events(plain)):
+        if hedge is None and not guess and not said and (said := self._events(readings)):
             # An event corrects only when said to ("No, I went on Friday") or when its own
             # words say a change ("now I've got an iPhone"), not for a "now" elsewhere in
             # the clause ("I studied at St. Andrews and now I work at Google").
             return [self._score(u, None, marked or _changed(u.text), uncertain, emphasis)
                     for u in said]
-        if hedge is None and not guess:
-            said = self._dated(said, plain)
+        if hedge is None and not guess and readings:
+            said = self._dated(said, readings[0])
         if not said:
             notes.append(f"nothing recognised in {restore(raw)[:40]!r}"
                          + (f" ({hedge})" if hedge else ""))
             return []
         return [self._score(u, hedge, correction, uncertain, emphasis) for u in said]
 
-    def _events(self, clause: str) -> list[Unit]:
-        """What happened, read from the parse; only for what the rules did not read."""
+    def _events(self, readings: list[str]) -> list[Unit]:
+        """What happened, read from the parse of the first reading that tells of any;
+        only for what the rules did not read."""
         parser = self.parser
         if parser is None:
             return []
         self._parsed = True
-        return read_events(parser(restore(clause)), self._said_at)
+        for text in dict.fromkeys(readings):
+            if found := read_events(parser(restore(text)), self._said_at):
+                return found
+        return []
 
     def _dated(self, units: list[Unit], clause: str) -> list[Unit]:
         """The rules' units, with the time their sentence names ("I moved to Lyon in

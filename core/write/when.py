@@ -26,6 +26,9 @@ The bad cases say so rather than guess:
   usual way, with a note;
 - vague phrases ("last summer", "the other day", "a few weeks ago"): the phrase with no
   dates and a note; a phrase nothing can read ("the 45th of Smarch"): None.
+
+Weekends are the one reading added on top: dateparser has no "last weekend", so it is
+counted on the calendar from the Saturday of the session's week.
 """
 
 from __future__ import annotations
@@ -62,7 +65,10 @@ _ANCHOR = re.compile(
 _MODAL_MAY = re.compile(r"^(?!.*\d)(?!.*\b(?:in|of|last|next|this)\s+may\b).*\bmay\b", re.I)
 # Words search_dates drags into a phrase from around it.
 _EDGE = re.compile(r"^(?:and|or|but|we|i|so|then|it|when)\s+|\s+(?:and|or|but|we|i|so"
-                   r"|then|it|when)$", re.IGNORECASE)
+                   r"|then|it|when|in|on|at|with|for|to|from|by)$", re.IGNORECASE)
+# A month that is also a word ("a protest march on Saturday"): a month only with a day
+# number or after in/of/last/next/this; otherwise dropped from the front of the phrase.
+_WORD_MONTH = re.compile(r"^(?-i:march|may)\s+(?!\d)(?=\S)")
 _WEEKDAY = r"(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
 _BARE_WEEKDAY = re.compile(rf"^(?:on\s+)?{_WEEKDAY}$", re.IGNORECASE)
 _NEXT_WEEKDAY = re.compile(rf"\bnext\s+{_WEEKDAY}\b", re.IGNORECASE)
@@ -82,8 +88,8 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 
 _NOT_A_TIME_AFTER = re.compile(r"^\s*(?:old\b|of age\b)", re.IGNORECASE)
 _NOT_A_TIME_BEFORE = re.compile(r"\b(?:every|each|most|on most|on all)\s+$",
                                 re.IGNORECASE)
-_VAGUE = re.compile(r"\b(?:(?:last|this|next|over the)\s+(?:summer|winter|spring|autumn|fall"
-                    r"|weekend)|the other day|a (?:few|couple of) (?:days|weeks|months|years)"
+_VAGUE = re.compile(r"\b(?:(?:last|this|next|over the)\s+(?:summer|winter|spring|autumn"
+                    r"|fall)|the other day|a (?:few|couple of) (?:days|weeks|months|years)"
                     r" ago|a while (?:ago|back)|(?:some|many) years ago|recently|lately"
                     r"|earlier this (?:week|month|year)|back in the day)\b", re.IGNORECASE)
 
@@ -116,6 +122,8 @@ class EventDate:
         if self.granularity == "month" and s.day == 1 and _month_end(e) == e:
             return f"in {s:%B %Y}" if (s.year, s.month) == (e.year, e.month) \
                 else f"from {s:%B %Y} to {e:%B %Y}"
+        if (e - s).days == 1 and s.weekday() == 5:
+            return f"the weekend of {s.day} {s:%B %Y}"
         if self.granularity == "week" and (e - s).days == 6:
             return f"in the week of {s.day} {s:%B %Y}"
         return f"between {s.day} {s:%B %Y} and {e.day} {e:%B %Y}"
@@ -171,6 +179,8 @@ def resolve_event_date(text: str, said_at: datetime | None, *,
         return None
     base = _naive(said_at) if said_at is not None else None
     found = [c for c in _candidates(text, base or _naive(now or datetime.now(UTC)), prefer)]
+    if (weekend := _weekend(text, base)) is not None and not found:
+        return weekend
     if not found:
         vague = _VAGUE.search(text)
         return EventDate(None, None, "day", vague.group(0),
@@ -218,7 +228,7 @@ def _candidates(text: str, base: datetime, prefer: Prefer) -> list[tuple[str, in
         at = at if at >= 0 else text.find(raw)
         pos = max(pos, at + len(raw)) if at >= 0 else pos
         phrase = raw.strip(" ,.;:!?")
-        while (m := _EDGE.search(phrase)) is not None:
+        while (m := _EDGE.search(phrase) or _WORD_MONTH.search(phrase)) is not None:
             phrase = (phrase[m.end():] if m.start() == 0 else phrase[:m.start()]).strip()
         if at >= 0:
             at = text.find(phrase, at)
@@ -302,6 +312,29 @@ def _duration(text: str, phrase: str, at: int, base: datetime | None,
     start = (base - step).date()
     note = f"a duration: from about {start.isoformat()} until the session"
     return EventDate(start, base.date(), gran, said.strip(), "; ".join([note, *notes]))
+
+
+_WEEKEND = re.compile(r"\b(?P<which>last|this|next|over the)\s+weekend\b", re.IGNORECASE)
+
+
+def _weekend(text: str, base: datetime | None) -> EventDate | None:
+    """ "last weekend": dateparser reads no weekends, so it is counted on the calendar
+    from the Saturday of the session's week (Monday to Sunday)."""
+    if (m := _WEEKEND.search(text)) is None:
+        return None
+    phrase, which = m.group(0), m.group("which").lower()
+    if base is None:
+        return EventDate(None, None, "day", phrase, NO_SESSION_TIME.format(phrase=phrase))
+    today = base.date()
+    saturday = today + timedelta(days=5 - today.weekday())  # this week's
+    note = None
+    if which == "last":
+        saturday -= timedelta(days=7)
+    elif which == "next" and today.weekday() >= 5:
+        saturday += timedelta(days=7)
+    elif which == "next":
+        note = f"{phrase!r} could mean this coming one or the one after; read as the coming one"
+    return EventDate(saturday, saturday + timedelta(days=1), "day", phrase, note)
 
 
 def _ambiguity(phrase: str) -> str | None:

@@ -118,3 +118,24 @@ def test_the_answer_is_plain_json() -> None:
     assert got is not None
     assert got.to_json() == {"start": "2026-11-21", "end": "2026-11-21", "granularity": "day",
                              "phrase": "last Saturday", "note": None}
+
+
+@pytest.mark.parametrize(("said", "text", "start", "end"), [
+    (SAID, "I ran a bake sale last weekend.", date(2026, 11, 21), date(2026, 11, 22)),
+    (SAID, "We're away this weekend.", date(2026, 11, 28), date(2026, 11, 29)),
+    (datetime(2026, 11, 28, 10), "We're away this weekend.", date(2026, 11, 28),
+     date(2026, 11, 29)),
+    (datetime(2026, 11, 29, 10), "I ran a bake sale last weekend.", date(2026, 11, 21),
+     date(2026, 11, 22)),
+])
+def test_a_weekend_is_its_saturday_and_sunday(said: datetime, text: str, start: date,
+                                              end: date) -> None:
+    got = when(text, said)
+    assert (got.start, got.end) == (start, end)
+    assert got.describe().startswith("the weekend of")
+
+
+def test_a_word_that_is_also_a_month_is_not_one() -> None:
+    got = when("I went to a protest march on Saturday with friends.")
+    assert (got.phrase, got.start) == ("on Saturday", date(2026, 11, 21))
+    assert when("We got engaged in 2021 in Lisbon.").phrase == "in 2021"

@@ -215,3 +215,12 @@ def test_the_parser_can_be_turned_off(monkeypatch: pytest.MonkeyPatch) -> None:
     out = run("I ran a charity race for mental health last Saturday.")
     assert (out.units, out.model) == ([], None)
     assert any("nothing recognised" in n for n in out.notes)
+
+
+@needs_parser
+def test_a_time_said_first_stays_with_the_event_and_an_aside_goes() -> None:
+    [u] = run("In January I signed up for a painting class.").units
+    assert u.text.startswith("The user signed up for a painting class in January")
+    assert u.when is not None and u.when.start == date(2026, 1, 1)
+    [u] = run("Honestly, I went to a grief support meeting last night.").units
+    assert "honestly" not in u.text.lower() and u.when is not None
