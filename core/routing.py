@@ -30,6 +30,7 @@ ROUTES: Mapping[str, Layer] = {
     MemoryType.ERROR: Layer.EPISODIC,
     MemoryType.NOTE: Layer.EPISODIC,
     MemoryType.REASONING: Layer.EPISODIC,
+    MemoryType.EPISODE: Layer.EPISODIC,
 }
 
 # Phrases that scope a statement to the conversation at hand (the write-phase design: "We decided to

@@ -24,6 +24,9 @@ class MemoryType(StrEnum):
     ERROR = "error"
     NOTE = "note"
     REASONING = "reasoning"
+    # A conversation turn kept as said (the episodic layer of the memory-types decision
+    # record: "what happened"); the typed units extracted from it link to it.
+    EPISODE = "episode"
 
 
 RECALL_TYPES = (MemoryType.PREFERENCE, MemoryType.FACT, MemoryType.DECISION, MemoryType.PROCEDURE)
@@ -61,6 +64,7 @@ HALF_LIFE_DAYS: dict[str, float] = {
     "correction": 60.0,
     "error": 30.0,
     "note": 14.0,
+    "episode": 30.0,
 }
 
 # How a memory was said (``memories.framing``).  None: stated as a belief.

@@ -28,7 +28,10 @@ if TYPE_CHECKING:
 M = Memory.__table__.c
 P = MemoryProvenance.__table__.c
 DIRECT = "direct"  # a memory with no extraction behind it (operator add, import, demo)
-TYPES = tuple(t.value for t in tx.MemoryType)
+# The type columns of a learned model.  Fixed when the episode type came in: a model
+# stored before then has exactly these columns, and an episode (a verbatim turn) gets no
+# type column of its own (its layer column still says episodic).
+TYPES = tuple(t.value for t in tx.MemoryType if t is not tx.MemoryType.EPISODE)
 LAYERS = tuple(x.value for x in tx.Layer)
 CHUNK = 20_000
 

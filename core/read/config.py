@@ -31,6 +31,9 @@ HALF_LIFE_DAYS: dict[str, float] = {
     "error": 30.0,
     "reasoning": 30.0,
     "note": 14.0,
+    # A conversation turn kept as said (an episode) matters while it is recent; what
+    # lasts in it is what the extractor made a fact or preference of (90 and 120 days).
+    "episode": 30.0,
 }
 DEFAULT_HALF_LIFE = 30.0
 

@@ -196,5 +196,40 @@ class MemoryProvenance(Base):
     model: Mapped[str | None] = mapped_column(String(200))
     job_id: Mapped[str | None] = mapped_column(String(32))
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    # The episode (the turn as said) this unit was extracted from (migration 0021);
+    # the episode's units are the rows naming it here: provenance both ways.
+    episode_id: Mapped[str | None] = mapped_column(String(64))
 
-    __table_args__ = (Index("ix_memory_provenance_job", "job_id"),)
+    __table_args__ = (Index("ix_memory_provenance_job", "job_id"),
+                      Index("ix_memory_provenance_episode", "episode_id"))
+
+
+class Episode(Base):
+    """A conversation turn kept as said: a ``memories`` row of type ``episode`` (so the
+    channels, the browser, soft delete and undo treat it like any memory) and this side
+    row with what only a turn has (migration 0021).
+
+    ``said_at`` is the session's time the agent gave (None: not given, and the desk says
+    so); ``event_*`` is when what it tells of happened, resolved from phrases such as
+    "last Saturday" against ``said_at``.  ``dedup_key`` (user, session, speaker, text)
+    stores an identical turn once: an agent that sends a turn twice gets one episode.
+    """
+
+    __tablename__ = "episodes"
+
+    memory_id: Mapped[str] = mapped_column(
+        String(64), ForeignKey("memories.id", ondelete="CASCADE"), primary_key=True
+    )
+    user_id: Mapped[str] = mapped_column(String(200), nullable=False)
+    session_id: Mapped[str | None] = mapped_column(String(200))
+    speaker: Mapped[str | None] = mapped_column(String(200))
+    said_at: Mapped[datetime | None] = mapped_column(DateTime)
+    event_start: Mapped[datetime | None] = mapped_column(DateTime)
+    event_end: Mapped[datetime | None] = mapped_column(DateTime)
+    event_granularity: Mapped[str | None] = mapped_column(String(16))
+    event_phrase: Mapped[str | None] = mapped_column(Text)
+    date_note: Mapped[str | None] = mapped_column(Text)
+    dedup_key: Mapped[str | None] = mapped_column(String(64), unique=True)
+    job_id: Mapped[str | None] = mapped_column(String(32))
+
+    __table_args__ = (Index("ix_episodes_user_said", "user_id", "said_at"),)

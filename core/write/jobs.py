@@ -95,11 +95,13 @@ class JobRecord:
     log: tuple[dict[str, str], ...]
     agent_id: str | None = None
     run_id: str | None = None
+    speaker: str | None = None
+    said_at: datetime | None = None
 
     @property
     def turn(self) -> Turn:
         return Turn(self.text, self.user_id, self.session_id, self.topic, self.agent_id,
-                    self.run_id)
+                    self.run_id, self.speaker, self.said_at)
 
     def to_json(self) -> dict[str, Any]:
         out = {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -179,7 +181,8 @@ class JobQueue:
         conn.execute(insert(JT).values(
             id=job_id, status=JobStatus.PENDING.value, user_id=turn.user_id,
             session_id=turn.session_id, topic=turn.topic, text=turn.text,
-            agent_id=turn.agent_id, run_id=turn.run_id, created_at=now, updated_at=now, attempts=0,
+            agent_id=turn.agent_id, run_id=turn.run_id, speaker=turn.speaker,
+            said_at=turn.said_at, created_at=now, updated_at=now, attempts=0,
         ))
         return job_id
 

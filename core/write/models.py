@@ -36,6 +36,10 @@ class Job(Base):
     agent_id: Mapped[str | None] = mapped_column(String(200))
     run_id: Mapped[str | None] = mapped_column(String(200))
     text: Mapped[str] = mapped_column(Text, nullable=False)
+    # Who said the turn and when its session took place (migration 0021): copied to the
+    # turn's episode, and the base that "yesterday" in it is resolved against.
+    speaker: Mapped[str | None] = mapped_column(String(200))
+    said_at: Mapped[datetime | None] = mapped_column(DateTime)
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
     updated_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
     attempts: Mapped[int] = mapped_column(Integer, nullable=False, default=0)

@@ -23,6 +23,9 @@ from memdesk.core.write.when import EventDate
 MAX_UNITS = 5
 MAX_UNIT_TEXT = 2_000  # "1–2 sentences": anything this long is not a memory unit
 MAX_TURN_TEXT = 100_000
+# What an extractor may say a unit is.  Not ``episode``: the write path keeps the turn
+# itself as its episode, so an extractor's "episode" would be a second copy of it.
+UNIT_TYPES = tuple(t.value for t in MemoryType if t is not MemoryType.EPISODE)
 UNIT_FIELDS = ("text", "type", "importance", "confidence", "entity", "attribute", "value")
 # How a unit was said.  None: stated as the user's belief.  "hypothetical": framed as a
 # supposition, role-play or "what if" -- kept for the operator (the write-phase design
@@ -49,14 +52,12 @@ class Turn:
     topic: str | None = None
     agent_id: str | None = None  # which agent said it, and in which run (scoping)
     run_id: str | None = None
-    # When the turn was said (the session's time): what "yesterday" in it is resolved
-    # against (core/write/when.py).  None: not given, and the units say so.
+    # Who said it ("user", "assistant", a name) and when its session took place (UTC;
+    # None: not given).  Kept on the turn's episode; relative dates are resolved from it.
+    speaker: str | None = None
     said_at: datetime | None = None
 
     def __post_init__(self) -> None:
-        if self.said_at is not None and not isinstance(self.said_at, datetime):
-            raise ValidationError("said_at", f"must be a date and time, got "
-                                  f"{type(self.said_at).__name__}")
         check_text(self.text)
         if len(self.text) > MAX_TURN_TEXT:
             raise ValidationError("text", f"is {len(self.text)} characters; "
@@ -67,6 +68,10 @@ class Turn:
         check_optional_str("topic", self.topic, 200)
         check_optional_str("agent_id", self.agent_id, 200)
         check_optional_str("run_id", self.run_id, 200)
+        check_optional_str("speaker", self.speaker, 200)
+        if self.said_at is not None and not isinstance(self.said_at, datetime):
+            raise ValidationError("said_at", "must be a date and time (ISO 8601), got "
+                                  f"{type(self.said_at).__name__}")
 
 
 @dataclass(frozen=True)
@@ -154,8 +159,8 @@ def validate_unit(raw: Any) -> Unit:
     if "\x00" in text or len(text) > MAX_UNIT_TEXT:
         raise UnitRejected(f"text is not a 1–2 sentence memory ({len(text)} characters)")
     typ = raw["type"]
-    if not isinstance(typ, str) or typ.strip().lower() not in {t.value for t in MemoryType}:
-        raise UnitRejected(f"type {typ!r} is not one of " + ", ".join(MemoryType))
+    if not isinstance(typ, str) or typ.strip().lower() not in UNIT_TYPES:
+        raise UnitRejected(f"type {typ!r} is not one of " + ", ".join(UNIT_TYPES))
     return Unit(
         text=text.strip(),
         type=typ.strip().lower(),

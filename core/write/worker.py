@@ -48,6 +48,14 @@ from memdesk.core.write.embed import (
     encode_unique,
     space_problem,
 )
+from memdesk.core.write.episodes import (
+    DateResolver,
+    EventDate,
+    episode_values,
+    existing_episode_in,
+    no_dates,
+    record_episode_in,
+)
 from memdesk.core.write.jobs import DEFAULT_LEASE_S, JobQueue, JobRecord, LeaseLost, worker_identity
 from memdesk.core.write.models import MemoryProvenance
 from memdesk.core.write.router import is_session_scoped, route
@@ -76,8 +84,10 @@ class WorkerConfig:
 class Outcome:
     job_id: str
     status: str
-    memory_ids: list[str] = field(default_factory=list)
+    memory_ids: list[str] = field(default_factory=list)  # the units extracted
     error: str | None = None
+    # The turn's episode: new, or the stored one of an identical turn.
+    episode_id: str | None = None
 
 
 _T = TypeVar("_T")
@@ -97,6 +107,10 @@ class _Prepared:
     notes: list[str]
     blobs: list[bytes | None]
     error: str | None = None  # set when encoding this job's units failed
+    # The turn's episode (its ``memories`` row, vector filled by ``_vectors``) and when
+    # what it tells of happened.
+    episode: dict[str, Any] | None = None
+    event: EventDate | None = None
 
 
 class Worker:
@@ -106,8 +120,10 @@ class Worker:
     def __init__(self, store: MemoryStore, extractor: Extractor,
                  config: WorkerConfig | None = None,
                  working: WorkingMemory | None = None,
-                 hooks: Sequence[InsertHook] = ()) -> None:
+                 hooks: Sequence[InsertHook] = (),
+                 dates: DateResolver | None = None) -> None:
         self.store = store
+        self.dates = dates or no_dates
         self.hooks = tuple(hooks)
         self.queue = JobQueue(store)
         self.extractor = extractor
@@ -183,7 +199,14 @@ class Worker:
         kept = len(extraction.units) - len(stored)
         if kept:
             notes.append(f"{kept} session-scoped unit(s) kept in working memory, not stored")
-        return _Prepared(job, extraction, stored, notes, [None] * len(stored))
+        event, date_note = self.dates(turn.text, turn.said_at)
+        if date_note:
+            notes.append(date_note)
+        if turn.said_at is not None and turn.said_at > utcnow():
+            notes.append(f"the session time {turn.said_at:%Y-%m-%d %H:%M} is in the future; "
+                         "kept as given")
+        return _Prepared(job, extraction, stored, notes, [None] * len(stored),
+                         episode=episode_values(turn), event=event)
 
     def _write(self, p: _Prepared) -> Outcome:
         """One job's inserts, provenance and ``done`` mark: one transaction."""
@@ -211,20 +234,35 @@ class Worker:
             for u, blob in zip(p.units, p.blobs, strict=True)
         ]
         blobs = p.blobs
+        episode = p.episode
 
         def write() -> None:
             now = utcnow()
             with self.store.write() as conn:
-                if any(b is not None for b in blobs):
+                if any(b is not None for b in blobs) or (
+                        episode is not None and episode.get("embedding") is not None):
                     check_space_in(conn)
+                # The turn as said, first: an identical turn is stored once (an agent's
+                # retry), and its units link to the one episode.
+                episode_id = None
+                new_episode: list[dict[str, Any]] = []
+                if episode is not None:
+                    episode_id = existing_episode_in(conn, turn)
+                    if episode_id is None:
+                        episode_id = episode["id"]
+                        self.store.add_in(conn, episode, actor="worker", note=f"job {job.id}")
+                        record_episode_in(conn, episode_id, turn, job.id, p.event, None)
+                        new_episode = [episode]
                 for values in rows:
                     self.store.add_in(conn, values, actor="worker", note=f"job {job.id}")
                 # The poisoning guard holds what reads as an instruction, in this same
                 # transaction, so no reader ever sees it active (core/guard/screen.py).
                 # A supposition contradicts nothing: screened without its value, so the
                 # curated-contradiction rule leaves it be (the text rules still apply).
+                # The episode is screened too: a held turn is no episode until approved.
                 screen_job_in(self.store, conn, job,
-                              [{**r, "value": None} if r.get("framing") else r for r in rows])
+                              new_episode + [{**r, "value": None} if r.get("framing") else r
+                                             for r in rows])
                 flag_duplicates_in(conn, rows)  # restates an active memory: queue it
                 # A correction takes effect in the same transaction: the agent's next
                 # retrieve sees the new value, not the old one beside it.  What it may
@@ -244,23 +282,30 @@ class Worker:
                 if rows:
                     conn.execute(insert(PT), [
                         {"memory_id": r["id"], "extractor": extraction.extractor,
-                         "model": extraction.model, "job_id": job.id, "created_at": now}
+                         "model": extraction.model, "job_id": job.id, "created_at": now,
+                         "episode_id": episode_id}
                         for r in rows])
                     for hook in self.hooks:
                         done_notes += hook(self.store, conn, job.id, extraction.extractor,
                                            [r["id"] for r in rows])
+                if episode is not None and not new_episode:
+                    done_notes.append(f"the same turn is stored already: episode {episode_id}")
                 self.queue.complete_in(conn, job.id, self.identity, [r["id"] for r in rows],
                                        extraction.extractor, extraction.model, done_notes)
+                kept_episode[:] = [episode_id]
 
+        kept_episode: list[str | None] = [None]
         try:
             write()
         except EmbeddingSpaceMismatch as exc:  # the space changed since we looked
             notes.append(f"stored without vectors: {exc}")
             for r in rows:
                 r["embedding"] = None
+            if episode is not None:
+                episode["embedding"] = None
             blobs = [None] * len(rows)
             write()
-        return Outcome(job.id, "done", [r["id"] for r in rows])
+        return Outcome(job.id, "done", [r["id"] for r in rows], episode_id=kept_episode[0])
 
     def load_model(self) -> None:
         """Load the embedding model now, before the first claim (``memdesk worker`` does
@@ -280,7 +325,7 @@ class Worker:
 
     def _vectors(self, prepared: list[_Prepared]) -> None:
         """Fill every prepared job's ``blobs``: one encode call for the whole batch."""
-        wanted = [p for p in prepared if p.units]
+        wanted = [p for p in prepared if p.units or p.episode is not None]
         if not wanted or not self.config.embed:
             return
         # The package's absence is fixed for the process; the store's recorded model can
@@ -292,7 +337,7 @@ class Worker:
             return
         embedder = embeddings.default_embedder()
         try:
-            found = encode_unique(embedder, [u.text for p in wanted for u in p.units])
+            found = encode_unique(embedder, [t for p in wanted for t in _texts(p)])
         except embeddings.EmbeddingsUnavailable as exc:
             self._vectors_off = str(exc)
             for p in wanted:
@@ -302,14 +347,14 @@ class Worker:
             log.exception("batch encode failed; encoding job by job")
             for p in wanted:
                 try:
-                    one = encode_unique(embedder, [u.text for u in p.units])
+                    one = encode_unique(embedder, _texts(p))
                 except Exception as exc:
                     p.error = f"unexpected error: {type(exc).__name__}: {exc}"
                     continue
-                p.blobs = [one[u.text] for u in p.units]
+                _fill(p, one)
             return
         for p in wanted:
-            p.blobs = [found[u.text] for u in p.units]
+            _fill(p, found)
 
     # -- the loop -----------------------------------------------------------------
     def run(self, *, drain: bool = False,
@@ -338,3 +383,15 @@ class Worker:
 
     def stop(self) -> None:
         self.stop_event.set()
+
+
+def _texts(p: _Prepared) -> list[str]:
+    """What one job needs encoded: its units and its turn."""
+    return [u.text for u in p.units] + ([p.episode["text"]] if p.episode is not None else [])
+
+
+def _fill(p: _Prepared, found: dict[str, bytes]) -> None:
+    p.blobs = [found[u.text] for u in p.units]
+    if p.episode is not None:
+        p.episode["embedding"] = found[p.episode["text"]]
+

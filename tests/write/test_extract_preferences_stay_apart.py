@@ -22,7 +22,7 @@ def said(store: MemoryStore, *texts: str) -> None:
 
 
 def active(store: MemoryStore) -> set[tuple[str | None, str | None]]:
-    return {(m.attribute, m.value) for m in store.active("alice")}
+    return {(m.attribute, m.value) for m in store.active("alice") if m.type != "episode"}
 
 
 def test_a_theme_correction_supersedes_the_theme_only(store: MemoryStore) -> None:

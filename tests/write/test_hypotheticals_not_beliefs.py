@@ -42,7 +42,7 @@ def test_a_hypothetical_is_kept_capped_and_no_belief(store: MemoryStore) -> None
     out_notes = " ".join(job_notes(store, agent_turn(store, [BANK]).job_id))
     assert "hypothetical" in out_notes and "0.3" in out_notes
     assert store.get(acme).status is Status.ACTIVE
-    assert [r.id for r in store.active("alice")] == [acme]
+    assert [r.id for r in store.active("alice") if r.type != "episode"] == [acme]
     assert not rec.is_active
 
 
@@ -57,11 +57,13 @@ def test_hypotheticals_stay_out_of_retrieval_and_contradictions(store: MemorySto
 
 def test_default_lists_leave_them_out_their_own_status_finds_them(store: MemoryStore) -> None:
     acme, bank = stored(store)
-    assert [r.id for r in store.page(MemoryFilter())] == [acme]
-    assert store.count(MemoryFilter()) == 1
+    facts = MemoryFilter(types=("fact",))  # the turn itself is kept too, as an episode
+    assert [r.id for r in store.page(facts)] == [acme]
+    assert store.count(facts) == 1
     assert [r.id for r in store.page(MemoryFilter(statuses=(Status.HYPOTHETICAL,)))] == [bank]
     assert [r.id for r in store.page(builtin_filters()["Hypotheticals"])] == [bank]
-    assert store.counts()["hypothetical"] == 1 and store.counts()["active"] == 1
+    # active: the unit and the turn's episode (what was said, a supposition included)
+    assert store.counts()["hypothetical"] == 1 and store.counts()["active"] == 2
     # A hypothetical the operator deleted is deleted, not hypothetical.
     store.soft_delete(bank, actor="operator")
     assert store.count(MemoryFilter(statuses=(Status.HYPOTHETICAL,))) == 0
@@ -112,7 +114,7 @@ def test_export_and_import_keep_the_framing(store: MemoryStore, tmp_path: Path) 
         Importer(other).run(JsonlSource(io.BytesIO(buf.getvalue())))
         assert other.get(bank).framing == "hypothetical"
         assert other.get(bank).status is Status.HYPOTHETICAL
-        assert other.count(MemoryFilter()) == 1
+        assert other.count(MemoryFilter(types=("fact",))) == 1
     finally:
         other.close()
 

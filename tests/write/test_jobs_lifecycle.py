@@ -453,7 +453,7 @@ def test_a_job_as_json_converts_every_time_and_keeps_the_rest(
         "lease_until": None, "finished_at": "2026-03-04T05:06:07.123456",
         "extractor": "heuristic", "model": None, "memory_ids": ["m1"], "error": None,
         "log": [{"at": T0_LOG, "msg": "claimed by w1"}, {"at": T0_LOG, "msg": "done: 1 memories"}],
-        "agent_id": None, "run_id": None,
+        "agent_id": None, "run_id": None, "speaker": None, "said_at": None,
     }
     assert json.loads(json.dumps(out)) == out
 

@@ -13,6 +13,7 @@ from sqlalchemy import update
 
 from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
+from memdesk.core.store.episodes import Episodes
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.embed import reembed_all
 from memdesk.core.write.jobs import JobQueue
@@ -111,7 +112,16 @@ def test_a_job_stores_each_unit_with_the_turns_fields_provenance_and_vector(
     assert (fact.layer, pref.layer) == ("semantic", "procedural")
     assert fact.embedding == Encoder.vector(FACT.text).tobytes()
     assert pref.embedding == Encoder.vector(PREF.text).tobytes()
-    assert enc.calls == [[FACT.text, PREF.text]]
+    # the turn itself is kept as said, as the units' episode, with its own vector
+    assert [sorted(c) for c in enc.calls] == [sorted(
+        [FACT.text, PREF.text, "I work at Acme and prefer tabs."])]
+    episode = store.get(out.episode_id or "")
+    assert (episode.type, episode.layer, episode.text, episode.source_session) == (
+        "episode", "episodic", "I work at Acme and prefer tabs.", "s1")
+    assert episode.embedding == Encoder.vector(episode.text).tobytes()
+    assert Episodes(store).units_of(episode.id) == [fact.id, pref.id]
+    source = Episodes(store).source_of(pref.id)
+    assert source is not None and source.id == episode.id and source.session_id == "s1"
     prov = provenance(store, fact.id)
     assert prov is not None and (prov.extractor, prov.model, prov.job_id) == (
         "stub", "stub-1", job_id)
@@ -129,7 +139,8 @@ def test_session_scoped_units_go_to_working_memory_and_the_log_says_so(
     assert [i.unit for i in working.get("bob", "s9")] == [SCOPED]
     assert msgs(store, job_id)[-2:] == [
         "1 session-scoped unit(s) kept in working memory, not stored", "done: 1 memories"]
-    assert enc.calls == [[FACT.text]]
+    assert [sorted(c) for c in enc.calls] == [sorted(
+        [FACT.text, "For this task use Python; I work at Acme."])]
 
 
 def test_a_job_with_no_units_to_store_is_done_without_encoding(
@@ -137,8 +148,10 @@ def test_a_job_with_no_units_to_store_is_done_without_encoding(
     job_id = JobQueue(store).enqueue(Turn("For now use Python.", "bob"))
     working = WorkingMemory()
     out = Worker(store, Stub([SCOPED]), working=working).process_one()
-    assert out == Outcome(job_id, "done", [])
-    assert enc.calls == [] and store.count() == 0
+    assert out is not None and (out.job_id, out.status, out.memory_ids) == (job_id, "done", [])
+    # nothing typed is stored, but the turn is kept as said: one encode, for it alone
+    assert enc.calls == [["For now use Python."]] and store.count() == 1
+    assert store.get(out.episode_id or "").text == "For now use Python."
     assert [i.unit for i in working.get("bob", None)] == [SCOPED]
 
 
@@ -239,7 +252,9 @@ def test_a_text_that_breaks_the_encoder_fails_only_its_job(
     error = "unexpected error: RuntimeError: the encoder choked"
     assert [(o.job_id, o.status, o.error) for o in outs] == [
         (good, "done", None), (bad, "failed", error)]
-    assert enc.calls == [[FACT.text, "POISON unit."], [FACT.text], ["POISON unit."]]
+    assert [sorted(c) for c in enc.calls] == [
+        sorted([FACT.text, "fine", "POISON unit.", "poison"]), sorted([FACT.text, "fine"]),
+        sorted(["POISON unit.", "poison"])]
     assert store.get(outs[0].memory_ids[0]).embedding == Encoder.vector(FACT.text).tobytes()
     assert JobQueue(store).get(bad).error == error
     assert logged(caplog) == [(logging.ERROR, "batch encode failed; encoding job by job")]

@@ -49,7 +49,9 @@ def test_several_jobs_one_encode_call_each_job_done_once_with_its_units(
     assert [o.job_id for o in outcomes] == ids and {o.status for o in outcomes} == {"done"}
     [call] = fake.calls  # one encode for the whole batch, each distinct text once
     texts = [store.get(m).text for o in outcomes for m in o.memory_ids]
-    assert len(texts) == 5 and sorted(call) == sorted(set(texts)) and len(call) == 4
+    # the units and the turns themselves (their episodes): each distinct text once
+    assert len(texts) == 5 and sorted(call) == sorted(set(texts) | set(TURNS))
+    assert len(call) == 8
     q = JobQueue(store)
     for job_id, turn, o in zip(ids, TURNS, outcomes, strict=True):
         job = q.get(job_id)
@@ -59,8 +61,8 @@ def test_several_jobs_one_encode_call_each_job_done_once_with_its_units(
             assert m.source_session == job.session_id  # its own job's units
             assert np.allclose(vec_of(store, m.id), fake.vector(m.text))
         assert sum("done:" in e["msg"] for e in job.log) == 1
-    assert store.count() == 5
-    assert worker.process_batch() == [] and store.count() == 5  # nothing done twice
+    assert store.count() == 10  # 5 units, and each turn as its episode
+    assert worker.process_batch() == [] and store.count() == 10  # nothing done twice
 
 
 def test_a_failing_job_does_not_fail_its_batch_mates(store: MemoryStore,
@@ -77,14 +79,14 @@ def test_a_failing_job_does_not_fail_its_batch_mates(store: MemoryStore,
     for i in (ids[0], ids[3]):
         [mid] = q.get(i).memory_ids
         assert np.allclose(vec_of(store, mid), fake.vector(store.get(mid).text))
-    assert store.count() == 2  # the failed jobs wrote nothing
+    assert store.count() == 4  # a unit and an episode each; the failed jobs wrote nothing
 
 
 def test_batch_size_one_encodes_job_by_job(store: MemoryStore, fake: CountingEmbedder) -> None:
     for t in TURNS[:2]:
         JobQueue(store).enqueue(Turn(t, "u"))
     Worker(store, HeuristicExtractor(), WorkerConfig(batch=1)).run(drain=True)
-    assert [len(c) for c in fake.calls] == [1, 2]
+    assert [len(c) for c in fake.calls] == [2, 3]  # each job's units and its turn
 
 
 def test_stopping_hands_back_claimed_jobs_not_started(store: MemoryStore,

@@ -97,7 +97,8 @@ def test_a_different_model_is_detected_and_nothing_is_mixed(store: MemoryStore, 
     assert any("without vectors" in e["msg"] and "bge-small-en" in e["msg"] for e in done.log)
     # re-embedding replaces the space and fills every vector
     reembed_all(store)
-    assert space_problem(store) is None and backfill(store).embedded == 6
+    # the six memories, and the worker's turn kept as its episode
+    assert space_problem(store) is None and backfill(store).embedded == 7
     # and the running worker writes vectors again without a restart
     later = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))
     worker.run(drain=True)

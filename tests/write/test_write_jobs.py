@@ -67,7 +67,8 @@ def test_pleasantry_job_is_done_with_no_memories(store: MemoryStore) -> None:
     job_id = JobQueue(store).enqueue(Turn("Thanks, that's helpful!", "alice"))
     Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(drain=True)
     job = JobQueue(store).get(job_id)
-    assert job.status == "done" and job.memory_ids == () and count(store) == 0
+    # no unit; the turn is kept as said (an episode), and only it
+    assert job.status == "done" and job.memory_ids == () and count(store) == 1
 
 
 def test_ollama_units_carry_their_model_as_provenance(store: MemoryStore) -> None:

@@ -20,7 +20,7 @@ from memdesk.core.write.working import WorkingMemory
 EXPECTED = {
     "preference": "procedural", "procedure": "procedural", "fact": "semantic",
     "decision": "episodic", "correction": "episodic", "error": "episodic",
-    "note": "episodic", "reasoning": "episodic",
+    "note": "episodic", "reasoning": "episodic", "episode": "episodic",
 }
 
 
@@ -95,7 +95,10 @@ def test_session_scoped_units_stay_in_working_memory_and_no_row_is_written(
     done = JobQueue(store).get(job)
     assert done.status == "done" and done.memory_ids == ()
     assert any("working memory" in e["msg"] for e in done.log)
-    assert rows(store) == 0 and rows(store, MemoryEvent) == 0
+    # no unit is written; the turn itself is kept as said (its episode), nothing else
+    assert rows(store) == 1 and rows(store, MemoryEvent) == 1
+    [episode] = store.active("ann")
+    assert (episode.type, episode.text) == ("episode", "We decided to use Python for this task.")
     [item] = working.get("ann", "s9")
     assert item.unit.type == "decision" and "Python" in item.unit.text
     assert working.get("ann", "other session") == []
