@@ -206,6 +206,15 @@ def resolve_event_date(text: str, said_at: datetime | None, *,
     return EventDate(start, end, gran, phrase, "; ".join(notes) or None)
 
 
+def episode_dates(text: str, said_at: datetime | None) -> tuple[EventDate | None, str | None]:
+    """For an episode: its event date when one resolves, else None and why (the note of
+    a phrase that could not be dated); (None, None) when the turn names no time."""
+    found = resolve_event_date(text, said_at)
+    if found is None:
+        return None, None
+    return (found, None) if found.resolved else (None, found.note)
+
+
 # -- dateparser --------------------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from memdesk.core.write.when import EventDate, Prefer, resolve_event_date
+from memdesk.core.write.when import EventDate, Prefer, episode_dates, resolve_event_date
 
 # A Wednesday afternoon; "now" is later, so the session time is in the past.
 SAID = datetime(2026, 11, 25, 15, 0)
@@ -139,3 +139,11 @@ def test_a_word_that_is_also_a_month_is_not_one() -> None:
     got = when("I went to a protest march on Saturday with friends.")
     assert (got.phrase, got.start) == ("on Saturday", date(2026, 11, 21))
     assert when("We got engaged in 2021 in Lisbon.").phrase == "in 2021"
+
+
+def test_an_episode_gets_a_date_or_the_reason_it_has_none() -> None:
+    got, why = episode_dates("I ran a race last Saturday.", SAID)
+    assert got is not None and got.start == date(2026, 11, 21) and why is None
+    got, why = episode_dates("I ran a race last Saturday.", None)
+    assert got is None and "no session time" in (why or "")
+    assert episode_dates("Nice weather.", SAID) == (None, None)
