@@ -41,6 +41,7 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass, replace
+from datetime import datetime
 
 from memdesk.core.cardinality import multi_valued
 from memdesk.core.write import extract_frames as ef
@@ -48,6 +49,8 @@ from memdesk.core.write import extract_lexicon as lx
 from memdesk.core.write import extract_phrases as xp
 from memdesk.core.write import extract_predicates as ep
 from memdesk.core.write import extract_subjects as es
+from memdesk.core.write.extract_events import read_events
+from memdesk.core.write.extract_parser import Parser, load_parser
 from memdesk.core.write.extract_text import (
     clauses,
     is_english,
@@ -58,6 +61,7 @@ from memdesk.core.write.extract_text import (
     third_person_verb,
 )
 from memdesk.core.write.units import Extraction, Turn, Unit, top_units
+from memdesk.core.write.when import resolve_event_date
 
 log = logging.getLogger(__name__)
 
@@ -267,17 +271,40 @@ _SKIPS = tuple((reason, re.compile(p, re.IGNORECASE)) for reason, p in SKIPS)
 _HEDGES = tuple((reason, re.compile(p, re.IGNORECASE)) for reason, p in HEDGES)
 
 
+def _changed(clause: str) -> bool:
+    """The clause says something changed ("… now", "instead of")."""
+    return bool((NOW.search(clause) and not DURATION_NOW.search(clause))
+                or INSTEAD.search(clause))
+
+
 def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:]
 
 
 class HeuristicExtractor:
-    """The decision table without a language model (see the module docstring)."""
+    """The decision table without a language model (see the module docstring), and
+    events read with a dependency parser when spaCy is installed (:mod:`extract_events`).
+
+    ``parser``: None loads the pipeline on first use when installed; False reads with the
+    rules only.  ``model`` names the pipeline of the last turn whose units it read
+    (provenance), else None.
+    """
 
     name = NAME
-    model: str | None = None
+
+    def __init__(self, parser: bool | None = None) -> None:
+        self._use_parser = parser is not False
+        self.model: str | None = None
+        # The turn being read: its time (for dates) and whether the parser read it.
+        self._said_at: datetime | None = None
+        self._parsed = False
+
+    @property
+    def parser(self) -> Parser | None:
+        return load_parser() if self._use_parser else None
 
     def extract(self, turn: Turn) -> Extraction:
+        self._said_at, self._parsed = turn.said_at, False
         notes: list[str] = []
         units: list[Unit] = []
         ctx = es.Context()
@@ -305,7 +332,13 @@ class HeuristicExtractor:
                     units.append(unit)
         if foreign:
             notes.insert(0, ENGLISH_ONLY.format(n=foreign))
-        return Extraction(top_units(_drop_superfluous(units), notes), NAME, None, notes)
+        if undated := sum(1 for u in units if u.when is not None and u.when.start is None
+                          and turn.said_at is None):
+            notes.append(f"no session time was given: {undated} time phrase(s) kept as "
+                         "said, not dated")
+        parser = self.parser if self._parsed else None
+        self.model = parser.name if parser is not None else None
+        return Extraction(top_units(_drop_superfluous(units), notes), NAME, self.model, notes)
 
     def _clause(self, raw: str, notes: list[str], ctx: es.Context,
                 correcting: bool = False, framed: str | None = None) -> list[Unit]:
@@ -321,6 +354,7 @@ class HeuristicExtractor:
             notes.append(f"skipped {restore(raw)[:40]!r}: pleasantry or acknowledgement")
             return []
         hedge = next((reason for reason, pat in _HEDGES if pat.search(clause)), framed)
+        readings: list[str] = []  # the clause for the parser, as said and without lead-in
         guess = False
         if hedge is None and clause.rstrip().endswith("?"):
             if (inner := ef.statement_in_question(clause)) is None:
@@ -333,8 +367,8 @@ class HeuristicExtractor:
         clause = re.sub(r"^(?:oh|ah|hmm|um|uh|well|ok|okay)\b[\s,.!]*", "", clause, flags=re.I)
         if hedge is None and (m := CORRECTION.match(clause)) and m.end() < len(clause):
             correction, clause = True, clause[m.end():]
-        if hedge is None and ((NOW.search(clause) and not DURATION_NOW.search(clause))
-                              or INSTEAD.search(clause)):
+        marked = correction  # said to correct, before any "now" in the clause
+        if hedge is None and _changed(clause):
             correction = True
         uncertain = guess or UNCERTAIN.search(clause) is not None
         emphasis = EMPHASIS.search(clause) is not None
@@ -345,18 +379,50 @@ class HeuristicExtractor:
             if (i := re.search(r"\bI(?:'m|\s)(?!guess|think|suppose)", clause)) is not None:
                 clause = clause[i.start():]
         else:
+            # The parser reads the clause as said ("In January I …", "might", "could
+            # have"), then without its lead-in ("I think I left my keys": a guess).
+            readings.append(clause)
             clause = LEAD_IN.sub("", clause).strip()
+            readings.append(clause)
             clause = MODALS.sub("I ", clause)
             for start, repl in SUBJECTLESS:  # chat drops the "I": "Been using Arch btw"
                 if re.match(start, clause, re.IGNORECASE):
                     clause = repl + clause
                     break
         said = self._read(clause, ctx)
+        if hedge is None and not guess and not said and (said := self._events(readings)):
+            # An event corrects only when said to ("No, I went on Friday") or when its own
+            # words say a change ("now I've got an iPhone"), not for a "now" elsewhere in
+            # the clause ("I studied at St. Andrews and now I work at Google").
+            return [self._score(u, None, marked or _changed(u.text), uncertain, emphasis)
+                    for u in said]
+        if hedge is None and not guess and readings:
+            said = self._dated(said, readings[0])
         if not said:
             notes.append(f"nothing recognised in {restore(raw)[:40]!r}"
                          + (f" ({hedge})" if hedge else ""))
             return []
         return [self._score(u, hedge, correction, uncertain, emphasis) for u in said]
+
+    def _events(self, readings: list[str]) -> list[Unit]:
+        """What happened, read from the parse of the first reading that tells of any;
+        only for what the rules did not read."""
+        parser = self.parser
+        if parser is None:
+            return []
+        self._parsed = True
+        for text in dict.fromkeys(readings):
+            if found := read_events(parser(restore(text)), self._said_at):
+                return found
+        return []
+
+    def _dated(self, units: list[Unit], clause: str) -> list[Unit]:
+        """The rules' units, with the time their sentence names ("I moved to Lyon in
+        2021"); their text is left as the rules wrote it."""
+        if not units:
+            return units
+        when = resolve_event_date(restore(clause), self._said_at)
+        return [replace(u, when=when) for u in units] if when is not None else units
 
     def _read(self, clause: str, ctx: es.Context) -> list[Unit]:
         """The units a clause states, before framing and scoring."""

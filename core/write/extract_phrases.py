@@ -131,10 +131,20 @@ def _switched_kind(m: re.Match[str]) -> list[Said]:
     return [Said(attr, v, f"uses {v} (switched from {w})", True, "preference")]
 
 
+# "My daughter just started at Lincoln High": a school is joined as a pupil, not hired by
+# (the parser reads it as an event instead: extract_events).
+_SCHOOL = re.compile(r"\b(?:high|school|academy|college|university|uni|elementary|middle"
+                     r"|kindergarten|preschool|pre-school|daycare|nursery|montessori|prep"
+                     r"|primary|secondary|institute|polytechnic|conservatory)\b",
+                     re.IGNORECASE)
+
+
 def _joined(m: re.Match[str]) -> list[Said]:
     org = value_of(m)
     if org is None or not org[:1].isupper():
         return []  # "I joined a gym": not an employer we can name
+    if _SCHOOL.search(org):
+        return []
     return [Said("works_at", org, f"works at {org}")]
 
 

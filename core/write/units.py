@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from memdesk.core.errors import MemdeskError, ValidationError
 from memdesk.core.taxonomy import MemoryType, check_optional_str, check_text
+from memdesk.core.write.when import EventDate
 
 MAX_UNITS = 5
 MAX_UNIT_TEXT = 2_000  # "1–2 sentences": anything this long is not a memory unit
@@ -108,9 +109,16 @@ class Unit:
     attribute: str | None = None
     value: str | None = None
     framing: str | None = None
+    # When the event a unit tells of happened, read from its sentence ("last Saturday");
+    # None when the sentence names no time.
+    when: EventDate | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        out = asdict(self)
+        del out["when"]
+        if self.when is not None:  # only when there is one: a reply without events is unchanged
+            out["when"] = self.when.to_json()
+        return out
 
 
 @dataclass
@@ -185,7 +193,17 @@ def validate_unit(raw: Any) -> Unit:
         attribute=_opt_str(raw, "attribute", 200),
         value=_opt_str(raw, "value", 10_000),
         framing=_framing(raw.get("framing")),
+        when=_when(raw.get("when")),
     )
+
+
+def _when(v: Any) -> EventDate | None:
+    if v is None:
+        return None
+    try:
+        return EventDate.from_json(v)
+    except ValueError as exc:
+        raise UnitRejected(str(exc)) from None
 
 
 def _framing(v: Any) -> str | None:

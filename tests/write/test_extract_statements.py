@@ -280,7 +280,6 @@ def test_the_month_may_is_not_a_hedge() -> None:
     "I prefer the first option.",  # points into the conversation
     "I like your style.",
     "I'm using the free tier.",  # this conversation's setting
-    "I've moved to the new office.",  # not a place to live
     "I'm trying to deploy my app to Heroku but it keeps failing.",
     "My wife thinks I work too much.",
     "I'm 100% sure.",
@@ -288,6 +287,14 @@ def test_the_month_may_is_not_a_hedge() -> None:
 ])
 def test_everyday_chat_stores_nothing(turn: str) -> None:
     assert run(turn).units == []
+
+
+def test_moving_office_is_an_event_not_a_home() -> None:
+    # Was "stores nothing": with the dependency parser the move is kept as what happened
+    # (a note); still never a place the user lives.
+    units = run("I've moved to the new office.").units
+    assert all(u.attribute is None and u.type == "note" for u in units)
+    assert [u.text for u in units] in ([], ["The user has moved to the new office."])
 
 
 def test_a_version_does_not_hide_the_language() -> None:
