@@ -18,8 +18,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable
-from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime, time
 from typing import Any
 
 from sqlalchemy import Connection, insert, select, update
@@ -30,6 +29,7 @@ from memdesk.core.store.models import Memory
 from memdesk.core.taxonomy import Layer
 from memdesk.core.validation import validate_fields
 from memdesk.core.write.units import Turn
+from memdesk.core.write.when import EventDate
 
 M = Memory.__table__.c
 # The provenance of an episode: not extracted, kept as said (the detail pane's
@@ -41,23 +41,18 @@ EPISODE_IMPORTANCE = 0.3
 EPISODE_CONFIDENCE = 0.9
 
 
-@dataclass(frozen=True)
-class EventDate:
-    """When what a turn tells of happened (core/write/when.py resolves it)."""
-
-    start: datetime
-    end: datetime | None
-    granularity: str
-    phrase: str
-    note: str | None = None
-
-
-# (text, said_at) -> the event date, or None; plus a note when it cannot say.
+# (text, said_at) -> when what the turn tells of happened, or None and why not
+# (core/write/when.py's ``episode_dates``).
 DateResolver = Callable[[str, datetime | None], tuple[EventDate | None, str | None]]
 
 
 def no_dates(text: str, said_at: datetime | None) -> tuple[EventDate | None, str | None]:
+    """A resolver that reads no time: the episode keeps its session time only."""
     return None, None
+
+
+def _day(d: date | None) -> datetime | None:
+    return None if d is None else datetime.combine(d, time())
 
 
 def dedup_key(turn: Turn) -> str:
@@ -103,7 +98,8 @@ def record_episode_in(conn: Connection, memory_id: str, turn: Turn, job_id: str 
     conn.execute(insert(ET).values(
         memory_id=memory_id, user_id=turn.user_id, session_id=turn.session_id,
         speaker=turn.speaker, said_at=turn.said_at,
-        event_start=event.start if event else None, event_end=event.end if event else None,
+        event_start=_day(event.start) if event else None,
+        event_end=_day(event.end) if event else None,
         event_granularity=event.granularity if event else None,
         event_phrase=event.phrase if event else None,
         date_note=(event.note if event and event.note else date_note),

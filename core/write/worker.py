@@ -54,13 +54,13 @@ from memdesk.core.write.episodes import (
     EventDate,
     episode_values,
     existing_episode_in,
-    no_dates,
     record_episode_in,
 )
 from memdesk.core.write.jobs import DEFAULT_LEASE_S, JobQueue, JobRecord, LeaseLost, worker_identity
 from memdesk.core.write.models import MemoryProvenance
 from memdesk.core.write.router import is_session_scoped, route
 from memdesk.core.write.units import Extraction, ExtractionError, Extractor, Unit
+from memdesk.core.write.when import episode_dates
 from memdesk.core.write.working import WorkingMemory, working_memory
 
 log = logging.getLogger(__name__)
@@ -112,6 +112,7 @@ class _Prepared:
     # what it tells of happened.
     episode: dict[str, Any] | None = None
     event: EventDate | None = None
+    date_note: str | None = None  # why the turn's time could not be dated
 
 
 class Worker:
@@ -124,7 +125,7 @@ class Worker:
                  hooks: Sequence[InsertHook] = (),
                  dates: DateResolver | None = None) -> None:
         self.store = store
-        self.dates = dates or no_dates
+        self.dates = dates or episode_dates
         self.hooks = tuple(hooks)
         self.queue = JobQueue(store)
         self.extractor = extractor
@@ -207,7 +208,7 @@ class Worker:
             notes.append(f"the session time {turn.said_at:%Y-%m-%d %H:%M} is in the future; "
                          "kept as given")
         return _Prepared(job, extraction, stored, notes, [None] * len(stored),
-                         episode=episode_values(turn), event=event)
+                         episode=episode_values(turn), event=event, date_note=date_note)
 
     def _write(self, p: _Prepared) -> Outcome:
         """One job's inserts, provenance and ``done`` mark: one transaction."""
@@ -252,7 +253,8 @@ class Worker:
                     if episode_id is None:
                         episode_id = episode["id"]
                         self.store.add_in(conn, episode, actor="worker", note=f"job {job.id}")
-                        record_episode_in(conn, episode_id, turn, job.id, p.event, None)
+                        record_episode_in(conn, episode_id, turn, job.id, p.event,
+                                          p.date_note)
                         new_episode = [episode]
                 for values in rows:
                     self.store.add_in(conn, values, actor="worker", note=f"job {job.id}")

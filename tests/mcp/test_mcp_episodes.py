@@ -24,8 +24,8 @@ def test_turns_are_kept_as_said_and_retrieved_with_their_time(tmp_path: Path) ->
                 event = await store_and_wait(
                     s, "I went to a LGBTQ support group yesterday and it was so powerful.",
                     session_id="s1", speaker="Caroline", said_at="2023-05-08T13:56:00Z")
-                # nothing the extractor could type; the turn itself is kept
-                assert event["status"] == "done" and event["memory_ids"] == []
+                # the turn itself is kept, whatever the extractor made of it
+                assert event["status"] == "done"
                 assert event["episode_id"]
                 fact = await store_and_wait(s, "I work at Siemens as a firmware engineer.",
                                             session_id="s2", speaker="Caroline",

@@ -44,7 +44,7 @@ def results(store: MemoryStore, query: str, user: str = "mel") -> list[dict[str,
 
 
 def test_a_turn_the_extractor_does_not_recognise_is_kept_and_found(store: MemoryStore) -> None:
-    out = say(store, "I went to a LGBTQ support group yesterday and it was so powerful.")
+    out = say(store, "Honestly, the whole evening at the harbour felt unreal.")
     assert out.memory_ids == [] and out.episode_id is not None
     episode = store.get(out.episode_id)
     assert (episode.type, episode.layer, episode.status) == ("episode", "episodic",
@@ -52,7 +52,7 @@ def test_a_turn_the_extractor_does_not_recognise_is_kept_and_found(store: Memory
     info = Episodes(store).get(episode.id)
     assert info is not None
     assert (info.speaker, info.session_id, info.said_at) == ("Melanie", "s1", SAID_AT)
-    [hit] = results(store, "support group")
+    [hit] = results(store, "evening at the harbour")
     assert hit["id"] == episode.id and hit["said_at"] == SAID_AT.isoformat()
     assert hit["speaker"] == "Melanie" and hit["session"] == "s1"
 
@@ -149,3 +149,26 @@ def test_the_duplicates_queue_never_groups_episodes(store: MemoryStore) -> None:
     [cluster] = Duplicates(store).find(user="mel")  # the two units say the same
     assert set(cluster.member_ids) == set(one.memory_ids + two.memory_ids)
     assert not {one.episode_id, two.episode_id} & set(cluster.member_ids)
+
+
+def test_when_it_happened_is_read_against_the_session_time(store: MemoryStore) -> None:
+    out = say(store, "I ran a charity race for mental health last Saturday.")  # a Monday
+    info = Episodes(store).get(out.episode_id or "")
+    assert info is not None and info.event_date == "2023-05-06"
+    assert info.event_phrase is not None and "Saturday" in info.event_phrase
+    [hit] = [h for h in results(store, "charity race") if h["type"] == "episode"]
+    assert hit["event_date"] == "2023-05-06"
+
+
+def test_a_relative_time_without_a_session_time_is_kept_unresolved_and_noted(
+        store: MemoryStore) -> None:
+    out = say(store, "We went hiking two weeks ago.", said_at=None)
+    info = Episodes(store).get(out.episode_id or "")
+    assert info is not None and info.event_start is None and info.date_note
+    assert store.get(info.id).text == "We went hiking two weeks ago."
+
+
+def test_a_date_phrase_that_means_nothing_dates_nothing(store: MemoryStore) -> None:
+    out = say(store, "The party is on the 45th of Smarch.")
+    info = Episodes(store).get(out.episode_id or "")
+    assert info is not None and info.event_start is None

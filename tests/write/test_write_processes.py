@@ -74,13 +74,14 @@ def test_a_job_of_a_killed_worker_is_recovered_exactly_once(store_path: Path) ->
     job = queue.get(job_id)
     assert job.status == "done" and job.attempts == 2
     assert any("taken over from" in e["msg"] for e in job.log)
-    assert count(store) == 2 and sorted(job.memory_ids) == sorted(
-        r.id for r in store.page(limit=None))
+    # two units, and the turn kept as said (its episode): written once
+    assert count(store) == 3 and sorted(job.memory_ids) == sorted(
+        r.id for r in store.page(limit=None) if r.type != "episode")
 
     again = worker(store_path, "--offline", "--drain")  # nothing left: not done twice
     _out, errs = again.communicate(timeout=WAIT_S)
     assert again.returncode == 0 and "after 0 job(s)" in errs
-    assert count(store) == 2 and queue.get(job_id).attempts == 2
+    assert count(store) == 3 and queue.get(job_id).attempts == 2
     store.close()
 
 
@@ -113,5 +114,6 @@ def test_two_workers_never_process_the_same_job(store_path: Path) -> None:
     done = [queue.get(j) for j in jobs]
     assert all(j.status == "done" and j.attempts == 1 and len(j.memory_ids) == 1
                for j in done)
-    assert count(store) == len(jobs) == count(store, MemoryProvenance)
+    # each job's unit and its turn's episode, each with its provenance, written once
+    assert count(store) == 2 * len(jobs) == count(store, MemoryProvenance)
     store.close()
