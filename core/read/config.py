@@ -95,6 +95,8 @@ class ReadConfig:
     floor_keyword_share: float = 0.5
     # Diversity (the V4 retriever proposal): at most this many results from one ISO week; 0 = off.
     max_per_week: int = 2
+    # A "when" question gets the results that carry an event date first (episodic.py).
+    when_dated_first: bool = True
     # Dispositional injection (the dispositional-memory design) with fair rotation.
     preference_limit: int = 5
     # Relevance first: a preference whose cosine is this many robust deviations above

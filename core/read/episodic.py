@@ -6,6 +6,10 @@ rules apply once the results are chosen:
 
 - every result says when it was said: an episode carries its own speaker, session,
   session time and event date; a unit names the episode it came from, with the same;
+- a "when" question ("When did …", "What year …", "How long ago …") puts the results
+  that carry an event date first: they are the ones that can answer it, and the
+  results are already the ones about its subject (the floor chose them); the order
+  among the dated, and among the rest, stays the score's;
 - a unit ranks above the episode it came from.  The unit is the distilled statement
   ("The user's daughter Emma is 7."), the episode its evidence ("Emma turned 7 last
   week, we had a dinosaur cake!"); an agent reading top-down should meet the claim
@@ -14,6 +18,7 @@ rules apply once the results are chosen:
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from memdesk.core.store.episodes import EPISODE_TYPE, episodes_in, source_episodes_in
@@ -60,3 +65,24 @@ def units_before_their_episodes(hits: list[Hit]) -> list[Hit]:
             out.append(h)
         out.extend(after.get(i, []))
     return out
+
+
+WHEN = re.compile(
+    r"^\W*(?:when\b|since when\b|how long ago\b|on what (?:day|date)\b"
+    r"|(?:what|which) (?:day|date|year|month|week|time)\b|in (?:what|which) (?:year|month)\b)",
+    re.IGNORECASE)
+
+
+def is_when_question(query: str) -> bool:
+    """True for a question about when something happened."""
+    return WHEN.search(query) is not None
+
+
+def dated_first(hits: list[Hit]) -> list[Hit]:
+    """The hits that carry an event date (an episode's own, or a unit's episode's)
+    first, each group in its given order."""
+    dated = [h for h in hits if h.episode is not None and h.episode.event_start is not None]
+    if not dated or len(dated) == len(hits):
+        return hits
+    chosen = {id(h) for h in dated}
+    return dated + [h for h in hits if id(h) not in chosen]

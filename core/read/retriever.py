@@ -329,6 +329,8 @@ class Retriever:
         # ranks above its own episode (episodic.py).
         with self.store.read() as conn:
             episodic.attach_in(conn, results)
+        if cfg.when_dated_first and episodic.is_when_question(query):
+            results = episodic.dated_first(results)
         results = episodic.units_before_their_episodes(results)
         shown = [*results, *(d for h in results for d in h.same_as)]
         shown_seqs = {h.seq for h in shown}

@@ -172,3 +172,13 @@ def test_a_date_phrase_that_means_nothing_dates_nothing(store: MemoryStore) -> N
     out = say(store, "The party is on the 45th of Smarch.")
     info = Episodes(store).get(out.episode_id or "")
     assert info is not None and info.event_start is None
+
+
+def test_a_when_question_puts_the_dated_turns_about_it_first(store: MemoryStore) -> None:
+    undated = say(store, "The charity race for the shelter was so much fun, we raised a lot.")
+    dated = say(store, "I ran the charity race for the shelter last Saturday.")
+    plain = [h["id"] for h in results(store, "charity race for the shelter")]
+    assert {undated.episode_id, dated.episode_id} <= set(plain)
+    when = [h["id"] for h in results(store, "When was the charity race for the shelter?")]
+    assert when[0] == dated.episode_id or Episodes(store).source_of(when[0]) is not None
+    assert when.index(dated.episode_id) < when.index(undated.episode_id)
