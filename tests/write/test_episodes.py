@@ -175,10 +175,11 @@ def test_a_date_phrase_that_means_nothing_dates_nothing(store: MemoryStore) -> N
 
 
 def test_a_when_question_puts_the_dated_turns_about_it_first(store: MemoryStore) -> None:
-    undated = say(store, "The charity race for the shelter was so much fun, we raised a lot.")
-    dated = say(store, "I ran the charity race for the shelter last Saturday.")
+    dated = say(store, "I ran that charity race for the animal shelter last Saturday, "
+                       "and my legs still hurt.")
+    undated = say(store, "The charity race for the shelter was wonderful.")
     plain = [h["id"] for h in results(store, "charity race for the shelter")]
-    assert {undated.episode_id, dated.episode_id} <= set(plain)
+    # without a "when", the closer wording ranks first
+    assert plain.index(undated.episode_id) < plain.index(dated.episode_id)
     when = [h["id"] for h in results(store, "When was the charity race for the shelter?")]
-    assert when[0] == dated.episode_id or Episodes(store).source_of(when[0]) is not None
     assert when.index(dated.episode_id) < when.index(undated.episode_id)
