@@ -13,19 +13,7 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from memdesk.core.errors import (
-    EditConflictError,
-    MemdeskError,
-    NotFoundError,
-    StoreOpenError,
-    UndoConflictError,
-    ValidationError,
-)
-from memdesk.core.store.prefixes import AmbiguousIdError
-from memdesk.core.store.query import MemoryFilter, Status
-from memdesk.core.taxonomy import Layer, MemoryType, check_layer, check_type
-
-from . import (
+from memdesk.app import (
     cli_agents,
     cli_curation,
     cli_db,
@@ -37,7 +25,7 @@ from . import (
     cli_transfer,
     cli_write,
 )
-from .cli_common import (
+from memdesk.app.cli_common import (
     EXIT_CODES_HELP,
     EXIT_CONFLICT,
     EXIT_ERROR,
@@ -57,6 +45,17 @@ from .cli_common import (
     short,
     whole_number,
 )
+from memdesk.core.errors import (
+    EditConflictError,
+    MemdeskError,
+    NotFoundError,
+    StoreOpenError,
+    UndoConflictError,
+    ValidationError,
+)
+from memdesk.core.store.prefixes import AmbiguousIdError
+from memdesk.core.store.query import MemoryFilter, Status
+from memdesk.core.taxonomy import Layer, MemoryType, check_layer, check_type
 
 
 def build_parser() -> argparse.ArgumentParser:

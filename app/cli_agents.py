@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from .cli_common import EXIT_USAGE, err, fmt_dt, open_store, short
+from memdesk.app.cli_common import EXIT_USAGE, err, fmt_dt, open_store, short
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -87,10 +87,9 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except ValueError as exc:
         err(str(exc))
         return EXIT_USAGE
+    from memdesk.app.mcp_auth import is_loopback
+    from memdesk.app.mcp_server import serve
     from memdesk.core.write.extract import ExtractorConfig, make_extractor
-
-    from .mcp_auth import is_loopback
-    from .mcp_server import serve
 
     store = open_store(args)
     try:

@@ -14,11 +14,10 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
+from memdesk.app.cli_common import EXIT_USAGE, open_store, parse_range, short
+from memdesk.app.cli_learning import picks_json, print_guidance, register_learning
 from memdesk.core.errors import NotFoundError
 from memdesk.core.store.records import MemoryRecord
-
-from .cli_common import EXIT_USAGE, open_store, parse_range, short
-from .cli_learning import picks_json, print_guidance, register_learning
 
 if TYPE_CHECKING:  # the services load lazily: a CLI command imports only what it runs
     from memdesk.core.curation.contradictions import GroupDetail

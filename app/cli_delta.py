@@ -17,9 +17,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from memdesk.app.cli_common import EXIT_USAGE, open_store
 from memdesk.core.errors import ValidationError
-
-from .cli_common import EXIT_USAGE, open_store
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

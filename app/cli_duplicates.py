@@ -14,7 +14,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from .cli_common import memory_id, open_store, short
+from memdesk.app.cli_common import memory_id, open_store, short
 
 if TYPE_CHECKING:  # imported when a command runs: start-up stays fast
     from memdesk.core.curation.duplicates import Cluster, Outcome

@@ -12,8 +12,15 @@ import argparse
 import json
 from typing import Any
 
-from .cli_common import EXIT_CONFLICT, EXIT_USAGE, err, memory_id, open_store, whole_number
-from .cli_write import read_text
+from memdesk.app.cli_common import (
+    EXIT_CONFLICT,
+    EXIT_USAGE,
+    err,
+    memory_id,
+    open_store,
+    whole_number,
+)
+from memdesk.app.cli_write import read_text
 
 # The fields `edit` sets: the content of a memory, as the GUI's detail pane edits it.
 # (Lifecycle fields have their own commands: delete, undo, contradictions resolve.)

@@ -10,9 +10,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
+from memdesk.app.cli_common import open_store, parse_range
 from memdesk.core.errors import ValidationError
-
-from .cli_common import open_store, parse_range
 
 if TYPE_CHECKING:
     from memdesk.core.curation.estimate import Share

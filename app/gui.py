@@ -185,7 +185,7 @@ class CtrlC:
 
 
 def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) -> int:
-    from .display import platform_problem
+    from memdesk.app.display import platform_problem
 
     problem = platform_problem()
     if problem is not None:  # Qt would abort with a misleading message instead

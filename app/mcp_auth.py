@@ -32,10 +32,9 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from memdesk.app.mcp_identity import LOCAL, Caller, current_caller
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard import tokens
-
-from .mcp_identity import LOCAL, Caller, current_caller
 
 log = logging.getLogger("memdesk.mcp.auth")
 REALM = "memdesk"

@@ -15,10 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import ConfigDict, model_validator
 
-from memdesk.core.errors import MemdeskError
-from memdesk.core.guard.agent_api import check_agent_text
-
-from .mcp_identity import (
+from memdesk.app.mcp_identity import (
     Binding,
     Refused,
     call_note,
@@ -27,6 +24,8 @@ from .mcp_identity import (
     may_serve,
     note_user,
 )
+from memdesk.core.errors import MemdeskError
+from memdesk.core.guard.agent_api import check_agent_text
 
 if TYPE_CHECKING:
     from memdesk.core.guard.access import AccessLog

@@ -41,6 +41,10 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
+from memdesk.app import mcp_tools_read, mcp_tools_write
+from memdesk.app.mcp_common import Scope, forbid_unknown_arguments, record_calls
+from memdesk.app.mcp_identity import LOCAL, Binding, Caller, current_caller
+from memdesk.app.mcp_lines import serve_stdio
 from memdesk.core.curation.at_write import WRITE_HOOKS
 from memdesk.core.embeddings import Embedder, EmbeddingsUnavailable
 from memdesk.core.errors import MemdeskError
@@ -52,11 +56,6 @@ from memdesk.core.read.retriever import Retriever
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.units import Extractor
 from memdesk.core.write.worker import Worker, WorkerConfig
-
-from . import mcp_tools_read, mcp_tools_write
-from .mcp_common import Scope, forbid_unknown_arguments, record_calls
-from .mcp_identity import LOCAL, Binding, Caller, current_caller
-from .mcp_lines import serve_stdio
 
 if TYPE_CHECKING:
     import numpy as np
@@ -326,7 +325,7 @@ async def serve_http(server: MCPServer, store: MemoryStore, *, host: str,
     """The SDK's streamable HTTP app behind bearer-token authentication, on uvicorn."""
     import uvicorn
 
-    from .mcp_auth import BearerTokens, is_loopback
+    from memdesk.app.mcp_auth import BearerTokens, is_loopback
 
     # JSON responses: one body per call instead of an SSE stream (fewer writes and
     # wake-ups per call); the tools never send requests back to the client.

@@ -10,18 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Literal, cast
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from memdesk.core.errors import NotFoundError
-from memdesk.core.guard import agent_actions
-from memdesk.core.guard.agent_api import agent_filter, agent_view, check_agent_text
-from memdesk.core.guard.origin import origin_of_memory
-from memdesk.core.ids import utcnow
-from memdesk.core.read.retriever import MAX_K
-from memdesk.core.read.terms import MAX_QUERY_CHARS
-from memdesk.core.store.query import Status
-from memdesk.core.write.jobs import JobQueue
-
-from .mcp_common import READ, run_store
-from .mcp_models import (
+from memdesk.app.mcp_common import READ, run_store
+from memdesk.app.mcp_models import (
     AgentArg,
     Event,
     History,
@@ -40,9 +30,18 @@ from .mcp_models import (
     StatusArg,
     UserArg,
 )
+from memdesk.core.errors import NotFoundError
+from memdesk.core.guard import agent_actions
+from memdesk.core.guard.agent_api import agent_filter, agent_view, check_agent_text
+from memdesk.core.guard.origin import origin_of_memory
+from memdesk.core.ids import utcnow
+from memdesk.core.read.retriever import MAX_K
+from memdesk.core.read.terms import MAX_QUERY_CHARS
+from memdesk.core.store.query import Status
+from memdesk.core.write.jobs import JobQueue
 
 if TYPE_CHECKING:
-    from .mcp_server import Runtime
+    from memdesk.app.mcp_server import Runtime
 
 HIT_FIELDS = ("id", "text", "type", "layer", "score", "importance", "created_at")
 FLOOR_OFF = ("below_floor",)  # present only on results the floor would have dropped

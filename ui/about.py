@@ -7,8 +7,7 @@ from PySide6.QtCore import Qt, qVersion
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QVBoxLayout, QWidget
 
 from memdesk.core.store.about import version_text
-
-from .text import plain_label
+from memdesk.ui.text import plain_label
 
 SUMMARY = ("A desktop workbench for the long-term memory of AI agents: inspect, curate, "
            "sweep and audit the typed, scored memories agents write and recall.")

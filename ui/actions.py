@@ -30,8 +30,7 @@ from memdesk.core.errors import MemdeskError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changes
 from memdesk.core.undo import undo_changes
-
-from .ops import Task, TaskState
+from memdesk.ui.ops import Task, TaskState
 
 R = TypeVar("R")
 

@@ -26,17 +26,16 @@ from PySide6.QtWidgets import (
 from memdesk.core.store.query import MemoryFilter
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import LOW_CONFIDENCE, MemoryType
-
-from .actions import Desk, Op
-from .browser_model import COLUMN_KEYS, COLUMNS, BrowserModel
-from .delegates import ScoreBarDelegate
-from .detail import DetailPane
-from .empty import EmptyNote
-from .filters import FilterBar
-from .ops import LatestTask
-from .store_safety import ask_after_conflict, edit_or_conflict
-from .text import count_of
-from .view import DeskView
+from memdesk.ui.actions import Desk, Op
+from memdesk.ui.browser_model import COLUMN_KEYS, COLUMNS, BrowserModel
+from memdesk.ui.delegates import ScoreBarDelegate
+from memdesk.ui.detail import DetailPane
+from memdesk.ui.empty import EmptyNote
+from memdesk.ui.filters import FilterBar
+from memdesk.ui.ops import LatestTask
+from memdesk.ui.store_safety import ask_after_conflict, edit_or_conflict
+from memdesk.ui.text import count_of
+from memdesk.ui.view import DeskView
 
 
 class BrowserView(DeskView):

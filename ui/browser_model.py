@@ -38,10 +38,9 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import Changes
 from memdesk.core.taxonomy import LOW_CONFIDENCE
-
-from .delegates import LowRole, ScoreRole
-from .ops import LatestTask
-from .text import elide, one_line, reveal, tooltip_text
+from memdesk.ui.delegates import LowRole, ScoreRole
+from memdesk.ui.ops import LatestTask
+from memdesk.ui.text import elide, one_line, reveal, tooltip_text
 
 IdRole = Qt.ItemDataRole.UserRole
 Index = QModelIndex | QPersistentModelIndex

@@ -8,9 +8,8 @@ from typing import Any
 from PySide6.QtCore import QModelIndex, Qt
 
 from memdesk.core.curation.contradictions import ContradictionGroup, Key
-
-from .table_model import Index, RowsTableModel
-from .text import elide, isolate, one_line, tooltip_text
+from memdesk.ui.table_model import Index, RowsTableModel
+from memdesk.ui.text import elide, isolate, one_line, tooltip_text
 
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _TIP = Qt.ItemDataRole.ToolTipRole

@@ -41,12 +41,11 @@ from memdesk.core.curation import contradictions_resolve as CR
 from memdesk.core.curation.service import Contradictions
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.records import Changed
-
-from .actions import Desk, Op
-from .columns import capped_columns
-from .contradiction_models import ContradictionQueueModel
-from .queue_view import QueueView
-from .text import elide, fluid, isolate, plain_label, reveal
+from memdesk.ui.actions import Desk, Op
+from memdesk.ui.columns import capped_columns
+from memdesk.ui.contradiction_models import ContradictionQueueModel
+from memdesk.ui.queue_view import QueueView
+from memdesk.ui.text import elide, fluid, isolate, plain_label, reveal
 
 KEYS = ("Enter accept suggestion · 1–9 keep that card · B keep all (not a contradiction) · "
         "E edit then keep · M merge · U undo · ↑↓ / J K move · R rescan")

@@ -12,9 +12,8 @@ from PySide6.QtGui import QBrush, QColor
 
 from memdesk.core.delta.contracts import CandidateDelta, ChangeType, SourceConfig
 from memdesk.core.delta.snapshots import DiffRecord
-
-from .table_model import RowsTableModel
-from .text import elide, tooltip_text
+from memdesk.ui.table_model import RowsTableModel
+from memdesk.ui.text import elide, tooltip_text
 
 Index = QModelIndex | QPersistentModelIndex
 DISPLAY = Qt.ItemDataRole.DisplayRole

@@ -26,9 +26,8 @@ from PySide6.QtGui import QColor, QPen
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from memdesk.core.delta.snapshots import SnapshotSeries
-
-from .delta_models import HEALTH_COLOURS, source_colour
-from .text import elide, isolate, plain_label
+from memdesk.ui.delta_models import HEALTH_COLOURS, source_colour
+from memdesk.ui.text import elide, isolate, plain_label
 
 Y_TOP = 1.32  # headroom above the data (≤ 1) where the legend sits
 

@@ -19,10 +19,9 @@ from PySide6.QtWidgets import (
 
 from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
-
-from .actions import Desk, Op
-from .delta_models import SourcesModel
-from .text import plain_label
+from memdesk.ui.actions import Desk, Op
+from memdesk.ui.delta_models import SourcesModel
+from memdesk.ui.text import plain_label
 
 
 class SourcesPanel(QGroupBox):

@@ -11,8 +11,7 @@ from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
 from memdesk.core.demo_store import DEMO_SIZE, build_demo, demo_exists, demo_store_path
-
-from .ops import Task, TaskState
+from memdesk.ui.ops import Task, TaskState
 
 
 class BuildCancelled(Exception):

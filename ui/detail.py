@@ -52,10 +52,17 @@ from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
-
-from .sweep_learning import suggestion_text
-from .table_model import read_only_table
-from .text import display_lines, elide, fluid, hidden_count, plain_label, reveal, tooltip_text
+from memdesk.ui.sweep_learning import suggestion_text
+from memdesk.ui.table_model import read_only_table
+from memdesk.ui.text import (
+    display_lines,
+    elide,
+    fluid,
+    hidden_count,
+    plain_label,
+    reveal,
+    tooltip_text,
+)
 
 IdRole = Qt.ItemDataRole.UserRole
 TEXT_PREVIEW_CHARS = 4000  # what the form shows of a longer text

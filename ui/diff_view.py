@@ -25,9 +25,8 @@ from PySide6.QtWidgets import (
 from memdesk.core.delta.contracts import DeltaDiff
 from memdesk.core.delta.health import formula_text
 from memdesk.core.delta.snapshots import DiffRecord
-
-from .delta_models import HEALTH_COLOURS, SORT_ROLE, CandidateDeltaModel, source_colour
-from .text import plain_label
+from memdesk.ui.delta_models import HEALTH_COLOURS, SORT_ROLE, CandidateDeltaModel, source_colour
+from memdesk.ui.text import plain_label
 
 
 class InfluenceBars(QWidget):

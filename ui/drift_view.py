@@ -29,14 +29,13 @@ from memdesk.core.delta.contracts import DeltaDiff
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import DiffRecord
 from memdesk.core.store.records import Changed, Changes
-
-from .actions import Desk, Op
-from .delta_models import QueueModel
-from .delta_sources import SourcesPanel
-from .diff_view import DiffView
-from .ops import LatestTask
-from .text import elide, plain_label
-from .view import DeskView
+from memdesk.ui.actions import Desk, Op
+from memdesk.ui.delta_models import QueueModel
+from memdesk.ui.delta_sources import SourcesPanel
+from memdesk.ui.diff_view import DiffView
+from memdesk.ui.ops import LatestTask
+from memdesk.ui.text import elide, plain_label
+from memdesk.ui.view import DeskView
 
 VERBS = {"accept": "Accept", "dampen": "Dampen", "reject": "Reject",
          "investigated": "Mark investigated"}

@@ -34,11 +34,10 @@ from PySide6.QtWidgets import (
 from memdesk.core.curation.duplicates import Cluster, Duplicates, Outcome
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.write.duplicates import DEFAULT_THRESHOLD, MAX_THRESHOLD, MIN_THRESHOLD
-
-from .actions import Desk, Op
-from .empty import EmptyNote
-from .queue_view import QueueView
-from .text import elide, fluid, plain_label
+from memdesk.ui.actions import Desk, Op
+from memdesk.ui.empty import EmptyNote
+from memdesk.ui.queue_view import QueueView
+from memdesk.ui.text import elide, fluid, plain_label
 
 KEYS = ("Enter / M merge into the chosen memory · N not duplicates · 1–9 choose the one "
         "to keep · ↑↓ / J K move · R rescan · U undo")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtWidgets import QAbstractItemView, QLabel
 
-from .text import plain_label
+from memdesk.ui.text import plain_label
 
 
 class EmptyNote(QObject):

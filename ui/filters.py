@@ -27,8 +27,7 @@ from PySide6.QtWidgets import (
 
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import LOW_CONFIDENCE, Layer, MemoryType
-
-from .text import list_entry, one_line, tooltip_text
+from memdesk.ui.text import list_entry, one_line, tooltip_text
 
 DEBOUNCE_MS = 200
 EPS = 1e-9  # bands are inclusive in SQL; "< 0.4" is [0, 0.4 - EPS]

@@ -32,14 +32,13 @@ from PySide6.QtWidgets import (
 
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.write.jobs import JobQueue, JobRecord, JobStatus
-
-from .actions import Desk, Op
-from .empty import EmptyNote
-from .ops import LatestTask, TaskState
-from .table_model import Index, RowsTableModel
-from .text import elide, isolate, one_line, plain_label, reveal, tooltip_text
-from .view import DeskView
-from .write_service import embed_missing
+from memdesk.ui.actions import Desk, Op
+from memdesk.ui.empty import EmptyNote
+from memdesk.ui.ops import LatestTask, TaskState
+from memdesk.ui.table_model import Index, RowsTableModel
+from memdesk.ui.text import elide, isolate, one_line, plain_label, reveal, tooltip_text
+from memdesk.ui.view import DeskView
+from memdesk.ui.write_service import embed_missing
 
 NO_JOBS = ("No jobs yet.\n\nA job is one conversation turn an agent handed over to be "
            "remembered (`memdesk store`, or the MCP tool store_memory). A worker extracts "

@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterator
 
 from PySide6.QtWidgets import QWidget
 
-from .view import View
-from .views import ViewSpec
+from memdesk.ui.view import View
+from memdesk.ui.views import ViewSpec
 
 
 class LazyViews:

@@ -42,22 +42,21 @@ from memdesk.core.errors import MemdeskError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter
 from memdesk.core.store.records import Changed, Changes
-
-from .actions import Desk
-from .filters import builtin_filters, filter_from_dict, filter_to_dict
-from .lazy_views import LazyViews, shutdown
-from .opener import OPEN_BUSY_TIMEOUT_S, is_temporary, open_store, store_path
-from .ops import LatestTask
-from .settings import Settings, SettingsDialog
-from .text import ElidedLabel, error_box, plain_label, tooltip_text
-from .transfer import add_to_file_menu
-from .view import View
-from .views import VIEWS, ViewSpec
-from .write_service import WriteService
+from memdesk.ui.actions import Desk
+from memdesk.ui.filters import builtin_filters, filter_from_dict, filter_to_dict
+from memdesk.ui.lazy_views import LazyViews, shutdown
+from memdesk.ui.opener import OPEN_BUSY_TIMEOUT_S, is_temporary, open_store, store_path
+from memdesk.ui.ops import LatestTask
+from memdesk.ui.settings import Settings, SettingsDialog
+from memdesk.ui.text import ElidedLabel, error_box, plain_label, tooltip_text
+from memdesk.ui.transfer import add_to_file_menu
+from memdesk.ui.view import View
+from memdesk.ui.views import VIEWS, ViewSpec
+from memdesk.ui.write_service import WriteService
 
 if TYPE_CHECKING:
-    from .browser import BrowserView
-    from .demo_builder import DemoBuilder
+    from memdesk.ui.browser import BrowserView
+    from memdesk.ui.demo_builder import DemoBuilder
 
 KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
 KeyRole = Qt.ItemDataRole.UserRole + 1  # view key or filter name
@@ -130,7 +129,7 @@ class MainWindow(QMainWindow):
         self.desk.idle.connect(lambda: self.progress_label.setText(""))
         self.sidebar.selectionModel().currentChanged.connect(self._on_sidebar)
         self._install(store)
-        from .store_safety import StoreSafety
+        from memdesk.ui.store_safety import StoreSafety
 
         self.safety = StoreSafety(self)  # File → Check/Back up/Restore, banner, backups
 
@@ -171,7 +170,7 @@ class MainWindow(QMainWindow):
         file.addAction(self.write_service.embed_action)
         self.settings_action = self._action(file, "Settings…", "Ctrl+,", self.edit_settings)
         self.transfers = add_to_file_menu(self, file, before=self.settings_action)
-        from .tokens_dialog import add_to_file_menu as add_tokens_action
+        from memdesk.ui.tokens_dialog import add_to_file_menu as add_tokens_action
 
         self.tokens_action = add_tokens_action(self, file, before=self.settings_action)
         file.addSeparator()
@@ -200,7 +199,7 @@ class MainWindow(QMainWindow):
         self.sidebar_action = QAction("Focus sidebar", self)
         self.sidebar_action.setShortcut(QKeySequence("Ctrl+L"))
         self.sidebar_action.triggered.connect(self.sidebar.setFocus)
-        from .review_menu import ReviewMenu
+        from memdesk.ui.review_menu import ReviewMenu
 
         self.review = ReviewMenu(self, bar.addMenu("&Review"))
         self.statusBar().addPermanentWidget(self.review.label)
@@ -357,7 +356,9 @@ class MainWindow(QMainWindow):
 
     def browser(self) -> BrowserView | None:
         """The Browse view (built on first use), which saved filters drive."""
-        from .browser import BrowserView  # built first anyway; imported here for isinstance
+        from memdesk.ui.browser import (
+            BrowserView,  # built first anyway; imported here for isinstance
+        )
 
         view = self.views.get(BROWSE)
         return view if isinstance(view, BrowserView) else None
@@ -462,7 +463,7 @@ class MainWindow(QMainWindow):
             self.write_service.embed_demo(self._builder.built_now)
 
     def open_demo(self) -> None:
-        from .demo_builder import DemoBuilder
+        from memdesk.ui.demo_builder import DemoBuilder
 
         self._builder = DemoBuilder(self, self.demo_path)
         self._builder.ready.connect(self._open_built_demo)
@@ -511,17 +512,17 @@ class MainWindow(QMainWindow):
 
     # -- palette / help -------------------------------------------------------------
     def show_palette(self) -> None:
-        from .palette import CommandPalette
+        from memdesk.ui.palette import CommandPalette
 
         CommandPalette(self.all_actions(), self).exec()
 
     def show_about(self) -> None:
-        from .about import AboutDialog
+        from memdesk.ui.about import AboutDialog
 
         AboutDialog(self).exec()
 
     def show_shortcuts(self) -> None:
-        from .palette import ShortcutsDialog
+        from memdesk.ui.palette import ShortcutsDialog
 
         ShortcutsDialog(self.all_actions(), self).exec()
 

@@ -17,7 +17,7 @@ def open_store(target: str | Path | None, *, create: bool = True) -> MemoryStore
     """Open (``create``: or create) the store; raises MemdeskError with a clear message.
     A damaged store opens read-only; an older one is upgraded only if the operator
     agrees (ui/store_safety.py)."""
-    from .store_safety import open_store_asking
+    from memdesk.ui.store_safety import open_store_asking
 
     return open_store_asking(None, target, create=create, busy_timeout=OPEN_BUSY_TIMEOUT_S)
 

@@ -6,11 +6,10 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QHBoxLayout, QVBoxLayout
 
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.store.summary import StoreSummary, summarize
-
-from .actions import Desk
-from .ops import LatestTask
-from .text import plain_label
-from .view import DeskView
+from memdesk.ui.actions import Desk
+from memdesk.ui.ops import LatestTask
+from memdesk.ui.text import plain_label
+from memdesk.ui.view import DeskView
 
 
 class OverviewView(DeskView):

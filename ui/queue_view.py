@@ -17,11 +17,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent, QShowEvent
 
 from memdesk.core.store.records import Changes
-
-from .actions import Desk
-from .ops import LatestTask
-from .text import plain_label
-from .view import DeskView
+from memdesk.ui.actions import Desk
+from memdesk.ui.ops import LatestTask
+from memdesk.ui.text import plain_label
+from memdesk.ui.view import DeskView
 
 _MODIFIERS = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
 

@@ -34,20 +34,26 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.store.records import Changed, Changes
-
-from .actions import Desk
-from .columns import capped_columns
-from .empty import EmptyNote
-from .ops import LatestTask, TaskState
-from .table_model import read_only_table
-from .text import count_of, elide, elide_middle, isolate, one_line, plain_label, tooltip_text
-from .view import DeskView
+from memdesk.ui.actions import Desk
+from memdesk.ui.columns import capped_columns
+from memdesk.ui.empty import EmptyNote
+from memdesk.ui.ops import LatestTask, TaskState
+from memdesk.ui.table_model import read_only_table
+from memdesk.ui.text import (
+    count_of,
+    elide,
+    elide_middle,
+    isolate,
+    one_line,
+    plain_label,
+    tooltip_text,
+)
+from memdesk.ui.view import DeskView
 
 if TYPE_CHECKING:  # the retriever loads on the first run, off the GUI thread
     from memdesk.core.read.retriever import RetrievalResult
-
-    from .browser import BrowserView
-    from .main_window import MainWindow
+    from memdesk.ui.browser import BrowserView
+    from memdesk.ui.main_window import MainWindow
 
 IdRole = Qt.ItemDataRole.UserRole
 USER_WIDTH = 48  # characters of a user id the list shows (the tooltip has all)

@@ -22,12 +22,11 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QMenu
 
 from memdesk.core.guard.review import Review
-
-from .ops import LatestTask
+from memdesk.ui.ops import LatestTask
 
 if TYPE_CHECKING:
-    from .main_window import MainWindow
-    from .review_view import ReviewView
+    from memdesk.ui.main_window import MainWindow
+    from memdesk.ui.review_view import ReviewView
 
 KEY = "review"  # the inbox's key in ui/views.py
 POLL_MS = 5000
@@ -83,7 +82,7 @@ class ReviewMenu(QObject):
 
     def update_badge(self) -> None:
         """The sidebar item's title, with the count when something is waiting."""
-        from .views import VIEWS
+        from memdesk.ui.views import VIEWS
 
         title = next(s.title for s in VIEWS if s.key == KEY)
         item = self.window.sidebar_item(KEY)

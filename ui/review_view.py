@@ -27,13 +27,12 @@ from PySide6.QtWidgets import (
 
 from memdesk.core.guard.review import HeldItem, Review
 from memdesk.core.store.records import Changed, Changes
-
-from .actions import Desk, Op
-from .columns import capped_columns
-from .ops import LatestTask
-from .table_model import Index, RowsTableModel
-from .text import elide, isolate, one_line, plain_label, reveal, tooltip_text
-from .view import DeskView
+from memdesk.ui.actions import Desk, Op
+from memdesk.ui.columns import capped_columns
+from memdesk.ui.ops import LatestTask
+from memdesk.ui.table_model import Index, RowsTableModel
+from memdesk.ui.text import elide, isolate, one_line, plain_label, reveal, tooltip_text
+from memdesk.ui.view import DeskView
 
 KEYS = "A approve · R reject · E edit · U undo · J/K next/previous"
 MAX_SHOWN_CHARS = 20_000

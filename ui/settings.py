@@ -33,8 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.taxonomy import LOW_CONFIDENCE
-
-from .text import plain_label
+from memdesk.ui.text import plain_label
 
 DEFAULT_OLLAMA_HOST = "http://localhost:11434"
 MAX_RECENT = 8

@@ -25,13 +25,12 @@ from memdesk.core.delta.contracts import DeltaDiff
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.core.delta.snapshots import DiffRecord, SnapshotSeries
 from memdesk.core.store.records import Changed, Changes
-
-from .actions import Desk
-from .delta_plot import SnapshotPlot
-from .diff_view import DiffView
-from .ops import LatestTask, TaskState
-from .text import elide, plain_label
-from .view import DeskView
+from memdesk.ui.actions import Desk
+from memdesk.ui.delta_plot import SnapshotPlot
+from memdesk.ui.diff_view import DiffView
+from memdesk.ui.ops import LatestTask, TaskState
+from memdesk.ui.text import elide, plain_label
+from memdesk.ui.view import DeskView
 
 
 class SnapshotsView(DeskView):

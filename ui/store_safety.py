@@ -40,9 +40,8 @@ from memdesk.core.store.db import sqlite_info, sqlite_path
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import RECORD_COLUMNS, Changes, MemoryRecord
 from memdesk.core.store.wal import IdleCheckpointer, journal_mode
-
-from .ops import LatestTask
-from .text import elide_middle, error_box
+from memdesk.ui.ops import LatestTask
+from memdesk.ui.text import elide_middle, error_box
 
 # Opening in the GUI checks for at most this long, so the first rows show within a
 # second at 1M rows; an unfinished check then continues in the background.

@@ -12,7 +12,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QPushButton
 
-from .text import plain_label
+from memdesk.ui.text import plain_label
 
 
 def decision_buttons(review: Any) -> tuple[QHBoxLayout, dict[str, QPushButton]]:

@@ -25,13 +25,12 @@ from memdesk.core.curation.learning import Guidance
 from memdesk.core.curation.mixing import PickInfo
 from memdesk.core.curation.service import Calibrations, Sweeps
 from memdesk.core.store.records import Changed, Changes
-
-from .actions import Op
-from .ops import LatestTask
-from .text import plain_label
+from memdesk.ui.actions import Op
+from memdesk.ui.ops import LatestTask
+from memdesk.ui.text import plain_label
 
 if TYPE_CHECKING:
-    from .sweep_view import SweepView
+    from memdesk.ui.sweep_view import SweepView
 
 
 def guided_share_box() -> QDoubleSpinBox:

@@ -9,9 +9,8 @@ from PySide6.QtCore import QAbstractListModel, QModelIndex, Qt
 
 from memdesk.core.curation.sweep import SweepReport, SweepSummary
 from memdesk.core.store.records import MemoryRecord
-
-from .table_model import Index, RowsTableModel
-from .text import elide, tooltip_text
+from memdesk.ui.table_model import Index, RowsTableModel
+from memdesk.ui.text import elide, tooltip_text
 
 _ROLE_DISPLAY = Qt.ItemDataRole.DisplayRole
 _ROLE_TIP = Qt.ItemDataRole.ToolTipRole

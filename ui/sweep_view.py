@@ -42,15 +42,22 @@ from memdesk.core.curation.service import Sweeps
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import MemoryType
-
-from .actions import Desk, Op
-from .empty import EmptyNote
-from .ops import LatestTask
-from .sweep_buttons import decision_buttons
-from .sweep_learning import LearningPanel, guided_share_box, pick_line
-from .sweep_models import HistogramModel, NeighbourModel, SweepListModel
-from .text import display_lines, fluid, list_entry, one_line, plain_label, reveal, tooltip_text
-from .view import DeskView
+from memdesk.ui.actions import Desk, Op
+from memdesk.ui.empty import EmptyNote
+from memdesk.ui.ops import LatestTask
+from memdesk.ui.sweep_buttons import decision_buttons
+from memdesk.ui.sweep_learning import LearningPanel, guided_share_box, pick_line
+from memdesk.ui.sweep_models import HistogramModel, NeighbourModel, SweepListModel
+from memdesk.ui.text import (
+    display_lines,
+    fluid,
+    list_entry,
+    one_line,
+    plain_label,
+    reveal,
+    tooltip_text,
+)
+from memdesk.ui.view import DeskView
 
 ANY = "(any)"
 MAX_SHOWN_CHARS = 20_000  # longer texts are cut in the card (the store keeps them whole)

@@ -35,15 +35,13 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.store.records import Changed, Changes
-
-from .actions import Op
-from .ops import TaskState
-from .text import error_box, plain_label
+from memdesk.ui.actions import Op
+from memdesk.ui.ops import TaskState
+from memdesk.ui.text import error_box, plain_label
 
 if TYPE_CHECKING:  # the importer loads when an import starts
     from memdesk.core.transfer.importer import OnExisting
-
-    from .main_window import MainWindow
+    from memdesk.ui.main_window import MainWindow
 
 IMPORT_FILTERS = ("Memories (*.jsonl *.json *.db *.sqlite *.sqlite3);;"
                   "memdesk JSON Lines (*.jsonl);;Mem0 export (*.json);;"

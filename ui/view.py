@@ -22,8 +22,7 @@ from PySide6.QtGui import QAction, QShowEvent
 from PySide6.QtWidgets import QWidget
 
 from memdesk.core.store.records import Changed, Changes
-
-from .actions import Desk, Op
+from memdesk.ui.actions import Desk, Op
 
 
 @runtime_checkable

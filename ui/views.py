@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QWidget
 
-    from .actions import Desk
+    from memdesk.ui.actions import Desk
 
 
 @dataclass(frozen=True)

@@ -23,10 +23,9 @@ from PySide6.QtWidgets import QLabel, QProgressDialog, QWidget
 
 from memdesk.core.store import actions as acts
 from memdesk.core.store.records import MEMORY_EDIT, Changed, Changes
-
-from .actions import Desk, Op
-from .ops import LatestTask
-from .text import tooltip_text
+from memdesk.ui.actions import Desk, Op
+from memdesk.ui.ops import LatestTask
+from memdesk.ui.text import tooltip_text
 
 if TYPE_CHECKING:  # the worker loads when it starts
     from memdesk.core.write.worker import Worker
@@ -195,7 +194,7 @@ class WriteService(QObject):
         kinds = Changed.JOBS | (MEMORY_EDIT if outcome.memory_ids else Changed.NOTHING)
         self.desk.changed.emit(Changes(tuple(outcome.memory_ids), kinds=kinds))
         if outcome.memory_ids:  # new memories of an auto-apply source get calibrated
-            from .sweep_learning import auto_apply_new
+            from memdesk.ui.sweep_learning import auto_apply_new
 
             auto_apply_new(self.desk)
 
