@@ -32,7 +32,7 @@ class _VersionAction(argparse.Action):
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    from memdesk.app.cli import build_parser
+    from memdesk.app.cli.main import build_parser
 
     parser = build_parser()
     parser.add_argument("--version", action=_VersionAction)
@@ -47,7 +47,7 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from memdesk.app.cli import run
+    from memdesk.app.cli.main import run
 
     args = parse(sys.argv[1:] if argv is None else argv)
     if getattr(args, "smoke_test", False):

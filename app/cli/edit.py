@@ -12,7 +12,7 @@ import argparse
 import json
 from typing import Any
 
-from memdesk.app.cli_common import (
+from memdesk.app.cli.common import (
     EXIT_CONFLICT,
     EXIT_USAGE,
     err,
@@ -20,7 +20,7 @@ from memdesk.app.cli_common import (
     open_store,
     whole_number,
 )
-from memdesk.app.cli_write import read_text
+from memdesk.app.cli.write import read_text
 
 # The fields `edit` sets: the content of a memory, as the GUI's detail pane edits it.
 # (Lifecycle fields have their own commands: delete, undo, contradictions resolve.)

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memdesk.app.cli_common import EXIT_USAGE, open_store
+from memdesk.app.cli.common import EXIT_USAGE, open_store
 from memdesk.core.errors import ValidationError
 
 

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memdesk.app.cli_common import EXIT_NOTFOUND, EXIT_STORE, err, open_store
+from memdesk.app.cli.common import EXIT_NOTFOUND, EXIT_STORE, err, open_store
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],

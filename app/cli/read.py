@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memdesk.app.cli_common import EXIT_ERROR, EXIT_USAGE, err, open_store, short
+from memdesk.app.cli.common import EXIT_ERROR, EXIT_USAGE, err, open_store, short
 
 if TYPE_CHECKING:
     from memdesk.core.read.config import ReadConfig

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from memdesk.app.cli_common import EXIT_STORE, EXIT_USAGE, err, fmt_dt, open_store, seconds, short
+from memdesk.app.cli.common import EXIT_STORE, EXIT_USAGE, err, fmt_dt, open_store, seconds, short
 
 if TYPE_CHECKING:  # imported when a command runs: start-up stays fast
     from memdesk.core.write.extract import ExtractorConfig

@@ -12,7 +12,7 @@ import json
 import sys
 from typing import Any
 
-from memdesk.app.cli_common import EXIT_USAGE, err, fmt_dt, open_store
+from memdesk.app.cli.common import EXIT_USAGE, err, fmt_dt, open_store
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:

@@ -5,7 +5,7 @@ A merge or a dismissal is one action group: ``duplicates undo GROUP`` takes all 
 back; each audit event it wrote can also be taken back alone with ``memdesk undo N``.
 ``duplicates threshold [VALUE]`` shows or stores the operator's threshold: the one
 ``list`` uses by default and the job worker flags new writes with (audited, undoable).
-Memory ids may be given as unique prefixes; errors follow cli_common.EXIT_CODES_HELP.
+Memory ids may be given as unique prefixes; errors follow app/cli/common.py's EXIT_CODES_HELP.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from memdesk.app.cli_common import memory_id, open_store, short
+from memdesk.app.cli.common import memory_id, open_store, short
 
 if TYPE_CHECKING:  # imported when a command runs: start-up stays fast
     from memdesk.core.curation.duplicates import Cluster, Outcome

@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from memdesk.app.cli_common import open_store, parse_range
+from memdesk.app.cli.common import open_store, parse_range
 from memdesk.core.errors import ValidationError
 
 if TYPE_CHECKING:

@@ -1,6 +1,6 @@
 """``memdesk mcp``: a Model Context Protocol server over one store (official ``mcp`` SDK).
 
-Tools (app/mcp_tools_read.py, app/mcp_tools_write.py): ``store_memory`` (asynchronous:
+Tools (app/mcp/tools_read.py, app/mcp/tools_write.py): ``store_memory`` (asynchronous:
 returns a job id at once; a worker thread in this process extracts and stores),
 ``job_status``, ``retrieve`` (the hybrid retriever with dispositional preferences),
 ``get_memory``, ``search_memories``, ``list_memories``, ``memory_history``,
@@ -10,7 +10,7 @@ validated by the SDK against each tool's JSON schema (unknown ones refused) and 
 the core; any refusal comes back as an MCP tool error (``isError``), never as a crash.
 
 A server is bound to the users it serves (``--user``, ``--users-from``;
-app/mcp_identity.py): a call names only one of them, and every tool answers only about
+app/mcp/identity.py): a call names only one of them, and every tool answers only about
 them ("not found" otherwise).  An unbound server serves any user id, for one local user;
 it says so in its instructions and its log.
 
@@ -41,10 +41,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 
-from memdesk.app import mcp_tools_read, mcp_tools_write
-from memdesk.app.mcp_common import Scope, forbid_unknown_arguments, record_calls
-from memdesk.app.mcp_identity import LOCAL, Binding, Caller, current_caller
-from memdesk.app.mcp_lines import serve_stdio
+from memdesk.app.mcp import tools_read as mcp_tools_read
+from memdesk.app.mcp import tools_write as mcp_tools_write
+from memdesk.app.mcp.common import Scope, forbid_unknown_arguments, record_calls
+from memdesk.app.mcp.identity import LOCAL, Binding, Caller, current_caller
+from memdesk.app.mcp.lines import serve_stdio
 from memdesk.core.curation.at_write import WRITE_HOOKS
 from memdesk.core.embeddings import Embedder, EmbeddingsUnavailable
 from memdesk.core.errors import MemdeskError
@@ -281,7 +282,7 @@ def serve(store: MemoryStore, extractor: Extractor, *, vectors: bool = True,
     """Run until the client disconnects (stdio) or the process is interrupted (HTTP).
     ``users``: the users this server serves (None: unbound).
 
-    Over HTTP every request is authenticated by app/mcp_auth.py: a token is required on
+    Over HTTP every request is authenticated by app/mcp/auth.py: a token is required on
     a non-loopback ``host``, and on loopback as soon as the store has any token."""
     binding = Binding(users)
     if binding.bound:
@@ -299,7 +300,7 @@ def serve(store: MemoryStore, extractor: Extractor, *, vectors: bool = True,
             anyio.run(partial(serve_http, server, store, host=host, port=port))
         else:
             # The SDK's stdio transport, fed by a line reader that answers every line
-            # (invalid JSON-RPC, oversized lines): app/mcp_lines.py.
+            # (invalid JSON-RPC, oversized lines): app/mcp/lines.py.
             anyio.run(serve_stdio, server)
     finally:
         rt.stop()
@@ -325,7 +326,7 @@ async def serve_http(server: MCPServer, store: MemoryStore, *, host: str,
     """The SDK's streamable HTTP app behind bearer-token authentication, on uvicorn."""
     import uvicorn
 
-    from memdesk.app.mcp_auth import BearerTokens, is_loopback
+    from memdesk.app.mcp.auth import BearerTokens, is_loopback
 
     # JSON responses: one body per call instead of an SSE stream (fewer writes and
     # wake-ups per call); the tools never send requests back to the client.

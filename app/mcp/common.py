@@ -15,7 +15,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import ToolAnnotations
 from pydantic import ConfigDict, model_validator
 
-from memdesk.app.mcp_identity import (
+from memdesk.app.mcp.identity import (
     Binding,
     Refused,
     call_note,
@@ -60,7 +60,7 @@ async def run_store(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
 
 class Scope:
     """The users one call may name and see: the server's binding and the caller's own
-    (``mcp_identity.current_caller``, set per request by the HTTP transport)."""
+    (``identity.current_caller``, set per request by the HTTP transport)."""
 
     def __init__(self, binding: Binding) -> None:
         self.binding = binding

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Literal, cast
 from mcp.server.mcpserver import MCPServer
 from pydantic import Field
 
-from memdesk.app.mcp_common import READ, run_store
-from memdesk.app.mcp_models import (
+from memdesk.app.mcp.common import READ, run_store
+from memdesk.app.mcp.models import (
     AgentArg,
     Event,
     History,
@@ -41,7 +41,7 @@ from memdesk.core.store.query import Status
 from memdesk.core.write.jobs import JobQueue
 
 if TYPE_CHECKING:
-    from memdesk.app.mcp_server import Runtime
+    from memdesk.app.mcp.server import Runtime
 
 HIT_FIELDS = ("id", "text", "type", "layer", "score", "importance", "created_at")
 FLOOR_OFF = ("below_floor",)  # present only on results the floor would have dropped
@@ -92,7 +92,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
                 notes = [n for n in notes if "vectors are off" not in n]
                 notes.append("the embedding model is still loading: answered from the "
                              "keyword and graph channels only")
-            # The core answers plain JSON dicts; mcp_models declares their shape for
+            # The core answers plain JSON dicts; models.py declares their shape for
             # the tool's schema, and these casts say that is what they are.
             return {"retrieval_id": r.retrieval_id,
                     "results": [cast(Hit, {f: j[f] for f in (*HIT_FIELDS, *FLOOR_OFF) if f in j})

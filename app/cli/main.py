@@ -1,6 +1,6 @@
 """Command-line interface for scripts and agents: ``memdesk add|list|show|demo|db|undo``.
 
-Exit codes are listed once, in cli_common.EXIT_CODES_HELP (shown by ``memdesk --help``
+Exit codes are listed once, in app/cli/common.py's EXIT_CODES_HELP (shown by ``memdesk --help``
 and copied in the README).  Ids may be given as unique prefixes (core/store/prefixes.py).
 """
 
@@ -13,19 +13,17 @@ from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
-from memdesk.app import (
-    cli_agents,
-    cli_curation,
-    cli_db,
-    cli_delta,
-    cli_duplicates,
-    cli_edit,
-    cli_read,
-    cli_tokens,
-    cli_transfer,
-    cli_write,
-)
-from memdesk.app.cli_common import (
+from memdesk.app.cli import agents as cli_agents
+from memdesk.app.cli import curation as cli_curation
+from memdesk.app.cli import db as cli_db
+from memdesk.app.cli import delta as cli_delta
+from memdesk.app.cli import duplicates as cli_duplicates
+from memdesk.app.cli import edit as cli_edit
+from memdesk.app.cli import read as cli_read
+from memdesk.app.cli import tokens as cli_tokens
+from memdesk.app.cli import transfer as cli_transfer
+from memdesk.app.cli import write as cli_write
+from memdesk.app.cli.common import (
     EXIT_CODES_HELP,
     EXIT_CONFLICT,
     EXIT_ERROR,

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from memdesk.app.cli_common import EXIT_STORE, EXIT_USAGE, err, open_store
+from memdesk.app.cli.common import EXIT_STORE, EXIT_USAGE, err, open_store
 
 EXIT_CANCELLED = 130  # 128 + SIGINT, what a shell reports for an interrupted tool
 

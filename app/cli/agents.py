@@ -8,7 +8,7 @@ import json
 import sys
 from typing import Any
 
-from memdesk.app.cli_common import EXIT_USAGE, err, fmt_dt, open_store, short
+from memdesk.app.cli.common import EXIT_USAGE, err, fmt_dt, open_store, short
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -87,8 +87,8 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     except ValueError as exc:
         err(str(exc))
         return EXIT_USAGE
-    from memdesk.app.mcp_auth import is_loopback
-    from memdesk.app.mcp_server import serve
+    from memdesk.app.mcp.auth import is_loopback
+    from memdesk.app.mcp.server import serve
     from memdesk.core.write.extract import ExtractorConfig, make_extractor
 
     store = open_store(args)

@@ -3,7 +3,7 @@
 Every HTTP request is checked before the SDK's streamable HTTP app sees it: the
 ``Authorization: Bearer …`` secret is looked up among the store's tokens
 (core/guard/tokens.py, on every request, so a revocation takes effect on the next call)
-and the request runs with :data:`memdesk.app.mcp_identity.current_caller` set to the
+and the request runs with :data:`memdesk.app.mcp.identity.current_caller` set to the
 token's caller (its name, users and rights); the tools check that caller.  The SDK's
 context streams carry the variable from the request into the session's tool call.
 
@@ -32,7 +32,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memdesk.app.mcp_identity import LOCAL, Caller, current_caller
+from memdesk.app.mcp.identity import LOCAL, Caller, current_caller
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard import tokens
 

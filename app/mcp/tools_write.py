@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
 
-from memdesk.app.mcp_common import ADD, FORGET, run_store
-from memdesk.app.mcp_models import AgentArg, ChangeResult, Job, MemoryIdArg, RunArg, UserArg
+from memdesk.app.mcp.common import ADD, FORGET, run_store
+from memdesk.app.mcp.models import AgentArg, ChangeResult, Job, MemoryIdArg, RunArg, UserArg
 from memdesk.core.guard import agent_actions
 from memdesk.core.guard.agent_api import check_agent_text
 from memdesk.core.guard.origin import AgentOrigin
@@ -19,7 +19,7 @@ from memdesk.core.write.intake import enqueue_from_agent
 from memdesk.core.write.units import MAX_TURN_TEXT, Turn
 
 if TYPE_CHECKING:
-    from memdesk.app.mcp_server import Runtime
+    from memdesk.app.mcp.server import Runtime
 
 SourceArg = Annotated[Literal["user", "assistant", "tool", "document"], Field(
     description="whose words these are: the user's own (default), or text from the "

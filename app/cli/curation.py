@@ -3,7 +3,7 @@
 ``Contradictions`` services (core/curation/service.py) like the GUI.
 
 Every command takes ``--json`` for scripts and agents; errors follow the exit codes of
-cli_common.EXIT_CODES_HELP.  Sweep ids, group ids, action groups and memory ids may be
+app/cli/common.py's EXIT_CODES_HELP.  Sweep ids, group ids, action groups and memory ids may be
 given as unique prefixes.
 """
 
@@ -14,8 +14,8 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from memdesk.app.cli_common import EXIT_USAGE, open_store, parse_range, short
-from memdesk.app.cli_learning import picks_json, print_guidance, register_learning
+from memdesk.app.cli.common import EXIT_USAGE, open_store, parse_range, short
+from memdesk.app.cli.learning import picks_json, print_guidance, register_learning
 from memdesk.core.errors import NotFoundError
 from memdesk.core.store.records import MemoryRecord
 
