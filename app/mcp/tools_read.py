@@ -41,7 +41,7 @@ from memdesk.core.store.query import Status
 from memdesk.core.write.jobs import JobQueue
 
 if TYPE_CHECKING:
-    from memdesk.app.mcp.server import Runtime
+    from memdesk.app.mcp.runtime import Runtime
 
 HIT_FIELDS = ("id", "text", "type", "layer", "score", "importance", "created_at")
 FLOOR_OFF = ("below_floor",)  # present only on results the floor would have dropped

@@ -19,7 +19,7 @@ from memdesk.core.write.intake import enqueue_from_agent
 from memdesk.core.write.units import MAX_TURN_TEXT, Turn
 
 if TYPE_CHECKING:
-    from memdesk.app.mcp.server import Runtime
+    from memdesk.app.mcp.runtime import Runtime
 
 SourceArg = Annotated[Literal["user", "assistant", "tool", "document"], Field(
     description="whose words these are: the user's own (default), or text from the "
