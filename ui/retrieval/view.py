@@ -53,7 +53,7 @@ from memdesk.ui.desk.view import DeskView
 if TYPE_CHECKING:  # the retriever loads on the first run, off the GUI thread
     from memdesk.core.read.retriever import RetrievalResult
     from memdesk.ui.browse.browser import BrowserView
-    from memdesk.ui.window.main_window import MainWindow
+    from memdesk.ui.desk.window import DeskWindow
 
 IdRole = Qt.ItemDataRole.UserRole
 USER_WIDTH = 48  # characters of a user id the list shows (the tooltip has all)
@@ -333,7 +333,7 @@ class RetrievalView(DeskView):
     def _open_in_browser(self, memory_id: str) -> None:
         if not hasattr(self.window(), "show_view"):
             return
-        win = cast("MainWindow", self.window())  # the main window: the view sits in it
+        win = cast("DeskWindow", self.window())  # the main window: the view sits in it
         win.show_view("browse")
         browser = cast("BrowserView | None", win.views.get("browse"))
         if browser is not None:

@@ -25,8 +25,8 @@ from memdesk.core.guard.review import Review
 from memdesk.ui.desk.ops import LatestTask
 
 if TYPE_CHECKING:
+    from memdesk.ui.desk.window import DeskWindow
     from memdesk.ui.review.view import ReviewView
-    from memdesk.ui.window.main_window import MainWindow
 
 KEY = "review"  # the inbox's key in ui/desk/views.py
 POLL_MS = 5000
@@ -35,7 +35,7 @@ POLL_MS = 5000
 class ReviewMenu(QObject):
     """Owns the Review menu's actions, the status-bar label and the sidebar badge."""
 
-    def __init__(self, window: MainWindow, menu: QMenu) -> None:
+    def __init__(self, window: DeskWindow, menu: QMenu) -> None:
         super().__init__(window)
         self.window = window
         self.menu = menu

@@ -41,7 +41,7 @@ from memdesk.ui.desk.text import error_box, plain_label
 
 if TYPE_CHECKING:  # the importer loads when an import starts
     from memdesk.core.transfer.importer import OnExisting
-    from memdesk.ui.window.main_window import MainWindow
+    from memdesk.ui.desk.window import DeskWindow
 
 IMPORT_FILTERS = ("Memories (*.jsonl *.json *.db *.sqlite *.sqlite3);;"
                   "memdesk JSON Lines (*.jsonl);;Mem0 export (*.json);;"
@@ -170,7 +170,7 @@ class Transfers(QObject):
     exported = Signal(object)  # ExportReport
     failed = Signal(str)  # the message (the desk has shown it)
 
-    def __init__(self, window: MainWindow) -> None:
+    def __init__(self, window: DeskWindow) -> None:
         super().__init__(window)
         self.window = window
         self.progress: TransferProgress | None = None

@@ -29,7 +29,6 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
     QLabel,
-    QMainWindow,
     QMenu,
     QSplitter,
     QStackedWidget,
@@ -49,6 +48,7 @@ from memdesk.ui.desk.ops import LatestTask
 from memdesk.ui.desk.text import ElidedLabel, error_box, plain_label, tooltip_text
 from memdesk.ui.desk.view import View
 from memdesk.ui.desk.views import VIEWS, ViewSpec
+from memdesk.ui.desk.window import DeskWindow
 from memdesk.ui.jobs.write_service import WriteService
 from memdesk.ui.store_safety.opener import OPEN_BUSY_TIMEOUT_S, is_temporary, open_store, store_path
 from memdesk.ui.transfer.import_export import add_to_file_menu
@@ -64,7 +64,7 @@ BROWSE = "browse"
 __all__ = ["OPEN_BUSY_TIMEOUT_S", "MainWindow"]
 
 
-class MainWindow(QMainWindow):
+class MainWindow(DeskWindow):
     """Owns the desk (open store, action pipeline, undo stack) and the views."""
 
     store_changed = Signal(object)  # the new MemoryStore
