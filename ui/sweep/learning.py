@@ -30,7 +30,7 @@ from memdesk.ui.desk.ops import LatestTask
 from memdesk.ui.desk.text import plain_label
 
 if TYPE_CHECKING:
-    from memdesk.ui.sweep.view import SweepView
+    from memdesk.ui.sweep.host import SweepHost
 
 
 def guided_share_box() -> QDoubleSpinBox:
@@ -58,7 +58,7 @@ def _cell(s: Share) -> str:
 class LearningPanel(QGroupBox):
     """The estimate and the model's state; Train runs through the desk's pipeline."""
 
-    def __init__(self, view: SweepView) -> None:
+    def __init__(self, view: SweepHost) -> None:
         super().__init__("What your sweeps say about the band")
         self.view = view
         self.headline = plain_label("")
