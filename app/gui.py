@@ -3,7 +3,7 @@ another store or the demo store) and show the main window.
 
 ``memdesk --demo`` works on a fresh machine: the demo store is generated in the user
 data folder on first use, off the GUI thread, with a progress dialog if it takes more
-than half a second (memdesk.ui.demo_builder).
+than half a second (memdesk.ui.window.demo_builder).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from memdesk.core.demo_store import build_demo, demo_exists, demo_store_path
 if TYPE_CHECKING:  # Qt is imported once the display is known to work
     from PySide6.QtCore import QCoreApplication, QTimer
 
-    from memdesk.ui.demo_builder import DemoBuilder
-    from memdesk.ui.main_window import MainWindow
+    from memdesk.ui.window.demo_builder import DemoBuilder
+    from memdesk.ui.window.main_window import MainWindow
 
 
 def ensure_demo_store(size: int = 5000) -> Path:
@@ -50,7 +50,7 @@ class Launcher:
         """A plain-text error dialog; returns OTHER, DEMO or QUIT."""
         from PySide6.QtWidgets import QMessageBox
 
-        from memdesk.ui.text import error_box
+        from memdesk.ui.desk.text import error_box
 
         box = error_box(None, "memdesk: cannot open the store", message)
         other = box.addButton("Open another store…", QMessageBox.ButtonRole.AcceptRole)
@@ -65,8 +65,8 @@ class Launcher:
         from PySide6.QtWidgets import QFileDialog
 
         from memdesk.core.errors import MemdeskError
-        from memdesk.ui.main_window import MainWindow
-        from memdesk.ui.opener import open_store
+        from memdesk.ui.store_safety.opener import open_store
+        from memdesk.ui.window.main_window import MainWindow
 
         while True:
             try:
@@ -98,7 +98,7 @@ class Launcher:
     def open_demo(self) -> None:
         from PySide6.QtWidgets import QApplication
 
-        from memdesk.ui.demo_builder import DemoBuilder
+        from memdesk.ui.window.demo_builder import DemoBuilder
 
         def ready(path: str | Path) -> None:
             if not self.open(path):
@@ -130,7 +130,7 @@ class Launcher:
 
 def startup_store() -> str | None:
     """The store chosen in Settings ("Store opened at start"), else None: the default."""
-    from memdesk.ui.settings import Settings
+    from memdesk.ui.window.settings import Settings
 
     return Settings().store_path or None
 
@@ -185,7 +185,7 @@ class CtrlC:
 
 
 def run_gui(db: str | None = None, demo: bool = False, demo_size: int = 5000) -> int:
-    from .display import platform_problem
+    from memdesk.app.display import platform_problem
 
     problem = platform_problem()
     if problem is not None:  # Qt would abort with a misleading message instead

@@ -32,7 +32,7 @@ class _VersionAction(argparse.Action):
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    from .cli import build_parser
+    from memdesk.app.cli.main import build_parser
 
     parser = build_parser()
     parser.add_argument("--version", action=_VersionAction)
@@ -47,15 +47,15 @@ def parse(argv: list[str]) -> argparse.Namespace:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from .cli import run
+    from memdesk.app.cli.main import run
 
     args = parse(sys.argv[1:] if argv is None else argv)
     if getattr(args, "smoke_test", False):
-        from .smoke import run_smoke
+        from memdesk.app.smoke import run_smoke
 
         return run_smoke(db=args.db)
     if getattr(args, "command", None) is None:
-        from .gui import run_gui
+        from memdesk.app.gui import run_gui
 
         return run_gui(db=args.db, demo=args.demo, demo_size=args.size)
     return run(args)

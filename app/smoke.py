@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:  # Qt is imported once the platform is chosen
     from PySide6.QtWidgets import QApplication
 
-    from memdesk.ui.browser import BrowserView
+    from memdesk.ui.browse.browser import BrowserView
 
 SMOKE_ROWS = 300
 TIMEOUT_S = 60.0
@@ -57,7 +57,7 @@ def _run(db: str | None, tmp: Path) -> int:
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
-    # The window's settings file goes to the temporary folder (ui/settings.py).
+    # The window's settings file goes to the temporary folder (ui/window/settings.py).
     os.environ["MEMDESK_CONFIG_DIR"] = str(tmp)
     # A widgets process: an existing instance is a QApplication.
     app = cast("QApplication | None", QApplication.instance()) or QApplication(
@@ -65,7 +65,7 @@ def _run(db: str | None, tmp: Path) -> int:
     app.setApplicationName("memdesk-smoke")
     print(f"qt: {app.platformName()}")
 
-    from memdesk.ui.main_window import MainWindow
+    from memdesk.ui.window.main_window import MainWindow
 
     window = MainWindow(store)
     window.show()

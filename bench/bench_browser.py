@@ -55,9 +55,9 @@ def main() -> int:
 
     from memdesk.core.store.memory_store import MemoryStore
     from memdesk.core.store.query import MemoryFilter
-    from memdesk.ui.browser_model import COLUMN_KEYS
-    from memdesk.ui.main_window import MainWindow
-    from memdesk.ui.settings import Settings
+    from memdesk.ui.browse.browser_model import COLUMN_KEYS
+    from memdesk.ui.window.main_window import MainWindow
+    from memdesk.ui.window.settings import Settings
 
     app = QApplication.instance() or QApplication(sys.argv)  # noqa: F841 (kept alive)
     settings_dir = tempfile.mkdtemp()

@@ -85,7 +85,7 @@ def bench_plot() -> dict[str, float]:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication([])  # noqa: F841 (must exist)
-    from memdesk.ui.delta_plot import SnapshotPlot
+    from memdesk.ui.delta.plot import SnapshotPlot
 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "bench.db"

@@ -230,7 +230,7 @@ def bench_search(size: int, queries: int, tmp: Path) -> None:
         t0 = time.perf_counter()
         ours = MemoryStore.open(path, create=False)
         r = Retriever(ours)
-        if warm:  # memdesk mcp's start: load the model, then warm() (app/mcp_server.py)
+        if warm:  # memdesk mcp's start: load the model, then warm() (app/mcp/server.py)
             r.embedder().encode(["warm up"])
             n = r.warm()
             print(f"memdesk opened and warmed as `memdesk mcp` does ({n} users' snapshots) "

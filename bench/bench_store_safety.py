@@ -73,7 +73,7 @@ def bench_backup(path: Path) -> None:
 
 
 def bench_open_check(path: Path) -> None:
-    from memdesk.ui.store_safety import GUI_OPEN_CHECK_BUDGET_S
+    from memdesk.ui.store_safety.safety import GUI_OPEN_CHECK_BUDGET_S
 
     for level in ("quick", "integrity"):
         t = time.monotonic()

@@ -66,7 +66,7 @@ def bulk_import(n: int, folder: Path, end: datetime) -> dict[str, float]:
 def agents_path(turns: list[tuple[str, str]], folder: Path,
                 timeout_s: float = 900.0) -> dict[str, float]:
     """``turns`` as (user, text) through the store_memory façade and the server's worker."""
-    from memdesk.app.mcp_server import Runtime  # the server's own runtime and worker
+    from memdesk.app.mcp.runtime import Runtime  # the server's own runtime and worker
     from memdesk.core.guard.origin import AgentOrigin
     from memdesk.core.store.memory_store import MemoryStore
     from memdesk.core.write.extract import ExtractorConfig, make_extractor

@@ -1,6 +1,6 @@
 """The systems bench/bench_recall.py compares, each answering one query at a time.
 
-- ``memdesk``: the Retriever exactly as ``memdesk mcp`` holds it (app/mcp_server.py's
+- ``memdesk``: the Retriever exactly as ``memdesk mcp`` holds it (app/mcp/server.py's
   Runtime: default ReadConfig, recording on, the model loaded and ``warm()`` run on
   start), all channels, preference injection on; injected preferences are reported
   apart from the ranked results.

@@ -170,7 +170,7 @@ def offline_settings(tmp_path: Path):
     window's service check fails fast instead of waiting for a timeout)."""
     from PySide6.QtCore import QSettings
 
-    from memdesk.ui.settings import Settings
+    from memdesk.ui.window.settings import Settings
 
     s = Settings(QSettings(str(tmp_path / "memdesk.ini"), QSettings.Format.IniFormat))
     s.ollama_host = "http://127.0.0.1:9"
@@ -268,8 +268,8 @@ def desk_for(tmp_path: Path):
     as the main window does; ``desk.seen`` records every broadcast."""
     from PySide6.QtCore import QSettings
 
-    from memdesk.ui.actions import Desk
-    from memdesk.ui.settings import Settings
+    from memdesk.ui.desk.actions import Desk
+    from memdesk.ui.window.settings import Settings
 
     made = []
 

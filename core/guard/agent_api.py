@@ -1,6 +1,6 @@
 """What agents may hand over and what they may see: the core of the MCP tools.
 
-The MCP server (app/mcp_server.py) is protocol glue; the rules for agents live here so
+The MCP server (app/mcp/server.py) is protocol glue; the rules for agents live here so
 every entry point applies the same ones:
 
 - text from an agent must be well-formed: no NUL, no lone surrogates (JSON allows

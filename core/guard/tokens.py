@@ -4,7 +4,7 @@ A token is ``mdk_`` and 32 random bytes (URL-safe base64).  It is shown once, wh
 created; the store keeps only its SHA-256 (a hash of 256 random bits needs no salt or
 slow hash: nothing about it can be guessed).  Each token names the users it may act for
 and its rights (read, write, forget); the HTTP transport turns a verified token into the
-MCP server's caller (``memdesk.app.mcp_identity.Caller``), and the tools check it.
+MCP server's caller (``memdesk.app.mcp.identity.Caller``), and the tools check it.
 
 Creating and revoking are audited store-wide actions (``TOKEN_ADD``, ``TOKEN_REVOKE``),
 written in the same transaction as the change; the audit rows name the token, its users

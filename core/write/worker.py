@@ -51,7 +51,6 @@ from memdesk.core.write.embed import (
 from memdesk.core.write.episodes import (
     VERBATIM,
     DateResolver,
-    EventDate,
     episode_values,
     existing_episode_in,
     record_episode_in,
@@ -60,7 +59,7 @@ from memdesk.core.write.jobs import DEFAULT_LEASE_S, JobQueue, JobRecord, LeaseL
 from memdesk.core.write.models import MemoryProvenance
 from memdesk.core.write.router import is_session_scoped, route
 from memdesk.core.write.units import Extraction, ExtractionError, Extractor, Unit
-from memdesk.core.write.when import episode_dates
+from memdesk.core.write.when import EventDate, episode_dates
 from memdesk.core.write.working import WorkingMemory, working_memory
 
 log = logging.getLogger(__name__)

@@ -72,7 +72,7 @@ def main() -> int:
 
     from memdesk.core import demo
     from memdesk.core.store.memory_store import MemoryStore
-    from memdesk.ui.main_window import MainWindow
+    from memdesk.ui.window.main_window import MainWindow
 
     app = QApplication(sys.argv)
     app.setStyle("Fusion")
@@ -184,7 +184,7 @@ def main() -> int:
         w.show_filter("Low confidence")
         settle(app, 1.0)
         about = None
-        from memdesk.ui.about import AboutDialog
+        from memdesk.ui.window.about import AboutDialog
 
         about = AboutDialog(w)
         about.show()

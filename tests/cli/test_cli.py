@@ -189,7 +189,7 @@ def test_output_to_a_closed_pipe_ends_quietly(demo_template: Path) -> None:
 
 
 def test_readme_lists_every_exit_code_of_the_help() -> None:
-    from memdesk.app.cli_common import EXIT_CODES_HELP
+    from memdesk.app.cli.common import EXIT_CODES_HELP
 
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     table = {line.split("|")[1].strip() for line in readme.splitlines()
@@ -204,7 +204,7 @@ def test_help_and_readme_never_cite_internal_design_documents() -> None:
     import argparse
     import re
 
-    from memdesk.app.cli import build_parser
+    from memdesk.app.cli.main import build_parser
 
     def helps(parser: argparse.ArgumentParser):  # type: ignore[no-untyped-def]
         yield parser.format_help()

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from memdesk.app import cli_transfer
+from memdesk.app.cli import transfer as cli_transfer
 from memdesk.app.main import main
 from tests.helpers.cli import run
 

@@ -22,7 +22,7 @@ from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from memdesk.core.write.worker import Worker, WorkerConfig
-from memdesk.ui.sweep_learning import suggestion_text
+from memdesk.ui.sweep.learning import suggestion_text
 
 TOOLS = ["Postgres", "Kafka", "Redis", "DuckDB", "SQLite", "Rust", "Go", "Elixir", "Zig",
          "Kotlin", "Terraform", "Nomad", "Envoy", "Caddy", "NATS", "Celery"]

@@ -40,7 +40,7 @@ def _kinds() -> list[str]:
 
 def _views() -> list[str]:
     pytest.importorskip("PySide6")
-    from memdesk.ui.views import VIEWS
+    from memdesk.ui.desk.views import VIEWS
 
     return [spec.title for spec in VIEWS]
 

@@ -72,7 +72,7 @@ for m in pkgutil.walk_packages(core.__path__, 'memdesk.core.'):
     if '.migrations.versions.' in m.name or m.name.endswith('migrations.env'):
         continue
     importlib.import_module(m.name)
-import memdesk.app.cli
+import memdesk.app.cli.main
 bad = sorted(k for k in sys.modules if k.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph'))
 heavy = sorted(k for k in sys.modules if k.split('.')[0] in ('torch', 'sentence_transformers'))
 print(bad, heavy)

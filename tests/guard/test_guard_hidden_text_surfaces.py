@@ -73,7 +73,7 @@ def test_hidden_instructions_from_an_agent_are_held_and_shown_revealed(
 @pytest.mark.gui
 def test_the_review_inbox_shows_the_revealed_text_as_plain_text(
         held_db: tuple[Path, dict[str, dict[str, Any]]], qtbot, desk_for) -> None:  # type: ignore[no-untyped-def]
-    from memdesk.ui.review_view import ReviewView
+    from memdesk.ui.review.view import ReviewView
 
     db, _ = held_db
     store = MemoryStore.open(db)

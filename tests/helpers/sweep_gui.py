@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import Qt
 
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.ui.sweep_view import SweepView
+from memdesk.ui.sweep.view import SweepView
 
 
 def started_sweep(qtbot: Any, desk_for: Any, store: MemoryStore, *, n: int,

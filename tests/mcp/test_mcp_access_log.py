@@ -106,7 +106,7 @@ def test_every_read_is_logged_with_the_token_user_and_count(served) -> None:  # 
 
 
 def test_the_desk_shows_each_tokens_last_call_and_its_calls(served, qtbot) -> None:  # type: ignore[no-untyped-def]
-    from memdesk.ui.tokens_dialog import TokensDialog
+    from memdesk.ui.agents.tokens_dialog import TokensDialog
 
     url, db, secrets, _ids = served
 

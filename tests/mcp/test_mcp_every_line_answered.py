@@ -10,7 +10,7 @@ from typing import Any
 import mcp_types as types
 import pytest
 
-from memdesk.app.mcp_lines import MAX_LINE_BYTES
+from memdesk.app.mcp.lines import MAX_LINE_BYTES
 from tests.helpers.mcp_raw import RawServer
 
 

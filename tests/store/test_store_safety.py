@@ -296,7 +296,7 @@ def test_cli_reports_a_conflict(store_path: Path) -> None:
     """The CLI's mapping: EditConflictError → exit 5 with both versions named."""
     import argparse
 
-    from memdesk.app.cli import report_error
+    from memdesk.app.cli.main import report_error
 
     exc = EditConflictError("m1", 3, 5)
     assert report_error(exc, argparse.Namespace(db=str(store_path))) == 5

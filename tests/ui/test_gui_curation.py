@@ -10,10 +10,10 @@ from PySide6.QtWidgets import QApplication, QWidget
 from memdesk.core.curation.service import Contradictions, Sweeps
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed
-from memdesk.ui.contradiction_models import ContradictionQueueModel
-from memdesk.ui.contradictions_view import ContradictionsView
-from memdesk.ui.sweep_models import HistogramModel, NeighbourModel, SweepListModel
-from memdesk.ui.sweep_view import SweepView
+from memdesk.ui.contradictions.models import ContradictionQueueModel
+from memdesk.ui.contradictions.view import ContradictionsView
+from memdesk.ui.sweep.models import HistogramModel, NeighbourModel, SweepListModel
+from memdesk.ui.sweep.view import SweepView
 
 pytestmark = pytest.mark.gui
 

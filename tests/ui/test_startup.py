@@ -12,7 +12,7 @@ import sys
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.ui.main_window import MainWindow
+from memdesk.ui.window.main_window import MainWindow
 store = MemoryStore.open(sys.argv[1])
 w = MainWindow(store)
 w.show()

@@ -19,7 +19,7 @@ from memdesk.core.read.maintain import maintain
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.transfer.jsonl import export_jsonl
-from memdesk.ui.filters import builtin_filters
+from memdesk.ui.browse.filters import builtin_filters
 from tests.helpers.belief import agent_turn, fact, job_notes, retrieve_texts
 
 BANK = fact("The user imagines working at a bank.", "a bank", framing="hypothetical",

@@ -109,7 +109,7 @@ def test_cli_cancel_exit_codes_listing_and_undo(tmp_path: Path, capsys) -> None:
 @pytest.mark.gui
 def test_jobs_view_cancel_goes_through_the_desk_and_undoes(qtbot, store: MemoryStore,
                                                          desk_for) -> None:  # type: ignore[no-untyped-def]
-    from memdesk.ui.jobs_view import JobsView
+    from memdesk.ui.jobs.view import JobsView
 
     desk = desk_for(store)
     running = JobQueue(store).enqueue(Turn("I work at Acme Corp.", "u"))

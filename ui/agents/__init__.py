@@ -1,0 +1,1 @@
+"""The agents' side of the desk: their MCP bearer tokens."""

@@ -1,0 +1,1 @@
+"""Browse: the memories table, its filters, the detail pane, the overview."""

@@ -1,0 +1,1 @@
+"""The contradictions queue and its side-by-side cards."""

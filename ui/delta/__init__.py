@@ -1,0 +1,1 @@
+"""Delta memory: drift review, snapshots, diffs, sources, the dominance plot."""

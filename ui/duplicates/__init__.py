@@ -1,0 +1,1 @@
+"""The duplicates queue: clusters, members, and merging them."""

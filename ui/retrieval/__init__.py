@@ -1,0 +1,1 @@
+"""The retrieval inspector: what an agent would recall, and why."""

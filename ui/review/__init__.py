@@ -1,0 +1,1 @@
+"""The review inbox of the poisoning guard, and the Review menu."""

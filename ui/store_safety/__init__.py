@@ -1,0 +1,1 @@
+"""Store safety: opening a store, checks, backups, restores, upgrades and edit conflicts."""

@@ -1,0 +1,1 @@
+"""File → Import… and File → Export…."""
