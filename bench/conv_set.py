@@ -136,8 +136,8 @@ class Builder:
                 for q, a in singles:
                     self.ask("single_hop", q.format(**f), a.format(**f), [key])
                 if "temporal" in kind:
-                    self.ask("temporal", kind["temporal"].format(**f), "{when:" + key + "}",
-                             [key])
+                    q = self.rng.choice(kind["temporal"])
+                    self.ask("temporal", q.format(**f), "", [key])
                 self.ask("no_answer", self.rng.choice(kind["missing"]).format(**f), "", [])
             both = {f"{p}{n + 1}": drawn[p][n] for p in drawn for n in (0, 1)}
             both["who"] = (self.names[tellers[0]] if tellers[0] == tellers[1]

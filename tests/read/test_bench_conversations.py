@@ -182,3 +182,28 @@ def test_the_shape_check_catches_a_set_too_small(tmp_path: Path) -> None:
     assert "conv-maya-tomas: 0 open_domain questions" in found
     assert "conv-priya-olu: 12 sessions" not in found  # 12 is enough
     assert "conv-priya-olu:" in found and "turns (at least 300)" in found
+
+
+def test_temporal_answers_are_the_dates_the_relative_phrases_make() -> None:
+    import random
+    from datetime import datetime, timedelta
+
+    cs = _module("conv_set")
+    said = datetime(2026, 5, 6, 14, 30)  # a Wednesday
+    seen: dict[str, str] = {}
+    for seed in range(300):
+        phrase, answer = cs.relative(random.Random(seed), said)
+        seen[phrase] = answer
+    assert seen["yesterday"] == "5 May 2026"
+    assert seen["this morning"] == "6 May 2026"
+    assert seen["three days ago"] == "3 May 2026"
+    assert seen["a fortnight ago"] == "22 April 2026"
+    assert seen["last Saturday"] == "2 May 2026"
+    assert seen["last Wednesday"] == "29 April 2026"  # said on a Wednesday: a week back
+    assert seen["last weekend"] == "the weekend of 2 May 2026"
+    assert seen["last month"] == "April 2026"
+    assert seen["last week"] == "the week before 6 May 2026"
+    for phrase, answer in seen.items():
+        if phrase.startswith("last ") and phrase[5:] in cs.WEEKDAYS:
+            d = datetime.strptime(answer, "%d %B %Y")
+            assert d.strftime("%A") == phrase[5:] and timedelta(0) < said - d <= timedelta(8)
