@@ -207,3 +207,19 @@ def test_temporal_answers_are_the_dates_the_relative_phrases_make() -> None:
         if phrase.startswith("last ") and phrase[5:] in cs.WEEKDAYS:
             d = datetime.strptime(answer, "%d %B %Y")
             assert d.strftime("%A") == phrase[5:] and timedelta(0) < said - d <= timedelta(8)
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--file", "{missing}"], "cannot read the conversations: "),
+    (["--file", "{bad}"], "cannot read the conversations: "),
+    (["--limit-conversations", "0"], "--limit-conversations must be at least 1"),
+])
+def test_the_runner_refuses_bad_input_with_a_message(  # type: ignore[no-untyped-def]
+        tmp_path: Path, monkeypatch, capsys, args: list[str], message: str) -> None:
+    run = _module("bench_conversations")
+    bad = write(tmp_path, [sample(qa=[{"question": "q", "category": 9}])])
+    argv = [a.format(missing=tmp_path / "absent.json", bad=bad) for a in args]
+    monkeypatch.setattr(sys, "argv", ["bench_conversations.py", *argv])
+    assert run.main() == 2
+    out = capsys.readouterr().out
+    assert message in out and "Traceback" not in out
