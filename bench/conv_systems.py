@@ -204,7 +204,7 @@ def turn_fields() -> set[str]:
 def build_agents(conversations: list[Conversation], folder: Path,
                  timeout_s: float = 1800.0) -> tuple[Any, Any, dict]:
     """The agents' path store; store, hit → turns, timings."""
-    from memdesk.app.mcp_server import Runtime  # the server's own runtime and worker
+    from memdesk.app.mcp.runtime import Runtime  # the server's own runtime and worker
     from memdesk.core.guard.origin import AgentOrigin
     from memdesk.core.store.memory_store import MemoryStore
     from memdesk.core.write.extract import ExtractorConfig, make_extractor
@@ -229,6 +229,8 @@ def build_agents(conversations: list[Conversation], folder: Path,
         for c in conversations:
             for t in c.turns:
                 extra = {timed: said_at(t)} if timed else {}
+                if "speaker" in turn_fields():
+                    extra["speaker"] = t.speaker
                 turn = AgentTurn(memory_text(t), user_of(c),
                                  f"{c.sample_id} session {t.session}", **extra)
                 jobs[enqueue_from_agent(store, turn, origin)] = turn_key(c, t.dia_id)

@@ -23,6 +23,7 @@ otherwise the memories are stored without one and the job's log says why.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -58,7 +59,7 @@ from memdesk.core.write.episodes import (
 from memdesk.core.write.jobs import DEFAULT_LEASE_S, JobQueue, JobRecord, LeaseLost, worker_identity
 from memdesk.core.write.models import MemoryProvenance
 from memdesk.core.write.router import is_session_scoped, route
-from memdesk.core.write.units import Extraction, ExtractionError, Extractor, Unit
+from memdesk.core.write.units import Extraction, ExtractionError, Extractor, Turn, Unit
 from memdesk.core.write.when import EventDate, episode_dates
 from memdesk.core.write.working import WorkingMemory, working_memory
 
@@ -186,7 +187,7 @@ class Worker:
         """Extract and route one job's turn (no transaction is open)."""
         turn = job.turn
         try:
-            extraction = self.extractor.extract(turn)
+            extraction = self.extractor.extract(without_speaker_label(turn))
         except ExtractionError as exc:
             self.queue.fail(job.id, self.identity, str(exc))
             return Outcome(job.id, "failed", error=str(exc))
@@ -401,3 +402,13 @@ def _fill(p: _Prepared, found: dict[str, bytes]) -> None:
     if p.episode is not None:
         p.episode["embedding"] = found[p.episode["text"]]
 
+
+
+def without_speaker_label(turn: Turn) -> Turn:
+    """The turn as the extractor should read it: a transcript line "Caroline: I went…"
+    whose label is the turn's speaker is read without the label (the episode keeps the
+    line as said)."""
+    label = f"{turn.speaker}:" if turn.speaker else None
+    if label is None or not turn.text.startswith(label) or not turn.text[len(label):].strip():
+        return turn
+    return dataclasses.replace(turn, text=turn.text[len(label):].strip())

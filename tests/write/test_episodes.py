@@ -183,3 +183,9 @@ def test_a_when_question_puts_the_dated_turns_about_it_first(store: MemoryStore)
     assert plain.index(undated.episode_id) < plain.index(dated.episode_id)
     when = [h["id"] for h in results(store, "When was the charity race for the shelter?")]
     assert when.index(dated.episode_id) < when.index(undated.episode_id)
+
+
+def test_a_transcript_line_is_read_without_its_speaker_label(store: MemoryStore) -> None:
+    out = say(store, "Melanie: I'm vegetarian.", speaker="Melanie")
+    assert [store.get(m).text for m in out.memory_ids] == ["The user is vegetarian."]
+    assert store.get(out.episode_id or "").text == "Melanie: I'm vegetarian."
