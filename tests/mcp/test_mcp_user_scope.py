@@ -11,6 +11,7 @@ import anyio
 import pytest
 
 from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import MemoryFilter
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
 from tests.helpers.mcp_stdio import LIMIT_S, call, client, error, store_and_wait
@@ -79,7 +80,7 @@ def test_no_tool_answers_about_another_users_ids(seeded, tmp_path: Path) -> None
         for u in ("bob", "carol"):
             assert store.get(mems[u]).is_active
             assert [e.action for e in store.events(mems[u])] == ["add"]
-        assert store.count() == 6  # each user's memory, and the turn it came from
+        assert store.count(MemoryFilter(user_ids=("bob", "carol"))) == 2
     finally:
         store.close()
 

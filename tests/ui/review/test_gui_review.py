@@ -170,9 +170,9 @@ def held_shown(qtbot, w, n: int) -> None:
 
 
 def test_review_menu_and_held_count_follow_the_inbox(qtbot, store: MemoryStore, window) -> None:
-    ids = held_store(store)
+    ids = held_store(store)  # three turns: each one's unit and the turn itself are held
     window.refresh_counts()
-    held_shown(qtbot, window, 3)
+    held_shown(qtbot, window, 6)
     menu = {a.text(): a for a in window.review.menu.actions() if not a.isSeparator()}
     assert {t: a.shortcut().toString() for t, a in menu.items()} == {
         "Approve held memory": "Ctrl+Alt+A", "Reject held memory": "Ctrl+Alt+R",
@@ -186,21 +186,21 @@ def test_review_menu_and_held_count_follow_the_inbox(qtbot, store: MemoryStore, 
     inbox = window.views["review"]
     assert window.stack.currentWidget() is inbox
     assert store.get(ids[0]).status is Status.QUARANTINED
-    loaded(qtbot, inbox, 3)
+    loaded(qtbot, inbox, 6)
 
     menu["Approve held memory"].trigger()  # the first (selected) one
     qtbot.waitUntil(lambda: store.get(ids[0]).status is Status.ACTIVE, timeout=5000)
-    held_shown(qtbot, window, 2)
-    loaded(qtbot, inbox, 2)
+    held_shown(qtbot, window, 5)
+    loaded(qtbot, inbox, 5)
     menu["Next held memory"].trigger()
     assert inbox.current_item().memory.id == ids[2]
     menu["Reject held memory"].trigger()
     qtbot.waitUntil(lambda: store.get(ids[2]).status is Status.DELETED, timeout=5000)
-    held_shown(qtbot, window, 1)
+    held_shown(qtbot, window, 4)
     window.undo_action.trigger()  # Edit → Undo brings the rejected one back
-    held_shown(qtbot, window, 2)
+    held_shown(qtbot, window, 5)
 
-    loaded(qtbot, inbox, 2)
+    loaded(qtbot, inbox, 5)
     menu["Edit held memory"].trigger()
     assert inbox.card.editing
 
