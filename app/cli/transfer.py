@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
-from memdesk.app.cli.common import EXIT_STORE, EXIT_USAGE, err, open_store
+from memdesk.app.cli.common import EXIT_STORE, EXIT_USAGE, err, open_store, short
 
 EXIT_CANCELLED = 130  # 128 + SIGINT, what a shell reports for an interrupted tool
 
@@ -58,8 +58,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     )
     p.add_argument("file", nargs="?", metavar="FILE|-", help="input file, or - for stdin")
     p.add_argument("--from", dest="fmt", default="auto",
-                   choices=["auto", "jsonl", "mem0", "recall"],
-                   help="input format (default: recognised from the content)")
+                   choices=["auto", "jsonl", "mem0", "recall", "transcript"],
+                   help="input format (default: recognised from the content); transcript: "
+                        "one turn per line ({user_id, text, speaker, session_id, said_at}) "
+                        "queued for the write path, each kept as said and its units "
+                        "extracted by the worker")
     p.add_argument("--on-existing", choices=["skip", "update"], default="skip",
                    help="a memory whose id is already in the store: leave it (default) "
                         "or update it to the imported values")
@@ -177,6 +180,8 @@ def cmd_import(args: argparse.Namespace) -> int:
         err("give a file to import (or - for standard input)")
         return EXIT_USAGE
     label = "standard input" if args.file == "-" else args.file
+    if args.fmt == "transcript":
+        return _import_transcript(args)
     try:
         with open_source(args.file, args.fmt, default_user=args.default_user) as source:
             # Opened after the input: an unreadable file must not leave a new empty store.
@@ -202,6 +207,39 @@ def cmd_import(args: argparse.Namespace) -> int:
     # 2 means "bad input, nothing changed" everywhere in the CLI; an import that wrote
     # its good items succeeded (the bad ones are listed; --json gives bad_count).
     return EXIT_USAGE if report.bad_count and not report.changed else 0
+
+
+def _import_transcript(args: argparse.Namespace) -> int:
+    """A transcript's turns go to the write path (core/transfer/transcript.py)."""
+    from memdesk.core.transfer.transcript import MAX_SHOWN_BAD, import_transcript
+
+    try:
+        stream: IO[bytes] = (sys.stdin.buffer if args.file == "-"
+                             else open(args.file, "rb"))  # noqa: SIM115 (closed below)
+    except OSError as exc:
+        err(f"cannot read {args.file}: {exc.strerror or exc}")
+        return EXIT_USAGE
+    try:
+        store = open_store(args)
+        with _interruptible() as cancelled:
+            report = import_transcript(store, stream, default_user=args.default_user,
+                                       cancelled=cancelled,
+                                       progress=_progress("queueing", "turns"))
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+    _end_progress()
+    if args.json:
+        print(json.dumps(report.to_json(), ensure_ascii=False))
+    else:
+        print(report.summary())
+        for n, reason in report.bad[:MAX_SHOWN_BAD]:
+            print(f"  line {n:,}: {short(reason, 200)}")
+        if len(report.bad) > MAX_SHOWN_BAD:
+            print(f"  … and {len(report.bad) - MAX_SHOWN_BAD:,} more (--json lists them all)")
+    if report.cancelled:
+        return EXIT_CANCELLED
+    return EXIT_USAGE if report.bad and not report.queued else 0
 
 
 def _print_report(report: Any, as_json: bool, out: IO[str]) -> None:
