@@ -62,6 +62,7 @@ class Background:
     floor: float  # what a result needs
     inject: float  # what a preference needs to be injected first (a looser bar)
     best: float  # what the query's single best candidate needs (floor_best_z)
+    episode: float = 0.0  # what an episode needs (floor_z_episode)
 
     def describe(self) -> str:
         return (f"this query's floor: median {self.median:.2f} + z × {self.scale:.2f} "
@@ -93,8 +94,9 @@ def background(sims: np.ndarray, cfg: ReadConfig) -> Background:
 
     floor_z = for_size(cfg.floor_z, total, cfg.floor_reference_n)
     best_z = for_size(cfg.floor_best_z, total, cfg.floor_reference_n)
+    episode_z = for_size(cfg.floor_z_episode, total, cfg.floor_reference_n)
     return Background(median, scale, n, at(floor_z), at(cfg.inject_z),
-                      min(at(best_z), at(floor_z)))
+                      min(at(best_z), at(floor_z)), min(at(episode_z), at(floor_z)))
 
 
 def for_size(z: float, n: int, reference_n: int) -> float:

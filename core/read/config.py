@@ -79,6 +79,16 @@ class ReadConfig:
     # even when it does not stand out by ``floor_z`` deviations (a paraphrase sharing no word
     # with its answer).  Never above ``floor_z``.
     floor_best_z: float = 2.75
+    # An episode (a turn kept as said) needs only this many.  A distilled unit ("The
+    # user's daughter is 7.") stands out from the rest of a user's memories for the
+    # question it answers; a conversation turn rarely does ("Emma turned 7 last week,
+    # we had a dinosaur cake!").  Chosen on conversations (bench/conv_frontier.py,
+    # docs/retrieval.md): at 4.5 the default found the answer turn of 0.17 of the
+    # open-domain questions the same ranking answers at 0.63.  No bar keeps both what
+    # the ranking finds (≥ 0.95 of ``floor=False`` in every category needs z ≤ 1.0) and
+    # questions without an answer at ≤ 3 results (z ≥ 2.2): it favours finding the
+    # answer, and every result carries its relevance so an agent can cut for itself.
+    floor_z_episode: float = 1.0
     # Both bars were chosen for users of about this many memories; a user with more
     # gets them raised so that as few unrelated memories pass by chance
     # (calibrate.for_size).
@@ -189,6 +199,8 @@ class ReadConfigChanges(TypedDict, total=False):
     floor_cap: float
     floor_keyword_share: float
     max_per_week: int
+    when_dated_first: bool
+    floor_z_episode: float
     preference_limit: int
     inject_z: float
     inject_relevant_max: int

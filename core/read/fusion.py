@@ -171,7 +171,8 @@ def fuse(hits: list[Hit], channels: tuple[str, ...], cfg: ReadConfig,
 
 def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig,
                  cosine_floor: float | None = None,
-                 best_floor: float | None = None) -> str | None:
+                 best_floor: float | None = None,
+                 episode_floor: float | None = None) -> str | None:
     """None when ``h`` relates to the query through an active channel; else why not.
 
     ``cosine_floor`` is this query's calibrated floor (calibrate.py); without one (no
@@ -179,6 +180,9 @@ def floor_reason(h: Hit, channels: tuple[str, ...], cfg: ReadConfig,
     """
     if cosine_floor is None:
         cosine_floor = cfg.floor_prior_median + cfg.floor_z * cfg.floor_prior_scale
+    if h.type == "episode":  # a turn as said is judged on the conversational bar
+        cosine_floor = min(cosine_floor, episode_floor if episode_floor is not None else
+                           cfg.floor_prior_median + cfg.floor_z_episode * cfg.floor_prior_scale)
     why: list[str] = []
     if "fts" in channels:
         share = h.keyword_share or 0.0

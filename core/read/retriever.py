@@ -292,7 +292,8 @@ class Retriever:
         dropped: list[fusion.Dropped] = []
         for h in hits.values():
             why = None if h.task_preference else fusion.floor_reason(
-                h, used, cfg, vec.floor, vec.background.best if vec.background else None)
+                h, used, cfg, vec.floor, vec.background.best if vec.background else None,
+                vec.background.episode if vec.background else None)
             if why is None:
                 kept.append(h)
             else:
