@@ -20,10 +20,14 @@ an ASCII letter or digit when:
    to ``l`` (and ``Ю``, read "lO" by UTS #39, to "IO");
 2. or its prototype is ASCII letters with marks or a stroke (``Б`` → ``b̄``, ``ç`` →
    ``c̦``, ``η`` → ``n̩``): the letters without them (``æ`` → ``ae`` too);
-3. or it holds a Latin small capital (``к`` and ``κ`` are in the class of ``ᴋ``):
-   the lower-case letter, which is what a reader takes it for;
-4. or it is one of the few classes in ``READS_AS`` below, looked at one by one: the
-   prototype is no Latin letter, yet in a Latin word the glyph reads as one.
+3. or it is one of the few classes in ``READS_AS`` below, looked at one by one: the
+   prototype is no Latin letter, yet in a Latin word the glyph reads as one;
+4. or it holds a Latin small capital (``к`` and ``κ`` are in the class of ``ᴋ``):
+   the lower-case letter, which is what a reader takes it for.
+
+Latin letters that UTS #39 does not list are added by their Unicode names: every small
+capital (``ɴ``, ``ꜰ``, ``ꞯ``) as its lower-case letter, and every letter "with" a hook,
+stroke, tail … (``ɦ``, ``ƙ``, ``ʂ``) as its base letter, since that is what it reads as.
 
 Every script's look-alikes are kept but those of ``EXCLUDED`` scripts: genuine text in
 Arabic, Hebrew, the Indic and other Brahmic scripts or CJK is common, and their few
@@ -69,7 +73,8 @@ READS_AS = {
     "ь": "b",  # ƅ: soft sign, tone six
     "ʋ": "u",  # υ: v with hook, upsilon
 }
-_SMALL_CAPITAL = re.compile(r"LATIN LETTER SMALL CAPITAL ([A-Z])$")
+_SMALL_CAPITAL = re.compile(r"LATIN (?:LETTER SMALL CAPITAL (.)$|SMALL CAPITAL LETTER (.) WITH )")
+_WITH = re.compile(r"LATIN (SMALL|CAPITAL) LETTER (.) WITH ")
 
 
 def _classes() -> list[set[str]]:
@@ -101,6 +106,17 @@ def _bare(s: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", s) if not unicodedata.combining(c))
 
 
+def _by_name(c: str) -> str | None:
+    """The ASCII letter a Latin small capital, or a Latin letter with a hook, stroke,
+    tail …, is named after (a small capital as lower case)."""
+    name = unicodedata.name(c, "")
+    if (hit := _SMALL_CAPITAL.match(name)) is not None:
+        return (hit.group(1) or hit.group(2)).lower()
+    if (hit := _WITH.match(name)) is not None:
+        return hit.group(2).lower() if hit.group(1) == "SMALL" else hit.group(2)
+    return None
+
+
 def _reading(members: set[str]) -> str | None:
     """What a class reads as in ASCII: a letter or digit ("l" for the class of l, I
     and 1, settled per character by :func:`_target`), letters, or None."""
@@ -112,9 +128,12 @@ def _reading(members: set[str]) -> str | None:
         if len(m) > 1 and 0 < len(bare) <= 2 and all(c in ALNUM for c in bare):
             return bare
     for m in members:
+        if m in READS_AS:
+            return READS_AS[m]
+    for m in members:
         if len(m) == 1 and (hit := _SMALL_CAPITAL.match(unicodedata.name(m, ""))):
-            return hit.group(1).lower()
-    return next((READS_AS[m] for m in members if m in READS_AS), None)
+            return (hit.group(1) or hit.group(2)).lower()
+    return None
 
 
 def _target(c: str, reading: str) -> str:
@@ -138,6 +157,9 @@ def build() -> dict[str, str]:
         for c in members:
             if len(c) == 1 and not c.isascii() and categories.alias(c) not in EXCLUDED:
                 out[c] = _target(c, reading)
+    for c in map(chr, range(0x80, 0x20000)):
+        if c not in out and (named := _by_name(c)) is not None:
+            out[c] = named
     # The guard folds before NFKD and again after it.  Left out: what NFKD alone turns
     # into ASCII (full-width and mathematical forms, Roman numerals: "𝟏" stays a digit)
     # or into a character of this table with the same reading (accented forms, "𝛆");

@@ -16,8 +16,8 @@ LOOKALIKES: dict[str, str] = {
     "7": "\U000104d2\U000118c6\U0001d212",
     "8": "\u0222\u0223\U0001031a",
     "9": "\u2cca\ua76e\U000118ac\U000118cc\U000118d6",
-    "A": "\u0391\u0410\u13aa\u15c5\ua4ee\U000102a0\U00016f40",
-    "a": "\u0251\u03b1\u0430\u1d00\u2376\u237a\uab7a",
+    "A": "\u023a\u0391\u0410\u13aa\u15c5\ua4ee\U000102a0\U00016f40",
+    "a": "\u0251\u03b1\u0430\u1d00\u1d8f\u1e9a\u2376\u237a\u2c65\uab7a",
     "AA": "\ua732",
     "aa": "\ua733",
     "AE": "\u00c6\u04d4",
@@ -31,127 +31,157 @@ LOOKALIKES: dict[str, str] = {
     "av": "\ua739\ua73b",
     "AY": "\ua73c",
     "ay": "\ua73d",
-    "B": "\u0392\u0412\u13f4\u15f7\ua4d0\ua7b4\U00010282\U000102a1\U00010301",
+    "B": (
+        "\u0181\u0243\u0392\u0412\u13f4\u15f7\ua4d0\ua796\ua7b4\U00010282"
+        "\U000102a1\U00010301"),
     "b": (
         "\u0180\u0182\u0183\u0184\u0185\u0253\u0299\u0411\u042c\u0432"
         "\u044c\u0462\u0463\u048c\u048d\u13cf\u13fc\u1472\u1473\u15af"
-        "\uab9f"),
+        "\u1d6c\u1d80\ua797\uab9f"),
     "bI": "\u042b",
     "C": (
-        "\u03f9\u0421\u04aa\u13df\u20a1\u2ca4\ua4da\U000102a2\U00010302\U00010415"
-        "\U0001051c\U000118e9\U000118f2\U0001f74c"),
-    "c": "\u00a2\u023c\u03f2\u0441\u04ab\u1d04\u2ca5\uabaf\U0001043d",
-    "D": "\u00d0\u0110\u0189\u13a0\u15de\u15ea\ua4d3",
+        "\u0187\u023b\u03f9\u0421\u04aa\u13df\u20a1\u2ca4\ua4da\ua7c4"
+        "\U000102a2\U00010302\U00010415\U0001051c\U000118e9\U000118f2\U0001f74c"),
+    "c": (
+        "\u00a2\u0188\u023c\u0255\u03f2\u0441\u04ab\u1d04\u2ca5\ua794"
+        "\uabaf\U0001043d\U0001df1d"),
+    "D": "\u00d0\u0110\u0189\u018a\u018b\u13a0\u15de\u15ea\ua4d3\ua7c7",
     "d": (
-        "\u0111\u018c\u0256\u0257\u0501\u13e7\u146f\u1d05\u20ab\ua4d2"
-        "\uab70"),
+        "\u0111\u018c\u0221\u0256\u0257\u0501\u13e7\u146f\u1d05\u1d6d"
+        "\u1d81\u1d91\u20ab\ua4d2\ua7c8\uab70"),
     "dz": "\u02a3",
     "E": (
         "\u0190\u0246\u0395\u0404\u0415\u0510\u13ac\u13cb\u20ac\u22ff"
         "\u2c88\u2d39\ua4f0\ua792\U00010286\U00010401\U000118a6\U000118ae\U00016f2d\U0001d221"),
     "e": (
         "\u01dd\u0247\u0259\u025b\u03b5\u0435\u0454\u04bd\u04bf\u04d9"
-        "\u0511\u1d07\u212e\u22f4\u2c89\ua793\uab32\uab7c\uab9b\U00010429"
-        "\U000118ce"),
+        "\u0511\u1d07\u1d92\u212e\u22f4\u2c78\u2c89\ua793\uab32\uab34"
+        "\uab7c\uab9b\U00010429\U000118ce"),
     "F": (
         "\u0191\u03dc\u15b4\ua4dd\ua798\U00010287\U000102a5\U00010525\U000118a2\U000118c2"
         "\U0001d213"),
-    "f": "\u0192\u0584\u1d6e\u1e9d\ua799\uab35",
-    "G": "\u01e4\u050c\u13c0\u13f3\ua4d6",
-    "g": "\u018d\u01e5\u0260\u0261\u0262\u050d\u0581\u13fb\u1d83\uab90",
+    "f": "\u0192\u0584\u1d6e\u1d82\u1e9d\ua730\ua799\uab35",
+    "G": "\u0193\u01e4\u050c\u13c0\u13f3\ua4d6\ua7a0",
+    "g": (
+        "\u018d\u01e5\u0260\u0261\u0262\u050d\u0581\u13fb\u1d83\ua7a1"
+        "\uab90"),
     "H": (
         "\u0126\u0397\u041d\u04a2\u04c7\u04c9\u13bb\u157c\u2c67\u2c8e"
-        "\ua4e7\U000102cf"),
+        "\ua4e7\ua7aa\U000102cf"),
     "h": (
-        "\u0127\u0266\u029c\u043d\u045b\u04bb\u0570\u13c2\u13f2\ua695"
-        "\uab8b"),
+        "\u0127\u0266\u029c\u043d\u045b\u04bb\u0570\u13c2\u13f2\u2c68"
+        "\ua695\ua795\uab8b"),
     "I": "\u0196\u0197\u0399\u0406\u04c0\u2c92",
     "i": (
         "\u0131\u0268\u0269\u026a\u02db\u037a\u03b9\u0456\u04cf\u13a5"
-        "\u1d7b\u1d7c\u2373\u2378\ua647\uab75\U000118c3"),
+        "\u1d7b\u1d7c\u1d96\u2373\u2378\ua647\uab75\U000118c3\U0001df1a"),
     "IO": "\u042e",
     "J": "\u0248\u037f\u0408\u13ab\u148d\ua4d9\ua7b2",
-    "j": "\u0249\u03f3\u0458\u1d0a\uab7b",
+    "j": "\u0249\u029d\u03f3\u0458\u1d0a\uab7b",
     "K": (
-        "\u039a\u041a\u049a\u049e\u13e6\u16d5\u20ad\u2c69\u2c94\ua4d7"
-        "\ua740\U00010518"),
-    "k": "\u0138\u0199\u03ba\u043a\u1d0b\u2c95\uabb6",
+        "\u0198\u039a\u041a\u049a\u049e\u13e6\u16d5\u20ad\u2c69\u2c94"
+        "\ua4d7\ua740\ua742\ua744\ua7a2\U00010518"),
+    "k": (
+        "\u0138\u0199\u03ba\u043a\u1d0b\u1d84\u2c6a\u2c95\ua741\ua743"
+        "\ua745\ua7a3\uabb6"),
     "L": (
-        "\u0141\u13de\u14aa\u2cd0\ua4e1\U0001041b\U00010526\U000118a3\U000118b2\U00016f16"
-        "\U0001d22a"),
+        "\u013f\u0141\u023d\u13de\u14aa\u2c60\u2c62\u2cd0\ua4e1\ua748"
+        "\ua7ad\U0001041b\U00010526\U000118a3\U000118b2\U00016f16\U0001d22a"),
     "l": (
-        "\u0142\u019a\u01c0\u026b\u026d\u029f\u16c1\u2223\u23fd\u2cd1"
-        "\u2d4f\ua4f2\uabae\uffe8\U0001028a\U00010309\U00010320\U00010443\U00016f28"),
+        "\u0140\u0142\u019a\u01c0\u0234\u026b\u026c\u026d\u029f\u16c1"
+        "\u1d85\u2223\u23fd\u2c61\u2cd1\u2d4f\ua4f2\ua749\ua78e\uab37"
+        "\uab38\uab39\uabae\uffe8\U0001028a\U00010309\U00010320\U00010443\U00016f28\U0001df11"
+        "\U0001df13"),
     "ll": "\u01c1\u2016\u2225\U00010199",
     "ls": "\u02aa",
     "lt": "\u20b6",
     "lz": "\u02ab",
     "M": (
-        "\u039c\u03fa\u041c\u04cd\u13b7\u15f0\u16d6\u2c98\ua4df\U000102b0"
-        "\U00010311"),
-    "m": "\u028d\u043c\u1d0d\uab87\U000118e3",
+        "\u039c\u03fa\u041c\u04cd\u13b7\u15f0\u16d6\u2c6e\u2c98\ua4df"
+        "\U000102b0\U00010311"),
+    "m": "\u028d\u043c\u1d0d\u1d86\uab3a\uab87\U000118e3",
     "MB": "\U0001f76b",
-    "N": "\u019d\u039d\u2c9a\ua4e0\U0001018e\U00010513",
-    "n": "\u019e\u0273\u03b7\u03c0\u043f\u0578\u057c\u1d28\u1d70",
+    "N": "\u019d\u0220\u039d\u2c9a\ua4e0\ua790\ua7a4\U0001018e\U00010513",
+    "n": (
+        "\u019e\u0235\u0272\u0273\u0274\u03b7\u03c0\u043f\u0578\u057c"
+        "\u1d28\u1d70\u1d87\ua791\ua7a5\uab3b"),
     "O": (
         "\u00d8\u019f\u0398\u039f\u03b8\u041e\u0472\u04e8\u0555\u13be"
         "\u13eb\u2296\u229d\u236c\u2c9e\u2d31\u2d41\u2d54\ua4f3\ua74a"
-        "\U00010292\U000102ab\U00010404\U000104c2\U00010516\U000118b5\U000118e0\U0001d21a\U0001f714"),
+        "\ua74c\U00010292\U000102ab\U00010404\U000104c2\U00010516\U000118b5\U000118e0\U0001d21a\U0001f714"),
     "o": (
         "\u00f8\u0275\u03bf\u03c3\u043e\u0473\u04e9\u0585\u10ff\u1d0f"
-        "\u1d11\u2c9f\ua74b\uab3d\uab3e\uab74\uab8e\uabbb\U0001042c\U000104ea"
-        "\U000118c8\U000118d7"),
+        "\u1d11\u2c7a\u2c9f\ua74b\ua74d\uab3d\uab3e\uab74\uab8e\uabbb"
+        "\U0001042c\U000104ea\U000118c8\U000118d7\U0001df1b"),
     "OE": "\u0152",
     "oe": "\u0153",
     "OO": "\ua698\ua74e",
     "oo": "\u221e\ua699\ua74f",
-    "P": "\u03a1\u0420\u13e2\u146d\u2ca2\ua4d1\U00010295",
-    "p": "\u01a5\u03c1\u0440\u1d18\u1d29\u1d7d\u2374\u2ca3\uabb2",
-    "Q": "\u2d55",
-    "q": "\u02a0\u051b\u0563\u0566",
+    "P": (
+        "\u01a4\u03a1\u0420\u13e2\u146d\u2c63\u2ca2\ua4d1\ua750\ua752"
+        "\ua754\U00010295"),
+    "p": (
+        "\u01a5\u03c1\u0440\u1d18\u1d29\u1d71\u1d7d\u1d88\u2374\u2ca3"
+        "\ua751\ua753\ua755\uabb2"),
+    "Q": "\u2d55\ua756\ua758",
+    "q": "\u024b\u02a0\u051b\u0563\u0566\ua757\ua759\ua7af",
     "QE": "\U0001f700",
-    "R": "\u01a6\u13a1\u13d2\u1587\ua4e3\U000104b4\U00016f35\U0001d216",
+    "R": (
+        "\u01a6\u024c\u13a1\u13d2\u1587\u2c64\ua4e3\ua7a6\U000104b4\U00016f35"
+        "\U0001d216"),
     "r": (
-        "\u024d\u027c\u027d\u0280\u0433\u0493\u1d26\u1d72\u2c85\uab47"
-        "\uab48\uab71\uab81\uaba2"),
+        "\u024d\u027c\u027d\u027e\u0280\u0433\u0493\u1d26\u1d72\u1d73"
+        "\u1d89\u2c85\ua7a7\uab47\uab48\uab49\uab71\uab81\uaba2\U0001df16"),
     "rn": "\u0271\u1d6f\u20a5",
-    "S": "\u0405\u054f\u13d5\u13da\ua4e2\U00010296\U00010420\U00016f3a",
-    "s": "\u01bd\u0282\u0455\u1d74\ua731\uabaa\U00010448\U000118c1",
+    "S": (
+        "\u0405\u054f\u13d5\u13da\u2c7e\ua4e2\ua7a8\ua7c5\ua7c9\U00010296"
+        "\U00010420\U00016f3a"),
+    "s": (
+        "\u01bd\u023f\u0282\u0455\u1d74\u1d8a\ua731\ua7a9\ua7ca\uabaa"
+        "\U00010448\U000118c1\U0001df1e"),
     "T": (
-        "\u0166\u01ae\u023e\u03a4\u0422\u04ac\u13a2\u20ae\u22a4\u2361"
-        "\u27d9\u2ca6\ua4d4\U00010297\U000102b1\U00010315\U000118bc\U00016f0a\U0001f768"),
-    "t": "\u0167\u01ad\u03c4\u0442\u1d1b\u1d75\uab72",
+        "\u0166\u01ac\u01ae\u023e\u03a4\u0422\u04ac\u13a2\u20ae\u22a4"
+        "\u2361\u27d9\u2ca6\ua4d4\U00010297\U000102b1\U00010315\U000118bc\U00016f0a\U0001f768"),
+    "t": (
+        "\u0167\u01ab\u01ad\u0236\u0288\u03c4\u0442\u1d1b\u1d75\u2c66"
+        "\uab72\U0001df09"),
     "T3": "\ua728",
     "tf": "\ua777",
     "ts": "\u02a6",
-    "U": "\u0244\u054d\u13cc\u144c\u222a\u22c3\ua4f4\U000104ce\U000118b8\U00016f42",
+    "U": (
+        "\u0244\u054d\u13cc\u144c\u222a\u22c3\ua4f4\ua7b8\U000104ce\U000118b8"
+        "\U00016f42"),
     "u": (
-        "\u028b\u03c5\u057d\u1d1c\u1d7e\ua79f\uab4e\uab52\uab9c\U000104f6"
-        "\U000118d8"),
+        "\u028b\u03c5\u057d\u1d1c\u1d7e\u1d99\ua79f\ua7b9\uab4e\uab52"
+        "\uab9c\U000104f6\U000118d8"),
     "ue": "\u1d6b",
     "uo": "\uab63",
     "V": (
-        "\u0474\u13d9\u142f\u2d38\ua4e6\ua6df\U00010197\U0001051d\U000118a0\U00016f08"
-        "\U0001d20d\U0001f708"),
-    "v": "\u03bd\u0475\u1d20\u2228\u22c1\uaba9\U000118c0",
+        "\u01b2\u0474\u13d9\u142f\u2d38\ua4e6\ua6df\ua75e\U00010197\U0001051d"
+        "\U000118a0\U00016f08\U0001d20d\U0001f708"),
+    "v": "\u03bd\u0475\u1d20\u2228\u22c1\u2c71\u2c74\ua75f\uaba9\U000118c0",
     "VB": "\U0001f76c",
-    "W": "\u051c\u13b3\u13d4\u20a9\ua4ea\U000118e6\U000118ef",
+    "W": "\u051c\u13b3\u13d4\u20a9\u2c72\ua4ea\U000118e6\U000118ef",
     "w": (
-        "\u026f\u03c9\u0448\u0461\u047d\u051d\u0561\u1d21\u2375\u2cb1"
-        "\u2cbd\ua64d\ua761\ua7b7\uab83"),
+        "\u026f\u03c9\u0448\u0461\u047d\u051d\u0561\u1d21\u2375\u2c73"
+        "\u2cb1\u2cbd\ua64d\ua761\ua7b7\uab83"),
     "X": (
         "\u03a7\u0425\u04b2\u166d\u16b7\u2573\u2cac\u2d5d\ua4eb\ua7b3"
         "\U00010196\U00010290\U000102b4\U00010317\U00010322\U00010527\U000118ec"),
     "x": (
-        "\u00d7\u03c7\u0445\u1541\u157d\u166e\u292b\u292c\u2a2f\u2a30"
-        "\u2cad\uab53\uab55"),
+        "\u00d7\u03c7\u0445\u1541\u157d\u166e\u1d8d\u292b\u292c\u2a2f"
+        "\u2a30\u2cad\uab53\uab55\uab56\uab57\uab58\uab59"),
     "Y": (
-        "\u00a5\u024e\u03a5\u0423\u04ae\u04b0\u13a9\u13bd\u2ca8\ua4ec"
-        "\U000102b2\U000118a4\U00016f43"),
+        "\u00a5\u01b3\u024e\u03a5\u0423\u04ae\u04b0\u13a9\u13bd\u1efe"
+        "\u2ca8\ua4ec\U000102b2\U000118a4\U00016f43"),
     "y": (
         "\u01b4\u024f\u0263\u028f\u03b3\u0443\u04af\u04b1\u10e7\u1d8c"
         "\u1eff\uab5a\U000118dc"),
-    "Z": "\u01b5\u0224\u0396\u13c3\ua4dc\U000102f5\U000118a9\U000118e5",
-    "z": "\u01b6\u0225\u0290\u1d22\u1d76\uab93\U000118c4",
+    "Z": (
+        "\u01b5\u0224\u0396\u13c3\u2c6b\u2c7f\ua4dc\ua7c6\U000102f5\U000118a9"
+        "\U000118e5"),
+    "z": (
+        "\u01b6\u0225\u0240\u0290\u0291\u1d22\u1d76\u1d8e\u2c6c\uab93"
+        "\U000118c4"),
 }
 FOLD = {ord(c): ascii_ for ascii_, chars in LOOKALIKES.items() for c in chars}

@@ -402,7 +402,9 @@ def _shifted(text: str) -> list[tuple[str, str]]:
     votes: dict[int, int] = {}
     backwards = 0
     for w in words:
-        if len(w) > _LONGEST:
+        # Two-letter words do not vote: a text in another script, its look-alikes
+        # folded, is strewn with Latin pairs ("ot", "fi") that read as "to", "if".
+        if not 3 <= len(w) <= _LONGEST:
             continue
         for target in _BY_STEPS.get(_steps(w), ()):
             d = (target[0] - w[0]) % 26
