@@ -97,7 +97,8 @@ _TARGET_WORDS = (
     "assistant always never reply respond remember whenever tool verification authorized "
     "authorised must data files account")
 _TARGETS = frozenset(_TARGET_WORDS.split())
-_WORD = re.compile(rb"[a-z]+")
+# Whole Latin words only: "sống" is no word "s" and word "ng".
+_WORD = re.compile(r"(?<![^\W\d_])[a-z]+(?![^\W\d_])")
 _LONGEST = max(map(len, _TARGETS))
 
 
@@ -398,13 +399,11 @@ def _shifted(text: str) -> list[tuple[str, str]]:
     """rot13 and the other letter shifts, and the text reversed, where undoing them
     makes an instruction's words appear that were not there before."""
     raw = text.encode("utf-8", errors="replace")
-    words = _WORD.findall(raw.lower())
+    words = [w.encode() for w in _WORD.findall(text.lower())]
     votes: dict[int, int] = {}
     backwards = 0
     for w in words:
-        # Two-letter words do not vote: a text in another script, its look-alikes
-        # folded, is strewn with Latin pairs ("ot", "fi") that read as "to", "if".
-        if not 3 <= len(w) <= _LONGEST:
+        if len(w) > _LONGEST:
             continue
         for target in _BY_STEPS.get(_steps(w), ()):
             d = (target[0] - w[0]) % 26
@@ -427,7 +426,7 @@ def reveal(text: str, _depth: int = 0) -> Revealed:
         return Revealed(text, shown=text)
     views: list[View] = []
     hidden: tuple[str, ...] = ()
-    shown = base = text
+    shown = base = unfolded = text
     if not text.isascii():
         s = _scan(text)
         if s.counts:
@@ -437,6 +436,7 @@ def reveal(text: str, _depth: int = 0) -> Revealed:
                    in s.counts and s.payloads else "from variation selectors" if s.payloads
                    else "by removing invisible characters")
             views.append(View(" ".join(base.split()), how))
+        unfolded = base
         folded = " ".join(_fold(base).split())
         if folded != " ".join(base.split()):
             views.append(View(folded, "by folding look-alike letters (Unicode confusables, NFKD)"))
@@ -452,5 +452,8 @@ def reveal(text: str, _depth: int = 0) -> Revealed:
             views.extend(View(v.text, f"{how}, then {v.how}") for v in inner.views)
             hidden += inner.hidden
         if _depth == 0:
-            views.extend(View(t, how) for t, how in _shifted(base))
+            # Shifts are looked for in the text as written: folded, a sentence in
+            # another script is strewn with Latin pairs ("ot", "fi") that would vote
+            # for reading it backwards ("to", "if").
+            views.extend(View(t, how) for t, how in _shifted(unfolded))
     return Revealed(text, tuple(views), hidden, shown)

@@ -21,7 +21,9 @@ import sys
 import unicodedata
 from pathlib import Path
 
+import confusable_homoglyphs  # type: ignore[import-not-found]  # the test extra
 import pytest
+from confusable_homoglyphs import categories  # type: ignore[import-not-found]
 
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.guard.reveal import reveal
@@ -43,9 +45,6 @@ from tests.helpers.guard_corpus import (
     disguised_plain,
     report,
 )
-
-confusable_homoglyphs = pytest.importorskip("confusable_homoglyphs")
-from confusable_homoglyphs import categories  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPTS = ("LATIN", "GREEK", "CYRILLIC", "COMMON")
