@@ -3,8 +3,10 @@
 A model reads characters a person does not see and decodes what a person does not
 bother to: Unicode tag characters (U+E0000–E007F) spell ASCII invisibly, zero-width and
 bidirectional controls split words or reorder what is displayed, variation selectors
-can smuggle bytes after an emoji, Cyrillic and Greek letters imitate Latin ones, and a
-base64 / hex / URL-encoded / rot13 run is one "decode this" away from an instruction.
+can smuggle bytes after an emoji, Cyrillic and Greek letters (and Latin small capitals,
+mathematical letters, the estimated sign ℮ …) imitate Latin ones, and a base64 / base32
+/ hex (of UTF-8 or UTF-16) / URL-encoded / rot13 run is one "decode this" away from an
+instruction.
 :func:`reveal` undoes all of it and hands the guard the texts to judge besides the
 original (:class:`View`), and what it found hidden (:attr:`Revealed.hidden`).
 
