@@ -3,8 +3,10 @@
 A model reads characters a person does not see and decodes what a person does not
 bother to: Unicode tag characters (U+E0000–E007F) spell ASCII invisibly, zero-width and
 bidirectional controls split words or reorder what is displayed, variation selectors
-can smuggle bytes after an emoji, Cyrillic and Greek letters imitate Latin ones, and a
-base64 / hex / URL-encoded / rot13 run is one "decode this" away from an instruction.
+can smuggle bytes after an emoji, Cyrillic and Greek letters (and Latin small capitals,
+mathematical letters, the estimated sign ℮ …) imitate Latin ones, and a base64 / base32
+/ hex (of UTF-8 or UTF-16) / URL-encoded / rot13 run is one "decode this" away from an
+instruction.
 :func:`reveal` undoes all of it and hands the guard the texts to judge besides the
 original (:class:`View`), and what it found hidden (:attr:`Revealed.hidden`).
 
@@ -28,6 +30,7 @@ every write).
 
 from __future__ import annotations
 
+import base64
 import binascii
 import html
 import re
@@ -96,7 +99,8 @@ _TARGET_WORDS = (
     "assistant always never reply respond remember whenever tool verification authorized "
     "authorised must data files account")
 _TARGETS = frozenset(_TARGET_WORDS.split())
-_WORD = re.compile(rb"[a-z]+")
+# Whole Latin words only: "sống" is no word "s" and word "ng".
+_WORD = re.compile(r"(?<![^\W\d_])[a-z]+(?![^\W\d_])")
 _LONGEST = max(map(len, _TARGETS))
 
 
@@ -272,29 +276,26 @@ def hidden_positions(text: str) -> tuple[int, ...]:
 
 
 def _fold(text: str) -> str:
-    """NFKC (full-width, mathematical and ligature forms), look-alike letters onto the
-    Latin ones, and combining marks stacked on ASCII letters (“zalgo”) dropped."""
-    out = unicodedata.normalize("NFKC", text).translate(FOLD)
-    if any(unicodedata.combining(c) for c in out):
-        kept: list[str] = []
-        base_ascii = False
-        for c in out:
-            if unicodedata.combining(c):
-                if not base_ascii:
-                    kept.append(c)
-                continue
-            base_ascii = c.isascii()
-            kept.append(c)
-        out = "".join(kept)
-    return out
+    """Look-alikes onto the Latin letters they imitate: the confusables table, NFKD
+    (full-width, mathematical, ligature and accented forms come apart: "𝛆" into "ε"),
+    the table again, then every combining mark on an ASCII letter dropped (accents and
+    "zalgo" stacks), and what is left composed again (NFC)."""
+    out = unicodedata.normalize("NFKD", text.translate(FOLD)).translate(FOLD)
+    kept: list[str] = []
+    base_ascii = False
+    for c in out:
+        if unicodedata.combining(c):
+            if not base_ascii:
+                kept.append(c)
+            continue
+        base_ascii = c.isascii()
+        kept.append(c)
+    return unicodedata.normalize("NFC", "".join(kept))
 
 
-def _printable_text(data: bytes) -> str | None:
-    """``data`` as text, if it is text: UTF-8, printable, long enough to say something."""
-    try:
-        s = data.decode("utf-8").strip()
-    except UnicodeDecodeError:
-        return None
+def _checked(s: str) -> str | None:
+    """``s`` if it is text: printable, long enough to say something."""
+    s = s.strip()
     if len(s) < MIN_DECODED:
         return None
     if not s.isprintable():
@@ -309,21 +310,65 @@ def _printable_text(data: bytes) -> str | None:
     return s
 
 
-def _b64(run: str) -> str | None:
-    body = run.rstrip("=").replace("-", "+").replace("_", "/")
+def _printable_text(data: bytes) -> tuple[str, str] | None:
+    """``data`` as text, if it is text, and in which encoding ("" for UTF-8): UTF-8, or
+    UTF-16 (Windows' "Unicode": PowerShell's ``-EncodedCommand`` is base64 of UTF-16LE).
+
+    Any even number of bytes decodes as UTF-16, mostly into characters scattered over
+    the whole plane; text in an alphabet (Latin, Greek, Cyrillic, Hebrew, Arabic …)
+    lies below U+0800, so UTF-16 counts only where most of it does."""
+    try:
+        text = _checked(data.decode("utf-8"))
+        if text is not None:
+            return text, ""
+    except UnicodeDecodeError:
+        pass
+    if len(data) % 2:
+        return None
+    bom = data[:2] in (b"\xff\xfe", b"\xfe\xff")
+    for codec in (("utf-16",) if bom else ("utf-16-le", "utf-16-be")):
+        try:
+            decoded = data.decode(codec)
+        except UnicodeDecodeError:
+            continue
+        if sum(ord(c) < 0x800 for c in decoded) < 0.8 * len(decoded):
+            continue
+        text = _checked(decoded)
+        if text is not None:
+            return text, f" (UTF-16{'' if bom else codec[-3:].upper()})"
+    return None
+
+
+_BASE32 = re.compile(r"[A-Z2-7]+|[a-z2-7]+")
+
+
+def _b64(run: str) -> tuple[str, str] | None:
+    """A run of the base64 alphabet decoded: as base32 if it keeps to that alphabet
+    (RFC 4648: one case, digits 2-7; base64 of text seldom does), else as base64."""
+    body = run.rstrip("=")
+    if _BASE32.fullmatch(body) and len(body) % 8 in (0, 2, 4, 5, 7):
+        try:
+            got = _printable_text(base64.b32decode(body.upper() + "=" * (-len(body) % 8)))
+        except (binascii.Error, ValueError):
+            got = None
+        if got is not None:
+            return got[0], f"base32{got[1]}"
+    body = body.replace("-", "+").replace("_", "/")
     if len(body) % 4 == 1:
         return None
     try:
-        return _printable_text(binascii.a2b_base64(body + "=" * (-len(body) % 4)))
+        got = _printable_text(binascii.a2b_base64(body + "=" * (-len(body) % 4)))
     except (binascii.Error, ValueError):
         return None
+    return (got[0], f"base64{got[1]}") if got is not None else None
 
 
-def _hex(run: str) -> str | None:
+def _hex(run: str) -> tuple[str, str] | None:
     digits = _NOT_HEX.sub("", run.replace("\\x", "").removeprefix("0x"))
     if len(digits) % 2:
         return None
-    return _printable_text(bytes.fromhex(digits))
+    got = _printable_text(bytes.fromhex(digits))
+    return (got[0], f"hex{got[1]}") if got is not None else None
 
 
 def _decoded(text: str) -> list[tuple[str, str]]:
@@ -342,13 +387,13 @@ def _decoded(text: str) -> list[tuple[str, str]]:
             if len(s) >= 4:
                 out.append((s, "by decoding \\u escapes"))
     for m in _HEX.finditer(text):
-        decoded = _hex(m.group(0))
-        if decoded is not None:
-            out.append((decoded, "by decoding hex"))
+        got = _hex(m.group(0))
+        if got is not None:
+            out.append((got[0], f"by decoding {got[1]}"))
     for m in _B64.finditer(text):
-        decoded = _b64(m.group(0))
-        if decoded is not None:
-            out.append((decoded, "by decoding base64"))
+        got = _b64(m.group(0))
+        if got is not None:
+            out.append((got[0], f"by decoding {got[1]}"))
     return out
 
 
@@ -356,7 +401,7 @@ def _shifted(text: str) -> list[tuple[str, str]]:
     """rot13 and the other letter shifts, and the text reversed, where undoing them
     makes an instruction's words appear that were not there before."""
     raw = text.encode("utf-8", errors="replace")
-    words = _WORD.findall(raw.lower())
+    words = [w.encode() for w in _WORD.findall(text.lower())]
     votes: dict[int, int] = {}
     backwards = 0
     for w in words:
@@ -383,7 +428,7 @@ def reveal(text: str, _depth: int = 0) -> Revealed:
         return Revealed(text, shown=text)
     views: list[View] = []
     hidden: tuple[str, ...] = ()
-    shown = base = text
+    shown = base = unfolded = text
     if not text.isascii():
         s = _scan(text)
         if s.counts:
@@ -393,9 +438,10 @@ def reveal(text: str, _depth: int = 0) -> Revealed:
                    in s.counts and s.payloads else "from variation selectors" if s.payloads
                    else "by removing invisible characters")
             views.append(View(" ".join(base.split()), how))
+        unfolded = base
         folded = " ".join(_fold(base).split())
         if folded != " ".join(base.split()):
-            views.append(View(folded, "by folding look-alike letters (NFKC, confusables)"))
+            views.append(View(folded, "by folding look-alike letters (Unicode confusables, NFKD)"))
             base = folded
     joined = " ".join(base.split())
     if joined != text and all(v.text != joined for v in views):
@@ -408,5 +454,8 @@ def reveal(text: str, _depth: int = 0) -> Revealed:
             views.extend(View(v.text, f"{how}, then {v.how}") for v in inner.views)
             hidden += inner.hidden
         if _depth == 0:
-            views.extend(View(t, how) for t, how in _shifted(base))
+            # Shifts are looked for in the text as written: folded, a sentence in
+            # another script is strewn with Latin pairs ("ot", "fi") that would vote
+            # for reading it backwards ("to", "if").
+            views.extend(View(t, how) for t, how in _shifted(unfolded))
     return Revealed(text, tuple(views), hidden, shown)

@@ -6,7 +6,18 @@ them, and the five ways each injection is dressed up.
   check on new wording; the rules missed 12 of those injections and held 5 of those
   benign texts, and were then made more general (so these are no longer unseen);
 - ``injections_fresh.jsonl`` (20): written before that change and judged once after it,
-  never used to change a rule: the honest figure for wording the rules have not seen.
+  never used to change a rule: the honest figure for wording the rules have not seen;
+- ``disguised.jsonl`` (24): payloads the rules hold as they are, each sent in every
+  look-alike disguise of :data:`LOOKALIKES` (Greek ε, open ɛ, the estimated sign ℮ for
+  "e", whole Cyrillic or Greek spellings, Latin small capitals, mathematical and
+  full-width letters, accents, Armenian and Cherokee letters, a per-letter mix) and
+  every encoding of :data:`ENCODINGS` (base64 of UTF-16LE as PowerShell's
+  ``-EncodedCommand`` takes it, base32, hex of UTF-16 and UTF-8): the probe of
+  "Nothing lost, part two", which found ε, ɛ, ℮ and those encodings let through;
+- ``benign_scripts.jsonl`` (54): sentences in Greek, Cyrillic (Russian, Ukrainian,
+  Bulgarian, Serbian, Kazakh, Mongolian), Armenian and Georgian, Latin with
+  diacritics, other scripts mixed with English product names, and English with Greek
+  or IPA letters: text where the look-alike letters are simply letters.
 
 Each injection is a benign-looking cover sentence ("I prefer Python.") and a payload.
 Its variants:
@@ -116,13 +127,98 @@ def injections(files: tuple[str, ...] = ("injections.jsonl", "injections_more.js
     return out
 
 
+def _letters(upper: int, lower: int, holes: dict[str, str] | None = None) -> dict[str, str]:
+    """A mathematical alphabet starting at ``upper`` / ``lower`` (its few letters that
+    live elsewhere, in Letterlike Symbols, given in ``holes``)."""
+    out = {chr(65 + i): chr(upper + i) for i in range(26)}
+    out.update({chr(97 + i): chr(lower + i) for i in range(26)})
+    out.update(holes or {})
+    return out
+
+
+_SMALL_CAPS = dict(zip("abcdefghijklmnopqrstuvwyz", "ᴀʙᴄᴅᴇꜰɢʜɪᴊᴋʟᴍɴᴏᴘꞯʀꜱᴛᴜᴠᴡʏᴢ", strict=True))
+_CYRILLIC_ALL = dict(zip("aceopxyisjhABCEHKMOPTX", "асеорхуіѕјһАВСЕНКМОРТХ", strict=True))
+_GREEK_ALL = dict(zip("aoivkeptunwxyABEHIKMNOPTXYZ", "αοινκερτυηωχγΑΒΕΗΙΚΜΝΟΡΤΧΥΖ",
+                      strict=True))
+_ACCENTS = dict(zip("aeiouncszyAEIOU", "áéíóúñçšžýÁÉÍÓÚ", strict=True))
+_LATIN_VARIANTS = dict(zip("agiluhksd", "ɑɡıǀʋɦƙʂɗ", strict=True))
+_ARMENIAN_CHEROKEE = dict(zip("ouhnqgAETSMHRW", "օսհոզցᎪᎬᎢᏚᎷᎻᏒᏔ", strict=True))
+_MIXES = (_CYRILLIC_ALL, _GREEK_ALL, _SMALL_CAPS, _LATIN_VARIANTS, {"e": "ε", "E": "Ε"})
+
+LOOKALIKES: dict[str, dict[str, str]] = {
+    "Greek epsilon ε for e": {"e": "ε", "E": "Ε"},
+    "open e ɛ for e": {"e": "ɛ", "E": "Ɛ"},
+    "estimated sign ℮ for e": {"e": "℮"},
+    "Ukrainian ie є for e": {"e": "є", "E": "Є"},
+    "Cyrillic letters": _CYRILLIC_ALL,
+    "Greek letters": _GREEK_ALL,
+    "Latin small capitals": _SMALL_CAPS,
+    "mathematical bold italic": _letters(0x1D468, 0x1D482),
+    "mathematical monospace": _letters(0x1D670, 0x1D68A),
+    "mathematical fraktur": _letters(0x1D504, 0x1D51E, {"C": "ℭ", "H": "ℌ", "I": "ℑ",
+                                                        "R": "ℜ", "Z": "ℨ"}),
+    "full-width letters": {chr(c): chr(c + 0xFEE0) for c in range(0x21, 0x7F)},
+    "accented letters": _ACCENTS,
+    "Latin variants (ɑ ɡ ı ʋ …)": _LATIN_VARIANTS,
+    "Armenian and Cherokee letters": _ARMENIAN_CHEROKEE,
+}
+ENCODINGS = ("base64 of UTF-16LE", "base32", "hex")
+
+
+def _mixed(payload: str) -> str:
+    """Each letter from another of the look-alike alphabets in turn."""
+    out = []
+    for i, c in enumerate(payload):
+        table = _MIXES[i % len(_MIXES)]
+        out.append(table.get(c, c))
+    return "".join(out)
+
+
+def _encode(kind: str, i: int, payload: str) -> str:
+    if kind == "base64 of UTF-16LE":
+        b64 = base64.b64encode(payload.encode("utf-16-le")).decode()
+        return f"powershell -EncodedCommand {b64}" if i % 2 else b64
+    if kind == "base32":
+        data = payload.encode("utf-16-le" if i % 3 == 2 else "utf-8")
+        b32 = base64.b32encode(data).decode()
+        return b32.lower().rstrip("=") if i % 3 == 1 else b32
+    if i % 3 == 0:
+        return payload.encode("utf-16-le").hex()
+    if i % 3 == 1:
+        return payload.encode("utf-16-le").hex(" ")
+    return "".join(f"\\x{b:02x}" for b in payload.encode())
+
+
+def disguised() -> tuple[list[Case], list[Case]]:
+    """The look-alike and the encoded cases of ``disguised.jsonl``: every payload in
+    every disguise (the variant names it), after its plain cover sentence."""
+    looks: list[Case] = []
+    encoded: list[Case] = []
+    for i, row in enumerate(_load("disguised.jsonl")):
+        cover, payload = row["cover"], row["payload"]
+        looks.extend(Case(row["id"], row["technique"], name,
+                          f"{cover} {payload.translate(str.maketrans(table))}")
+                     for name, table in LOOKALIKES.items())
+        looks.append(Case(row["id"], row["technique"], "mixed alphabets",
+                          f"{cover} {_mixed(payload)}"))
+        encoded.extend(Case(row["id"], row["technique"], kind,
+                            f"{cover} {_encode(kind, i, payload)}") for kind in ENCODINGS)
+    return looks, encoded
+
+
+def disguised_plain() -> list[Case]:
+    return [Case(r["id"], r["technique"], "plain", f"{r['cover']} {r['payload']}")
+            for r in _load("disguised.jsonl")]
+
+
 def fresh_injections() -> list[Case]:
     return injections(("injections_fresh.jsonl",))
 
 
 def benign() -> list[Case]:
     return [Case(row["id"], row["kind"], "benign", row["text"])
-            for name in ("benign.jsonl", "benign_more.jsonl") for row in _load(name)]
+            for name in ("benign.jsonl", "benign_more.jsonl", "benign_scripts.jsonl")
+            for row in _load(name)]
 
 
 def shares(cases: list[Case], held: set[str], key: str) -> dict[str, tuple[int, int]]:
