@@ -42,12 +42,12 @@ import logging
 import re
 from dataclasses import dataclass, replace
 
-from memdesk.core.cardinality import multi_valued
 from memdesk.core.write import extract_frames as ef
 from memdesk.core.write import extract_lexicon as lx
 from memdesk.core.write import extract_phrases as xp
 from memdesk.core.write import extract_predicates as ep
 from memdesk.core.write import extract_subjects as es
+from memdesk.core.write.cardinality import multi_valued
 from memdesk.core.write.extract_text import (
     clauses,
     is_english,
