@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from memdesk.core.demo_store import build_demo, demo_exists, demo_store_path
+from memdesk.core.demo.store import build_demo, demo_exists, demo_store_path
 
 if TYPE_CHECKING:  # Qt is imported once the display is known to work
     from PySide6.QtCore import QCoreApplication, QTimer

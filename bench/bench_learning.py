@@ -1,5 +1,5 @@
 """Benchmark: what the desk learns from its operator's sweep decisions, on demo stores
-with planted ground truth (core/demo_truth.py) and a simulated operator who decides by
+with planted ground truth (core/demo/truth.py) and a simulated operator who decides by
 the true importance.
 
 Run: ``nice -n 10 .venv/bin/python bench/bench_learning.py [--size 20000] [--runs 100]
@@ -40,12 +40,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import machine, million_store, pct
 
-from memdesk.core import demo, demo_truth
+from memdesk.core import demo
 from memdesk.core.curation import calibration as K
 from memdesk.core.curation import guided as G
 from memdesk.core.curation.calibration import calibrate_at_write
 from memdesk.core.curation.decisions import Decision, load_decisions
 from memdesk.core.curation.service import Calibrations, Sweeps
+from memdesk.core.demo import truth as demo_truth
 from memdesk.core.embeddings import DIM
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.vectors import write_vectors_in

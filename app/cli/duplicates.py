@@ -206,7 +206,7 @@ def cmd_threshold(args: argparse.Namespace) -> int:
 
 def cmd_undo(args: argparse.Namespace) -> int:
     from memdesk.core.store.prefixes import action_group_id
-    from memdesk.core.undo import undo_group
+    from memdesk.core.undo.generic import undo_group
 
     store = open_store(args, create=False)
     with store.read() as conn:

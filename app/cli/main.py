@@ -228,7 +228,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from memdesk.core.undo import undo_event  # a memory's event, or a job's cancel
+    from memdesk.core.undo.generic import undo_event  # a memory's event, or a job's cancel
 
     store = open_store(args, create=False)
     ch = undo_event(store, args.event_id)

@@ -154,7 +154,7 @@ def cmd_episodes(args: argparse.Namespace) -> int:
     store = open_store(args, create=False)
     if args.episodes_command == "undo":
         from memdesk.core.store.prefixes import action_group_id
-        from memdesk.core.undo import undo_group
+        from memdesk.core.undo.generic import undo_group
 
         with store.read() as conn:
             gid = action_group_id(conn, args.action_group)

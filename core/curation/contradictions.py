@@ -36,7 +36,6 @@ from typing import Any, cast
 from sqlalchemy import Connection, Table, select, text
 
 from memdesk.core import taxonomy as tx
-from memdesk.core.cardinality import multi_valued
 from memdesk.core.curation.models import ContradictionDismissal
 from memdesk.core.errors import MemdeskError, NotFoundError
 from memdesk.core.store.audit import is_undone
@@ -45,6 +44,7 @@ from memdesk.core.store.models import Memory, MemoryEvent
 from memdesk.core.store.query import active_belief_state
 from memdesk.core.store.records import RECORD_COLUMNS, MemoryRecord
 from memdesk.core.store.vectors import record_columns
+from memdesk.core.write.cardinality import multi_valued
 
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c

@@ -27,7 +27,7 @@ from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed, Changes
-from memdesk.core.validation import validate_fields
+from memdesk.core.store.validation import validate_fields
 
 # -- resolutions ----------------------------------------------------------------------
 

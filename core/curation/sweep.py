@@ -286,7 +286,7 @@ def _decide(
     note in the audit row) in the same transaction that records the sweep item.
     ``keep`` and ``skip`` are audited too (actions "review_keep" / "review_skip",
     nothing changed), so a memory's history shows it was reviewed and the decision is
-    one audit group that the generic undo (``memdesk.core.undo``) reverts: an item
+    one audit group that the generic undo (``memdesk.core.undo.generic``) reverts: an item
     whose decision event is undone counts as undecided again.
     """
     if decision not in DECISIONS:

@@ -123,7 +123,7 @@ TARGET_KINDS = {"source": Changed.SOURCES, "review": Changed.REVIEWS}
 
 def undo_group_in(conn: Connection, group_id: str, actor: str,
                   redo: str) -> GroupUndone | None:
-    """The delta stream's handler for the generic undo (``memdesk.core.actions``): undo
+    """The delta stream's handler for the generic undo (``memdesk.core.undo.registry``): undo
     this group's ``delta_events`` rows as group ``redo``; None when it has none."""
     rows = conn.execute(
         select(EV.c.kind, EV.c.target, EV.c.action).where(EV.c.group_id == group_id)

@@ -6,7 +6,7 @@ source reads the store itself), saves snapshots with the diff from the goal's pr
 snapshot, serves the drift review queue and applies review actions — each audited in
 ``delta_events`` and undoable.  Results that change something are ``Changes`` whose
 kinds (SOURCES, SNAPSHOTS, REVIEWS, SETTINGS) say what changed, so views can refresh;
-their ``group_id`` is what ``memdesk.core.undo.undo_group`` undoes.
+their ``group_id`` is what ``memdesk.core.undo.generic.undo_group`` undoes.
 
 This is the shape every core service has: a façade over one open store, cheap to
 construct, whose reads use ``store.read()`` and whose actions each run in one

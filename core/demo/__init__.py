@@ -14,7 +14,7 @@ supersedes the demo's memory.  A user states each answer once.  A few answers ch
 late in the period (a move, a new job, a switched tool: the old statement stays), a few
 get one wrong statement (an extraction error): those are the contradictions.  Some
 answers are said twice on purpose, worded again or spelt differently: those are the
-duplicates, and the load's audit row lists them (``demo_truth.planted_duplicates``).
+duplicates, and the load's audit row lists them (``demo.truth.planted_duplicates``).
 Attributes held several at once (languages, allergies) get several values and never
 contradict.  Everything else is episodic (decisions, procedures, errors, notes,
 reasoning) and never repeats within a user (``texts``).

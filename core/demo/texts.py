@@ -69,7 +69,7 @@ def proj(entity: str) -> str:
 class Question:
     """One (entity, attribute) a user has an answer to.  ``wordings`` take {v} (the value)
     and, for a project, {P} (its name); ``several``: a user holds several values at once
-    (core/cardinality.py declares them)."""
+    (core/write/cardinality.py declares them)."""
 
     attribute: str
     type: str

@@ -30,7 +30,7 @@ from memdesk.core.store.faults import as_store_error, safe_message
 from memdesk.core.store.models import Memory
 
 if TYPE_CHECKING:
-    from memdesk.core.read.retriever import RetrievalResult
+    from memdesk.core.read.result import RetrievalResult
 
 log = logging.getLogger(__name__)
 # Declarative types __table__ as a FromClause; these models map plain Tables.

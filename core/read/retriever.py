@@ -15,7 +15,6 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +28,7 @@ from memdesk.core.read import terms as qt
 from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
 from memdesk.core.read.query_vectors import query_vector
 from memdesk.core.read.recorder import Job, Recorder, record_jobs
+from memdesk.core.read.result import RetrievalResult
 from memdesk.core.read.scoping import scope_mask
 from memdesk.core.read.snapshot import SnapshotCache
 
@@ -40,38 +40,6 @@ if TYPE_CHECKING:
     from memdesk.core.store.memory_store import MemoryStore
 
 MAX_K = 1000
-
-
-@dataclass
-class RetrievalResult:
-    """Everything one retrieval returned, and enough to explain it."""
-
-    retrieval_id: str
-    at: datetime
-    query: str
-    user_id: str
-    k: int
-    channels: tuple[str, ...]
-    injected: bool
-    results: list[fusion.Hit]
-    preferences: list[injection.Preference]
-    dropped: list[fusion.Dropped]
-    per_channel: dict[str, list[fusion.Hit]] = field(default_factory=dict)
-    notes: list[str] = field(default_factory=list)
-    # Why a channel ranked nothing (channel -> reason), for the inspector and the JSON.
-    empty_channels: dict[str, str] = field(default_factory=dict)
-    duration_ms: float = 0.0
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "retrieval_id": self.retrieval_id, "user": self.user_id, "query": self.query,
-            "k": self.k, "channels": list(self.channels), "injected": self.injected,
-            "results": [h.to_json() for h in self.results],
-            "preferences": [p.to_json() for p in self.preferences],
-            "dropped": [d.to_json() for d in self.dropped],
-            "notes": self.notes, "empty_channels": self.empty_channels,
-            "duration_ms": round(self.duration_ms, 2),
-        }
 
 
 def check_query(query: object) -> str:

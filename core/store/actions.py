@@ -4,7 +4,7 @@ An :class:`Action` names one kind of audited change: the audit *stream* its rows
 written to, the :class:`Changed` kinds it produces (so views refresh), the words of its
 undo label ("Undo soft-delete of 1 memory") and whether, and by which stream handler,
 it is undone.  Code that writes an audit row names its action by one of the constants
-below, never by a free string; ``memdesk.core.undo`` dispatches on the declaration, so
+below, never by a free string; ``memdesk.core.undo.generic`` dispatches on the declaration, so
 adding an action is one entry here and nothing in the undo.
 
 Streams
@@ -19,7 +19,7 @@ Streams
                 (``target`` names it; undo: the value back, ``memdesk.core.write.settings``).
 
 The undo handler of each stream is declared here as a protocol and bound by the one
-module above every stream, ``memdesk.core.actions`` (the store cannot import the write
+module above every stream, ``memdesk.core.undo.registry`` (the store cannot import the write
 path or delta memory: they sit above it).
 
 Old stores hold free-string actions ("bulk_edit", "retag", anything a caller passed)

@@ -6,7 +6,7 @@ before and after, in the same transaction as the change.  Undo replays an event'
 undo) and refuses when those fields were changed again since: no silent clobbering.
 
 These are building blocks that run inside a caller's write transaction; the store and
-the curation services compose them, and ``memdesk.core.undo`` undoes whole groups.
+the curation services compose them, and ``memdesk.core.undo.generic`` undoes whole groups.
 """
 
 from __future__ import annotations

@@ -4,8 +4,8 @@ Every mutation runs in one write transaction (``write()``: BEGIN IMMEDIATE on SQ
 driver errors turned into store errors) that also appends audit rows holding exactly
 the fields it changed (``memdesk.core.store.audit``).  Reads page with the keyset
 paging of ``memdesk.core.store.browse``; field values are checked by the table in
-``memdesk.core.validation``.  Undo of one event or of a whole action group (memory,
-sweep, contradiction and delta-memory actions alike) is ``memdesk.core.undo``; the
+``memdesk.core.store.validation``.  Undo of one event or of a whole action group (memory,
+sweep, contradiction and delta-memory actions alike) is ``memdesk.core.undo.generic``; the
 store undoes its own (memory) rows, dispatched by their declared actions
 (``memdesk.core.store.actions``, ``memdesk.core.store.undo``).
 """
@@ -43,13 +43,13 @@ from memdesk.core.store.records import (
 )
 from memdesk.core.store.schema import OpenReport, open_engine, translate
 from memdesk.core.store.undo import MEMORY_HANDLERS, undo_events_in
+from memdesk.core.store.validation import validate_fields
 from memdesk.core.store.vectors import (
     add_vector_in,
     clear_vector_of_id_in,
     record_columns,
     write_vectors_by_id_in,
 )
-from memdesk.core.validation import validate_fields
 
 if TYPE_CHECKING:
     from memdesk.core.store.records import AnyRow
@@ -597,7 +597,7 @@ class MemoryStore:
         """Undo every memory change of one action group (a bulk edit, an import, a sweep
         decision, a contradiction resolution) in one transaction, as a new group (redo =
         undo it).  Groups of other streams (a job's cancel, a delta-memory review) are
-        ``memdesk.core.undo.undo_group``'s."""
+        ``memdesk.core.undo.generic.undo_group``'s."""
         redo = new_id()
         with self.write() as conn:
             done = undo_events_in(self, conn, group_id, actor, redo, MEMORY_HANDLERS)

@@ -129,7 +129,7 @@ class Changes:
 
     ``kinds`` says which kinds of things changed; the id tuples say which ones, so a
     view can patch rows in place.  ``group_id`` names the audit group that
-    ``memdesk.core.undo.undo_changes`` undoes (single-event actions have only
+    ``memdesk.core.undo.generic.undo_changes`` undoes (single-event actions have only
     ``event_ids``).
     """
 

@@ -4,8 +4,8 @@ A group's rows are undone newest first, each by the handler of its declared stre
 (``memdesk.core.store.actions``): the store's own for memory rows, and whatever the
 caller passes for the others.  ``MemoryStore.undo_group`` passes only the memory
 handler (an import, a sweep decision, a resolution: all memory rows); the generic undo
-across every stream, ``memdesk.core.undo``, passes all of them (``memdesk.core.actions``
-binds them).  Nothing here knows an action by name.
+across every stream, ``memdesk.core.undo.generic``, passes all of them
+(``memdesk.core.undo.registry`` binds them).  Nothing here knows an action by name.
 """
 
 from __future__ import annotations

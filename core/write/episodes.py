@@ -26,8 +26,8 @@ from sqlalchemy import Connection, insert, select, update
 from memdesk.core.store.episodes import EPISODE_TYPE, ET
 from memdesk.core.store.episodes import E as EC
 from memdesk.core.store.models import Memory
+from memdesk.core.store.validation import validate_fields
 from memdesk.core.taxonomy import Layer
-from memdesk.core.validation import validate_fields
 from memdesk.core.write.units import Turn
 from memdesk.core.write.when import EventDate
 

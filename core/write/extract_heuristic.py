@@ -43,12 +43,12 @@ import re
 from dataclasses import dataclass, replace
 from datetime import datetime
 
-from memdesk.core.cardinality import multi_valued
 from memdesk.core.write import extract_frames as ef
 from memdesk.core.write import extract_lexicon as lx
 from memdesk.core.write import extract_phrases as xp
 from memdesk.core.write import extract_predicates as ep
 from memdesk.core.write import extract_subjects as es
+from memdesk.core.write.cardinality import multi_valued
 from memdesk.core.write.extract_events import read_events
 from memdesk.core.write.extract_parser import Parser, load_parser
 from memdesk.core.write.extract_text import (

@@ -342,7 +342,7 @@ class JobQueue:
 
     def cancel(self, job_id: str, *, actor: str = "operator") -> Changes:
         """Cancel a pending job: no worker will claim it.  Audited as one action group,
-        so ``memdesk.core.undo.undo_changes`` puts it back to pending."""
+        so ``memdesk.core.undo.generic.undo_changes`` puts it back to pending."""
         group = new_id()
         with self.store.write() as conn:
             job = self.get(job_id, conn)
@@ -405,5 +405,5 @@ def _undo_job_event_in(conn: Connection, ev: EventRecord, actor: str,
 
 def undo_job_event(store: MemoryStore, conn: Connection, ev: EventRecord, actor: str,
                    group_id: str | None) -> int:
-    """The job stream's undo handler (bound in ``memdesk.core.actions``)."""
+    """The job stream's undo handler (bound in ``memdesk.core.undo.registry``)."""
     return _undo_job_event_in(conn, ev, actor, group_id)

@@ -108,7 +108,7 @@ def get(store: Any, key: str) -> Any:
 
 def undo_setting_event(store: Any, conn: Connection, ev: EventRecord, actor: str,
                        group_id: str | None) -> int:
-    """The setting stream's undo handler (bound in ``memdesk.core.actions``): the value
+    """The setting stream's undo handler (bound in ``memdesk.core.undo.registry``): the value
     back to the row's ``before``, if the setting still has the row's ``after``."""
     if ev.undone_by is not None:
         raise UndoConflictError(f"Action {ev.id} was already undone.")

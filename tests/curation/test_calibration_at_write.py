@@ -17,7 +17,7 @@ from memdesk.core.curation.at_write import WRITE_HOOKS
 from memdesk.core.curation.service import Calibrations, Sweeps
 from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.undo import undo_group
+from memdesk.core.undo.generic import undo_group
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn

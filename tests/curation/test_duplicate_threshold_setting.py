@@ -18,7 +18,7 @@ from memdesk.core.errors import ValidationError
 from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed
-from memdesk.core.undo import undo_changes
+from memdesk.core.undo.generic import undo_changes
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Extraction, Turn, Unit
 from memdesk.core.write.worker import Worker, WorkerConfig

@@ -12,7 +12,7 @@ from memdesk.core.curation.duplicates import Duplicates, StaleClusterError
 from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.undo import undo_changes
+from memdesk.core.undo.generic import undo_changes
 
 
 def vec(*xs: float) -> bytes:

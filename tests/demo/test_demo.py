@@ -162,7 +162,7 @@ def test_every_demo_row_is_a_valid_memory_with_whole_triples() -> None:
     from dataclasses import asdict
 
     from memdesk.core.demo import DemoGenerator
-    from memdesk.core.validation import validate_fields
+    from memdesk.core.store.validation import validate_fields
 
     rows = list(DemoGenerator(7, END).rows(3000))
     assert len(rows) == 3000

@@ -9,7 +9,7 @@ from datetime import datetime
 
 from memdesk.core import demo
 from memdesk.core.curation.duplicates import Duplicates
-from memdesk.core.demo_truth import planted_duplicates
+from memdesk.core.demo.truth import planted_duplicates
 from memdesk.core.store.memory_store import MemoryStore
 
 END = datetime(2026, 11, 1)

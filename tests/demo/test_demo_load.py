@@ -70,7 +70,7 @@ def test_one_audit_row_says_where_the_data_came_from(store: MemoryStore, snapsho
     said = json.loads(after)
     assert (said["rows"], said["seed"]) == (12, 5)
     # It lists the duplicates the demo planted (alice's city, spelt twice).
-    from memdesk.core.demo_truth import planted_duplicates
+    from memdesk.core.demo.truth import planted_duplicates
 
     assert [set(c) for c in said["duplicates"]] == [set(c) for c in planted_duplicates(store)]
     [pair] = planted_duplicates(store)

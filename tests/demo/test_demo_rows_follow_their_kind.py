@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 import pytest
 
 from memdesk.core import demo
-from memdesk.core.cardinality import multi_valued
+from memdesk.core.write.cardinality import multi_valued
 from memdesk.core.write.duplicates import normalise_text
 
 END = datetime(2026, 11, 1)

@@ -1,4 +1,4 @@
-"""core/demo_store.py: where the demo store lives, when it counts as present, and the
+"""core/demo/store.py: where the demo store lives, when it counts as present, and the
 atomic build (a temporary ".building" file renamed when complete; nothing left behind
 by a cancelled build, nor by an earlier one that died)."""
 
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memdesk.core import demo, demo_store
+from memdesk.core import demo
 from memdesk.core.delta import demo as delta_demo
+from memdesk.core.demo import store as demo_store
 from memdesk.core.store.memory_store import MemoryStore
 
 

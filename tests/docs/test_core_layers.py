@@ -26,16 +26,15 @@ def test_core_layer_contracts_hold_on_the_code() -> None:
     assert f"{LAYERS} KEPT" in r.stdout and f"{GUARD} KEPT" in r.stdout
 
 
-PACKAGES = ("curation", "delta", "read", "transfer", "write", "store")
-MODULES = ("demo_store", "demo", "demo_truth", "undo", "actions", "availability", "cardinality",
-           "embeddings", "routing", "validation", "taxonomy", "ids", "errors")
+PACKAGES = ("demo", "undo", "curation", "delta", "read", "transfer", "write", "store")
+MODULES = ("embeddings", "routing", "taxonomy", "ids", "errors")
 CLEAN = {
     "core/__init__.py": "",
     **{f"core/{p}/__init__.py": "" for p in PACKAGES},
     **{f"core/{m}.py": "" for m in MODULES},
-    "core/undo.py": "from fakedesk.core import actions\n",
-    "core/actions.py": ("from fakedesk.core.write import jobs\n"
-                        "from fakedesk.core.store import audit\n"),
+    "core/undo/generic.py": "from fakedesk.core.undo import registry\n",
+    "core/undo/registry.py": ("from fakedesk.core.write import jobs\n"
+                              "from fakedesk.core.store import audit\n"),
     "core/store/audit.py": "from fakedesk.core import errors\n",
     "core/store/memory_store.py": "from fakedesk.core.store import audit\n",
     "core/write/jobs.py": "from fakedesk.core.store import audit\n",

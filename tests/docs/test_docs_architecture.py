@@ -48,7 +48,7 @@ def _views() -> list[str]:
 def test_the_lists_are_not_empty() -> None:
     # Guards the tests below against passing on an empty list (a moved module).
     assert {"store", "read", "write"} <= set(_packages())
-    assert {"errors", "undo"} <= set(_modules())
+    assert {"errors", "ids"} <= set(_modules())
     assert {"MEMORIES", "JOBS"} <= set(_kinds())
     assert "Browse" in _views()
 

@@ -22,7 +22,7 @@ from memdesk.core.guard.agent_api import (
 )
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
-from memdesk.core.undo import undo_changes
+from memdesk.core.undo.generic import undo_changes
 
 
 @pytest.mark.parametrize(("value", "message"), [

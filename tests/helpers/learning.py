@@ -6,8 +6,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from memdesk.core import demo, demo_truth
+from memdesk.core import demo
 from memdesk.core.curation.service import Sweeps
+from memdesk.core.demo import truth as demo_truth
 from memdesk.core.store.memory_store import MemoryStore
 
 BAND = (0.3, 0.49)

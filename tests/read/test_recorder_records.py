@@ -16,7 +16,7 @@ from memdesk.core.read import recorder as rc
 from memdesk.core.read.fusion import Dropped, Hit
 from memdesk.core.read.injection import Preference
 from memdesk.core.read.models import Retrieval, RetrievalItem
-from memdesk.core.read.retriever import RetrievalResult
+from memdesk.core.read.result import RetrievalResult
 from memdesk.core.store.memory_store import MemoryStore
 from tests.helpers.read import NOW, put
 

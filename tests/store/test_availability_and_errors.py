@@ -1,4 +1,4 @@
-"""core/availability.py's status sentences and core/errors.py's operator messages.
+"""core/write/availability.py's status sentences and core/errors.py's operator messages.
 
 The Ollama client is replaced by a stand-in class (no server, no network): the
 behaviour under test is how its answer or failure becomes the status-bar sentence.
@@ -11,8 +11,7 @@ from types import ModuleType, SimpleNamespace
 
 import pytest
 
-from memdesk.core import availability, embeddings
-from memdesk.core.availability import Availability
+from memdesk.core import embeddings
 from memdesk.core.errors import (
     EditConflictError,
     NotFoundError,
@@ -20,6 +19,8 @@ from memdesk.core.errors import (
     StoreDamagedError,
     ValidationError,
 )
+from memdesk.core.write import availability
+from memdesk.core.write.availability import Availability
 
 
 def _fake_ollama(monkeypatch: pytest.MonkeyPatch, models=None, error=None) -> list:  # type: ignore[no-untyped-def]

@@ -167,8 +167,8 @@ def test_demo_contradictions_are_computed_from_active_rows_only(
     demo_store: MemoryStore
 ) -> None:
     """An independent oracle: group the active triples in Python (an attribute held
-    several at once, as core/cardinality.py declares them, never contradicts)."""
-    from memdesk.core.cardinality import multi_valued
+    several at once, as core/write/cardinality.py declares them, never contradicts)."""
+    from memdesk.core.write.cardinality import multi_valued
 
     values: dict[tuple[str, str, str], set[str]] = {}
     for r in every_row(demo_store):

@@ -110,7 +110,8 @@ def test_gui_start_without_display_exits_cleanly(tmp_path: Path) -> None:
 
 
 def test_availability_checks() -> None:
-    from memdesk.core import availability, embeddings
+    from memdesk.core import embeddings
+    from memdesk.core.write import availability
 
     vec = availability.embedding_vectors()
     assert vec.ok is (embeddings.unavailable_reason() is None)

@@ -28,7 +28,7 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.transfer.formats import open_source
 from memdesk.core.transfer.importer import Importer
-from memdesk.core.undo import undo_changes, undo_event
+from memdesk.core.undo.generic import undo_changes, undo_event
 from memdesk.core.write.embed import backfill, reembed_all
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.intake import enqueue_from_agent

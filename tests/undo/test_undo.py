@@ -103,7 +103,7 @@ def _sweepable(store: MemoryStore, n: int = 6) -> list[str]:
 
 def test_generic_undo_and_redo_of_a_sweep_decision(store: MemoryStore) -> None:
     from memdesk.core.store.records import Changed
-    from memdesk.core.undo import undo_changes, undo_group
+    from memdesk.core.undo.generic import undo_changes, undo_group
 
     _sweepable(store)
     state = Sweeps(store).start(n=2, seed=5)
@@ -128,7 +128,7 @@ def test_generic_undo_and_redo_of_a_sweep_decision(store: MemoryStore) -> None:
 
 
 def test_generic_undo_of_a_skip_changes_no_memory(store: MemoryStore) -> None:
-    from memdesk.core.undo import undo_changes
+    from memdesk.core.undo.generic import undo_changes
 
     _sweepable(store)
     state = Sweeps(store).start(n=2, seed=5)
@@ -143,7 +143,7 @@ def test_generic_undo_of_a_skip_changes_no_memory(store: MemoryStore) -> None:
 
 def test_generic_undo_and_redo_of_keep_both_dismissal(store: MemoryStore) -> None:
     from memdesk.core.store.records import Changed
-    from memdesk.core.undo import undo_changes, undo_group
+    from memdesk.core.undo.generic import undo_changes, undo_group
 
     for v in ("Acme", "Globex"):
         store.add(user_id="alice", text=f"Alice works at {v}.", type="fact",
@@ -161,7 +161,7 @@ def test_generic_undo_and_redo_of_keep_both_dismissal(store: MemoryStore) -> Non
 def test_generic_undo_of_a_delta_review_group(store: MemoryStore) -> None:
     from memdesk.core.delta.service import DeltaMemory
     from memdesk.core.store.records import Changed
-    from memdesk.core.undo import undo_changes
+    from memdesk.core.undo.generic import undo_changes
 
     dm = DeltaMemory(store)
     name = dm.config().sources[0].name

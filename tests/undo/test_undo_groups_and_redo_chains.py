@@ -1,4 +1,4 @@
-"""Edges of the generic undo (core/undo.py): what a group's undo reports, who it is
+"""Edges of the generic undo (core/undo/generic.py): what a group's undo reports, who it is
 recorded as, the redo of delta-memory groups, single-event actions and long redo chains."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from memdesk.core.ids import new_id
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 from memdesk.core.store.records import Changed, Changes
-from memdesk.core.undo import undo_changes, undo_group
+from memdesk.core.undo.generic import undo_changes, undo_group
 from tests.helpers.delta import flagged
 
 T0 = datetime(2026, 10, 1, 9)

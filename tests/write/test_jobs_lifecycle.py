@@ -16,7 +16,7 @@ from sqlalchemy import select, update
 from memdesk.core.errors import NotFoundError, UndoConflictError, ValidationError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed
-from memdesk.core.undo import undo_changes, undo_event
+from memdesk.core.undo.generic import undo_changes, undo_event
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import (
     MAX_ATTEMPTS,

@@ -12,7 +12,7 @@ from memdesk.app.main import main
 from memdesk.core.errors import NotFoundError, UndoConflictError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed
-from memdesk.core.undo import undo_changes
+from memdesk.core.undo.generic import undo_changes
 from memdesk.core.write.extract_heuristic import HeuristicExtractor
 from memdesk.core.write.jobs import JobQueue, JobStateError
 from memdesk.core.write.units import Turn
@@ -138,7 +138,7 @@ def test_jobs_view_cancel_goes_through_the_desk_and_undoes(qtbot, store: MemoryS
 
 
 def test_undo_of_one_cancel_event_reports_the_jobs_view(store: MemoryStore) -> None:
-    from memdesk.core.undo import undo_event
+    from memdesk.core.undo.generic import undo_event
 
     q = JobQueue(store)
     job = JobQueue(store).enqueue(Turn("I live in Oslo.", "u"))

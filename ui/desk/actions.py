@@ -11,7 +11,7 @@ call.  ``Desk.run(op)``
    and calls the view's ``done`` follow-up,
 3. on failure emits ``Desk.failed(name, message)``, which the window shows one way.
 
-Undo and redo are the core's generic undo (``memdesk.core.undo.undo_changes``): undo
+Undo and redo are the core's generic undo (``memdesk.core.undo.generic.undo_changes``): undo
 reverts the action's audit group; redo reverts that undo.  So a command only keeps the
 ``Changes`` of the last step it applied (Anki keeps undo in the core the same way; the
 commands are thin, as Orange's are).
@@ -29,7 +29,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changes
-from memdesk.core.undo import undo_changes
+from memdesk.core.undo.generic import undo_changes
 from memdesk.ui.desk.ops import Task, TaskState
 
 R = TypeVar("R")

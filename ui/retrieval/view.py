@@ -51,7 +51,7 @@ from memdesk.ui.desk.text import (
 from memdesk.ui.desk.view import DeskView
 
 if TYPE_CHECKING:  # the retriever loads on the first run, off the GUI thread
-    from memdesk.core.read.retriever import RetrievalResult
+    from memdesk.core.read.result import RetrievalResult
     from memdesk.ui.browse.browser import BrowserView
     from memdesk.ui.desk.window import DeskWindow
 

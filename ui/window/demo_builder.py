@@ -1,4 +1,4 @@
-"""Creating the demo store from the GUI: ``memdesk.core.demo_store.build_demo`` run off
+"""Creating the demo store from the GUI: ``memdesk.core.demo.store.build_demo`` run off
 the GUI thread, with a progress dialog when it takes longer than half a second
 (QProgressDialog's minimumDuration) and a Cancel that stops it.
 """
@@ -10,7 +10,7 @@ from pathlib import Path
 from PySide6.QtCore import QObject, Qt, Signal
 from PySide6.QtWidgets import QProgressDialog, QWidget
 
-from memdesk.core.demo_store import DEMO_SIZE, build_demo, demo_exists, demo_store_path
+from memdesk.core.demo.store import DEMO_SIZE, build_demo, demo_exists, demo_store_path
 from memdesk.ui.desk.ops import Task, TaskState
 
 

@@ -28,11 +28,11 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from memdesk.core import availability
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter
 from memdesk.core.store.records import Changed, Changes
+from memdesk.core.write import availability
 from memdesk.ui.browse.filters import builtin_filters, filter_from_dict, filter_to_dict
 from memdesk.ui.desk.actions import Desk
 from memdesk.ui.desk.lazy_views import LazyViews, shutdown

@@ -297,7 +297,7 @@ def test_a_demo_left_without_vectors_gets_them_when_opened_again(
         qtbot, tmp_path: Path, monkeypatch, dialogs: list[QMessageBox]) -> None:
     """The window closed during the demo's first embedding: the next open finishes it,
     and an open with nothing left to embed starts nothing."""
-    from memdesk.core.demo_store import build_demo
+    from memdesk.core.demo.store import build_demo
     from memdesk.core.write.embed import missing_count
 
     target = tmp_path / "data" / "demo.db"

@@ -4,7 +4,7 @@ Every undoable action writes its audit rows under one group id, in ``memory_even
 (memory and job streams) or ``delta_events`` (delta stream).  ``undo_group`` undoes all
 of them, newest first, in one transaction, as a new group that is itself undoable
 (redo = undo the undo).  Each row goes to the undo handler of its declared action's
-stream, bound in ``memdesk.core.actions``: nothing here knows an action by name, and
+stream, bound in ``memdesk.core.undo.registry``: nothing here knows an action by name, and
 adding an action kind needs no edit here.  State derived from audit rows follows by
 itself: a sweep item whose decision event is undone counts as undecided again, a
 "keep both" dismissal whose audit rows are undone is lifted.
@@ -15,7 +15,6 @@ that started each chain of undos, so the views that show them refresh.
 
 from __future__ import annotations
 
-from memdesk.core.actions import EVENT_UNDO, GROUP_UNDO
 from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
 from memdesk.core.ids import new_id
 from memdesk.core.store import actions as acts
@@ -23,6 +22,7 @@ from memdesk.core.store import audit
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.store.undo import event_kinds, undo_events_in
+from memdesk.core.undo.registry import EVENT_UNDO, GROUP_UNDO
 
 
 def undo_group(store: MemoryStore, group_id: str, *, actor: str = "operator") -> Changes:

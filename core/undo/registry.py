@@ -5,7 +5,7 @@ change kinds, undo label; re-exported here), low enough that the store itself na
 its actions by those declarations.  Undoing a stream's rows needs code that lives with
 the stream's tables: the memory stream's in the store, the job stream's in the write
 path, the delta stream's in delta memory.  This module sits above all three and binds
-them, so ``memdesk.core.undo`` dispatches through the registry and imports none of them.
+them, so ``memdesk.core.undo.generic`` dispatches through the registry and imports none of them.
 """
 
 from __future__ import annotations
