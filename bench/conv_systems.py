@@ -71,7 +71,9 @@ def import_rows(conversations: Iterable[Conversation]) -> tuple[bytes, dict[str,
         for n, t in enumerate(c.turns):
             mid = f"{c.sample_id}-{n:05d}"
             ids[mid] = turn_key(c, t.dia_id)
-            row = {"id": mid, "user_id": user_of(c), "text": memory_text(t), "type": "fact",
+            # What they are: turns kept as said (the episode type), as a transcript's
+            # import or the agents' path stores them.
+            row = {"id": mid, "user_id": user_of(c), "text": memory_text(t), "type": "episode",
                    "created_at": said_at(t).isoformat(),
                    "source_session": f"{c.sample_id} session {t.session}"}
             lines.append(json.dumps(row, ensure_ascii=False).encode("utf-8"))
