@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
+import math
 import os
 import re
 import threading
@@ -38,45 +40,49 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+import pydantic_core
 from mcp.server.stdio import stdio_server
+from pydantic import ValidationError
 
 from memdesk.core.guard.agent_api import INVALID_MARK
+
+log = logging.getLogger("memdesk.mcp")
 
 # 4 MiB: a store_memory turn (100,000 characters) is at most 600 kB even with every
 # character escaped as \uXXXX; no legitimate message comes near it.
 MAX_LINE_BYTES = 4 * 1024 * 1024
 READ_CHUNK = 64 * 1024
 ID_PREFIX_BYTES = 64 * 1024  # where an oversized line's id is looked for
-PARSE_ERROR, INVALID_REQUEST = -32700, -32600
+PARSE_ERROR, INVALID_REQUEST, INTERNAL_ERROR = -32700, -32600, -32603
 
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _ID_AT_START = re.compile(
     rb'^\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]{0,200}"\s*,)*'
     rb'\s*"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,200}")')
 
 
-def mark_lone_surrogates(line: bytes) -> bytes:
+def mark_lone_surrogates(text: str) -> str:
     """One JSON-RPC line with every lone surrogate escape (``"\\ud800"``) replaced by
     ``INVALID_MARK``, so the tool answers with a clear error.  The SDK's parser rejects
     such a line outright and, not knowing its id, never answers: the client would hang."""
-    if not _SURROGATE_ESCAPE.search(line):
-        return line
+    if not _SURROGATE_ESCAPE.search(text):
+        return text
     try:
-        message = json.loads(line)
-    except ValueError:
-        return line  # not JSON: judged below
+        message = json.loads(text)
 
-    def fix(v: Any) -> Any:
-        if isinstance(v, str):
-            return _LONE_SURROGATE.sub(INVALID_MARK, v)
-        if isinstance(v, list):
-            return [fix(x) for x in v]
-        if isinstance(v, dict):
-            return {fix(k): fix(x) for k, x in v.items()}
-        return v
+        def fix(v: Any) -> Any:
+            if isinstance(v, str):
+                return _LONE_SURROGATE.sub(INVALID_MARK, v)
+            if isinstance(v, list):
+                return [fix(x) for x in v]
+            if isinstance(v, dict):
+                return {fix(k): fix(x) for k, x in v.items()}
+            return v
 
-    return json.dumps(fix(message), ensure_ascii=False).encode("utf-8") + b"\n"
+        return json.dumps(fix(message), ensure_ascii=False, allow_nan=False)
+    except (ValueError, RecursionError):
+        return text  # not JSON, or nested too deeply to walk: judged below
 
 
 @dataclass(frozen=True)
@@ -99,8 +105,22 @@ def _error(id_: Any, code: int, message: str) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": id_, "error": {"code": code, "message": message}}
 
 
-def _usable_id(value: Any) -> bool:
-    return isinstance(value, str | int | float) and not isinstance(value, bool)
+def _request_id(value: Any) -> bool:
+    """An id MCP takes on a request: a string or an integer (never null, nor a bool)."""
+    return isinstance(value, str | int) and not isinstance(value, bool)
+
+
+def _echo(value: Any) -> Any:
+    """``value`` when an error may carry it back as its id (a JSON-RPC string or finite
+    number, so the client can match the answer), else ``None``."""
+    if _request_id(value) or (isinstance(value, float) and math.isfinite(value)):
+        return value
+    return None
+
+
+ID_RULE = ("Invalid Request: id must be a string or an integer (a notification has no "
+           "id at all)")
+BATCH_RULE = "Invalid Request: batches are not supported; send one message per line"
 
 
 def _why(obj: dict[str, Any]) -> str:
@@ -110,9 +130,18 @@ def _why(obj: dict[str, Any]) -> str:
         return "Invalid Request: method must be a string"
     if "params" in obj and not isinstance(obj["params"], dict):
         return "Invalid Request: params must be an object"
-    if "id" in obj and not _usable_id(obj["id"]):
-        return "Invalid Request: id must be a string or an integer"
+    if "id" in obj and not _request_id(obj["id"]):
+        return ID_RULE
     return "Invalid Request: not a valid JSON-RPC 2.0 message for this server"
+
+
+def _is_notification(item: Any) -> bool:
+    return isinstance(item, dict) and "method" in item and "id" not in item
+
+
+def _is_response(item: Any) -> bool:
+    return (isinstance(item, dict) and "method" not in item
+            and ("result" in item or "error" in item))
 
 
 def _reply_for(obj: Any) -> dict[str, Any] | list[dict[str, Any]] | None:
@@ -120,60 +149,108 @@ def _reply_for(obj: Any) -> dict[str, Any] | list[dict[str, Any]] | None:
     if isinstance(obj, list):
         if not obj:
             return _error(None, INVALID_REQUEST, "Invalid Request: an empty batch")
-        errors = [_error(item["id"], INVALID_REQUEST,
-                         "Invalid Request: batches are not supported; send one message "
-                         "per line")
-                  for item in obj if isinstance(item, dict) and "method" in item
-                  and _usable_id(item.get("id"))]
+        # JSON-RPC 2.0: one error per element that is not a notification (a number, a
+        # nested array: id null); MCP takes no batches, so every request is refused.
+        errors = [_error(_echo(item.get("id")) if isinstance(item, dict) else None,
+                         INVALID_REQUEST, BATCH_RULE)
+                  for item in obj if not _is_notification(item) and not _is_response(item)]
         return errors or None  # a batch of notifications: nothing to answer
     if not isinstance(obj, dict):
         return _error(None, INVALID_REQUEST, "Invalid Request: a message is a JSON object")
-    if "method" not in obj and ("result" in obj or "error" in obj):
+    if _is_response(obj):
         return None  # a response to one of our requests: never answer an answer
-    id_ = obj.get("id") if _usable_id(obj.get("id")) else None
-    return _error(id_, INVALID_REQUEST, _why(obj))
+    return _error(_echo(obj.get("id")), INVALID_REQUEST, _why(obj))
+
+
+def misread_request(text: str | bytes) -> dict[str, Any] | None:
+    """The ``-32600`` error for a request the SDK would take for a notification, else None.
+
+    The SDK reads a message whose ``id`` is not a string or an integer (``null``, an
+    object, ``1.5``, ``true``) as a notification with a stray field: it runs nothing
+    and answers nothing, and the client waits forever.  JSON-RPC 2.0 makes it an
+    invalid request."""
+    try:
+        obj = pydantic_core.from_json(text)  # the SDK's parser, with its depth limit
+    except ValueError:
+        return None  # not JSON: the caller's parse error
+    if (isinstance(obj, dict) and isinstance(obj.get("method"), str) and "id" in obj
+            and not _request_id(obj["id"])):
+        return _error(_echo(obj["id"]), INVALID_REQUEST, ID_RULE)
+    return None
 
 
 def judge(line: bytes | Oversized) -> Verdict:
     """Pass ``line`` on, answer it with an error, or both skip it (blank lines)."""
     if isinstance(line, Oversized):
-        m = _ID_AT_START.match(line.prefix)
-        id_ = json.loads(m.group(1)) if m else None
-        too_large = _error(id_, INVALID_REQUEST,
+        too_large = _error(_id_at_start(line.prefix), INVALID_REQUEST,
                            f"Request too large: lines are limited to {MAX_LINE_BYTES:,} "
                            f"bytes (this one had {line.size:,}); it was not read")
         return Verdict(reply=json.dumps(too_large))
     if not line.strip():
         return Verdict()
-    marked = mark_lone_surrogates(line)
-    text = marked.decode("utf-8", "replace")
     try:
-        types.jsonrpc_message_adapter.validate_json(text, by_name=False)
-        return Verdict(line=text)
-    except ValueError:  # pydantic's ValidationError is a ValueError
-        pass
+        text = line.decode("utf-8")
+    except UnicodeDecodeError as exc:  # never U+FFFD in a stored memory
+        return Verdict(reply=json.dumps(_not_utf8(line, exc)))
+    text = mark_lone_surrogates(text)
     try:
-        obj = json.loads(text)
-    except ValueError:
-        return Verdict(reply=json.dumps(_parse_error(text)))
-    reply = _reply_for(obj)
-    return Verdict(reply=json.dumps(reply) if reply is not None else None)
+        message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+    except ValidationError as exc:
+        unreadable = [e["msg"] for e in exc.errors() if e["type"] == "json_invalid"]
+        if unreadable:  # includes nesting past the parser's depth limit
+            return Verdict(reply=json.dumps(_parse_error(text, unreadable[0])))
+        try:
+            obj = json.loads(text)  # within the SDK parser's depth: no recursion limit
+        except (ValueError, RecursionError):
+            return Verdict(reply=json.dumps(_parse_error(text, "not JSON")))
+        reply = _reply_for(obj)
+        return Verdict(reply=json.dumps(reply) if reply is not None else None)
+    if isinstance(message, types.JSONRPCNotification):
+        wrong_id = misread_request(text)
+        if wrong_id is not None:
+            return Verdict(reply=json.dumps(wrong_id))
+    return Verdict(line=text)
 
 
-def _parse_error(text: str) -> dict[str, Any]:
-    """A parse error, with the id when the line starts with a readable JSON object
-    (raw control characters in strings, or trailing bytes such as a NUL)."""
-    id_ = None
+def _id_at_start(prefix: bytes) -> Any:
+    """The id of a request whose start reads ``{"jsonrpc": …, "id": …`` (None otherwise)."""
+    m = _ID_AT_START.match(prefix[:ID_PREFIX_BYTES])
+    return json.loads(m.group(1)) if m else None
+
+
+def _readable_request(text: str) -> dict[str, Any] | None:
+    """The request a line starts with, read leniently (raw control characters in
+    strings, bytes after the object), when it can be: only to answer with its id."""
     try:
         obj, _ = json.JSONDecoder(strict=False).raw_decode(text.lstrip())
-        if isinstance(obj, dict) and "method" in obj and _usable_id(obj.get("id")):
-            id_ = obj["id"]
-    except ValueError:
-        pass
-    why = ("Parse error: raw control characters (such as NUL) or other bytes that are not "
-           "JSON; escape control characters in strings (\\u0000)" if id_ is not None
-           else "Parse error: the line is not JSON")
-    return _error(id_, PARSE_ERROR, why)
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) and "method" in obj else None
+
+
+def _parse_error(text: str, detail: str) -> dict[str, Any]:
+    """A parse error, with the id when the line starts with a readable request."""
+    detail = detail.removeprefix("Invalid JSON: ")
+    request = _readable_request(text)
+    if request is not None:
+        return _error(_echo(request.get("id")), PARSE_ERROR,
+                      "Parse error: raw control characters (such as NUL) or other bytes "
+                      "that are not JSON; escape control characters in strings (\\u0000) "
+                      f"({detail})")
+    id_ = _id_at_start(text[:ID_PREFIX_BYTES].encode("utf-8"))
+    if "recursion limit" in detail:
+        return _error(id_, PARSE_ERROR, f"Parse error: nested too deeply to read ({detail})")
+    return _error(id_, PARSE_ERROR, f"Parse error: the line is not JSON ({detail})")
+
+
+def _not_utf8(line: bytes, exc: UnicodeDecodeError) -> dict[str, Any]:
+    """A parse error for a line that is not UTF-8 (JSON text is), with its id when the
+    rest of it reads as a request: the line is refused, never decoded with U+FFFD."""
+    request = _readable_request(line.decode("utf-8", "replace"))
+    id_ = _echo(request.get("id")) if request is not None else _id_at_start(line)
+    return _error(id_, PARSE_ERROR,
+                  f"Parse error: the line is not JSON: JSON text is UTF-8 and byte "
+                  f"{exc.start} (0x{line[exc.start]:02x}) is not; nothing was read")
 
 
 class LineReader:
@@ -266,7 +343,13 @@ class JudgedLines:
                                                  abandon_on_cancel=True)
             if raw is None:
                 raise StopAsyncIteration
-            verdict = judge(raw)
+            try:
+                verdict = judge(raw)
+            except Exception:  # a bug in the judge must not end the session
+                log.exception("a line could not be judged")
+                verdict = Verdict(reply=json.dumps(_error(
+                    None, INTERNAL_ERROR,
+                    "Internal error: the line could not be read; nothing was done")))
             if verdict.reply is not None:
                 await self.out.write(verdict.reply + "\n")
             if verdict.line is not None:
