@@ -43,6 +43,7 @@ import mcp_types as types
 import pydantic_core
 from mcp.server.stdio import stdio_server
 from pydantic import ValidationError
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memdesk.core.guard.agent_api import INVALID_MARK
 
@@ -385,3 +386,53 @@ async def serve_stdio(server: Any) -> None:
             # The SDK's own in-memory transport reaches the low-level server the same way.
             low = server._lowlevel_server
             await low.run(read, write, low.create_initialization_options())
+
+
+class AnsweredIds:
+    """ASGI middleware in front of the SDK's streamable HTTP app: a POSTed request whose
+    id is not a string or an integer gets HTTP 400 with ``-32600`` (see
+    :func:`misread_request`), as over stdio; the SDK would accept it with a silent 202.
+
+    The body is buffered up to ``limit`` bytes to be judged, then handed on unchanged;
+    a longer one goes on unjudged, for the SDK to refuse (413)."""
+
+    def __init__(self, app: ASGIApp, limit: int = MAX_LINE_BYTES) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "POST":
+            await self.app(scope, receive, send)
+            return
+        chunks: list[bytes] = []
+        size, more, other = 0, True, None
+        while more and size <= self.limit:
+            message = await receive()
+            if message["type"] != "http.request":  # the client left: the app sees it too
+                other = message
+                break
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        if other is None and not more:
+            error = misread_request(body)
+            if error is not None:
+                await _json_response(send, 400, error)
+                return
+        pending: list[Message] = [{"type": "http.request", "body": body, "more_body": more}]
+        if other is not None:
+            pending.append(other)
+
+        async def replay() -> Message:
+            return pending.pop(0) if pending else await receive()
+
+        await self.app(scope, replay, send)
+
+
+async def _json_response(send: Send, status: int, payload: dict[str, Any]) -> None:
+    body = json.dumps(payload).encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode())]})
+    await send({"type": "http.response.body", "body": body})
