@@ -12,17 +12,25 @@ So the server keeps the SDK's transport and session but feeds it lines from
 * a valid JSON-RPC message passes to the SDK unchanged (lone surrogate escapes
   marked first, so the tool answers with a clear error — :func:`mark_lone_surrogates`);
 * an invalid one gets a JSON-RPC error reply on stdout: ``-32700`` (parse error) when
-  the line is not JSON, ``-32600`` (invalid request) when it is JSON but not a JSON-RPC
-  2.0 message, with the line's ``id`` when one can be read and ``null`` otherwise, as
-  JSON-RPC 2.0 says.  A batch (an array) gets an array of errors, one per request
-  with an id: MCP does not take batches.  Something shaped like a response (it has
-  ``result`` or ``error`` and no ``method``) is never answered: its id is one of ours;
+  the line is not JSON — not UTF-8 (never decoded with U+FFFD), or nested deeper than
+  the SDK's parser reads (about 200 levels; Python's own parser would raise
+  RecursionError past 1,000 and end the server) — ``-32600`` (invalid request) when
+  it is JSON but not a JSON-RPC 2.0 message, with the line's ``id`` when one can be
+  read and ``null`` otherwise, as JSON-RPC 2.0 says.  A request whose id is not a
+  string or an integer (null, an object, 1.5, true) is one too: the SDK would take it
+  for a notification and never answer (:func:`misread_request`).  A batch (an array)
+  gets an array of errors, one per element that is not a notification: MCP does not
+  take batches.  Something shaped like a response (it has ``result`` or ``error`` and
+  no ``method``) is never answered: its id is one of ours;
 * a line longer than :data:`MAX_LINE_BYTES` is skipped to its end without being kept
   (constant memory, one pass) and answered with ``-32600`` naming the limit; its id is
   read from the line's start when it comes before ``params`` (as clients write it).
 
 Like the SDK's transport, file descriptors 0 and 1 are pointed at /dev/null and
 stderr while serving, so nothing else in the process can write onto the wire.
+
+Over HTTP the SDK answers a bad body itself (400 with a JSON-RPC error); only the
+misread ids are answered here too, by :class:`AnsweredIds` in front of its app.
 """
 
 from __future__ import annotations
@@ -193,7 +201,13 @@ def judge(line: bytes | Oversized) -> Verdict:
         text = line.decode("utf-8")
     except UnicodeDecodeError as exc:  # never U+FFFD in a stored memory
         return Verdict(reply=json.dumps(_not_utf8(line, exc)))
-    text = mark_lone_surrogates(text)
+    marked = mark_lone_surrogates(text)
+    if marked is not text and (bad_id := _lone_surrogate_id(text)) is not None:
+        # Marked, the id would no longer be the client's: answer with its own, escaped.
+        return Verdict(reply=json.dumps(_error(
+            bad_id, INVALID_REQUEST,
+            "Invalid Request: the id holds a lone surrogate escape, not a Unicode string")))
+    text = marked
     try:
         message = types.jsonrpc_message_adapter.validate_json(text, by_name=False)
     except ValidationError as exc:
@@ -234,14 +248,29 @@ def _parse_error(text: str, detail: str) -> dict[str, Any]:
     detail = detail.removeprefix("Invalid JSON: ")
     request = _readable_request(text)
     if request is not None:
-        return _error(_echo(request.get("id")), PARSE_ERROR,
-                      "Parse error: raw control characters (such as NUL) or other bytes "
-                      "that are not JSON; escape control characters in strings (\\u0000) "
-                      f"({detail})")
-    id_ = _id_at_start(text[:ID_PREFIX_BYTES].encode("utf-8"))
+        id_ = _echo(request.get("id"))
+    else:
+        id_ = _id_at_start(text[:ID_PREFIX_BYTES].encode("utf-8"))
     if "recursion limit" in detail:
-        return _error(id_, PARSE_ERROR, f"Parse error: nested too deeply to read ({detail})")
-    return _error(id_, PARSE_ERROR, f"Parse error: the line is not JSON ({detail})")
+        why = "nested too deeply to read"
+    elif "control character" in detail or "trailing" in detail:
+        why = ("raw control characters (such as NUL) or other bytes that are not JSON; "
+               "escape control characters in strings (\\u0000)")
+    elif "surrogate" in detail or "escape" in detail:
+        why = "an escape that is not a Unicode character"
+    else:
+        why = "the line is not JSON"
+    return _error(id_, PARSE_ERROR, f"Parse error: {why} ({detail})")
+
+
+def _lone_surrogate_id(text: str) -> Any:
+    """The id of a request whose id holds a lone surrogate escape (None otherwise)."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    id_ = obj.get("id") if isinstance(obj, dict) and "method" in obj else None
+    return id_ if isinstance(id_, str) and _LONE_SURROGATE.search(id_) else None
 
 
 def _not_utf8(line: bytes, exc: UnicodeDecodeError) -> dict[str, Any]:

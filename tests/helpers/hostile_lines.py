@@ -112,6 +112,12 @@ CORPUS: list[Hostile] = [
     Hostile("raw lone surrogate bytes (CESU-8)",
             _store(23, "I live in ## Rome").replace(b"##", b"\xed\xa0\x80"),
             _error(23, PARSE, "UTF-8"), 400, _error(None, PARSE, "")),
+    Hostile("escaped lone surrogate in the id", _req("a\udc00", "ping"),
+            _error("a\udc00", INVALID, "surrogate"), 400, _error(None, PARSE, "")),
+    Hostile("escaped lone surrogate before nesting 900 deep",
+            b'{"jsonrpc":"2.0","id":"s900","method":"tools/call","params":{"name":"retrieve",'
+            b'"arguments":{"query":"\\ud800","user_id":' + b"[" * 900 + b"]" * 900 + b"}}}",
+            _error("s900", PARSE, ""), 400, _error(None, PARSE, "")),
     # -- wrong types
     Hostile("method a number", _req(24, 42), _error(24, INVALID, "method"),
             400, _error(None, PARAMS, "")),
