@@ -76,7 +76,7 @@ MAX_EVENT = 2**63 - 1  # the largest integer SQLite and PostgreSQL (bigint) stor
 
 
 def parse_range(text: str) -> tuple[float, float]:
-    """``LO:HI`` of scores in [0, 1] (NaN and infinities refused)."""
+    """``LO:HI`` of scores in [0, 1], LO <= HI (NaN and infinities refused)."""
     from memdesk.core.errors import ValidationError
     from memdesk.core.taxonomy import check_unit
 
@@ -88,7 +88,10 @@ def parse_range(text: str) -> tuple[float, float]:
         lo, hi = check_unit("LO", lo), check_unit("HI", hi)
     except ValidationError as exc:
         raise argparse.ArgumentTypeError(f"{exc} (in {text!r})") from None
-    return lo, hi  # LO > HI is left to the command (a sweep names its --band)
+    if lo > hi:  # refused, as the MCP tools refuse it, rather than matching nothing
+        raise argparse.ArgumentTypeError(
+            f"LO {lo:g} is above HI {hi:g} in {text!r}: write the lower bound first")
+    return lo, hi
 
 
 def whole_number(text: str) -> int:

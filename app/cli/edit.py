@@ -89,12 +89,21 @@ def cmd_edit(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if "text" in fields:
         fields["text"] = read_text(fields["text"])
+    from memdesk.core.store import actions as acts
+    from memdesk.core.validation import validate_fields
+
+    values = validate_fields(fields, creating=False)
+    note = _note(args)
     store = open_store(args, create=False)
     mid = memory_id(store, args.id)
-    ch = store.update(mid, actor=args.actor, note=_note(args),
-                      expected_version=args.if_version, **fields)
-    return _report(args, "edited", mid, ch.event_ids[0] if ch.event_ids else None,
-                   store.get(mid).version)
+    with store.write() as conn:
+        event = store.apply_in(conn, mid, values, actor=args.actor, action=acts.EDIT,
+                               note=note, expected_version=args.if_version)
+        # The version this edit wrote, read before its transaction ends: read after,
+        # it may be another writer's, and a script's next --if-version would then
+        # overwrite a change it never saw.
+        version = store.get(mid, conn).version
+    return _report(args, "edited", mid, event, version)
 
 
 def cmd_delete(args: argparse.Namespace) -> int:
@@ -114,4 +123,5 @@ def cmd_delete(args: argparse.Namespace) -> int:
         event = store.apply_in(conn, mid, {"deleted_at": utcnow()}, actor=args.actor,
                                action=acts.DELETE, note=note,
                                expected_version=args.if_version)
-    return _report(args, "deleted", mid, event, store.get(mid).version)
+        version = store.get(mid, conn).version  # this delete's own (see cmd_edit)
+    return _report(args, "deleted", mid, event, version)

@@ -44,7 +44,7 @@ from memdesk.app.mcp import tools_read as mcp_tools_read
 from memdesk.app.mcp import tools_write as mcp_tools_write
 from memdesk.app.mcp.common import forbid_unknown_arguments, record_calls
 from memdesk.app.mcp.identity import Binding
-from memdesk.app.mcp.lines import serve_stdio
+from memdesk.app.mcp.lines import AnsweredIds, serve_stdio
 from memdesk.app.mcp.runtime import Runtime
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.units import Extractor
@@ -137,8 +137,10 @@ async def serve_http(server: MCPServer, store: MemoryStore, *, host: str,
 
     # JSON responses: one body per call instead of an SSE stream (fewer writes and
     # wake-ups per call); the tools never send requests back to the client.
-    app = BearerTokens(server.streamable_http_app(host=host, json_response=True), store,
-                       require=not is_loopback(host))
+    # AnsweredIds: a request whose id is not a string or an integer gets -32600, as
+    # over stdio (app/mcp/lines.py); the SDK would take it for a notification.
+    sdk_app = AnsweredIds(server.streamable_http_app(host=host, json_response=True))
+    app = BearerTokens(sdk_app, store, require=not is_loopback(host))
     # Idle keep-alive connections are kept 65 s, not uvicorn's 5: a client reusing a
     # connection the server is closing at that moment gets a read error on its call
     # (seen with 200 concurrent calls on a loaded machine); agents pause for seconds.

@@ -47,6 +47,9 @@ T = TT.c
 RIGHTS = ("read", "write", "forget")
 PREFIX = "mdk_"
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+# The caller name of every call made without a token (memdesk.app.mcp.identity's
+# LOCAL, as core/guard/access.py logs it): no token may take it, in any case.
+LOCAL_NAME = "local"
 MAX_USER = 200
 MAX_USERS = 100
 
@@ -110,6 +113,11 @@ def check_name(name: str) -> str:
         raise TokenError(
             f"token name {name!r} is not usable: 1-64 characters, letters, digits, "
             "'.', '_' or '-', starting with a letter or digit")
+    if name.casefold() == LOCAL_NAME:
+        raise TokenError(
+            f"token name {name!r} is reserved: the access log names callers without a "
+            f"token (stdio, an open loopback server) {LOCAL_NAME!r}, and this token's "
+            "calls would read as theirs; choose another name")
     return name
 
 

@@ -10,7 +10,10 @@ from memdesk.core.store.memory_store import MemoryStore
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
+    try:
+        code = main(list(argv))
+    except SystemExit as exc:  # argparse's usage errors (a reversed --band)
+        code = int(exc.code or 0)
     out = capsys.readouterr()
     return code, out.out, out.err
 
