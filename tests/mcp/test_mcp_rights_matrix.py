@@ -107,7 +107,7 @@ class Run:
     ghost: dict[str, Answer] = field(default_factory=dict)
     ghost_names: dict[str, str] = field(default_factory=dict)
     other_names: dict[str, str] = field(default_factory=dict)
-    listed: set[str] = field(default_factory=set)
+    listed: dict[str, Any] = field(default_factory=dict)  # tool: its annotations
     log: list[access.Access] = field(default_factory=list)
 
 
@@ -125,7 +125,7 @@ def targeted(tool: str, t: Targets) -> str:
 
 
 async def call_all(s: ClientSession, run: Run, targets: dict[str, Targets]) -> None:
-    run.listed = {t.name for t in (await s.list_tools()).tools}
+    run.listed = {t.name: t.annotations for t in (await s.list_tools()).tools}
     ghost = Targets(GHOST_USER, new_id(), new_id(), new_id(), new_id())
     # Own and other first, ghosts last: the access log's rows come in this order.
     for tool in TOOL_RIGHTS:
@@ -234,8 +234,14 @@ CELLS = [(transport, key(combo), tool, target) for transport in TRANSPORTS
 
 def test_the_table_covers_every_tool_the_server_lists(matrix: Matrix) -> None:
     for run in matrix.runs.values():
-        assert run.listed == set(TOOL_RIGHTS) == set(ARGS)
+        assert set(run.listed) == set(TOOL_RIGHTS) == set(ARGS)
     assert set(TOOL_RIGHTS.values()) <= set(RIGHTS)
+    # The table agrees with what each tool says it does: a read-only tool needs read,
+    # one that destroys needs forget, one that adds needs write.
+    for tool, hints in matrix.runs["http", "read"].listed.items():
+        need = ("read" if hints.read_only_hint else
+                "forget" if hints.destructive_hint else "write")
+        assert TOOL_RIGHTS[tool] == need, (tool, hints)
     assert len(matrix.runs) == len(TRANSPORTS) * len(COMBOS) == 14
 
 
