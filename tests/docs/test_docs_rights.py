@@ -12,7 +12,14 @@ from types import ModuleType
 import pytest
 
 from memdesk.app.main import main
-from memdesk.core.guard.rights import MARK_BEGIN, MARK_END, RIGHTS, TOOL_RIGHTS, rights_markdown
+from memdesk.core.guard.rights import (
+    DEFAULT_TOKEN_RIGHTS,
+    MARK_BEGIN,
+    MARK_END,
+    RIGHTS,
+    TOOL_RIGHTS,
+    rights_markdown,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 TOOL = ROOT / "tools" / "gen_rights_doc.py"
@@ -71,6 +78,8 @@ def test_help_lists_each_right_with_its_tools(command: list[str],
     assert done.value.code == 0
     out = " ".join(capsys.readouterr().out.split())  # argparse wraps to the terminal
     assert "--rights" in out
+    if command[0] == "tokens":
+        assert f"(default: {','.join(DEFAULT_TOKEN_RIGHTS)})" in out
     for right in RIGHTS:
         needed = ", ".join(t for t, r in TOOL_RIGHTS.items() if r == right)
         assert f"{right}: {needed}" in out, (right, out)
