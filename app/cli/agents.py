@@ -8,14 +8,23 @@ import json
 import sys
 from typing import Any
 
-from memdesk.app.cli.common import EXIT_USAGE, err, fmt_dt, open_store, short
+from memdesk.app.cli.common import (
+    EXIT_USAGE,
+    RIGHTS_EPILOG,
+    RightsHelp,
+    err,
+    fmt_dt,
+    open_store,
+    short,
+)
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser(
         "mcp", parents=[common],
         help="run the MCP server for agents (stdio; --http for streamable HTTP, "
-             "bearer tokens from `memdesk tokens`)")
+             "bearer tokens from `memdesk tokens`)",
+        epilog=RIGHTS_EPILOG, formatter_class=RightsHelp)
     p.add_argument("--http", action="store_true",
                    help="serve streamable HTTP (--host, --port, path /mcp) instead of stdio")
     p.add_argument("--port", type=int, default=8765, help="HTTP port (with --http)")
@@ -31,6 +40,10 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                         "out of calls.  Without --user/--users-from the server is unbound")
     p.add_argument("--users-from", metavar="FILE",
                    help="serve only the users listed in FILE (one per line, # comments)")
+    p.add_argument("--rights", metavar="RIGHTS",
+                   help="comma-separated rights this server allows any caller (default: "
+                        "read,write,forget; over HTTP a token's own rights narrow them "
+                        "further): which tool needs which is listed below")
     p.set_defaults(handler=cmd_mcp)
 
     p = sub.add_parser("review", parents=[common],
@@ -81,11 +94,13 @@ def cmd_mcp(args: argparse.Namespace) -> int:
     if not 1 <= args.port <= 65535:
         err("--port must be 1-65535")
         return EXIT_USAGE
-    from memdesk.core.guard.tokens import active_count
+    from memdesk.core.guard.tokens import TokenError, active_count, parse_rights
     try:
         users = served_users(args)
-    except ValueError as exc:
-        err(str(exc))
+        rights = (None if args.rights is None
+                  else frozenset(parse_rights(args.rights, "a server")))
+    except (ValueError, TokenError) as exc:
+        err(f"--rights {args.rights!r}: {exc}" if isinstance(exc, TokenError) else str(exc))
         return EXIT_USAGE
     from memdesk.app.mcp.auth import is_loopback
     from memdesk.app.mcp.server import serve
@@ -101,7 +116,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         extractor = make_extractor(ExtractorConfig.from_env(offline=args.offline))
         serve(store, extractor, vectors=not args.no_vectors, http=args.http, port=args.port,
-              host=args.host, users=users)
+              host=args.host, users=users, rights=rights)
     finally:
         store.close()
     return 0

@@ -39,6 +39,22 @@ exit codes:
 """
 
 
+RIGHTS_EPILOG = "{rights}"
+
+
+class RightsHelp(argparse.RawDescriptionHelpFormatter):
+    """A help formatter that writes the declared rights table (core/guard/rights.py)
+    where a parser's epilog is :data:`RIGHTS_EPILOG`: imported only when help is shown,
+    so building the parsers does not load the guard package on every command."""
+
+    def add_text(self, text: str | None) -> None:
+        if text == RIGHTS_EPILOG:
+            from memdesk.core.guard.rights import rights_help
+
+            text = rights_help()
+        super().add_text(text)
+
+
 def common_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument(

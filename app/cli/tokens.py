@@ -12,7 +12,14 @@ import json
 import sys
 from typing import Any
 
-from memdesk.app.cli.common import EXIT_USAGE, err, fmt_dt, open_store
+from memdesk.app.cli.common import (
+    EXIT_USAGE,
+    RIGHTS_EPILOG,
+    RightsHelp,
+    err,
+    fmt_dt,
+    open_store,
+)
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -20,12 +27,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                        help="bearer tokens for the MCP server over HTTP: add, list, revoke")
     tsub = p.add_subparsers(dest="tokens_command", metavar="ACTION", required=True)
     t = tsub.add_parser("add", parents=[common],
-                        help="create a token (its secret is printed once, never stored)")
+                        help="create a token (its secret is printed once, never stored)",
+                        epilog=RIGHTS_EPILOG, formatter_class=RightsHelp)
     t.add_argument("name", help="the token's name (shown in the audit log of every call)")
     t.add_argument("--user", action="append", required=True, metavar="U",
                    help="a user the token may act for (repeat for more)")
-    t.add_argument("--rights", default="read,write",
-                   help="comma-separated: read, write, forget (default: read,write)")
+    t.add_argument("--rights", default=None,
+                   help="comma-separated rights (default: read,write); which tool needs "
+                        "which is listed below")
     t.set_defaults(handler=cmd_tokens_add)
     t = tsub.add_parser("list", parents=[common], help="tokens, their users, rights and state")
     t.add_argument("--json", action="store_true")
@@ -45,10 +54,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
 
 def cmd_tokens_add(args: argparse.Namespace) -> int:
     from memdesk.core.guard import tokens
+    from memdesk.core.guard.rights import DEFAULT_TOKEN_RIGHTS
 
     try:  # refuse bad input before opening (or creating) a store
         tokens.check_name(args.name)
-        rights = tokens.parse_rights(args.rights)
+        rights = (DEFAULT_TOKEN_RIGHTS if args.rights is None
+                  else tokens.parse_rights(args.rights))
         users = tokens.check_users(args.user)
     except tokens.TokenError as exc:
         err(str(exc))

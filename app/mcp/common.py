@@ -1,6 +1,6 @@
 """What every MCP tool module shares: running store work off the event loop, the
-caller's scope (which users it may name and see), the tools' annotations, and refusing
-arguments a tool does not take."""
+caller's scope (which users it may name and see), the one check of rights before every
+tool call, the tools' annotations, and refusing arguments a tool does not take."""
 
 from __future__ import annotations
 
@@ -19,13 +19,15 @@ from memdesk.app.mcp.identity import (
     Binding,
     Refused,
     call_note,
-    check,
+    check_user,
     current_caller,
+    lacking,
     may_serve,
     note_user,
 )
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.agent_api import check_agent_text
+from memdesk.core.guard.rights import TOOL_RIGHTS, missing_right
 
 if TYPE_CHECKING:
     from memdesk.core.guard.access import AccessLog
@@ -65,9 +67,10 @@ class Scope:
     def __init__(self, binding: Binding) -> None:
         self.binding = binding
 
-    def user(self, user_id: str | None, right: str) -> str:
+    def user(self, user_id: str | None) -> str:
         """The user a call acts for: ``user_id`` or, left out, the one user served.
-        Raises :class:`Refused` outside the binding or the caller's rights."""
+        Raises :class:`Refused` outside the binding or the caller's users (the call's
+        right was checked before the tool ran: :func:`enforce_rights`)."""
         caller = current_caller.get()
         if user_id is None:
             served = self.binding.users
@@ -80,15 +83,12 @@ class Scope:
             (user_id,) = served
         check_agent_text("user_id", user_id)
         note_user(user_id)
-        check(self.binding, right, user_id, caller)
+        check_user(self.binding, user_id, caller)
         return user_id
 
-    def serves(self, right: str) -> Callable[[str], bool]:
-        """A predicate for reads and changes by id: may the caller act for this user?
-        Checks the right once (refused outright when the caller lacks it)."""
+    def serves(self) -> Callable[[str], bool]:
+        """A predicate for reads and changes by id: may the caller act for this user?"""
         caller = current_caller.get()
-        if right not in caller.rights:
-            raise Refused(f"this caller ({caller.name}) may not {right}")
 
         def serves(user_id: str) -> bool:
             ok = may_serve(self.binding, caller, user_id)
@@ -110,6 +110,36 @@ def result_count(tool: str, result: Any) -> int | None:
         if key in result:
             return len(result[key])
     return 1 if "memory_id" in result or "id" in result else None
+
+
+def enforce_rights(server: MCPServer, binding: Binding) -> None:
+    """Check before every tool call that the server and the caller hold the right the
+    declared table gives the tool (core/guard/rights.py), and refuse it otherwise,
+    naming the missing right and nothing about what the call was after.
+
+    The only place a right is checked: the tools check users, never rights.  A tool
+    without a row in the table, or a row without a tool, stops the server from being
+    built, so a new tool cannot be served unchecked."""
+    tools = {t.name: t for t in server._tool_manager.list_tools()}  # no public hook
+    if set(tools) != set(TOOL_RIGHTS):
+        unlisted, unserved = sorted(set(tools) - set(TOOL_RIGHTS)), sorted(
+            set(TOOL_RIGHTS) - set(tools))
+        raise RuntimeError(f"core/guard/rights.py's TOOL_RIGHTS and the MCP tools differ: "
+                           f"no row for {unlisted}, no tool for {unserved}")
+    for name, tool in tools.items():
+
+        async def guarded(*args: Any, _fn: Callable[..., Any] = tool.fn,
+                          _right: str = TOOL_RIGHTS[name], **kwargs: Any) -> Any:
+            who = lacking(binding, current_caller.get(), _right)
+            if who is not None:
+                user_id = kwargs.get("user_id")
+                if isinstance(user_id, str):  # the access log says whom it was after
+                    note_user(user_id, refused=True)
+                message = missing_right(_right, who)
+                raise ToolError(message) from Refused(message)
+            return await _fn(*args, **kwargs)
+
+        tool.fn = guarded
 
 
 def record_calls(server: MCPServer, log: AccessLog, transport: str, *,

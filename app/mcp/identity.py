@@ -5,8 +5,12 @@ A server is bound to the users it serves (``memdesk mcp --user U``); over HTTP e
 request also carries a bearer token with its own users and rights.  The transport sets
 ``current_caller`` for the request; every tool asks :func:`check` before it reads or
 writes, so a tool never answers about a user outside both sets.  Refusals say "not
-found" for reads of someone else's memory (no existence oracle) and name the missing
-right for writes (the caller knows what it asked to do).
+found" for someone else's memory or job (no existence oracle).
+
+Rights are checked once per call, before the tool runs, against the declared table
+(core/guard/rights.py): both the server's rights (``memdesk mcp --rights``; all by
+default) and the caller's (its token's over HTTP) must include the tool's right.  The
+refusal names the missing right, whatever the call was after.
 """
 
 from __future__ import annotations
@@ -14,7 +18,9 @@ from __future__ import annotations
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 
-RIGHTS = ("read", "write", "forget")
+from memdesk.core.guard.rights import RIGHTS as DECLARED
+
+RIGHTS = tuple(DECLARED)  # read, write, forget: core/guard/rights.py
 
 
 @dataclass(frozen=True)
@@ -47,9 +53,11 @@ def note_user(user_id: str, *, refused: bool = False) -> None:
 @dataclass(frozen=True)
 class Binding:
     """The users a server serves (None: unbound, any user id — a single local user's
-    stdio server, said in its instructions and log)."""
+    stdio server, said in its instructions and log) and the rights it grants any caller
+    (``--rights``; every right by default: a token's rights narrow them further)."""
 
     users: frozenset[str] | None = None
+    rights: frozenset[str] = field(default_factory=lambda: frozenset(RIGHTS))
 
     @property
     def bound(self) -> bool:
@@ -68,12 +76,18 @@ def may_serve(binding: Binding, caller: Caller, user_id: str) -> bool:
     return caller.users is None or user_id in caller.users
 
 
-def check(binding: Binding, right: str, user_id: str, caller: Caller | None = None) -> None:
-    """Raise :class:`Refused` unless the current caller has ``right`` for ``user_id``."""
+def check_user(binding: Binding, user_id: str, caller: Caller | None = None) -> None:
+    """Raise :class:`Refused` unless the current caller may act for ``user_id``."""
     caller = caller or current_caller.get()
-    if right not in RIGHTS:
-        raise ValueError(f"unknown right {right!r}")
     if not may_serve(binding, caller, user_id):
         raise Refused(f"user {user_id!r} is not served here")
+
+
+def lacking(binding: Binding, caller: Caller, right: str) -> str | None:
+    """Who lacks ``right`` (the server or the caller), said for a refusal; None: neither."""
+    if right not in binding.rights:
+        granted = ",".join(r for r in RIGHTS if r in binding.rights)
+        return f"this server (started with --rights {granted})"
     if right not in caller.rights:
-        raise Refused(f"this caller ({caller.name}) may not {right}")
+        return f"this caller ({caller.name})"
+    return None

@@ -42,8 +42,8 @@ from mcp.server.mcpserver import MCPServer
 
 from memdesk.app.mcp import tools_read as mcp_tools_read
 from memdesk.app.mcp import tools_write as mcp_tools_write
-from memdesk.app.mcp.common import forbid_unknown_arguments, record_calls
-from memdesk.app.mcp.identity import Binding
+from memdesk.app.mcp.common import enforce_rights, forbid_unknown_arguments, record_calls
+from memdesk.app.mcp.identity import RIGHTS, Binding
 from memdesk.app.mcp.lines import AnsweredIds, serve_stdio
 from memdesk.app.mcp.runtime import Runtime
 from memdesk.core.store.memory_store import MemoryStore
@@ -63,14 +63,20 @@ INSTRUCTIONS = (
 
 
 def instructions(binding: Binding) -> str:
-    """The server's instructions: what it is for, and whom it serves."""
+    """The server's instructions: what it is for, whom it serves, what it allows."""
+    allowed = ""
+    if set(binding.rights) != set(RIGHTS):
+        allowed = (" It allows only these rights: "
+                   f"{', '.join(r for r in RIGHTS if r in binding.rights)}.")
     if binding.users is None:
         return (INSTRUCTIONS + " This server is unbound: it serves any user_id (meant for "
-                "one local user; start it with --user to bind it).")
+                "one local user; start it with --user to bind it)." + allowed)
     users = sorted(binding.users)
     if len(users) == 1:
-        return INSTRUCTIONS + f" It serves one user, {users[0]!r}: user_id may be left out."
-    return INSTRUCTIONS + f" It serves these users only: {', '.join(map(repr, users))}."
+        return (INSTRUCTIONS + f" It serves one user, {users[0]!r}: user_id may be left "
+                "out." + allowed)
+    return (INSTRUCTIONS + f" It serves these users only: {', '.join(map(repr, users))}."
+            + allowed)
 
 
 def build_server(rt: Runtime) -> MCPServer:
@@ -79,24 +85,30 @@ def build_server(rt: Runtime) -> MCPServer:
     mcp_tools_write.register(mcp, rt)
     mcp_tools_read.register(mcp, rt)
     forbid_unknown_arguments(mcp)
+    # Rights inside the access log's wrapper, so a refusal is logged as refused.
+    enforce_rights(mcp, rt.binding)
     record_calls(mcp, rt.access, rt.transport, on_answered=rt.call_answered)
     return mcp
 
 
 def serve(store: MemoryStore, extractor: Extractor, *, vectors: bool = True,
           http: bool = False, port: int = 8765, host: str = "127.0.0.1",
-          users: frozenset[str] | None = None) -> None:
+          users: frozenset[str] | None = None,
+          rights: frozenset[str] | None = None) -> None:
     """Run until the client disconnects (stdio) or the process is interrupted (HTTP).
-    ``users``: the users this server serves (None: unbound).
+    ``users``: the users this server serves (None: unbound); ``rights``: what it lets
+    any caller do (None: every right; a token's rights narrow them further).
 
     Over HTTP every request is authenticated by app/mcp/auth.py: a token is required on
     a non-loopback ``host``, and on loopback as soon as the store has any token."""
-    binding = Binding(users)
+    binding = Binding(users) if rights is None else Binding(users, rights)
     if binding.bound:
         log.warning("serving %d user(s): %s", len(users or ()), ", ".join(sorted(users or ())))
     else:
         log.warning("unbound: this server serves any user_id (start it with --user to bind "
                     "it to the users it serves)")
+    if rights is not None:
+        log.warning("rights: %s", ", ".join(r for r in RIGHTS if r in rights))
     rt = Runtime(store, extractor, vectors=vectors,
                  transport="streamable-http" if http else "stdio", binding=binding)
     server = build_server(rt)

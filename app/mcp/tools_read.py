@@ -83,7 +83,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         ready = await rt.wait_ready()
 
         def run() -> Retrieval:
-            user = rt.scope.user(user_id, "read")
+            user = rt.scope.user(user_id)
             for name, v in (("query", query), ("agent_id", agent_id), ("run_id", run_id)):
                 check_agent_text(name, v)
             retriever = rt.retriever if ready else rt.keyword_retriever()
@@ -111,7 +111,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         """One memory by id, with its status (active, superseded, expired) and the agent
         client it came from."""
         def run() -> MemoryWithOrigin:
-            serves = rt.scope.serves("read")
+            serves = rt.scope.serves()
             with store.read() as conn:
                 out = agent_view(agent_actions.visible_in(store, conn, memory_id, serves))
                 origin = origin_of_memory(conn, memory_id)
@@ -123,7 +123,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
     def page(user_id: str | None, *, text: str = "", types: list[str] | None = None,
              status: str, agent_id: str | None, run_id: str | None, offset: int,
              limit: int) -> Page:
-        user = rt.scope.user(user_id, "read")
+        user = rt.scope.user(user_id)
         flt = agent_filter(user, text=text, types=types or (), status=status,
                            agent_id=agent_id, run_id=run_id)
         rows = store.page(flt, order_by="created_at", descending=True, offset=offset,
@@ -171,7 +171,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         operator, forgotten, held for review… with who did it (agent, operator, worker,
         import) and the fields that changed."""
         def run() -> History:
-            events = agent_actions.history(store, memory_id, rt.scope.serves("read"))
+            events = agent_actions.history(store, memory_id, rt.scope.serves())
             return {"memory_id": memory_id, "events": cast(list[Event], events)}
 
         return await run_store(run)
@@ -182,7 +182,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         waited), done (with the ids of the memories it stored) or failed (with the
         error)."""
         def run() -> JobState:
-            serves = rt.scope.serves("read")
+            serves = rt.scope.serves()
             check_agent_text("job_id", job_id)
             try:
                 job = JobQueue(store).get(job_id)

@@ -61,7 +61,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         once, without waiting for extraction. Poll job_status for the result. The turn
         itself is kept as said (an episode), whatever the extraction finds in it."""
         def run() -> str:
-            user = rt.scope.user(user_id, "write")
+            user = rt.scope.user(user_id)
             check_agent_text("text", text)
             for name, v in (("session_id", session_id), ("topic", topic),
                             ("agent_id", agent_id), ("run_id", run_id),
@@ -94,7 +94,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         def run() -> agent_actions.AgentChange:
             for name, v in (("agent_id", agent_id), ("run_id", run_id)):
                 check_agent_text(name, v)
-            return agent_actions.correct(store, memory_id, text, rt.scope.serves("write"),
+            return agent_actions.correct(store, memory_id, text, rt.scope.serves(),
                                          note=_note(origin), source=source,
                                          agent_id=agent_id, run_id=run_id)
 
@@ -110,7 +110,7 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         note = _note(rt.origin(ctx, "user"))
 
         def run() -> agent_actions.AgentChange:
-            return agent_actions.forget(store, memory_id, rt.scope.serves("forget"),
+            return agent_actions.forget(store, memory_id, rt.scope.serves(),
                                         note=note)
 
         out = _change(await run_store(run))

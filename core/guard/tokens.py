@@ -31,6 +31,7 @@ from sqlalchemy import Table, insert, select, update
 
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.models import McpToken
+from memdesk.core.guard.rights import RIGHTS as DECLARED
 from memdesk.core.ids import utcnow
 from memdesk.core.store.actions import TOKEN_ADD, TOKEN_REVOKE, Stream
 from memdesk.core.store.audit import log_in
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 # Declarative types __table__ as a FromClause; McpToken maps a plain Table.
 TT = cast(Table, McpToken.__table__)
 T = TT.c
-RIGHTS = ("read", "write", "forget")
+RIGHTS = tuple(DECLARED)  # read, write, forget: core/guard/rights.py
 PREFIX = "mdk_"
 NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 # The caller name of every call made without a token (memdesk.app.mcp.identity's
@@ -136,19 +137,20 @@ def check_users(users: list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def check_rights(rights: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+def check_rights(rights: list[str] | tuple[str, ...], holder: str = "a token"
+                 ) -> tuple[str, ...]:
     wanted = {r.strip() for r in rights if r.strip()}
     unknown = sorted(wanted - set(RIGHTS))
     if unknown:
         raise TokenError(f"unknown right(s) {', '.join(unknown)}: use {', '.join(RIGHTS)}")
     if not wanted:
-        raise TokenError(f"a token needs at least one right ({', '.join(RIGHTS)})")
+        raise TokenError(f"{holder} needs at least one right ({', '.join(RIGHTS)})")
     return tuple(r for r in RIGHTS if r in wanted)
 
 
-def parse_rights(text: str) -> tuple[str, ...]:
+def parse_rights(text: str, holder: str = "a token") -> tuple[str, ...]:
     """``"read,write"`` → ``("read", "write")``, refused with a clear message if bad."""
-    return check_rights(text.split(","))
+    return check_rights(text.split(","), holder)
 
 
 def add_token(store: MemoryStore, name: str, users: list[str] | tuple[str, ...],

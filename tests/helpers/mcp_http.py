@@ -3,14 +3,18 @@ official SDK's streamable HTTP client (with or without a bearer token)."""
 
 from __future__ import annotations
 
+import json
 import signal
 import socket
 import subprocess
 import sys
 import time
+import urllib.error
+import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import mcp_types as types
 from mcp.client.session import ClientSession
@@ -87,3 +91,26 @@ def wait_listening(port: int, proc: subprocess.Popen[bytes], log: Path | None = 
                 said = f": {log.read_text()!r}" if log is not None else ""
                 raise AssertionError(f"the HTTP server did not start{said}") from None
             time.sleep(0.1)
+
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "protocolVersion": "2025-06-18", "capabilities": {},
+    "clientInfo": {"name": "raw", "version": "1"}}}
+
+
+def post(url: str, token: str | None, message: dict[str, Any] = INIT,
+         session_id: str | None = None) -> tuple[int, dict[str, str], dict[str, Any]]:
+    headers = {"Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+    if token is not None:
+        headers["Authorization"] = f"Bearer {token}"
+    if session_id is not None:
+        headers["mcp-session-id"] = session_id
+    req = urllib.request.Request(url, json.dumps(message).encode(), headers, method="POST")
+    try:
+        with urllib.request.urlopen(req, timeout=20) as r:
+            r.read()
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, {}
+    except urllib.error.HTTPError as exc:
+        return (exc.code, {k.lower(): v for k, v in exc.headers.items()},
+                json.loads(exc.read() or b"{}"))

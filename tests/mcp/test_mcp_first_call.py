@@ -54,7 +54,7 @@ def test_a_pending_job_says_how_long_it_has_waited(tmp_path: Path) -> None:
                 await anyio.sleep(0.2)
                 st = await call(s, "job_status", job_id=job["job_id"])
                 assert first["waited_s"] >= 0
-                if st["status"] in ("pending", "running"):
+                if st["status"] in ("pending", "running"):  # still waiting for its result
                     assert st["waited_s"] >= 0.2
                 else:  # done: how long it took, fixed from then on
                     assert st["finished_at"] and st["waited_s"] < 60

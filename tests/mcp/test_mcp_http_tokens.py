@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import subprocess
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,29 +19,7 @@ from sqlalchemy import text
 
 from memdesk.core.guard import tokens
 from memdesk.core.store.memory_store import MemoryStore
-from tests.helpers.mcp_http import MEMDESK, call, env, http_server, refused, session
-
-INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-    "protocolVersion": "2025-06-18", "capabilities": {},
-    "clientInfo": {"name": "raw", "version": "1"}}}
-
-
-def post(url: str, token: str | None, message: dict[str, Any] = INIT,
-         session_id: str | None = None) -> tuple[int, dict[str, str], dict[str, Any]]:
-    headers = {"Content-Type": "application/json",
-               "Accept": "application/json, text/event-stream"}
-    if token is not None:
-        headers["Authorization"] = f"Bearer {token}"
-    if session_id is not None:
-        headers["mcp-session-id"] = session_id
-    req = urllib.request.Request(url, json.dumps(message).encode(), headers, method="POST")
-    try:
-        with urllib.request.urlopen(req, timeout=20) as r:
-            r.read()
-            return r.status, {k.lower(): v for k, v in r.headers.items()}, {}
-    except urllib.error.HTTPError as exc:
-        return (exc.code, {k.lower(): v for k, v in exc.headers.items()},
-                json.loads(exc.read() or b"{}"))
+from tests.helpers.mcp_http import MEMDESK, call, env, http_server, post, refused, session
 
 
 def messages(exc: BaseException) -> str:
@@ -155,7 +131,7 @@ def test_a_read_only_token_cannot_store(shared: Shared) -> None:
     async def run() -> None:
         async with session(shared.url, shared.secrets["alice-ro"]) as s:
             msg = await refused(s, "store_memory", text="I live in Rome.", user_id="alice")
-            assert "may not write" in msg and "alice-ro" in msg
+            assert "needs the 'write' right" in msg and "(alice-ro)" in msg
             assert (await call(s, "retrieve", query="Rome", user_id="alice"))["results"] == []
 
     anyio.run(run)
