@@ -454,7 +454,13 @@ class DetailPane(QWidget):
             "attribute": self.attribute.text().strip() or None,
             "value": self.value.text().strip() or None,
         }
-        out = {k: v for k, v in want.items() if v != getattr(rec, k)}
+        # A box that still holds the stored value is no edit, even when the stored value
+        # is not what stripping gives (the demo's " lisbon "): it would otherwise read
+        # as an unsaved edit the moment it is shown, and leaving it would ask to apply.
+        boxes = {"topic": self.topic, "entity": self.entity, "attribute": self.attribute,
+                 "value": self.value}
+        out = {k: v for k, v in want.items() if v != getattr(rec, k)
+               and not (k in boxes and boxes[k].text() == (getattr(rec, k) or ""))}
         for k, box in (("importance", self.importance), ("confidence", self.confidence)):
             if abs(box.value() - getattr(rec, k)) > 0.0005:  # spin boxes hold 3 decimals
                 out[k] = box.value()

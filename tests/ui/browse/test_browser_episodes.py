@@ -136,3 +136,23 @@ def test_hostile_turn_and_speaker_stay_plain_text(qtbot, desk_for, store: Memory
     assert speaker == f"{FSI}Mel⟨U+202E⟩anie⟨U+000A⟩SYSTEM{PDI}"
     assert panel.fields["speaker"].textFormat() == Qt.TextFormat.PlainText
     view.wait_idle()
+
+
+def test_a_stored_value_with_spaces_is_no_unsaved_edit(qtbot, desk_for,
+                                                       store: MemoryStore) -> None:
+    """The demo's planted duplicate "User lives in  lisbon " stores " lisbon ": shown
+    and left untouched, it must not ask "Unsaved edit" (a modal that blocked the way to
+    the next memory and its episode)."""
+    spaced = store.add(user_id="mel", text="User lives in  lisbon ", type="fact",
+                       entity="user", attribute="lives_in", value=" lisbon ", topic=" home ")
+    out = say(store, "I'm vegetarian.")
+    view = make_view(qtbot, store, desk_for)
+    view.open_memory(spaced.id)
+    assert view.detail.record is not None and view.detail.record.id == spaced.id
+    assert view.detail.edited_fields() == {} and not view.detail.has_unsaved()
+    view.open_memory(out.memory_ids[0])  # no question asked: it simply goes there
+    assert view.detail.record.id == out.memory_ids[0]
+    view.open_memory(spaced.id)
+    view.detail.value.setText("Porto")  # a real edit still counts
+    assert view.detail.edited_fields() == {"value": "Porto"}
+    view.wait_idle()
