@@ -515,9 +515,9 @@ def generate(
         # The episodes' side rows and the units' links, once the rows they name are in.
         side, prov = gen.episodes.rows(kept.__contains__)
         if side:
-            conn.execute(insert(Episode.__table__), side)
+            conn.execute(insert(Episode), side)
         if prov:
-            conn.execute(insert(MemoryProvenance.__table__), prov)
+            conn.execute(insert(MemoryProvenance), prov)
         # One audit row for the whole load, so the store's history says where data came from.
         conn.execute(
             text(

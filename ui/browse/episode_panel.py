@@ -123,6 +123,7 @@ class EpisodePanel(QGroupBox):
         self.units_view: QTableView = read_only_table(self.units_model)
         self.units_view.setObjectName("episode-units")
         self.units_view.setMinimumHeight(80)
+        self.units_view.setMaximumHeight(180)  # a turn yields a handful: no empty acre
         self.units_view.setMinimumWidth(60)
         self.units_view.activated.connect(self._open_unit)
         self.units_view.doubleClicked.connect(self._open_unit)

@@ -194,9 +194,9 @@ class RetrievalView(DeskView):
         # Scores fit their contents; the text takes the width left and is cut in the
         # middle (whole in its tooltip), so "Same as" after it stays on screen.
         self.fused_view.horizontalHeader().setStretchLastSection(False)
-        capped_columns(self.fused_view, {**dict.fromkeys((*range(9), 10), 12), 11: 44},
+        capped_columns(self.fused_view, {**dict.fromkeys((*range(9), 10), 12), 11: 36},
                        stretch=9)
-        capped_columns(self.dropped_view, {0: 16, 1: 50, 2: 9, 3: 9, 4: 9, 6: 44}, stretch=5)
+        capped_columns(self.dropped_view, {0: 16, 1: 50, 2: 9, 3: 9, 4: 9, 6: 36}, stretch=5)
         capped_columns(self.prefs_view, {0: 16, 1: 14}, stretch=2)
         for view in (self.fused_view, self.dropped_view, self.prefs_view):
             view.setTextElideMode(Qt.TextElideMode.ElideRight)
