@@ -16,7 +16,9 @@ get one wrong statement (an extraction error): those are the contradictions.  So
 answers are said twice on purpose, worded again or spelt differently: those are the
 duplicates, and the load's audit row lists them (``demo.truth.planted_duplicates``).
 Attributes held several at once (languages, allergies) get several values and never
-contradict.  Everything else is episodic (decisions, procedures, errors, notes,
+contradict.  Each hand-shaped user also had three conversations with its agent, kept
+as said (episodes, ``conversations``): the scenario's statements link to the turns
+they came from.  Everything else is episodic (decisions, procedures, errors, notes,
 reasoning) and never repeats within a user (``texts``).
 
 Large sizes go through bulk executemany with the full-text triggers and the indexes
@@ -32,8 +34,9 @@ from datetime import datetime, timedelta
 from itertools import accumulate
 from typing import Any
 
-from sqlalchemy import text
+from sqlalchemy import insert, text
 
+from memdesk.core.demo import conversations
 from memdesk.core.demo.texts import (
     CHANGED,
     CITIES,
@@ -64,6 +67,7 @@ from memdesk.core.demo.texts import (
 from memdesk.core.store import actions as acts
 from memdesk.core.store import fts
 from memdesk.core.store.memory_store import MemoryStore, utcnow
+from memdesk.core.store.models import Episode, MemoryProvenance
 from memdesk.core.store.records import encode_values
 from memdesk.core.write.router import route
 
@@ -170,6 +174,9 @@ class DemoGenerator:
         self._settled: set[tuple[str, str]] = set()  # (user, attribute) the scenarios set
         self._drawn: dict[tuple[str, str], set[int]] = {}  # (user, pool) -> signatures
         self._texts: dict[tuple[str, int], str] = {}  # (pool, signature) -> its text
+        self.episodes = conversations.Episodes(seed)  # the turns kept as said
+        # (user, i, city, base, scenario rows by name) of each scenario user's talks
+        self._talks: list[tuple[str, int, str, datetime, dict[str, _Row]]] = []
 
     # -- draws ------------------------------------------------------------------------
     def _id(self) -> str:
@@ -326,7 +333,8 @@ class DemoGenerator:
 
     # -- the body ---------------------------------------------------------------------
     def rows(self, size: int) -> Iterator[_Row]:
-        """Yield ``size`` rows (scenario rows first, then the generated body)."""
+        """Yield ``size`` rows (scenario rows first, then the generated body, then the
+        scenario users' conversations)."""
         users = self._users(size)
         scenario = list(self._scenarios(users))[:size]
         kept = {r.id for r in scenario}
@@ -336,11 +344,18 @@ class DemoGenerator:
                 # the memory stays current rather than link to a row never written.
                 r.superseded_by = r.valid_until = None
         self.duplicates = [c for c in self.duplicates if all(i in kept for i in c)]
+        # The conversations come last, so every other row keeps its place and its draws
+        # (they have an RNG of their own); they name scenario rows, so they are made
+        # once the scenario is cut to size (and before its rows go: the links are known
+        # as the rows they name are written).
+        talk = [r for plan in self._talks for r in self._conversations(*plan, kept)]
+        talk = talk[:max(0, size - len(scenario))]
         yield from scenario
+        limit = size - len(talk)
         emitted = len(scenario)
         rng = self.rng
-        while emitted < size:
-            self.room = size - emitted - 1  # what is left after this row
+        while emitted < limit:
+            self.room = limit - emitted - 1  # what is left after this row
             user = rng.choice(users)
             kind = rng.choices(self.types, cum_weights=self.type_weights)[0]
             when = self._when()
@@ -362,6 +377,7 @@ class DemoGenerator:
                 emitted += len(self.extra)
                 yield from self.extra
                 self.extra.clear()
+        yield from talk
 
     def _scenarios(self, users: list[str]) -> Iterator[_Row]:
         """Hand-shaped cases every demo store contains, generated per user."""
@@ -415,6 +431,25 @@ class DemoGenerator:
             # Hostile text, shown as plain text by the UI.
             yield _Row(self._id(), user, HOSTILE, "note", "tech", 0.35, 0.9, sess,
                        base + timedelta(hours=4))
+            self._talks.append((user, i, city, base,
+                                {"tests": old, "correction": new, "lives": lives}))
+
+    def _conversations(self, user: str, i: int, city: str, base: datetime,
+                       units: dict[str, _Row], kept: set[str]) -> Iterator[_Row]:
+        """The user's conversations as episodes; a turn that said a scenario row's
+        memory (one of ``kept``) is that row's episode, in the row's session."""
+        eps = self.episodes
+        for said in conversations.script(user, i, city, base, self.end):
+            unit = units.get(said.unit) if said.unit else None
+            unit = unit if unit is not None and unit.id in kept else None
+            session = unit.source_session if unit else self._session(user, said.at)
+            row = _Row(eps.new_id(), user, said.text, "episode", said.topic,
+                       conversations.IMPORTANCE, conversations.CONFIDENCE, session, said.at)
+            if said.recalled:
+                row.access_count = said.recalled
+                row.last_accessed = min(self.end, said.at + timedelta(days=1))
+            eps.add(row.id, user, session, said, unit.id if unit else None)
+            yield row
 
 
 def generate(
@@ -462,7 +497,11 @@ def generate(
             for name, _sql in indexes:
                 conn.exec_driver_sql(f'DROP INDEX "{name}"')
         batch: list[tuple[object, ...]] = []
+        kept: set[str] = set()  # the rows the episodes' side rows and links name
+        episodes = gen.episodes
         for row in gen.rows(size):
+            if row.id in episodes.side or row.id in episodes.links:
+                kept.add(row.id)
             batch.append(row.as_tuple())
             if len(batch) >= chunk:
                 conn.exec_driver_sql(sql, batch)
@@ -473,6 +512,12 @@ def generate(
         if batch:
             conn.exec_driver_sql(sql, batch)
             written += len(batch)
+        # The episodes' side rows and the units' links, once the rows they name are in.
+        side, prov = gen.episodes.rows(kept.__contains__)
+        if side:
+            conn.execute(insert(Episode), side)
+        if prov:
+            conn.execute(insert(MemoryProvenance), prov)
         # One audit row for the whole load, so the store's history says where data came from.
         conn.execute(
             text(

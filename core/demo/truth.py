@@ -10,8 +10,10 @@ wording ("sat with", "chose not to"): some mislabelled memories have such wordin
 do not.  A few are over-rated (truly 0.05–0.25).  The rest are right to within noise.
 
 Sources are planted as ``memory_provenance`` rows (extractors "llm" and "heuristic";
-the rest stay "direct").  ``operator_decision`` is a simulated operator who decides by
-the true importance.  Nothing here changes a memory's recorded importance or text.
+the rest stay "direct"); a memory that has one already (the demo's conversations link
+their units to their turns) keeps it, and its extractor is its source.
+``operator_decision`` is a simulated operator who decides by the true importance.
+Nothing here changes a memory's recorded importance or text.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from memdesk.core.store.records import decode_values
 
 M = Memory.__table__.c
 E = MemoryEvent.__table__.c
+P = MemoryProvenance.__table__.c
 BAND = (0.30, 0.49)
 SOURCES = (("llm", 0.35), ("heuristic", 0.35))  # the rest: no provenance ("direct")
 OVERRATED = 0.05
@@ -76,6 +79,8 @@ def plant(store: MemoryStore, seed: int = 11, band: tuple[float, float] = BAND) 
         rows = conn.execute(
             select(M.id, M.text, M.type, M.importance, M.access_count)
             .where(planner_safe_active(conn.dialect.name)).order_by(M.seq)).all()
+        known: dict[str, str] = {mid: ext for mid, ext in conn.execute(
+            select(P.memory_id, P.extractor))}
     prov = []
     true: dict[str, float] = {}
     mis: set[str] = set()
@@ -89,9 +94,12 @@ def plant(store: MemoryStore, seed: int = 11, band: tuple[float, float] = BAND) 
             acc += share
             if r < acc:
                 source = name
-                prov.append({"memory_id": mid, "extractor": name, "model": None,
-                             "job_id": None, "created_at": now})
                 break
+        if mid in known:  # the same draws either way: the rest of the truth stays
+            source = known[mid]
+        elif source != "direct":
+            prov.append({"memory_id": mid, "extractor": source, "model": None,
+                         "job_id": None, "created_at": now})
         if not band[0] <= imp <= band[1]:
             continue
         contemplative = contemplative_hint(text_ or "", imp) is not None

@@ -131,6 +131,11 @@ class Episodes:
         with self.store.read() as conn:
             return episodes_in(conn, [memory_id]).get(memory_id)
 
+    def infos(self, memory_ids: Iterable[str]) -> dict[str, EpisodeInfo]:
+        """The episodes among ``memory_ids``, by id (one query a page: the browser)."""
+        with self.store.read() as conn:
+            return episodes_in(conn, memory_ids)
+
     def source_of(self, unit_id: str) -> EpisodeInfo | None:
         """The episode the unit ``unit_id`` was extracted from, if it came from one."""
         with self.store.read() as conn:

@@ -55,7 +55,8 @@ def test_uniform_estimate_is_wilson_on_the_counts_and_names_the_band_size(plante
     assert f"{est.raised.memories:,}" in est.headline()
     # per type and per source: the same estimator on each group, sizes adding up
     assert sum(g.raised.n for g in est.by_source.values()) == 80
-    assert set(est.by_source) <= {"llm", "heuristic", "direct"}
+    # the planted sources, and the demo's own: its turns ("verbatim") and their units
+    assert set(est.by_source) <= {"llm", "heuristic", "direct", "verbatim", "demo"}
     assert sum(g.raised.population for g in est.by_type.values()) == pytest.approx(
         est.population)
 

@@ -31,8 +31,8 @@ def test_shape_of_a_demo_store(demo_store: MemoryStore) -> None:
     assert s.counts()["total"] == 3000 + LIFECYCLE_ROWS
     assert s.counts()["deleted"] == LIFECYCLE_DELETED
     rows = s.page(limit=None)
-    # every type but the episode, which only the write path makes (a turn kept as said)
-    assert {r.type for r in rows} == {t.value for t in MemoryType} - {"episode"}
+    # every type, the episode too (the hand-shaped users' conversations, kept as said)
+    assert {r.type for r in rows} == {t.value for t in MemoryType}
     # every stored layer; working memory is never stored
     assert {r.layer for r in rows} == {x.value for x in Layer if x is not Layer.WORKING}
     assert len({r.user_id for r in rows}) >= 5
@@ -150,7 +150,7 @@ def test_every_demo_layer_is_the_routers(default_demo: MemoryStore) -> None:
 
     with default_demo.read() as conn:
         pairs = set(conn.exec_driver_sql("SELECT DISTINCT type, layer FROM memories"))
-    assert pairs == {(str(t), str(layer)) for t, layer in ROUTES.items() if t != "episode"}
+    assert pairs == {(str(t), str(layer)) for t, layer in ROUTES.items()}
     generated = demo.DemoGenerator(3, END).rows(2000)
     assert all(r.layer == ROUTES[r.type].value for r in generated)
 

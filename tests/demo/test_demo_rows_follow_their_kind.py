@@ -36,7 +36,8 @@ def test_types_topics_and_triples_fit_together(gen_rows) -> None:  # type: ignor
             assert r.attribute and r.attribute.startswith("prefers_"), r.attribute
         assert r.topic in demo.TOPICS
     assert {r.topic for r in rows} == set(demo.TOPICS)
-    assert {r.type for r in rows} == set(demo.TYPE_WEIGHTS) | {"correction"}
+    # corrections come from the questions' stories, episodes from the conversations
+    assert {r.type for r in rows} == set(demo.TYPE_WEIGHTS) | {"correction", "episode"}
 
 
 def test_a_user_never_repeats_a_text_except_the_planted_duplicates(gen_rows) -> None:  # type: ignore[no-untyped-def]

@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import create_engine, select, text
 
 from memdesk.core.curation.duplicates import Duplicates
+from memdesk.core.curation.episodes import EpisodePruning
 from memdesk.core.curation.service import Calibrations, Contradictions, Sweeps
 from memdesk.core.delta import audit as delta_audit
 from memdesk.core.delta.contracts import SourceConfig
@@ -152,6 +153,9 @@ def every_facade(store: MemoryStore, tmp_path: Path) -> list[Changes]:
             dm.review(pending[2], "investigated", note="looked")]
     out += [dm.add_source(SourceConfig("extra", "search", weight=0.2)),
             dm.set_source("extra", weight=0.3), dm.normalize_weights()]
+    # The demo's old conversation turns nobody needs (Memory → Prune old episodes…).
+    pruning = EpisodePruning(store)
+    out += [pruning.prune(pruning.plan(30))]
     out += [tokens.add_token(store, "reg-agent", ["reg"], ["read"]).changes,
             tokens.revoke_token(store, "reg-agent")]
     return out

@@ -3,6 +3,7 @@
 Every change is one ``Op`` around one store call, run through the desk's action
 pipeline (undoable from Edit → Undo, errors shown by the window); its Changes come back
 through ``refresh`` like everyone else's, and loaded rows are patched in place.
+"Prune old episodes…" (ui/browse/prune_episodes.py) is one of them: a background op.
 """
 
 from __future__ import annotations
@@ -23,12 +24,14 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from memdesk.core.curation.episodes import EpisodePruning, PrunePlan
 from memdesk.core.store.query import MemoryFilter
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import LOW_CONFIDENCE, MemoryType
 from memdesk.ui.browse.browser_model import COLUMN_KEYS, COLUMNS, BrowserModel
 from memdesk.ui.browse.detail import DetailPane
 from memdesk.ui.browse.filters import FilterBar
+from memdesk.ui.browse.prune_episodes import PruneEpisodesDialog
 from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.delegates import ScoreBarDelegate
 from memdesk.ui.desk.empty import EmptyNote
@@ -105,6 +108,9 @@ class BrowserView(DeskView):
         desk.failed.connect(lambda _name, message: self.summary.setText(message))
         self._choices = LatestTask(self)
         self._choices.finished.connect(lambda tu: self.filters.set_choices(*tu))
+        self.users: list[str] = []  # the store's users, for the prune dialog's picker
+        self._choices.finished.connect(lambda tu: setattr(self, "users", list(tu[1])))
+        self.prune_dialog: PruneEpisodesDialog | None = None
         self.load_choices()
 
     # -- actions ------------------------------------------------------------------
@@ -129,6 +135,8 @@ class BrowserView(DeskView):
                                     self.supersede_by_current)
         self.delete_action = act("Soft-delete", QKeySequence.StandardKey.Delete,
                                  self.delete_selected, table_only=True)
+        self.prune_action = act("Prune old episodes…", "Ctrl+Shift+P",
+                                self.ask_prune_episodes)
         self.apply_action = act("Apply edit", "Ctrl+Return", self.detail.request_apply)
         self.apply_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # pane has own
         for a in (self.set_type_action, self.set_topic_action, self.set_importance_action,
@@ -138,7 +146,7 @@ class BrowserView(DeskView):
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         return [self.find_action, self.clear_action, self.apply_action, self.set_type_action,
                 self.set_topic_action, self.set_importance_action, self.supersede_action,
-                self.delete_action]
+                self.delete_action, self.prune_action]
 
     def focus_search(self) -> None:
         self.filters.search.setFocus()
@@ -309,6 +317,24 @@ class BrowserView(DeskView):
         store = self.store
         self.run(Op(f"Supersede {count_of(len(old), 'memory', 'memories')}",
                     lambda: store.bulk_supersede(old, new_id)))
+
+    def ask_prune_episodes(self) -> None:
+        """Open the prune dialog (window-modal); its Prune runs ``prune_episodes``."""
+        dlg = PruneEpisodesDialog(self.store, self.users, self)
+        dlg.accepted.connect(lambda: self.prune_episodes(dlg.plan))
+        dlg.finished.connect(dlg.deleteLater)
+        self.prune_dialog = dlg
+        dlg.open()
+
+    def prune_episodes(self, plan: PrunePlan | None) -> None:
+        """Soft-delete the plan's episodes as one undoable action, off the GUI thread
+        (a prune of many thousand turns is one long transaction)."""
+        if plan is None or not plan.count:
+            self._refuse("Nothing to prune.")
+            return
+        pruning = EpisodePruning(self.store)
+        self.run(Op(f"Prune {count_of(plan.count, 'episode', 'episodes')}",
+                    lambda _state: pruning.prune(plan), background=True))
 
     def ask_type(self) -> None:
         types = [t.value for t in MemoryType]

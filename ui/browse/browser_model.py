@@ -12,9 +12,14 @@ Like Anki's browser model, rows are not thrown away on every change: ``refresh``
 re-reads just the changed memories and patches them in place (a row edited out of
 the current filter stays visible, marked by its status, until the next search).
 
+An episode (a conversation turn kept as said) shows its speaker before its text and
+who said it when in the text's tooltip: its page's episodes are read with the page
+(one indexed query), so ``data()`` never touches the database.
+
 Private state: ``_rows`` (loaded BrowseRows), ``_pos`` (id -> row number), ``_cursor``
 (where the next page starts; None when everything is loaded), ``_generation``
-(bumped per query so late results of an older query are dropped).
+(bumped per query so late results of an older query are dropped), ``_episodes``
+(episode id -> EpisodeInfo, for the loaded rows that are episodes).
 """
 
 from __future__ import annotations
@@ -34,11 +39,13 @@ from PySide6.QtGui import QGuiApplication, QPalette
 
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.browse import BrowseRow, Cursor, fetch_page, rows_by_id
+from memdesk.core.store.episodes import EPISODE_TYPE, EpisodeInfo, Episodes
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import Changes
 from memdesk.core.taxonomy import LOW_CONFIDENCE
 from memdesk.ui.desk.delegates import LowRole, ScoreRole
+from memdesk.ui.desk.episode_text import episode_tip, name_text
 from memdesk.ui.desk.ops import LatestTask
 from memdesk.ui.desk.text import elide, one_line, reveal, tooltip_text
 
@@ -70,6 +77,12 @@ COLUMNS: tuple[Column, ...] = (
 COLUMN_KEYS = tuple(c.key for c in COLUMNS)
 _SCORE = frozenset({"importance", "confidence"})
 _UNTRUSTED = frozenset({"text", "topic", "user_id", "source_session"})  # memory-sourced
+
+
+def episodes_of(store: MemoryStore, rows: list[BrowseRow]) -> dict[str, EpisodeInfo]:
+    """The speaker and times of the episodes among ``rows`` (no query when there are none)."""
+    ids = [r.id for r in rows if r.type == EPISODE_TYPE]
+    return Episodes(store).infos(ids) if ids else {}
 
 
 def _fmt(value: Any) -> str:
@@ -107,6 +120,7 @@ class BrowserModel(QAbstractTableModel):
         self._pos: dict[str, int] = {}
         self._cursor: Cursor | None = None
         self._generation = 0
+        self._episodes: dict[str, EpisodeInfo] = {}
         self._pages = LatestTask(self)
         self._pages.finished.connect(self._on_first_page)
         self._pages.failed.connect(lambda exc, _tb: self._on_failed(exc))
@@ -130,10 +144,13 @@ class BrowserModel(QAbstractTableModel):
         flt_, key, desc, page = self.filter, self.order_by, self.descending, self.PAGE
         self.loading = True
         self.total = None
-        self._pages.start(
-            lambda state: (gen, *fetch_page(store, flt_, order_by=key, descending=desc,
-                                            limit=page))
-        )
+
+        def first_page(state: Any) -> tuple[int, list[BrowseRow], Cursor | None,
+                                             dict[str, EpisodeInfo]]:
+            rows, cursor = fetch_page(store, flt_, order_by=key, descending=desc, limit=page)
+            return gen, rows, cursor, episodes_of(store, rows)
+
+        self._pages.start(first_page)
         # The count starts once the first page is in: run together, the two queries
         # compete for the same cores and the page (what the operator waits for) slows.
         self._pending_count = (gen, store, flt_)
@@ -142,14 +159,16 @@ class BrowserModel(QAbstractTableModel):
         """Block until background queries finish (tests, benchmarks, shutdown)."""
         return self._pages.wait(msecs) and self._counter.wait(msecs)
 
-    def _on_first_page(self, result: tuple[int, list[BrowseRow], Cursor | None]) -> None:
-        gen, rows, cursor = result
+    def _on_first_page(self, result: tuple[int, list[BrowseRow], Cursor | None,
+                                           dict[str, EpisodeInfo]]) -> None:
+        gen, rows, cursor, episodes = result
         if gen != self._generation:
             return
         self.beginResetModel()
         self._rows = list(rows)
         self._pos = {r.id: i for i, r in enumerate(self._rows)}
         self._cursor = cursor
+        self._episodes = dict(episodes)
         self.loading = False
         self.endResetModel()
         self.loaded.emit()
@@ -184,6 +203,7 @@ class BrowserModel(QAbstractTableModel):
             rows, cursor = fetch_page(self.store, self.filter, order_by=self.order_by,
                                       descending=self.descending, after=self._cursor,
                                       limit=self.PAGE)
+            episodes = episodes_of(self.store, rows)
         except Exception as exc:  # a locked or vanished store: say so, stop paging
             self._cursor = None
             self._on_failed(exc)
@@ -192,6 +212,7 @@ class BrowserModel(QAbstractTableModel):
         rows = [r for r in rows if r.id not in self._pos]  # rows edited into a later page
         if not rows:
             return
+        self._episodes.update(episodes)
         first = len(self._rows)
         self.beginInsertRows(QModelIndex(), first, first + len(rows) - 1)
         for i, r in enumerate(rows, first):
@@ -225,11 +246,19 @@ class BrowserModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             value = getattr(row, key)
             if key in _UNTRUSTED:  # an override must not reverse a cell unmarked
-                return one_line(elide(value, 300) if key == "text" else _fmt(value))
+                shown = one_line(elide(value, 300) if key == "text" else _fmt(value))
+                episode = self._episodes.get(row.id) if key == "text" else None
+                if episode is not None and episode.speaker:  # a turn reads as dialogue
+                    return f"{name_text(episode.speaker, '', 24)}: {shown}"
+                return shown
             return _fmt(value)
         if role == IdRole:
             return row.id
         if role == Qt.ItemDataRole.ToolTipRole:
+            episode = self._episodes.get(row.id) if key == "text" else None
+            if episode is not None:
+                return tooltip_text(episode_tip(episode, own=True) + "\n\n"
+                                    + reveal(row.text))
             if key in _UNTRUSTED and getattr(row, key):
                 return tooltip_text(reveal(getattr(row, key)))
             if key == "confidence" and row.confidence < self.low_confidence:
@@ -263,6 +292,7 @@ class BrowserModel(QAbstractTableModel):
         ids = [i for i in (changes.memory_ids if changes else ()) if i in self._pos]
         if ids:
             fresh = rows_by_id(self.store, ids)
+            self._episodes.update(episodes_of(self.store, list(fresh.values())))
             for mid in ids:
                 if mid in fresh:
                     r = self._pos[mid]

@@ -52,6 +52,7 @@ from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
+from memdesk.ui.browse.episode_panel import EpisodePanel
 from memdesk.ui.desk.table_model import read_only_table
 from memdesk.ui.desk.text import (
     display_lines,
@@ -249,10 +250,14 @@ class DetailPane(QWidget):
         history = QGroupBox("Audit history")
         QVBoxLayout(history).addWidget(self.history_view)
 
+        # The conversation turn behind this memory (hidden when there is none).
+        self.episode = EpisodePanel(store)
+        self.episode.open_memory.connect(self.open_memory)
+
         body = QWidget()
         lay = QVBoxLayout(body)
         lay.addWidget(self.heading)
-        for box in (edit, prov, chain, history):
+        for box in (edit, self.episode, prov, chain, history):
             lay.addWidget(box)
         lay.addStretch(1)
         scroll = QScrollArea()
@@ -330,12 +335,14 @@ class DetailPane(QWidget):
             self.history_model.setRowCount(0)
             self.id_field.clear()
             self.hidden_note.hide()
+            self.episode.show_record(None)
             return
         self.heading.setText(f"{rec.type} · {rec.status.value} · {elide(rec.id, 80)}")
         self._fill_form(rec)
         self._fill_facts(rec)
         self._fill_chain(rec)
         self._fill_history(rec)
+        self.episode.show_record(rec)
 
     def reload(self) -> None:
         self.show_memory(self.record.id if self.record else None)
@@ -447,7 +454,13 @@ class DetailPane(QWidget):
             "attribute": self.attribute.text().strip() or None,
             "value": self.value.text().strip() or None,
         }
-        out = {k: v for k, v in want.items() if v != getattr(rec, k)}
+        # A box that still holds the stored value is no edit, even when the stored value
+        # is not what stripping gives (the demo's " lisbon "): it would otherwise read
+        # as an unsaved edit the moment it is shown, and leaving it would ask to apply.
+        boxes = {"topic": self.topic, "entity": self.entity, "attribute": self.attribute,
+                 "value": self.value}
+        out = {k: v for k, v in want.items() if v != getattr(rec, k)
+               and not (k in boxes and boxes[k].text() == (getattr(rec, k) or ""))}
         for k, box in (("importance", self.importance), ("confidence", self.confidence)):
             if abs(box.value() - getattr(rec, k)) > 0.0005:  # spin boxes hold 3 decimals
                 out[k] = box.value()

@@ -101,6 +101,8 @@ def builtin_filters(low_confidence: float = LOW_CONFIDENCE) -> dict[str, MemoryF
         "0.3–0.49 band": MemoryFilter(importance=(0.3, 0.49)),
         "Superseded": MemoryFilter(statuses=(Status.SUPERSEDED,)),
         "Preferences": MemoryFilter(types=("preference",)),
+        # Conversation turns kept as said (the detail pane lists each one's units).
+        "Episodes": MemoryFilter(types=(MemoryType.EPISODE.value,)),
         # Suppositions are kept but never beliefs: hidden from every default view.
         "Hypotheticals": MemoryFilter(statuses=(Status.HYPOTHETICAL,)),
     }

@@ -30,10 +30,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memdesk.core.store.episodes import EpisodeInfo, Episodes
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.write.jobs import JobQueue, JobRecord, JobStatus
 from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.empty import EmptyNote
+from memdesk.ui.desk.episode_text import episode_line
 from memdesk.ui.desk.ops import LatestTask, TaskState
 from memdesk.ui.desk.table_model import Index, RowsTableModel
 from memdesk.ui.desk.text import elide, isolate, one_line, plain_label, reveal, tooltip_text
@@ -185,10 +187,16 @@ class JobsView(DeskView):
             return
         store = self.store
         ids = list(job.memory_ids)
-        self._detail.start(lambda state: (job, store.get_many(ids)))
 
-    def _show_detail(self, result: tuple[JobRecord, list[Any]]) -> None:
-        job, memories = result
+        def work(state: TaskState) -> tuple[JobRecord, list[Any], EpisodeInfo | None]:
+            episodes = Episodes(store)
+            kept = episodes.of_job(job.id)  # the turn as said (its own, or a stored twin)
+            return job, store.get_many(ids), episodes.get(kept) if kept else None
+
+        self._detail.start(work)
+
+    def _show_detail(self, result: tuple[JobRecord, list[Any], EpisodeInfo | None]) -> None:
+        job, memories, episode = result
         if job.id != self._selected:
             return
         lines = [f"Job {job.id} · {job.status} · attempts {job.attempts}",
@@ -196,6 +204,9 @@ class JobsView(DeskView):
                  f"topic {isolate(job.topic or '—')}",
                  f"Extractor: {job.extractor or '—'}"
                  + (f" ({job.model})" if job.model else ""), "", "Turn:", reveal(job.text), ""]
+        if episode is not None:  # Browse → Episodes, or any unit's detail pane, opens it
+            lines += [f"Episode {episode.id} (the turn kept as said): "
+                      + episode_line(episode, own=True), ""]
         if job.error:
             lines += ["Error:", job.error, ""]
         lines.append(f"Memories created ({len(memories)}):")

@@ -9,6 +9,10 @@ and the injected preferences.  A result that stands for identical or near-identi
 memories says how many ("Same as", listed in its tooltip); a channel that ranked
 nothing says why, in a sentence across its table.  Double-click or Enter on any row
 opens the memory in the browser.  All memory text is shown as plain text; tooltips are escaped.
+Which channels found a result is its rank in each channel's column (empty: that channel
+did not find it).  Every result says which conversation turn it is or came from
+("Episode": who said it, when, and when what it tells of happened); double-click that
+cell to open the episode.
 
 Private state: ``result`` (the last RetrievalResult shown, None before the first run).
 """
@@ -37,6 +41,7 @@ from memdesk.core.store.records import Changed, Changes
 from memdesk.ui.desk.actions import Desk
 from memdesk.ui.desk.columns import capped_columns
 from memdesk.ui.desk.empty import EmptyNote
+from memdesk.ui.desk.episode_text import episode_line, episode_tip
 from memdesk.ui.desk.ops import LatestTask, TaskState
 from memdesk.ui.desk.table_model import read_only_table
 from memdesk.ui.desk.text import (
@@ -58,6 +63,7 @@ if TYPE_CHECKING:  # the retriever loads on the first run, off the GUI thread
 IdRole = Qt.ItemDataRole.UserRole
 USER_WIDTH = 48  # characters of a user id the list shows (the tooltip has all)
 CHANNEL_TITLES = (("fts", "Full text"), ("vector", "Vector"), ("graph", "Entity graph"))
+RANK_TIP = "This result's rank in the {} channel; empty: that channel did not find it"
 
 
 def _item(text: str, memory_id: str | None = None, tip: str | None = None,
@@ -163,13 +169,22 @@ class RetrievalView(DeskView):
             self.channel_models[c], self.channel_views[c] = m, v
             self.channel_notes[c] = EmptyNote(v, "", f"{c}-empty")
 
-        self.fused = QStandardItemModel(0, 11, self)
+        self.fused = QStandardItemModel(0, 12, self)
         self.fused.setHorizontalHeaderLabels(["#", "Score", "Relevance", "Full text", "Vector",
                                               "Graph", "Importance", "Recency", "Week", "Text",
-                                              "Same as"])
-        self.dropped = QStandardItemModel(0, 6, self)
+                                              "Same as", "Episode"])
+        self.dropped = QStandardItemModel(0, 7, self)
         self.dropped.setHorizontalHeaderLabels(["Removed by", "Why", "Full text", "Vector",
-                                                "Graph", "Text"])
+                                                "Graph", "Text", "Episode"])
+        for model, first in ((self.fused, 3), (self.dropped, 2)):
+            for i, (_c, title) in enumerate(CHANNEL_TITLES):
+                model.setHeaderData(first + i, Qt.Orientation.Horizontal,
+                                    RANK_TIP.format(title.lower()),
+                                    Qt.ItemDataRole.ToolTipRole)
+            model.setHeaderData(model.columnCount() - 1, Qt.Orientation.Horizontal,
+                                "The conversation turn this result is, or was extracted "
+                                "from: who said it and when (double-click opens it)",
+                                Qt.ItemDataRole.ToolTipRole)
         self.prefs = QStandardItemModel(0, 3, self)
         self.prefs.setHorizontalHeaderLabels(["Created", "Type", "Text"])
         self.tabs = QTabWidget()
@@ -179,8 +194,9 @@ class RetrievalView(DeskView):
         # Scores fit their contents; the text takes the width left and is cut in the
         # middle (whole in its tooltip), so "Same as" after it stays on screen.
         self.fused_view.horizontalHeader().setStretchLastSection(False)
-        capped_columns(self.fused_view, dict.fromkeys((*range(9), 10), 12), stretch=9)
-        capped_columns(self.dropped_view, {0: 16, 1: 50, 2: 9, 3: 9, 4: 9}, stretch=5)
+        capped_columns(self.fused_view, {**dict.fromkeys((*range(9), 10), 12), 11: 36},
+                       stretch=9)
+        capped_columns(self.dropped_view, {0: 16, 1: 50, 2: 9, 3: 9, 4: 9, 6: 36}, stretch=5)
         capped_columns(self.prefs_view, {0: 16, 1: 14}, stretch=2)
         for view in (self.fused_view, self.dropped_view, self.prefs_view):
             view.setTextElideMode(Qt.TextElideMode.ElideRight)
@@ -302,7 +318,7 @@ class RetrievalView(DeskView):
                 _item(_rank(h, "vector"), h.id), _item(_rank(h, "graph"), h.id),
                 _item(f"{h.importance:.2f}", h.id, number=True),
                 _item(f"{h.recency:.2f}", h.id, number=True), _item(h.week, h.id),
-                _item(elide(h.text, 200), h.id, h.text), self._same_as(h)])
+                _item(elide(h.text, 200), h.id, h.text), self._same_as(h), self._episode(h)])
         self.dropped.setRowCount(0)
         for d in res.dropped:
             h = d.hit
@@ -310,7 +326,7 @@ class RetrievalView(DeskView):
                 _item("relevance floor" if d.reason == "floor" else "two per week", h.id),
                 _item(d.detail, h.id, d.detail), _item(_rank(h, "fts"), h.id),
                 _item(_rank(h, "vector"), h.id), _item(_rank(h, "graph"), h.id),
-                _item(elide(h.text, 200), h.id, h.text)])
+                _item(elide(h.text, 200), h.id, h.text), self._episode(h)])
         self.prefs.setRowCount(0)
         for p in res.preferences:
             self.prefs.appendRow([_item(p.created_at.strftime("%Y-%m-%d %H:%M"), p.id),
@@ -324,6 +340,16 @@ class RetrievalView(DeskView):
             return _item("", h.id)
         tip = "Same as this result:\n" + "\n".join(d.text for d in h.same_as)
         return _item(f"{len(h.same_as)} more", h.id, tip)
+
+    @staticmethod
+    def _episode(h: Any) -> QStandardItem:
+        """The turn this result is or came from, one line (whole in the tooltip); the
+        cell opens that episode (the result's own cells open the result)."""
+        if h.episode is None:
+            return _item("", h.id)
+        own = h.type == "episode"
+        return _item(episode_line(h.episode, own=own), h.episode.id,
+                     episode_tip(h.episode, own=own))
 
     def _activated(self, index: Any) -> None:
         mid = index.data(IdRole)
