@@ -90,7 +90,7 @@ def cmd_edit(args: argparse.Namespace) -> int:
     if "text" in fields:
         fields["text"] = read_text(fields["text"])
     from memdesk.core.store import actions as acts
-    from memdesk.core.validation import validate_fields
+    from memdesk.core.store.validation import validate_fields
 
     values = validate_fields(fields, creating=False)
     note = _note(args)
