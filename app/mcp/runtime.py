@@ -21,7 +21,7 @@ from mcp.server.mcpserver import Context
 from memdesk.app.mcp.common import Scope
 from memdesk.app.mcp.identity import LOCAL, Binding, Caller, current_caller
 from memdesk.core.curation.at_write import WRITE_HOOKS
-from memdesk.core.embeddings import Embedder, EmbeddingsUnavailable
+from memdesk.core.embeddings import Embedder, EmbeddingsUnavailable, Encoder
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.access import AccessLog
 from memdesk.core.guard.origin import AgentOrigin
@@ -34,7 +34,6 @@ from memdesk.core.write.worker import Worker, WorkerConfig
 
 if TYPE_CHECKING:
     import numpy as np
-    from sentence_transformers import SentenceTransformer
 
 log = logging.getLogger("memdesk.mcp")
 
@@ -65,7 +64,7 @@ class NoVectors(Embedder):
 
     vectorless = True  # the retriever asks it first, before it imports torch
 
-    def load(self) -> SentenceTransformer:
+    def load(self) -> Encoder:
         raise EmbeddingsUnavailable("vectors are off (memdesk mcp --no-vectors)")
 
     def encode(self, texts: list[str], *, batch_size: int = 64) -> np.ndarray:
