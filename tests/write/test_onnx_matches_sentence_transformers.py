@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -42,14 +41,10 @@ TEXTS = [
 
 
 @pytest.fixture(scope="module")
-def both(session_cache: Path) -> Iterator[tuple[Embedder, Embedder]]:
-    # Module-scoped, so it runs before the per-test profile isolation: point the cache
-    # at the session's here too (never the real home's).
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("XDG_CACHE_HOME", str(session_cache))
-        fast = Embedder(runtime="onnx")
-        fast.load()  # exports into the session's cache on first use
-        yield fast, Embedder(runtime="torch")
+def both() -> tuple[Embedder, Embedder]:
+    fast = Embedder(runtime="onnx")
+    fast.load()  # exports into the test run's cache (tests/conftest.py) on first use
+    return fast, Embedder(runtime="torch")
 
 
 @pytest.mark.parametrize("batch_size", [1, 5, 64])
