@@ -195,7 +195,7 @@ class Embedder:
         if why_not:
             self.fallback_reason = (f"the embedding model runs on PyTorch (slower to "
                                     f"start): {why_not}")
-            log.warning("%s", self.fallback_reason)
+            log.info("%s", self.fallback_reason)  # callers show it where they report
         return TorchEncoder(model)
 
     def _on_onnx(self, target: Path, model_dir: Path) -> Encoder:

@@ -137,9 +137,11 @@ class Runtime:
                 try:
                     embedder = self.retriever.embedder()
                     embedder.encode(["warm up"])
-                    log.warning("vectors ready %.1f s after start (%s)",
+                    log.warning("vectors ready: the model loaded in %.1f s (%s)",
                                 time.perf_counter() - started,
                                 getattr(embedder, "runtime", None) or "a custom embedder")
+                    if getattr(embedder, "fallback_reason", None):
+                        log.warning("%s", embedder.fallback_reason)
                 except EmbeddingsUnavailable as exc:
                     log.warning("vectors unavailable: %s", exc)
         finally:
