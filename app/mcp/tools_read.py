@@ -5,6 +5,7 @@ word for word as a missing one (no existence oracle)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Literal, cast
 
 from mcp.server.mcpserver import MCPServer
@@ -56,7 +57,7 @@ LOADING_NOTE = ("the embedding model is still loading: answered from the keyword
 FULL = "full: keyword, vector and graph channels"
 
 
-def recall_line(used: tuple[str, ...], asked: list[str] | None, notes: list[str]) -> str:
+def recall_line(used: tuple[str, ...], asked: Sequence[str] | None, notes: list[str]) -> str:
     """The answer's first field: whether it is full, and if not why, in words an agent
     reads before the results (a host may show only the text, and notes come last)."""
     if "vector" in used or (asked and "vector" not in asked):
