@@ -99,7 +99,8 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         channels fused), plus their standing preferences (injected every time). Call it
         before answering. agent_id / run_id limit it (preferences included) to what
         that agent or run stored. An empty result means nothing stored relates to the
-        query; floor=false returns the nearest k anyway."""
+        query; floor=false returns the nearest k anyway. The answer's first field,
+        recall, says whether it is full or DEGRADED (no vector search) and why."""
         ready = await rt.wait_ready()
 
         def run() -> Retrieval:
