@@ -22,6 +22,13 @@ from memdesk.core import demo
 from memdesk.core.store.memory_store import MemoryStore
 from tests.helpers.stores import DEMO_END, Lifecycle, add_lifecycle_rows, close_store
 
+# The user cache (the embedder's exported ONNX model, reference schemas) is one folder
+# of this run's own, set now so that session-scoped fixtures, which run before the
+# per-test isolation below, never write to the real one either.
+_CACHE_HOME = tempfile.mkdtemp(prefix="memdesk-test-cache-")
+os.environ["XDG_CACHE_HOME"] = _CACHE_HOME
+atexit.register(shutil.rmtree, _CACHE_HOME, ignore_errors=True)
+
 # Test modules whose store fixtures run on both backends (the `backend` parameter);
 # every other module runs on SQLite only.  PostgreSQL needs the server binaries:
 # see tests/helpers/pg.py.
@@ -135,10 +142,11 @@ def store(store_path: Path | str, empty_store_template: Path):
 
 
 @pytest.fixture(scope="session")
-def session_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def session_cache() -> Path:
     """One XDG cache folder for the session: what memdesk caches there (the reference
-    schema each check compares a store with) is built once, not once per test."""
-    return tmp_path_factory.mktemp("xdg-cache")
+    schema each check compares a store with, the exported embedding model) is built
+    once, not once per test."""
+    return Path(_CACHE_HOME)
 
 
 @pytest.fixture(autouse=True)

@@ -320,6 +320,17 @@ def cmd_embed(args: argparse.Namespace) -> int:
         err(reason)
         return EXIT_STORE
     store = open_store(args, create=False)
+    # Loaded first, even with nothing to embed: the first load on a machine exports the
+    # fast runtime's model (core/onnx_encoder.py), so one `memdesk embed` after
+    # installing spares the first `memdesk mcp` that wait.
+    embedder = embeddings.default_embedder()
+    try:
+        embedder.load()
+    except embeddings.EmbeddingsUnavailable as exc:
+        err(str(exc))
+        return EXIT_STORE
+    if embedder.fallback_reason:
+        err(embedder.fallback_reason)
     if args.reembed:
         n = reembed_all(store)
         err(f"cleared {n:,} vectors; re-embedding with {embeddings.MODEL_NAME}")

@@ -135,6 +135,9 @@ class Preference(TypedDict):
 
 
 class Retrieval(TypedDict):
+    # First, so that the text an agent reads opens with it: "full" or why not
+    # (the vector channel did not run).  tools_read.recall_line.
+    recall: str
     retrieval_id: str
     results: list[Hit]
     preferences: list[Preference]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
+import time
 import weakref
 from typing import TYPE_CHECKING, Any
 
@@ -21,41 +22,52 @@ from mcp.server.mcpserver import Context
 from memdesk.app.mcp.common import Scope
 from memdesk.app.mcp.identity import LOCAL, Binding, Caller, current_caller
 from memdesk.core.curation.at_write import WRITE_HOOKS
-from memdesk.core.embeddings import Embedder, EmbeddingsUnavailable
+from memdesk.core.embeddings import (
+    Embedder,
+    EmbeddingsUnavailable,
+    Encoder,
+    fast_start_ready,
+)
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.access import AccessLog
 from memdesk.core.guard.origin import AgentOrigin
-from memdesk.core.ids import new_id
+from memdesk.core.ids import new_id, utcnow
 from memdesk.core.read.config import ReadConfig
 from memdesk.core.read.retriever import Retriever
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.units import Extractor
+from memdesk.core.write.when import episode_dates
 from memdesk.core.write.worker import Worker, WorkerConfig
 
 if TYPE_CHECKING:
     import numpy as np
-    from sentence_transformers import SentenceTransformer
 
 log = logging.getLogger("memdesk.mcp")
 
 # How long a retrieve that arrives before the model has loaded waits for it before it
-# answers from the keyword and graph channels, with a note: not at all by default (the
-# model takes seconds to load, far more than a first call may wait: < 1.5 s).
-# MEMDESK_MCP_READY_WAIT_S changes it (bench/bench_mcp.py --first-contact times both).
-def _ready_wait_s(default: float = 0.0) -> float:
+# answers from the keyword and graph channels, saying so: on the fast path (ONNX
+# Runtime with its exported model: a first vector about a second after start) up to
+# FAST_READY_WAIT_S, so a host that spawns a server per conversation gets a full answer
+# to its first question; on PyTorch (tens of seconds on a loaded machine) not at all.
+# MEMDESK_MCP_READY_WAIT_S sets it either way (bench/bench_cold_start.py times both).
+FAST_READY_WAIT_S = 3.0
+READY_WAIT_ENV = "MEMDESK_MCP_READY_WAIT_S"
+
+
+def _ready_wait_s(default: float) -> float:
     try:
-        value = float(os.environ.get("MEMDESK_MCP_READY_WAIT_S", default))
+        value = float(os.environ.get(READY_WAIT_ENV, default))
     except ValueError:
         return default
     return value if 0.0 <= value <= 600.0 else default
 
 
-# The model starts loading once the first tool call is answered, or this long after
-# the server is up if none comes first: importing torch holds the interpreter for
-# seconds (tens on a loaded machine), and done at once it slowed the handshake and the
-# first (keyword channel) call several times over.
+# On PyTorch the model starts loading once the first tool call is answered, or this
+# long after the server is up if none comes first: importing torch holds the
+# interpreter for seconds (tens on a loaded machine), and done at once it slowed the
+# handshake and the first (keyword channel) call several times over.  The fast path
+# loads at once (importing ONNX Runtime takes a fraction of a second).
 WARM_DELAY_S = 3.0
-READY_WAIT_S = _ready_wait_s()
 
 
 class NoVectors(Embedder):
@@ -65,7 +77,7 @@ class NoVectors(Embedder):
 
     vectorless = True  # the retriever asks it first, before it imports torch
 
-    def load(self) -> SentenceTransformer:
+    def load(self) -> Encoder:
         raise EmbeddingsUnavailable("vectors are off (memdesk mcp --no-vectors)")
 
     def encode(self, texts: list[str], *, batch_size: int = 64) -> np.ndarray:
@@ -91,6 +103,9 @@ class Runtime:
         self._rewarm = threading.Event()
         self.transport = transport
         self.vectors = vectors
+        # Cheap to ask (no import): whether the model loads in about a second here.
+        self.fast_start = vectors and fast_start_ready()
+        self.ready_wait_s = _ready_wait_s(FAST_READY_WAIT_S if self.fast_start else 0.0)
         self.retriever = Retriever(store, ReadConfig(), embedder=None if vectors else NoVectors())
         self.worker = Worker(store, extractor, WorkerConfig(embed=vectors),
                              hooks=WRITE_HOOKS)
@@ -114,11 +129,19 @@ class Runtime:
         self._answered.set()
 
     def _warm_up(self) -> None:
-        self._answered.wait(WARM_DELAY_S)
+        if not self.fast_start:
+            self._answered.wait(WARM_DELAY_S)
         try:
             if self.vectors:  # load the model now, not on the first retrieve
+                started = time.perf_counter()
                 try:
-                    self.retriever.embedder().encode(["warm up"])
+                    embedder = self.retriever.embedder()
+                    embedder.encode(["warm up"])
+                    log.warning("vectors ready: the model loaded in %.1f s (%s)",
+                                time.perf_counter() - started,
+                                getattr(embedder, "runtime", None) or "a custom embedder")
+                    if getattr(embedder, "fallback_reason", None):
+                        log.warning("%s", embedder.fallback_reason)
                 except EmbeddingsUnavailable as exc:
                     log.warning("vectors unavailable: %s", exc)
         finally:
@@ -126,9 +149,24 @@ class Runtime:
         # Ready for every channel now; recent users' snapshots are built meanwhile
         # (a call that comes first builds its own).
         self._warm_snapshots()
+        self._answered.wait(WARM_DELAY_S)  # the first call goes first
+        self._warm_write_path()
 
-    async def wait_ready(self, timeout: float = READY_WAIT_S) -> bool:
-        """Wait (bounded) for the start-up warm-up; whether it is done."""
+    def _warm_write_path(self) -> None:
+        """Load what the first ``store_memory`` job would, off the call path: the
+        offline extractor's parser (spaCy, which imports torch when it is installed)
+        and the date reader (dateparser).  Seconds in a fresh process, which the first
+        stored turn otherwise waited on (store → retrievable)."""
+        try:
+            getattr(self.worker.extractor, "parser", None)  # loads it (an LLM: nothing)
+            episode_dates("I went hiking last Saturday.", utcnow())
+        except Exception as exc:  # a broken parser shows on the job, not here
+            log.warning("write path warm-up: %s", exc)
+
+    async def wait_ready(self, timeout: float | None = None) -> bool:
+        """Wait (bounded: ``ready_wait_s`` unless given) for the start-up warm-up;
+        whether it is done."""
+        timeout = self.ready_wait_s if timeout is None else timeout
         if self.ready.is_set() or timeout <= 0:
             return self.ready.is_set()
         return await anyio.to_thread.run_sync(self.ready.wait, timeout)

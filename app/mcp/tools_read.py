@@ -5,6 +5,7 @@ word for word as a missing one (no existence oracle)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Literal, cast
 
 from mcp.server.mcpserver import MCPServer
@@ -51,6 +52,25 @@ FLOOR_OFF = ("below_floor", "speaker", "session", "said_at", "event_date", "even
              "date_note", "episode")
 
 
+LOADING_NOTE = ("the embedding model is still loading: answered from the keyword and "
+                "graph channels only")
+FULL = "full: keyword, vector and graph channels"
+
+
+def recall_line(used: tuple[str, ...], asked: Sequence[str] | None, notes: list[str]) -> str:
+    """The answer's first field: whether it is full, and if not why, in words an agent
+    reads before the results (a host may show only the text, and notes come last)."""
+    if "vector" in used or (asked and "vector" not in asked):
+        return FULL if not asked else f"as asked: the {', '.join(used)} channel(s) only"
+    loading = LOADING_NOTE in notes
+    why = "the embedding model is still loading" if loading else next(
+        (n for n in notes if "vectors are off" in n), "the vector channel did not run")
+    return (f"DEGRADED, without vector search ({why}): these results come from the "
+            "keyword and graph channels only and can miss memories worded differently "
+            "from the query" + ("; ask again in a few seconds for a full answer"
+                                if loading else ""))
+
+
 def register(mcp: MCPServer, rt: Runtime) -> None:
     store = rt.store
 
@@ -79,7 +99,8 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         channels fused), plus their standing preferences (injected every time). Call it
         before answering. agent_id / run_id limit it (preferences included) to what
         that agent or run stored. An empty result means nothing stored relates to the
-        query; floor=false returns the nearest k anyway."""
+        query; floor=false returns the nearest k anyway. The answer's first field,
+        recall, says whether it is full or DEGRADED (no vector search) and why."""
         ready = await rt.wait_ready()
 
         def run() -> Retrieval:
@@ -94,11 +115,11 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
             notes = list(r.notes)
             if not ready:
                 notes = [n for n in notes if "vectors are off" not in n]
-                notes.append("the embedding model is still loading: answered from the "
-                             "keyword and graph channels only")
+                notes.append(LOADING_NOTE)
             # The core answers plain JSON dicts; models.py declares their shape for
             # the tool's schema, and these casts say that is what they are.
-            return {"retrieval_id": r.retrieval_id,
+            return {"recall": recall_line(r.channels, channels, notes),
+                    "retrieval_id": r.retrieval_id,
                     "results": [cast(Hit, {f: j[f] for f in (*HIT_FIELDS, *FLOOR_OFF) if f in j})
                                 for j in (h.to_json() for h in r.results)],
                     "preferences": [cast(Preference, p.to_json()) for p in r.preferences],

@@ -87,17 +87,19 @@ def _one_thread_for_queries() -> None:
     A single sentence gains nothing from a second thread, and on a loaded machine the
     threads' spin-waits cost tenfold: 46 ms against 600 ms per query measured here
     with two cores shared by several processes.  ``MEMDESK_TORCH_THREADS`` overrides.
+    Only once torch is loaded (by the embedder's PyTorch runtime): on ONNX Runtime,
+    importing it here would cost the seconds that runtime saves.
     """
     global _threads_set
     if _threads_set:
         return
-    _threads_set = True
     import os
+    import sys
 
-    try:
-        import torch
-    except ImportError:  # no torch: the embedder will say why vectors are off
+    torch = sys.modules.get("torch")
+    if torch is None:
         return
+    _threads_set = True
     torch.set_num_threads(int(os.environ.get("MEMDESK_TORCH_THREADS", "1")))
 
 
@@ -152,7 +154,9 @@ class Retriever:
                 # while its model still loads would wait for the import lock).
                 embedder.encode([query])
             _one_thread_for_queries()
-            return query_vector(embedder, query)
+            vec = query_vector(embedder, query)
+            _one_thread_for_queries()  # the PyTorch runtime may have loaded just now
+            return vec
         except EmbeddingsUnavailable as exc:
             if isolated_vector:
                 raise MemdeskError(f"The vector channel cannot run: {exc}") from exc

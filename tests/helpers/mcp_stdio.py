@@ -4,6 +4,7 @@ tests): a server process per ``client`` context, with extra command-line argumen
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -27,6 +28,8 @@ async def client(db: Path, home: Path, *args: str, name: str = "test-agent",
     params = StdioServerParameters(
         command=MEMDESK, args=["mcp", "--db", str(db), *flags, *args],
         env={"HOME": str(home), "XDG_DATA_HOME": str(home / "data"), "HF_HUB_OFFLINE": "1",
+             # The test run's cache: the embedding model exported once, not per server.
+             "XDG_CACHE_HOME": os.environ.get("XDG_CACHE_HOME", str(home / "cache")),
              **(env or {})})
     async with stdio_client(params, errlog=errlog or sys.stderr) as streams:
         info = types.Implementation(name=name, version="0.1")

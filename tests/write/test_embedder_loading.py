@@ -1,6 +1,7 @@
 """The embedder's plumbing without the real model: why vectors are off (word for word),
 how the model is loaded (offline, once, on the CPU, a broken install as a readable
-error), what ``encode`` asks sentence-transformers for, and the blob format.  A fake
+error), what ``encode`` asks sentence-transformers for, which runtime runs it and why
+(ONNX Runtime, or PyTorch with the reason), and the blob format.  A fake
 ``sentence_transformers`` module stands in, so nothing heavy is imported."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import os
 import struct
 import sys
 import types
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
@@ -38,8 +40,10 @@ class FakeModel:
 
 
 @pytest.fixture
-def fake_st(monkeypatch: pytest.MonkeyPatch) -> types.SimpleNamespace:
-    """sentence_transformers and transformers.utils.logging as tiny fakes."""
+def fake_st(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> types.SimpleNamespace:
+    """sentence_transformers and transformers.utils.logging as tiny fakes; the PyTorch
+    runtime unless a test asks for another, and a cache folder of the test's own (the
+    session's may hold the real exported model)."""
     FakeModel.made, FakeModel.fail = [], None
     progress: list[str] = []
     st = types.ModuleType("sentence_transformers")
@@ -55,6 +59,8 @@ def fake_st(monkeypatch: pytest.MonkeyPatch) -> types.SimpleNamespace:
     monkeypatch.setattr(embeddings, "unavailable_reason", lambda: None)
     for name in ENV:
         monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv(embeddings.RUNTIME_ENV, "torch")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     return types.SimpleNamespace(progress=progress)
 
 
@@ -103,7 +109,8 @@ def test_load_refuses_with_the_reason_when_vectors_are_off(
 def test_load_is_offline_quiet_on_the_cpu_and_happens_once(fake_st) -> None:  # type: ignore[no-untyped-def]
     e = Embedder()
     model = e.load()
-    assert isinstance(model, FakeModel) and e.loaded
+    assert isinstance(model, embeddings.TorchEncoder) and isinstance(model.model, FakeModel)
+    assert e.loaded and e.runtime == "sentence-transformers" and e.fallback_reason is None
     assert FakeModel.made == [(embeddings.model_path(), "cpu")]
     assert {n: os.environ.get(n) for n in ENV} == {
         "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1",
@@ -125,13 +132,15 @@ def test_a_model_that_fails_to_load_is_a_readable_error(fake_st) -> None:  # typ
 def test_encode_asks_for_normalised_numpy_vectors_without_progress_bars(fake_st) -> None:  # type: ignore[no-untyped-def]
     e = Embedder()
     out = e.encode(["a", "b", "c"], batch_size=7)
-    [(texts, kw)] = e.load().calls
+    model = e.load()
+    assert isinstance(model, embeddings.TorchEncoder)
+    [(texts, kw)] = model.model.calls
     assert texts == ["a", "b", "c"]
     assert kw == {"batch_size": 7, "normalize_embeddings": True, "convert_to_numpy": True,
                   "show_progress_bar": False}
     assert out.dtype == np.float32 and out.flags["C_CONTIGUOUS"] and out.shape == (3, 2)
     e.encode(["d"])
-    assert e.load().calls[1][1]["batch_size"] == 64
+    assert model.model.calls[1][1]["batch_size"] == 64
 
 
 def test_encoding_nothing_loads_nothing() -> None:
@@ -159,3 +168,68 @@ def test_blobs_stack_into_a_matrix() -> None:
     assert m.tolist() == [[1.0, 2.0], [3.0, 4.0]]
     empty = embeddings.matrix([])
     assert empty.shape == (0, 384) and empty.dtype == np.float32
+
+
+def test_without_onnxruntime_the_model_runs_on_pytorch_and_says_why(
+        fake_st, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv(embeddings.RUNTIME_ENV, "auto")
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    e = Embedder()
+    assert e.encode(["a"]).shape == (1, 2)
+    assert e.runtime == "sentence-transformers"
+    assert e.fallback_reason == ("the embedding model runs on PyTorch (slower to start): "
+                                 "the onnxruntime package is not installed")
+    assert not embeddings.fast_start_ready()
+
+
+def test_asking_for_onnx_without_onnxruntime_says_so(
+        fake_st, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setitem(sys.modules, "onnxruntime", None)
+    e = Embedder(runtime="onnx")
+    with pytest.raises(EmbeddingsUnavailable) as err:
+        e.load()
+    assert str(err.value) == ("vectors are off: MEMDESK_EMBED_RUNTIME=onnx, but the "
+                              "onnxruntime package is not installed")
+    assert not e.loaded and FakeModel.made == []
+
+
+def test_an_unknown_runtime_is_a_readable_error(
+        fake_st, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv(embeddings.RUNTIME_ENV, "tensorflow")
+    with pytest.raises(EmbeddingsUnavailable) as err:
+        Embedder().load()
+    assert str(err.value) == ("vectors are off: MEMDESK_EMBED_RUNTIME must be auto, onnx "
+                              "or torch (it is 'tensorflow')")
+    assert not embeddings.fast_start_ready()
+
+
+def test_a_failed_export_falls_back_to_pytorch_with_the_reason(
+        fake_st, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """The fake model cannot be exported (no transformer inside): vectors stay on, on
+    PyTorch, and the reason names the failed export; nothing is left in the cache."""
+    monkeypatch.setenv(embeddings.RUNTIME_ENV, "auto")
+    e = Embedder()
+    assert e.encode(["a"]).shape == (1, 2)
+    assert e.runtime == "sentence-transformers"
+    assert e.fallback_reason is not None
+    assert e.fallback_reason.startswith(
+        "the embedding model runs on PyTorch (slower to start): the ONNX export failed")
+    assert not embeddings.fast_start_ready()
+    cache = embeddings.cache_dir()
+    assert not cache.exists() or list(cache.iterdir()) == []
+
+
+def test_a_corrupt_cached_model_is_not_used(
+        fake_st, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
+    """A truncated ONNX file in the cache (a full disk, a killed copy) is passed over:
+    vectors come from PyTorch (the re-export fails with the fake model), not an error."""
+    monkeypatch.setenv(embeddings.RUNTIME_ENV, "auto")
+    from memdesk.core import onnx_encoder
+
+    target = onnx_encoder.cached_file(Path(embeddings.model_path()), embeddings.cache_dir(),
+                                      embeddings.MODEL_NAME)
+    target.parent.mkdir(parents=True)
+    target.write_bytes(b"not an onnx model")
+    e = Embedder()
+    assert e.encode(["a"]).shape == (1, 2) and e.runtime == "sentence-transformers"
+    assert FakeModel.made == [(embeddings.model_path(), "cpu")]

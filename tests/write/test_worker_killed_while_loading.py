@@ -52,10 +52,12 @@ def loading_the_model(pid: int) -> bool:
 
 def killed_while_loading(db: str, job_id: str) -> None:
     """Start a worker (vectors on) and kill it once it is loading the embedding model,
-    which takes seconds in a fresh process."""
+    which takes seconds in a fresh process on the PyTorch runtime (ONNX Runtime loads
+    in well under one, and never maps torch's library)."""
     worker = subprocess.Popen([*CLI, "worker", "--db", db, "--offline"],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                              env={**os.environ, "HF_HUB_OFFLINE": "1"})
+                              env={**os.environ, "HF_HUB_OFFLINE": "1",
+                                   "MEMDESK_EMBED_RUNTIME": "torch"})
     try:
         deadline = time.monotonic() + 120
         while not loading_the_model(worker.pid):
