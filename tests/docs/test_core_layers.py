@@ -28,7 +28,7 @@ def test_core_layer_contracts_hold_on_the_code() -> None:
 
 PACKAGES = ("curation", "delta", "read", "transfer", "write", "store")
 MODULES = ("demo_store", "demo", "demo_truth", "undo", "actions", "availability", "cardinality",
-           "embeddings", "routing", "validation", "taxonomy", "ids", "errors")
+           "embeddings", "routing", "validation", "taxonomy", "ids", "errors", "onnx_encoder")
 CLEAN = {
     "core/__init__.py": "",
     **{f"core/{p}/__init__.py": "" for p in PACKAGES},
