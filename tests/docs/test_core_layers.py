@@ -27,7 +27,7 @@ def test_core_layer_contracts_hold_on_the_code() -> None:
 
 
 PACKAGES = ("demo", "undo", "curation", "delta", "read", "transfer", "write", "store")
-MODULES = ("embeddings", "routing", "taxonomy", "ids", "errors")
+MODULES = ("embeddings", "routing", "taxonomy", "ids", "errors", "onnx_encoder")
 CLEAN = {
     "core/__init__.py": "",
     **{f"core/{p}/__init__.py": "" for p in PACKAGES},
