@@ -50,7 +50,8 @@ def test_estimate_and_training_before_and_after_decisions(planted, capsys) -> No
     est = json.loads(out)
     assert est["uniform_decisions"] == 120 and est["method"] == "wilson"
     assert est["raised"]["low"] <= est["raised"]["share"] <= est["raised"]["high"]
-    assert set(est["by_source"]) <= {"llm", "heuristic", "direct"}
+    # verbatim: the demo's turns kept as said (episodes)
+    assert set(est["by_source"]) <= {"llm", "heuristic", "direct", "verbatim"}
     code, out, _ = run(capsys, "sweep", "estimate", "--db", db)
     assert code == 0 and "of the 0.30–0.49 band would be raised" in out and "by source" in out
 

@@ -37,7 +37,7 @@ def test_a_read_only_retrieve_reinforces_and_changes_nothing_else(tmp_path: Path
             assert (await call(s, "get_memory", memory_id=mid))["id"] == mid
             await call(s, "search_memories", user_id="alice", text="Porto")
             await call(s, "list_memories", user_id="alice")
-            assert "may not write" in await refused(s, "store_memory", user_id="alice",
+            assert "needs the 'write' right" in await refused(s, "store_memory", user_id="alice",
                                                     text="I moved to Lisbon.")
 
     with http_server(db, tmp_path) as url:
