@@ -17,7 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-import numpy as np
+# The per-category mean and the latency percentile are the recall benchmark's own.
+from recall_metrics import percentile, summarise
+
+__all__ = ["control_fails", "distinct", "percentile", "score", "summarise"]
 
 K = 10
 
@@ -42,19 +45,6 @@ def score(cat: str, ranked: Sequence[str], evidence: Sequence[str],
         "MRR": 1.0 / first if first is not None else 0.0,
         "returned": float(returned),
     }
-
-
-def summarise(rows: list[dict[str, float]]) -> dict[str, float]:
-    """Mean of every figure over a category's questions."""
-    if not rows:
-        return {}
-    keys = list(rows[0])
-    arr = np.array([[r[k] for k in keys] for r in rows], dtype=np.float64)
-    return dict(zip(keys, arr.mean(axis=0).tolist(), strict=True))
-
-
-def percentile(ms: Sequence[float], p: float) -> float:
-    return float(np.percentile(np.asarray(ms, dtype=np.float64), p)) if len(ms) else float("nan")
 
 
 def control_fails(table: dict[str, dict[str, dict[str, float]]], control: str = "shuffled",
