@@ -35,6 +35,7 @@ from sqlalchemy import ColumnElement, Connection, and_, select
 from memdesk.core.read import terms as qt
 from memdesk.core.read.calibrate import Background, background
 from memdesk.core.read.config import CHANNELS, ReadConfig
+from memdesk.core.read.query import Query, as_query
 from memdesk.core.read.snapshot import UserSnapshot
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import active_belief_state
@@ -80,9 +81,9 @@ def keyword_rows(snap: UserSnapshot, stems: list[str], ok: np.ndarray) -> dict[i
     return {i: hit for i, hit in snap.rows_with(stems).items() if ok[i]}
 
 
-def keyword_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, now: datetime,
+def keyword_channel(snap: UserSnapshot, query: Query | str, cfg: ReadConfig, now: datetime,
                     ok: np.ndarray) -> KeywordHits:
-    stems = qt.keywords(query)
+    stems = list(as_query(query).keywords)
     rows = keyword_rows(snap, stems, ok)
     out = KeywordHits()
     if not rows:
@@ -288,7 +289,8 @@ def subject_rows(snap: UserSnapshot) -> dict[str, list[int]]:
     return index
 
 
-def graph_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, ok: np.ndarray) -> GraphHits:
+def graph_channel(snap: UserSnapshot, query: Query | str, cfg: ReadConfig,
+                  ok: np.ndarray) -> GraphHits:
     """Triples whose entity or value the query names, then one hop from their other end.
 
     The hop reaches the triples *about* the other end (it is their entity): from
@@ -302,7 +304,7 @@ def graph_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, ok: np.ndarra
     matching ``lives_in`` returned "User lives in Lisbon." for it).  A query that
     names a thing ("Lisbon", "project-alpha", "pytest") reaches the triples about it.
     """
-    grams = {g for g in qt.entity_grams(query) if g not in HUB_NODES}
+    grams = {g for g in as_query(query).grams if g not in HUB_NODES}
     out = GraphHits()
     if not grams or cfg.graph_candidates <= 0:
         return out
@@ -331,7 +333,7 @@ def graph_channel(snap: UserSnapshot, query: str, cfg: ReadConfig, ok: np.ndarra
     return out
 
 
-def why_empty(query: str, active: tuple[str, ...], used: tuple[str, ...],
+def why_empty(query: Query | str, active: tuple[str, ...], used: tuple[str, ...],
               per_channel: dict[str, list[Any]], snap: Any, ok: Any) -> dict[str, str]:
     """For each channel that ranked nothing, why (in the operator's words)."""
     out: dict[str, str] = {}
@@ -345,7 +347,7 @@ def why_empty(query: str, active: tuple[str, ...], used: tuple[str, ...],
         elif not int(ok.sum()):
             out[c] = "this user has no active memory at or above the confidence threshold"
         elif c == "fts":
-            words = qt.keywords(query)
+            words = as_query(query).keywords
             out[c] = ("the query has only stop words" if not words else
                       "no memory of this user holds " + ", ".join(words[:6])
                       + (" …" if len(words) > 6 else "") + " as a whole word")

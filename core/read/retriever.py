@@ -14,18 +14,21 @@ from __future__ import annotations
 import threading
 import time
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.embeddings import DIM
 from memdesk.core.errors import MemdeskError, ValidationError
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.read import channels as ch
-from memdesk.core.read import dedup, episodic, fusion, injection, prompts
+from memdesk.core.read import dedup, episodic, fusion, injection
 from memdesk.core.read import terms as qt
+from memdesk.core.read.candidates import Candidates, candidate_hits
 from memdesk.core.read.config import CHANNELS, ReadConfig, parse_channels
+from memdesk.core.read.query import Query
+from memdesk.core.read.query import parse as parse_query
 from memdesk.core.read.query_vectors import query_vector
 from memdesk.core.read.recorder import Job, Recorder, record_jobs
 from memdesk.core.read.result import RetrievalResult
@@ -34,7 +37,7 @@ from memdesk.core.read.snapshot import SnapshotCache
 
 if TYPE_CHECKING:
     import numpy as np
-    from sqlalchemy import Connection, Row
+    from sqlalchemy import Connection
 
     from memdesk.core.embeddings import Embedder
     from memdesk.core.store.memory_store import MemoryStore
@@ -193,8 +196,7 @@ class Retriever:
         looking does not change what agents will see).
         """
         t0 = time.perf_counter()
-        cfg = self.config
-        query = check_query(query)
+        q = parse_query(check_query(query))
         user_id = tx.check_optional_str("user_id", user_id, 200) or ""
         if not user_id:
             raise ValidationError("user_id", "must not be empty")
@@ -203,27 +205,76 @@ class Retriever:
         active = isolated or CHANNELS
         now = self.clock()
         notes: list[str] = []
-        qvec = (self._query_vector(query, isolated == ("vector",), notes)
-                if "vector" in active else None)
+        if "vector" in active:
+            q = q.with_vector(self._query_vector(q.text, isolated == ("vector",), notes))
+        found = self._gather(q, user_id, active, isolated, inject, now, agent_id, run_id)
+        vec = found.vec
+        if vec.without_vector and "vector" in active and q.vector is not None:
+            n = vec.without_vector
+            one = n == 1
+            notes.append(f"{n} of this user's memories {'has' if one else 'have'} no vector "
+                         f"yet (run `memdesk embed`); the vector channel cannot see "
+                         f"{'it' if one else 'them'}")
+        kept, dropped = self._judge(q, found, now, notes)
+        results, shown, dropped = self._arrange(q, found, kept, dropped, k, floor)
+        chosen, new_cursor = injection.rotate(
+            found.prefs, found.cursor, {h.seq for h in shown}, self.config.preference_limit,
+            {h.text for h in shown}, found.relevant, self.config.inject_relevant_max) \
+            if found.do_inject else ([], None)
+        per_channel = found.per_channel()
+        result = RetrievalResult(
+            retrieval_id=new_id(), at=now, query=q.text, user_id=user_id, k=k,
+            channels=found.used, injected=found.do_inject, results=results,
+            preferences=chosen, dropped=dropped, per_channel=per_channel, notes=notes,
+            empty_channels=ch.why_empty(q, active, found.used, per_channel, found.snap,
+                                        found.ok),
+        )
+        cursor = found.cursor
+        cursor_job: Job | None = None
+        if dry_run:
+            result.duration_ms = (time.perf_counter() - t0) * 1000
+            return result
+        if new_cursor is not None and new_cursor != cursor:
+            with self._lock:
+                self._cursors[user_id] = new_cursor
+
+            def cursor_job(conn: Connection, c: injection.Cursor = new_cursor) -> None:
+                injection.save_cursor(conn, user_id, c, now)
+
+        result.duration_ms = (time.perf_counter() - t0) * 1000
+        if self.config.record:
+            self.recorder.submit(record_jobs(result, cursor_job),
+                                 self.clock)
+        elif cursor_job is not None:
+            self.recorder.submit(cursor_job, self.clock)
+        return result
+
+    def _gather(self, q: Query, user_id: str, active: tuple[str, ...],
+                isolated: tuple[str, ...] | None, inject: bool, now: datetime,
+                agent_id: str | None, run_id: str | None) -> Candidates:
+        """Everything the ranking needs, read in one transaction: the channels'
+        rankings and pools over the user's snapshot, the preferences, and the rows of
+        every candidate with the episode each is or came from."""
+        cfg = self.config
         with self.store.read() as conn:
             snap = self.snapshots.get(conn, user_id, DIM)
             ok = base_ok = ch.eligible(snap, cfg)
             scoped = agent_id is not None or run_id is not None
             if scoped:
                 ok = base_ok & scope_mask(conn, snap, user_id, agent_id, run_id)
-            kw = ch.keyword_channel(snap, query, cfg, now, ok) if "fts" in active \
+            kw = ch.keyword_channel(snap, q, cfg, now, ok) if "fts" in active \
                 else ch.KeywordHits()
-            vec = ch.vector_channel(snap, qvec, cfg, ok) if qvec is not None \
+            vec = ch.vector_channel(snap, q.vector, cfg, ok) if q.vector is not None \
                 else ch.VectorHits()
-            gr = ch.graph_channel(snap, query, cfg, ok) if "graph" in active \
+            gr = ch.graph_channel(snap, q, cfg, ok) if "graph" in active \
                 else ch.GraphHits()
             pool_a = ch.recent_pool(snap, cfg, now, cfg.pool_recent, ok)
             pool_c = ch.random_older_pool(snap, cfg, now, ok)
-            used = tuple(c for c in active if c != "vector" or qvec is not None)
+            used = tuple(c for c in active if c != "vector" or q.vector is not None)
             do_inject = inject and isolated is None and cfg.preference_limit > 0
             # A task prompt's relevant preferences are its first results (prompts.py),
             # whether or not the caller wants preferences injected besides.
-            is_task = isolated is None and cfg.task_preferences > 0 and prompts.is_task(query)
+            is_task = isolated is None and cfg.task_preferences > 0 and q.is_task
             want = do_inject or is_task
             # Memoised per snapshot under the confidence mask: asked with that mask,
             # then narrowed to the agent/run scope.
@@ -238,42 +289,55 @@ class Retriever:
             seqs = list(dict.fromkeys([*task, *kw.ranked, *vec.ranked, *gr.ranked,
                                        *pool_a, *pool_c]))
             rows = ch.load_candidates(conn, seqs)
+            hits = candidate_hits(seqs, rows, kw, vec, gr, pool_a, pool_c)
+            # Which turn each candidate is or came from, and when it was said, from the
+            # same read as its row.
+            episodic.attach_in(conn, list(hits.values()))
             cursor = None
             if do_inject and len(prefs) > cfg.preference_limit:
                 with self._lock:
                     cursor = self._cursors.get(user_id)
                 if cursor is None:
                     cursor = injection.stored_cursor(conn, user_id)
-        if vec.without_vector and "vector" in active and qvec is not None:
-            n = vec.without_vector
-            one = n == 1
-            notes.append(f"{n} of this user's memories {'has' if one else 'have'} no vector "
-                         f"yet (run `memdesk embed`); the vector channel cannot see "
-                         f"{'it' if one else 'them'}")
-        hits = self._hits(seqs, rows, kw, vec, gr, pool_a, pool_c)
         for s in task:
             if s in hits:
                 hits[s].task_preference = True
-        per_channel = {
-            "fts": [hits[s] for s in kw.ranked if s in hits],
-            "vector": [hits[s] for s in vec.ranked if s in hits],
-            "graph": [hits[s] for s in gr.ranked if s in hits],
-        }
-        fusion.fuse(list(hits.values()), used, cfg, vec.floor)
+        return Candidates(
+            snap=snap, ok=ok, used=used, kw=kw, vec=vec, gr=gr, hits=hits, task=task,
+            access={r.seq: (r.last_accessed, r.access_count) for r in rows.values()},
+            prefs=prefs, relevant=relevant, do_inject=do_inject, cursor=cursor)
+
+    def _judge(self, q: Query, found: Candidates, now: datetime,
+               notes: list[str]) -> tuple[list[fusion.Hit], list[fusion.Dropped]]:
+        """Fuse the channels, let the relevance floor judge each candidate, score what
+        passed, best first (reranked when a reranker is set)."""
+        cfg = self.config
+        hits = list(found.hits.values())
+        vec = found.vec
+        bg = vec.background
+        fusion.fuse(hits, found.used, cfg, vec.floor)
         kept: list[fusion.Hit] = []
         dropped: list[fusion.Dropped] = []
-        for h in hits.values():
+        for h in hits:
             why = None if h.task_preference else fusion.floor_reason(
-                h, used, cfg, vec.floor, vec.background.best if vec.background else None,
-                vec.background.episode if vec.background else None)
+                h, found.used, cfg, vec.floor, bg.best if bg else None,
+                bg.episode if bg else None)
             if why is None:
                 kept.append(h)
             else:
                 dropped.append(fusion.Dropped(h, "floor", why))
-        access = {r.seq: (r.last_accessed, r.access_count) for r in rows.values()}
-        fusion.score(list(hits.values()), now, access, cfg)
+        fusion.score(hits, now, found.access, cfg)
         kept.sort(key=lambda h: (-h.score, -h.seq))
-        kept = self._rerank(query, kept, notes)
+        return self._rerank(q.text, kept, notes), dropped
+
+    def _arrange(self, q: Query, found: Candidates, kept: list[fusion.Hit],
+                 dropped: list[fusion.Dropped], k: int, floor: bool,
+                 ) -> tuple[list[fusion.Hit], list[fusion.Hit], list[fusion.Dropped]]:
+        """The top ``k`` in the order an agent reads them: the task's preferences,
+        repeats collapsed, one week's results spread, dated results first for a "when"
+        question, a unit above its own episode.  Returns the results, every memory
+        shown (results and the repeats they stand for) and what was dropped, and why."""
+        hits = found.hits
         if not floor:
             fill = fusion.closest_first(dropped)
             for h in fill:
@@ -281,13 +345,13 @@ class Retriever:
             kept = kept + fill
         # The task's preferences first, in relevance order, and outside the diversity
         # rule (they are few, and chosen for this prompt, not by date).
-        first = [hits[s] for s in task if s in hits][:k]
+        first = [hits[s] for s in found.task if s in hits][:k]
         kept = first + [h for h in kept if not h.task_preference]
-        kept = dedup.collapse(kept, snap if qvec is not None else None)
+        kept = dedup.collapse(kept, found.snap if q.vector is not None else None)
         first = [h for h in kept if h.task_preference]
         rest, diversity_dropped = fusion.diversify(
             [h for h in kept if not h.task_preference and not h.below_floor],
-            k - len(first), cfg)
+            k - len(first), self.config)
         results = first + rest
         # The week rule spreads, it does not cut: the V4 retriever proposal takes "best-
         # per-week first, fill remaining", so what it held back fills the places left
@@ -298,11 +362,7 @@ class Retriever:
         if not floor:
             extra += [h for h in kept if h.below_floor]
         results += extra[: max(k - len(results), 0)]
-        # Which turn each result is or came from, and when it was said; a unit then
-        # ranks above its own episode (episodic.py).
-        with self.store.read() as conn:
-            episodic.attach_in(conn, results)
-        if cfg.when_dated_first and episodic.is_when_question(query):
+        if self.config.when_dated_first and q.is_when:
             results = episodic.dated_first(results)
         results = episodic.units_before_their_episodes(results)
         shown = [*results, *(d for h in results for d in h.same_as)]
@@ -312,36 +372,7 @@ class Retriever:
         if not floor:
             dropped = [d for d in dropped if d.hit.seq not in shown_seqs]
         dropped.sort(key=lambda d: (-d.hit.relevance, -d.hit.score))
-        dropped = diversity_dropped + dropped
-
-        chosen, new_cursor = injection.rotate(
-            prefs, cursor, shown_seqs, cfg.preference_limit,
-            {h.text for h in shown}, relevant, cfg.inject_relevant_max) \
-            if do_inject else ([], None)
-        result = RetrievalResult(
-            retrieval_id=new_id(), at=now, query=query, user_id=user_id, k=k,
-            channels=used, injected=do_inject, results=results, preferences=chosen,
-            dropped=dropped, per_channel=per_channel, notes=notes,
-            empty_channels=ch.why_empty(query, active, used, per_channel, snap, ok),
-        )
-        cursor_job: Job | None = None
-        if dry_run:
-            result.duration_ms = (time.perf_counter() - t0) * 1000
-            return result
-        if new_cursor is not None and new_cursor != cursor:
-            with self._lock:
-                self._cursors[user_id] = new_cursor
-
-            def cursor_job(conn: Connection, c: injection.Cursor = new_cursor) -> None:
-                injection.save_cursor(conn, user_id, c, now)
-
-        result.duration_ms = (time.perf_counter() - t0) * 1000
-        if cfg.record:
-            self.recorder.submit(record_jobs(result, cursor_job),
-                                 self.clock)
-        elif cursor_job is not None:
-            self.recorder.submit(cursor_job, self.clock)
-        return result
+        return results, shown, diversity_dropped + dropped
 
     def warm(self, user_ids: list[str] | None = None) -> int:
         """Build the snapshots of these users now, so their next call skips the build.
@@ -391,30 +422,6 @@ class Retriever:
     def flush(self) -> None:
         """Wait until this store's records, reinforcement and cursors are written."""
         self.recorder.flush()
-
-    @staticmethod
-    def _hits(seqs: list[int], rows: Mapping[int, Row[Any]], kw: ch.KeywordHits,
-              vec: ch.VectorHits, gr: ch.GraphHits, pool_a: list[int],
-              pool_c: list[int]) -> dict[int, fusion.Hit]:
-        hits: dict[int, fusion.Hit] = {}
-        for s in seqs:
-            r = rows.get(s)
-            if r is None:
-                continue
-            hits[s] = fusion.Hit(
-                seq=s, id=r.id, text=r.text, type=r.type, layer=r.layer, user_id=r.user_id,
-                created_at=r.created_at, importance=r.importance, confidence=r.confidence,
-                cosine=vec.cosine(s), keyword_share=kw.share.get(s),
-                graph_via=gr.via.get(s),
-            )
-        for name, ranked in (("fts", kw.ranked), ("vector", vec.ranked), ("graph", gr.ranked)):
-            for i, s in enumerate(ranked, 1):
-                if s in hits:
-                    hits[s].ranks[name] = i
-        recent = set(pool_a)
-        for s, h in hits.items():
-            h.pool = kw.pool.get(s) or ("A" if s in recent else "C" if s in pool_c else None)
-        return hits
 
     def _rerank(self, query: str, kept: list[fusion.Hit], notes: list[str]) -> list[fusion.Hit]:
         cfg = self.config

@@ -95,8 +95,13 @@ def is_word_char(ch: str) -> bool:
 
 def keywords(query: str) -> list[str]:
     """Distinct stems of the query's content words, in order, at most MAX_TERMS."""
+    return keywords_of(normalise(query))
+
+
+def keywords_of(normal: str) -> list[str]:
+    """:func:`keywords` of a text already normalised (core/read/query.py reads once)."""
     out: list[str] = []
-    for w in _WORD.findall(normalise(query)):
+    for w in _WORD.findall(normal):
         if w in STOPWORDS or (len(w) < 2 and not w.isdigit()):
             continue
         s = stem(w)
@@ -119,7 +124,12 @@ def idf(n_docs: int, doc_freq: int) -> float:
 
 def entity_grams(query: str, longest: int = 3) -> list[str]:
     """Lower-cased 1- to 3-token phrases of the query, for matching triple entities/values."""
-    toks = _ENTITY_TOKEN.findall(normalise(query))[:200]
+    return entity_grams_of(normalise(query), longest)
+
+
+def entity_grams_of(normal: str, longest: int = 3) -> list[str]:
+    """:func:`entity_grams` of a text already normalised."""
+    toks = _ENTITY_TOKEN.findall(normal)[:200]
     grams: list[str] = []
     for n in range(1, longest + 1):
         for i in range(len(toks) - n + 1):

@@ -163,12 +163,13 @@ def _reader(path: Path, seconds: float) -> None:
 
 # Under this flat-out load (4 writers committing back to back) the WAL restarts
 # whenever a truncating checkpoint gets through: its median stays small and it keeps
-# coming back down.  Its peaks depend on how loaded the machine is (65-170 MB over 8 s
-# on an idle 2-core machine), so bench/bench_store_safety.py measures them
+# coming back down.  A WAL file never shrinks except by such a restart, so any fall
+# between two samples counts (how far it grew before the sample depends on the load).
+# Its peaks depend on how loaded the machine is (65-170 MB over 8 s on an idle 2-core
+# machine), so bench/bench_store_safety.py measures them
 # (docs/benchmarks.md) and this test does not bound them.  Without the checkpoints
 # the WAL only grows: it never comes back down, and its median is past the bound.
 WAL_MEDIAN_BOUND = 32 * 1024 * 1024
-WAL_RESTARTED = 8 * 1024 * 1024  # twice the size that triggers a checkpoint
 
 
 def test_wal_stays_bounded_under_five_processes_and_shrinks_when_idle(
@@ -190,10 +191,9 @@ def test_wal_stays_bounded_under_five_processes_and_shrinks_when_idle(
         codes = reap(pids)
     assert codes == [0] * 5
     assert gui.count() > 0
-    # Times it came back down (12-14 in 8 s on an idle machine): from above
-    # WAL_RESTARTED to below it between two samples, which only a restart does.
-    restarts = sum(1 for a, b in pairwise(samples)
-                   if a > WAL_RESTARTED >= b)
+    # Times it came back down (12-15 in 8 s, idle or loaded): a fall between two
+    # samples, which only a restart does.
+    restarts = sum(1 for a, b in pairwise(samples) if b < a)
     assert restarts >= 3, f"WAL came back down {restarts} times: {samples}"
     median = sorted(samples)[len(samples) // 2]
     assert median < WAL_MEDIAN_BOUND, f"WAL median {median / 1e6:.1f} MB"

@@ -485,7 +485,8 @@ def taken_over(store: MemoryStore, owner: str) -> bool:
     (f"not-{socket.gethostname()}:999999999:tok", False),  # another machine's
     (f"{socket.gethostname()}:pid:tok", False),  # not a pid
     ("w1", False),
-])
+], ids=["none", "ourselves", "dead-pid", "dead-pid-no-token", "other-host", "not-a-pid",
+        "bare-name"])  # fixed ids: one pid in a test id differs between parallel workers
 def test_a_leased_job_is_taken_over_only_from_a_dead_process_on_this_host(
         store: MemoryStore, owner: str, gone: bool) -> None:
     assert taken_over(store, owner) is gone
