@@ -9,9 +9,12 @@ complete, the lists say how many they leave out.  The item numbers of the duplic
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
+
+from memdesk.core.guard.reveal import hidden_positions
 
 MAX_LISTED = 20  # bad items, flagged items: the first few, with their numbers
 MAX_GROUPS = 50  # duplicate clusters and contradiction groups listed
@@ -204,7 +207,7 @@ class ImportPreview:
             return f"{verb}s: not computed ({f.not_computed})"
         text = (f"would {verb} {f.total:,}: {f.of_store:,} what the store holds, "
                 f"{f.within_file:,} each other ({f.group_count:,} "
-                f"{'clusters' if verb == 'duplicate' else 'groups'})")
+                f"{_plural(f.group_count, verb)})")
         if f.partial:
             text += f"; at least: {f.partial}"
         return text
@@ -261,6 +264,18 @@ class ImportPreview:
         }
 
 
+def _plural(n: int, verb: str) -> str:
+    one, many = ("cluster", "clusters") if verb == "duplicate" else ("group", "groups")
+    return one if n == 1 else many
+
+
 def _one_line(text: str, n: int = 100) -> str:
+    """A memory's text on one line, cut, with what the guard counts as hidden (and
+    control characters) shown as ⟨U+XXXX⟩: a terminal must not reorder or hide it."""
     text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
+    text = text if len(text) <= n else text[: n - 1] + "…"
+    if text.isascii() and text.isprintable():
+        return text
+    at = set(hidden_positions(text))
+    at.update(i for i, ch in enumerate(text) if unicodedata.category(ch) in ("Cc", "Zl", "Zp"))
+    return "".join(f"⟨U+{ord(ch):04X}⟩" if i in at else ch for i, ch in enumerate(text))

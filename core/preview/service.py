@@ -24,7 +24,7 @@ from memdesk.core.preview.reading import Reader, Vectors
 from memdesk.core.preview.report import ImportPreview, Item
 from memdesk.core.preview.scratch import Scratch
 from memdesk.core.preview.verdicts import judge_turn
-from memdesk.core.transfer.formats import open_source
+from memdesk.core.transfer import formats
 from memdesk.core.transfer.importer import (
     Candidate,
     ImportReport,
@@ -91,7 +91,7 @@ def preview_import(
         _preview_transcript(target, preview, default_user, progress, stop, stdin)
     else:
         embedder = embedder or embeddings.default_embedder()
-        with open_source(target, fmt, default_user=default_user, stdin=stdin) as source, \
+        with formats.open_source(target, fmt, default_user=default_user, stdin=stdin) as source, \
                 Scratch() as scratch:
             known = source.total > 0
 
@@ -201,7 +201,7 @@ def import_without_duplicates(
         raise TransferError("The preview was cancelled: preview the whole file first.")
     if _stamp(target) != preview.file_stamp:
         raise TransferError(f"{target} changed since it was previewed; preview it again.")
-    with open_source(target, fmt, default_user=default_user) as source:
+    with formats.open_source(target, fmt, default_user=default_user) as source:
         filtered = WithoutDuplicates(source, preview.skip)
         importer = Importer(store, on_existing=on_existing, keep_ids=keep_ids,
                             note=note or f"import from {target} ({source.kind}), "

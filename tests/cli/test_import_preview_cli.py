@@ -81,7 +81,7 @@ def test_dry_run_counts_what_the_import_would_do_and_writes_nothing(
     assert "would add 8 memories (5 without the duplicates)" in out
     # n1 rewords a stored memory (vectors), n2 restates one (text); n4/n5 each other
     assert "would duplicate 3: 2 what the store holds, 1 each other (3 clusters)" in out
-    assert "would contradict 1: 1 what the store holds, 0 each other (1 groups)" in out
+    assert "would contradict 1: 1 what the store holds, 0 each other (1 group)" in out
     assert "the poisoning guard flags 2" in out
     assert "secrets or personal data found in 1" in out
     assert "bad lines (not importable): 2" in out
