@@ -27,8 +27,8 @@ from memdesk.core.preview.verdicts import judge_turn
 from memdesk.core.transfer import formats
 from memdesk.core.transfer.importer import (
     Candidate,
-    ImportReport,
     Importer,
+    ImportReport,
     OnExisting,
     Source,
     TransferError,

@@ -50,7 +50,8 @@ def embedder(monkeypatch: pytest.MonkeyPatch) -> NearEmbedder:
 
 def mixed_file(tmp_path: Path) -> Path:
     return jsonl(tmp_path / "in.jsonl", [
-        {"id": "n1", "user_id": "ann", "text": "User enjoys listening to jazz", "type": "preference"},
+        {"id": "n1", "user_id": "ann", "text": "User enjoys listening to jazz",
+         "type": "preference"},
         {"id": "n2", "user_id": "ann", "text": "user has a dog named Rex!", "type": "fact"},
         {"id": "n3", "user_id": "ann", "text": "User lives in Porto", "type": "fact",
          "entity": "user", "attribute": "home_city", "value": "Porto"},

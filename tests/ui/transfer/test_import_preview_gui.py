@@ -77,6 +77,7 @@ def test_the_preview_shows_what_would_happen_and_writes_nothing(
     before = (window.store.count(), events(window.store))
     preview, dlg = preview_of(qtbot, window, source_file(tmp_path))
     assert (window.store.count(), events(window.store)) == before
+    assert not preview.cancelled and preview.skip == {1, 3}  # n1 (of the store), n3
     summary = dlg.summary.text()
     assert "would add 5 memories (3 without the duplicates)" in summary
     assert "would duplicate 2: 1 what the store holds, 1 each other" in summary
