@@ -21,7 +21,7 @@ from memdesk.core import embeddings
 from memdesk.core.errors import ValidationError
 from memdesk.core.preview.report import ImportPreview, Item
 from memdesk.core.preview.scratch import Scratch
-from memdesk.core.preview.verdicts import judge
+from memdesk.core.preview.verdicts import Verdict, judge
 from memdesk.core.store.episodes import EPISODE_TYPE
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import Status, status_of
@@ -31,6 +31,7 @@ from memdesk.core.write.embed import encode_unique, recorded_space
 
 M = Memory.__table__.c
 BATCH = 500  # items per read of the store (the importer writes 500 per transaction)
+VERDICT_CACHE = 20_000  # distinct memories whose guard verdicts are remembered
 Progress = Callable[[int, int], None]
 Cancelled = Callable[[], bool]
 
@@ -120,6 +121,7 @@ class Reader:
                  *, on_existing: str = "skip") -> None:
         self.store, self.scratch, self.preview = store, scratch, preview
         self.vectors, self.on_existing = vectors, on_existing
+        self._verdicts: dict[tuple[Any, ...], Verdict] = {}
 
     def run(self, source: Source, progress: Progress | None, cancelled: Cancelled) -> None:
         p = self.preview
@@ -177,7 +179,7 @@ class Reader:
                         p.repeated_in_file += 1
                     elif self.on_existing == "update":
                         p.would_update += 1
-                        self._screen(number, row, conn)
+                        self._screen(number, row, conn, new=False)
                     else:
                         p.already_in_store += 1
                     continue
@@ -198,8 +200,20 @@ class Reader:
         found = self.vectors.encode([t for _, t in to_embed], cancelled)
         self.scratch.set_vectors((found[t], n) for n, t in to_embed if t in found)
 
-    def _screen(self, number: int, row: dict[str, Any], conn: Connection) -> None:
-        verdict = judge(row, conn)
+    def _screen(self, number: int, row: dict[str, Any], conn: Connection, *,
+                new: bool = True) -> None:
+        # A file restates itself (agents repeat their sentences): each distinct new
+        # memory is screened once.  The store's rules compare with other rows only, so
+        # a new item's verdict does not depend on its id; an update's does.
+        key = (row["text"], row["user_id"], row.get("entity"), row.get("attribute"),
+               row.get("value"))
+        verdict = self._verdicts.get(key) if new else None
+        if verdict is None:
+            verdict = judge(row, conn)
+            if new:
+                if len(self._verdicts) >= VERDICT_CACHE:
+                    self._verdicts.clear()
+                self._verdicts[key] = verdict
         if verdict.held:
             self.preview.add_flagged(Item(number, row["id"], verdict.reason, verdict.rules),
                                      verdict.secret)
