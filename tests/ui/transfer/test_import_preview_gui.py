@@ -206,3 +206,19 @@ def test_hidden_characters_in_memories_are_shown(qtbot, window: MainWindow,
     _, dlg = preview_of(qtbot, window, f)
     assert "U+202E" in dlg.details.toPlainText() and "\u202e" not in dlg.details.toPlainText()
     dlg.cancel.click()
+
+
+def test_a_file_changed_since_its_preview_is_not_imported_without_duplicates(
+        qtbot, window: MainWindow, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from PySide6.QtWidgets import QMessageBox
+
+    shown: list[QMessageBox] = []
+    monkeypatch.setattr(QMessageBox, "open", lambda self: shown.append(self))
+    path = source_file(tmp_path)
+    _, dlg = preview_of(qtbot, window, path)
+    with path.open("a") as f:  # another line since: the preview's skips no longer fit
+        f.write(json.dumps({"user_id": "bob", "text": "Bob plays chess", "type": "fact"}) + "\n")
+    with qtbot.waitSignal(window.transfers.failed, timeout=30_000):
+        dlg.without.click()
+    assert shown and "changed since it was previewed" in shown[0].text()
+    assert window.store.count() == 2
