@@ -71,6 +71,9 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--undo", metavar="GROUP",
                    help="undo an earlier import (the group id its report printed)")
+    from memdesk.app.cli import import_preview
+
+    import_preview.register_options(p)
     p.set_defaults(handler=cmd_import)
 
 
@@ -180,6 +183,12 @@ def cmd_import(args: argparse.Namespace) -> int:
         err("give a file to import (or - for standard input)")
         return EXIT_USAGE
     label = "standard input" if args.file == "-" else args.file
+    if args.dry_run or args.skip_duplicates:
+        from memdesk.app.cli import import_preview
+
+        if args.dry_run:
+            return import_preview.cmd_dry_run(args)
+        return import_preview.cmd_without_duplicates(args)
     if args.fmt == "transcript":
         return _import_transcript(args)
     try:
@@ -250,6 +259,7 @@ def _print_report(report: Any, as_json: bool, out: IO[str]) -> None:
             "bad": [{report.unit: b.number, "id": b.ref, "reason": b.reason}
                     for b in report.bad],
             "bad_count": report.bad_count,
+            "skipped_duplicates": report.skipped_duplicates,
             "dropped_fields": dict(sorted(report.dropped.items())),
             "cancelled": report.cancelled, "stopped_at": report.stopped_at,
             "error": report.error, "group": report.group_id,

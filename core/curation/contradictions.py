@@ -218,13 +218,27 @@ def _find(
     limit: int | None = None,
 ) -> list[ContradictionGroup]:
     """Every contradiction group (newest activity first), minus dismissed ones."""
+    by_key, dismissed = _scan(store, user, include_dismissed)
+    groups = _groups(by_key, dismissed)
+    groups.sort(key=lambda g: (g.kind != "correction", -g.last_created.timestamp(), g.key))
+    return groups[:limit] if limit is not None else groups
+
+
+def _scan(store: MemoryStore, user: str | None, include_dismissed: bool = False
+          ) -> tuple[dict[Key, list[tuple[Any, ...]]], dict[Key, set[int]]]:
+    """The scan's rows by key, and the dismissed member sets."""
     params = {"user": user} if user is not None else {}
-    groups: list[ContradictionGroup] = []
     with store.read() as conn:
         dismissed = {} if include_dismissed else _active_dismissals(conn)
         by_key: dict[Key, list[tuple[Any, ...]]] = {}
         for r in conn.execute(text(_scan_sql(store.dialect, user is not None)), params):
             by_key.setdefault((r[0], r[1], r[2]), []).append(tuple(r))
+    return by_key, dismissed
+
+
+def _groups(by_key: dict[Key, list[tuple[Any, ...]]],
+            dismissed: dict[Key, set[int]]) -> list[ContradictionGroup]:
+    groups: list[ContradictionGroup] = []
     for key, rows in by_key.items():
         if len(rows) < 2 or not may_contradict(key):
             continue
@@ -235,8 +249,32 @@ def _find(
         if gone is not None and g.seqs <= gone:
             continue
         groups.append(g)
+    return groups
+
+
+def _find_with(store: MemoryStore, user: str, extra: Iterable[tuple[Any, ...]], *,
+               in_store: bool = True) -> list[ContradictionGroup]:
+    """The groups ``_find`` would list for ``user`` if ``extra`` (memories not written
+    yet: an import preview) were among that user's active memories; only the groups
+    holding at least one of them.  ``extra`` rows have the scan's shape, one memory
+    each: (user, entity, attribute, value, 1, "seq", created, created, created if a
+    correction else None), with a seq below 0 and datetimes.  ``in_store`` False: the
+    user has nothing stored (no read)."""
+    by_key, dismissed = _scan(store, user) if in_store else ({}, {})
+    # The scan compares times as stored (ISO text on SQLite): with rows of two origins,
+    # every time is parsed first.
+    for rows in by_key.values():
+        rows[:] = [(*r[:6], _parse_dt(r[6]), _parse_dt(r[7]),
+                    None if r[8] is None else _parse_dt(r[8])) for r in rows]
+    keys: set[Key] = set()
+    for r in extra:
+        key = (r[0], r[1], r[2])
+        by_key.setdefault(key, []).append(tuple(r))
+        keys.add(key)
+    mine = {k: by_key[k] for k in keys}
+    groups = [g for g in _groups(mine, dismissed) if any(s < 0 for s in g.seqs)]
     groups.sort(key=lambda g: (g.kind != "correction", -g.last_created.timestamp(), g.key))
-    return groups[:limit] if limit is not None else groups
+    return groups
 
 
 def _find_group(store: MemoryStore, group: str) -> ContradictionGroup:

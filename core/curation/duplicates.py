@@ -117,6 +117,24 @@ def _threshold(conn: Connection, threshold: float | None) -> float:
     return W.check_threshold(threshold)
 
 
+def clusters_with(store: MemoryStore, user: str, extra: Sequence[W.Row], *,
+                  threshold: float | None = None, in_store: bool = True) -> list[Cluster]:
+    """The clusters ``scan`` would list for ``user`` if ``extra`` (memories not written
+    yet: an import preview) were among that user's active memories; only the clusters
+    holding at least one of them.  ``extra`` rows have seqs below 0 and times as ISO
+    text (``W.with_rows``); ``in_store`` False: the user has nothing stored (no read)."""
+    if in_store:
+        rows, dismissed, flagged = _read_user(store, user)
+    else:
+        rows, dismissed, flagged = W.UserScan(user, [], []), set(), frozenset()
+    if threshold is None:
+        with store.read() as conn:
+            threshold = _threshold(conn, None)
+    merged = W.with_rows(rows, extra)
+    return [c for c in user_clusters(merged, W.check_threshold(threshold), dismissed, flagged)
+            if any(m.seq < 0 for m in c.members)]
+
+
 def find_cluster(store: MemoryStore, ref: str, *,
                  threshold: float | None = None) -> Cluster:
     """A listed cluster by its id; refuses one whose members changed since."""
@@ -229,6 +247,12 @@ class Duplicates:
             if limit is not None and len(out) >= limit:
                 break
         return out
+
+    def find_with(self, user: str, extra: Sequence[W.Row], *, threshold: float | None = None,
+                  in_store: bool = True) -> list[Cluster]:
+        """The clusters ``extra`` (memories not in the store yet) would be in, among
+        ``user``'s memories and each other: ``clusters_with``."""
+        return clusters_with(self.store, user, extra, threshold=threshold, in_store=in_store)
 
     def threshold(self) -> float:
         """The operator's similarity threshold (the store setting the write path's flag

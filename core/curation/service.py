@@ -13,7 +13,7 @@ are what the façades return.
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from memdesk.core.curation import calibration as K
@@ -140,6 +140,12 @@ class Contradictions:
         dismissed by "keep all" are left out unless ``include_dismissed``."""
         return C._find(self.store, user=user, include_dismissed=include_dismissed,
                        limit=limit)
+
+    def find_with(self, user: str, extra: Iterable[tuple[Any, ...]], *,
+                  in_store: bool = True) -> list[C.ContradictionGroup]:
+        """The groups ``extra`` (memories not in the store yet, e.g. an import's) would
+        be in, with ``user``'s active memories and each other (``C._find_with``)."""
+        return C._find_with(self.store, user, extra, in_store=in_store)
 
     def group(self, ref: str) -> C.ContradictionGroup:
         """A current group (dismissed ones included) by its id as ``contradictions list``

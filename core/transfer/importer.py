@@ -119,6 +119,7 @@ class ImportReport:
     updated: int = 0
     unchanged: int = 0
     skipped: int = 0
+    skipped_duplicates: int = 0  # left out as duplicates a preview found (core/preview)
     bad: list[BadItem] = field(default_factory=list)  # the first MAX_LISTED_BAD
     bad_count: int = 0  # all of them
     dropped: Counter[str] = field(default_factory=Counter)
@@ -155,7 +156,10 @@ class ImportReport:
         if self.unchanged:
             parts.append(f"unchanged {self.unchanged:,}")
         parts += [f"skipped {self.skipped:,} (already in the store)" if self.skipped
-                  else "skipped 0", f"bad {self.bad_count:,}"]
+                  else "skipped 0"]
+        if self.skipped_duplicates:
+            parts.append(f"left out {self.skipped_duplicates:,} duplicates")
+        parts.append(f"bad {self.bad_count:,}")
         text = ", ".join(parts)
         if self.cancelled:
             text = f"cancelled after {self.unit} {self.stopped_at or 0:,}: " + text

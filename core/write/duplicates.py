@@ -424,6 +424,34 @@ def scan_user(conn: Connection, user_id: str) -> UserScan:
     return UserScan(user_id, groups, heads)
 
 
+def with_rows(scan: UserScan, extra: Sequence[Row]) -> UserScan:
+    """``scan`` as if ``extra`` were among the user's active memories too: memories not
+    in the store yet (an import preview), each joining the group of its normalised text
+    or starting one.  A member with a vector stands for its group, as in ``scan_user``.
+    ``extra`` rows carry seqs of their own (below 0, so they never meet a stored one)."""
+    index = {normalise_text(g[0][2]): k for k, g in enumerate(scan.groups)}
+    groups = [list(g) for g in scan.groups]
+    heads = list(scan.heads)
+    # Times as the store's driver gives them (text from SQLite, datetimes from
+    # PostgreSQL): the clustering parses all members' times one way.
+    as_datetime = bool(groups) and isinstance(groups[0][0][7], datetime)
+    for r in extra:
+        created = parse_created(r.created_at) if as_datetime else str(r.created_at)
+        member = (r.seq, r.id, r.text, r.entity, r.attribute, r.value, r.confidence,
+                  created)
+        k = index.get(normalise_text(r.text))
+        if k is None:
+            index[normalise_text(r.text)] = len(groups)
+            groups.append([member])
+            heads.append(r)
+        elif heads[k].vector is None and r.vector is not None:
+            groups[k].insert(0, member)
+            heads[k] = r
+        else:
+            groups[k].append(member)
+    return UserScan(scan.user_id, groups, heads)
+
+
 def active_users(conn: Connection) -> list[str]:
     return list(conn.execute(select(M.user_id).where(active_belief_state()).distinct()
                              .order_by(M.user_id)).scalars())

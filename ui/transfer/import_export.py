@@ -1,5 +1,9 @@
 """File → Import… and File → Export…: the GUI face of memdesk.core.transfer.
 
+An import is previewed first (memdesk.core.preview, read-only, in the background with
+the same progress dialog and Cancel); its dialog (ui/transfer/preview.py) then offers
+import all, import without the duplicates, or cancel.
+
 Both run as background ``Op``s through the desk's one action pipeline (docs/
 architecture.md): the work runs on the desk's writer thread, a finished import is one
 Edit → Undo step (the core's group undo) and is broadcast to the views, a failure
@@ -38,6 +42,7 @@ from memdesk.core.store.records import Changed, Changes
 from memdesk.ui.desk.actions import Op
 from memdesk.ui.desk.ops import TaskState
 from memdesk.ui.desk.text import error_box, plain_label
+from memdesk.ui.transfer.preview import WITHOUT_DUPLICATES, PreviewDialog
 
 if TYPE_CHECKING:  # the importer loads when an import starts
     from memdesk.core.transfer.importer import OnExisting
@@ -71,7 +76,7 @@ class ImportOptions(QDialog):
         form.addRow("Default user:", self.default_user)
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok
                                    | QDialogButtonBox.StandardButton.Cancel)
-        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Import")
+        buttons.button(QDialogButtonBox.StandardButton.Ok).setText("Preview…")
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         lay = QVBoxLayout(self)
@@ -167,6 +172,7 @@ class Transfers(QObject):
     a time."""
 
     imported = Signal(object)  # ImportReport, after the desk has broadcast it
+    previewed = Signal(object)  # ImportPreview (its dialog is open unless cancelled)
     exported = Signal(object)  # ExportReport
     failed = Signal(str)  # the message (the desk has shown it)
 
@@ -176,6 +182,7 @@ class Transfers(QObject):
         self.progress: TransferProgress | None = None
         self.cancel = threading.Event()
         self.report_dialog: ImportReportDialog | None = None
+        self.preview_dialog: PreviewDialog | None = None
         self.import_action = QAction("Import memories…", window)
         self.import_action.setShortcut(QKeySequence("Ctrl+Shift+I"))
         self.import_action.triggered.connect(lambda _=False: self.ask_import())
@@ -213,10 +220,53 @@ class Transfers(QObject):
             return
         dlg = ImportOptions(path, self.window)
         if dlg.exec():
-            self.start_import(path, **dlg.values())
+            self.start_preview(path, **dlg.values())
+
+    def start_preview(self, path: str, *, fmt: str = "auto", on_existing: OnExisting = "skip",
+                      default_user: str | None = None) -> bool:
+        """Preview the import in the background (read-only); its dialog then offers
+        import all, import without the duplicates, or cancel."""
+        if self.busy:
+            return False
+        store = self.window.store
+        cancel = threading.Event()
+
+        def work(state: TaskState) -> Any:
+            from memdesk.core.preview import preview_import
+
+            return preview_import(store, path, fmt, default_user=default_user,
+                                  on_existing=on_existing, progress=state.progress,
+                                  cancelled=cancel.is_set)
+
+        def done(preview: Any) -> None:
+            self._finish()
+            if preview.cancelled:
+                self.window.statusBar().showMessage(
+                    "Import preview cancelled; nothing was written.", 10_000)
+                self.previewed.emit(preview)
+                return
+            self.preview_dialog = dlg = PreviewDialog(preview, self.window)
+            dlg.finished.connect(lambda _r: self._chosen(dlg, path, fmt, on_existing,
+                                                         default_user))
+            dlg.open()
+            self.previewed.emit(preview)
+
+        return self._start(Op(f"Preview of {Path(path).name}", work, done=done,
+                              background=True, undoable=False, on_error=self._on_error,
+                              changes=lambda _p: Changes(kinds=Changed.NOTHING)), cancel)
+
+    def _chosen(self, dlg: PreviewDialog, path: str, fmt: str, on_existing: OnExisting,
+                default_user: str | None) -> None:
+        if dlg.choice is None:
+            self.window.statusBar().showMessage("Import cancelled; nothing was written.",
+                                                10_000)
+            return
+        self.start_import(path, fmt=fmt, on_existing=on_existing, default_user=default_user,
+                          preview=dlg.preview if dlg.choice == WITHOUT_DUPLICATES else None)
 
     def start_import(self, path: str, *, fmt: str = "auto", on_existing: OnExisting = "skip",
-                     default_user: str | None = None) -> bool:
+                     default_user: str | None = None, preview: Any = None) -> bool:
+        """Import ``path``; with ``preview`` (of this file), without its duplicates."""
         if self.busy:
             return False
         store = self.window.store
@@ -224,9 +274,15 @@ class Transfers(QObject):
         cancel = threading.Event()
 
         def work(state: TaskState) -> Any:
+            from memdesk.core.preview import import_without_duplicates
             from memdesk.core.transfer.formats import open_source
             from memdesk.core.transfer.importer import Importer
 
+            if preview is not None:
+                return import_without_duplicates(
+                    store, path, preview, fmt, default_user=default_user,
+                    on_existing=on_existing, keep_ids=True, progress=state.progress,
+                    cancelled=cancel.is_set)
             with open_source(path, fmt, default_user=default_user) as source:
                 importer = Importer(store, on_existing=on_existing,
                                     note=f"import from {path} ({source.kind})", keep_ids=True)
