@@ -13,11 +13,12 @@ library and adds only what the library does not do:
 - **password** — a password said in words ("my password is …", "pw: …", "the wifi
   password is …"): no library reads prose for these, so this is a pattern, and what
   follows the cue must not be an ordinary word of the sentence ("is too short");
-- **card** — digit runs of 13-19 that pass python-stdnum's Luhn check and start like a
-  card network's number;
+- **card** — digit runs of 13-19, written as cards are (one run, fours, 4-6-5), that
+  pass python-stdnum's Luhn check and start like a card network's number;
 - **iban** — python-stdnum's IBAN check on IBAN-shaped runs;
-- **phone** — phonenumbers' matcher (valid numbers only), not after a product word
-  ("SKU", "part", "order");
+- **phone** — phonenumbers' matcher (valid numbers only): an international number
+  (``+44 …``) anywhere, a national one where its sentence speaks of calling, a number,
+  a cell…, never right after a product word ("SKU", "part", "order");
 - **email** — e-mail-shaped runs that email-validator accepts (syntax only, no DNS);
 - **government_id** — python-stdnum's validators: a dashed US SSN, a Spanish DNI/NIE or an Italian codice fiscale anywhere; a bare
   number (SSN, SIN, BSN, Aadhaar, Steuer-ID, NIR, NHS) only after the id's name; a UK
@@ -217,6 +218,13 @@ def _api_keys(text: str) -> Iterator[SecretHit]:
             yield SecretHit(SecretCategory.API_KEY, s, e, text[s:e], "high-entropy token")
 
 
+def _sentence_around(text: str, start: int, end: int) -> str:
+    lo = max(text.rfind(".", 0, max(start - 1, 0)), text.rfind("\n", 0, start), 0)
+    hi = min((i for i in (text.find(". ", end), text.find("\n", end)) if i >= 0),
+             default=len(text))
+    return text[lo:start] + " " + text[end:hi]
+
+
 def _sentence_of(text: str, at: int) -> str:
     lo = max(text.rfind(".", 0, max(at - 1, 0)), text.rfind("\n", 0, at), 0)
     return text[lo:at]
@@ -237,8 +245,9 @@ def _high_entropy(token: str, keyed: bool) -> bool:
            any(c.isdigit() for c in token))
     hexish = re.fullmatch(r"[0-9a-fA-F]+", token) is not None
     e = _entropy(token)
-    if keyed:
-        return len(token) >= 16 and has[2] and (has[0] or has[1]) and e >= 3.3
+    if keyed:  # letters with digits, or of both cases
+        return (len(token) >= 16 and (has[0] or has[1]) and (has[2] or all(has[:2]))
+                and e >= 3.3)
     if hexish:
         return False  # a digest or hash, unless a key word says otherwise
     return len(token) >= 24 and all(has) and e >= 4.0
@@ -252,7 +261,8 @@ _PW_NOUN = (r"(?:password|passwd|passcode|passphrase|pass\s?phrase|pwd|pw|pin(?:
 _PW = re.compile(
     rf"(?i)\b{_PW_NOUN}(?:\s+(?:for|to|of|on|at)\s+(?:my\s+|the\s+|our\s+)?[\w.@'&-]{{1,30}}"
     r"(?:\s+(?:account|login|app|router|network))?)?"
-    r"(?:\s*(?:is|was|=|:|->|is\s+now|will\s+be|should\s+be|'s|are|reads)\s*|\s+(?=\S*\d))"
+    r"(?:\s*(?:is\s+now|now\s+is|is\s+still|will\s+be|should\s+be|is|was|=|:|->|'s|are|reads)"
+    r"\s*|\s+(?=\S*\d))"
     r"[\"'“‘`]?(?P<value>[^\s\"'”’`]+)")
 _PW_SET = re.compile(
     rf"(?i)\b(?:set|changed?|reset|updated?)\s+(?:my\s+|the\s+|our\s+)?{_PW_NOUN}\s+to\s+"
@@ -331,6 +341,9 @@ PHONE_REGIONS = ("US", "GB", "DE", "FR")
 _PRODUCT = re.compile(r"(?i)\b(?:sku|part|model|order|item|ref|reference|serial|invoice|"
                       r"tracking|isbn|issn|ean|upc|version|build|ticket|case|po|lot|batch|"
                       r"no|nr|#)\.?\s*(?:no\.?|number|#|id)?\s*[:#]?\s*$")
+_PHONE_WORDS = re.compile(r"(?i)\b(?:call|called|calling|phone|number|cell|cellphone|mobile|"
+                          r"tel|telephone|text|texts|sms|whatsapp|signal|ring|reach|contact|"
+                          r"fax|dial|landline|hotline|voicemail|line)\b")
 _ID_NAMES = (r"ssn|social\s+security(?:\s+number)?|sin|social\s+insurance(?:\s+number)?|bsn|"
              r"burgerservicenummer|aadhaar|nhs(?:\s+number)?|steuer-?id|tax\s+id|tin|nir|national\s+id|"
              r"national\s+insurance(?:\s+number)?|ni\s+number|id\s+number|identity\s+number")
@@ -364,10 +377,21 @@ _ID_CHECKS: tuple[tuple[Callable[[str], bool], str], ...] = (
 )
 
 
+def _card_grouping(run: str) -> bool:
+    """Written as cards are: in one run, in fours (the last group shorter), or as
+    American Express prints them (4-6-5); an order number's 3-7-7 is no card."""
+    groups = [len(g) for g in re.split(r"[ -]", run)]
+    if len(groups) == 1:
+        return True
+    return (all(g == 4 for g in groups[:-1]) and 1 <= groups[-1] <= 4) or \
+        groups in ([4, 6, 5], [4, 6, 4])
+
+
 def _cards(text: str) -> Iterator[SecretHit]:
     for m in _CARD.finditer(text):
         digits = re.sub(r"\D", "", m.group(0))
-        if 13 <= len(digits) <= 19 and _CARD_IIN.match(digits) and luhn.is_valid(digits):
+        if 13 <= len(digits) <= 19 and _CARD_IIN.match(digits) and luhn.is_valid(digits) \
+                and _card_grouping(m.group(0)):
             yield SecretHit(SecretCategory.CARD, m.start(), m.end(), m.group(0),
                             "Luhn-valid card number (python-stdnum)")
 
@@ -402,6 +426,9 @@ def _phones(text: str) -> Iterator[SecretHit]:
                                                  leniency=phonenumbers.Leniency.VALID):
             if m.start in seen or _PRODUCT.search(text[max(0, m.start - 24):m.start]):
                 continue
+            if not m.raw_string.startswith("+") and not _PHONE_WORDS.search(
+                    _sentence_around(text, m.start, m.end)):
+                continue  # a national-format number only where the sentence is about one
             seen.add(m.start)
             yield SecretHit(SecretCategory.PHONE, m.start, m.end, m.raw_string,
                             f"phone number (phonenumbers, {region})")
