@@ -244,9 +244,14 @@ class ScreenedJob(Protocol):
 
 
 def screen_job_in(store: MemoryStore, conn: Connection, job: ScreenedJob,
-                  rows: list[dict[str, Any]]) -> dict[str, list[Finding]]:
+                  rows: list[dict[str, Any]],
+                  more: Callable[[dict[str, Any], list[Finding]], list[Finding]] | None = None,
+                  ) -> dict[str, list[Finding]]:
     """The worker's hook: screen the memories a job just inserted and hold the suspicious
-    ones, in the same transaction.  Returns the findings of each held memory."""
+    ones, in the same transaction.  ``more``: the secrets lane (``secret_lane.
+    secret_check``), which takes a memory and the rules' findings and returns them with
+    its own (held in the same one quarantine).  Returns the findings of each held
+    memory."""
     if not rows:
         return {}
     origin = origin_of_job(conn, job.id)
@@ -254,6 +259,8 @@ def screen_job_in(store: MemoryStore, conn: Connection, job: ScreenedJob,
     held: dict[str, list[Finding]] = {}
     for values in rows:
         findings = screen(Candidate.from_values(values), job.text, source, conn)
+        if more is not None:
+            findings = more(values, findings)
         if findings:
             quarantine_in(store, conn, values["id"], findings,
                           note=f"job {job.id}: " + ", ".join(f.rule_id for f in findings))

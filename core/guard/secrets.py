@@ -39,25 +39,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
+from types import SimpleNamespace
 from typing import Any
 
-import phonenumbers
-from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string
-from email_validator import EmailNotValidError, validate_email
-from stdnum import iban as std_iban
-from stdnum import luhn
-from stdnum.ca import sin as ca_sin
-from stdnum.de import idnr as de_idnr
-from stdnum.es import dni as es_dni
-from stdnum.es import nie as es_nie
-from stdnum.fr import nir as fr_nir
-from stdnum.gb import nhs as gb_nhs
-from stdnum.in_ import aadhaar as in_aadhaar
-from stdnum.it import codicefiscale as it_cf
-from stdnum.nl import bsn as nl_bsn
-from stdnum.us import ssn as us_ssn
-
+# The libraries are imported on first use (``_libs``): every CLI command and the MCP
+# server import the guard, and detect-secrets with its plugins, phonenumbers' metadata
+# and python-stdnum's modules would add a good part of a second to each start.
 MASK = "•"
 
 
@@ -162,10 +149,40 @@ _PUTTY = re.compile(r"PuTTY-User-Key-File-\d+:.*?(?:Private-MAC: *\S+|\Z)", re.S
 
 
 @cache
-def _providers() -> tuple[Any, ...]:
-    """detect-secrets' provider detectors, built once (each is a compiled regex set)."""
-    return tuple(cls() for name, cls in sorted(get_mapping_from_secret_type_to_class().items())
-                 if name not in _NOT_PROVIDERS)
+def _libs() -> SimpleNamespace:
+    """The recognising libraries, imported once, on first use."""
+    import phonenumbers
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.filters.heuristic import is_potential_uuid, is_sequential_string
+    from email_validator import EmailNotValidError, validate_email
+    from stdnum import iban, luhn
+    from stdnum.ca import sin
+    from stdnum.de import idnr
+    from stdnum.es import dni, nie
+    from stdnum.fr import nir
+    from stdnum.gb import nhs
+    from stdnum.in_ import aadhaar
+    from stdnum.it import codicefiscale
+    from stdnum.nl import bsn
+    from stdnum.us import ssn
+
+    providers = tuple(cls() for name, cls in
+                      sorted(get_mapping_from_secret_type_to_class().items())
+                      if name not in _NOT_PROVIDERS)
+    return SimpleNamespace(
+        phonenumbers=phonenumbers, providers=providers, is_potential_uuid=is_potential_uuid,
+        is_sequential_string=is_sequential_string, EmailNotValidError=EmailNotValidError,
+        validate_email=validate_email, iban=iban, luhn=luhn,
+        id_anywhere=(
+            (_SSN_DASHED, ssn.is_valid, "US SSN"),
+            (_NINO, _nino, "UK National Insurance number"),
+            (_DNI, lambda v: dni.is_valid(v) or nie.is_valid(v), "Spanish DNI/NIE"),
+            (_CODICE, codicefiscale.is_valid, "Italian codice fiscale")),
+        id_checks=(
+            (ssn.is_valid, "US SSN"), (sin.is_valid, "Canadian SIN"),
+            (bsn.is_valid, "Dutch BSN"), (aadhaar.is_valid, "Aadhaar"),
+            (idnr.is_valid, "German Steuer-ID"), (nir.is_valid, "French NIR"),
+            (nhs.is_valid, "NHS number")))
 
 
 def _entropy(s: str) -> float:
@@ -193,7 +210,7 @@ def _api_keys(text: str) -> Iterator[SecretHit]:
     for m in _PUTTY.finditer(text):
         yield SecretHit(SecretCategory.PRIVATE_KEY, m.start(), m.end(), m.group(0),
                         "PuTTY private key")
-    for plugin in _providers():
+    for plugin in _libs().providers:
         for found in set(plugin.analyze_string(text)):
             if not found or len(found) < 8:
                 # A detector that reports a capture group (GitHub's reports "ghp"):
@@ -237,7 +254,7 @@ def _high_entropy(token: str, keyed: bool) -> bool:
     are left alone."""
     if "/" in token and (token.count("/") > 2 or token.startswith("/")):
         return False  # a path or URL
-    if is_potential_uuid(token) or is_sequential_string(token):
+    if _libs().is_potential_uuid(token) or _libs().is_sequential_string(token):
         return False
     if re.fullmatch(r"[\d.\-]+|v?\d+(?:\.\d+)+[\w.\-]*", token):
         return False  # numbers, dates, versions
@@ -360,21 +377,11 @@ def _nino(v: str) -> bool:
     return v[:2] not in {"BG", "GB", "NK", "KN", "TN", "NT", "ZZ"}
 
 
-_ID_ANYWHERE: tuple[tuple[re.Pattern[str], Callable[[str], bool], str], ...] = (
-    (re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])"), us_ssn.is_valid, "US SSN"),
-    (re.compile(r"(?<![A-Za-z0-9])[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?"
-                r"[A-D](?![A-Za-z0-9])"), _nino, "UK National Insurance number"),
-    (re.compile(r"(?<![A-Za-z0-9])[XYZ]?\d{7,8}-?[A-Z](?![A-Za-z0-9])"),
-     lambda v: es_dni.is_valid(v) or es_nie.is_valid(v), "Spanish DNI/NIE"),
-    (re.compile(r"(?<![A-Za-z0-9])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![A-Za-z0-9])"),
-     it_cf.is_valid, "Italian codice fiscale"),
-)
-_ID_CHECKS: tuple[tuple[Callable[[str], bool], str], ...] = (
-    (us_ssn.is_valid, "US SSN"), (ca_sin.is_valid, "Canadian SIN"),
-    (nl_bsn.is_valid, "Dutch BSN"), (in_aadhaar.is_valid, "Aadhaar"),
-    (de_idnr.is_valid, "German Steuer-ID"), (fr_nir.is_valid, "French NIR"),
-    (gb_nhs.is_valid, "NHS number"),
-)
+_SSN_DASHED = re.compile(r"(?<![\d-])\d{3}-\d{2}-\d{4}(?![\d-])")
+_NINO = re.compile(r"(?<![A-Za-z0-9])[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?\d{2} ?\d{2} ?\d{2} ?"
+                   r"[A-D](?![A-Za-z0-9])")
+_DNI = re.compile(r"(?<![A-Za-z0-9])[XYZ]?\d{7,8}-?[A-Z](?![A-Za-z0-9])")
+_CODICE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{6}\d{2}[A-Z]\d{2}[A-Z]\d{3}[A-Z](?![A-Za-z0-9])")
 
 
 def _card_grouping(run: str) -> bool:
@@ -390,7 +397,8 @@ def _card_grouping(run: str) -> bool:
 def _cards(text: str) -> Iterator[SecretHit]:
     for m in _CARD.finditer(text):
         digits = re.sub(r"\D", "", m.group(0))
-        if 13 <= len(digits) <= 19 and _CARD_IIN.match(digits) and luhn.is_valid(digits) \
+        if 13 <= len(digits) <= 19 and _CARD_IIN.match(digits) \
+                and _libs().luhn.is_valid(digits) \
                 and _card_grouping(m.group(0)):
             yield SecretHit(SecretCategory.CARD, m.start(), m.end(), m.group(0),
                             "Luhn-valid card number (python-stdnum)")
@@ -401,7 +409,7 @@ def _ibans(text: str) -> Iterator[SecretHit]:
         raw = m.group(0)
         # The run may have swallowed a following word: shrink until it checks out.
         for end in range(len(raw), 14, -1):
-            if raw[end - 1] != " " and std_iban.is_valid(raw[:end]):
+            if raw[end - 1] != " " and _libs().iban.is_valid(raw[:end]):
                 yield SecretHit(SecretCategory.IBAN, m.start(), m.start() + end, raw[:end],
                                 "IBAN (python-stdnum)")
                 break
@@ -410,8 +418,8 @@ def _ibans(text: str) -> Iterator[SecretHit]:
 def _emails(text: str) -> Iterator[SecretHit]:
     for m in _EMAIL.finditer(text):
         try:
-            validate_email(m.group(0), check_deliverability=False)
-        except EmailNotValidError:
+            _libs().validate_email(m.group(0), check_deliverability=False)
+        except _libs().EmailNotValidError:
             continue
         yield SecretHit(SecretCategory.EMAIL, m.start(), m.end(), m.group(0),
                         "e-mail address (email-validator)")
@@ -421,9 +429,9 @@ def _phones(text: str) -> Iterator[SecretHit]:
     seen: set[int] = set()
     if sum(c.isdigit() for c in text) < 7:
         return
+    pn = _libs().phonenumbers
     for region in PHONE_REGIONS:
-        for m in phonenumbers.PhoneNumberMatcher(text, region,
-                                                 leniency=phonenumbers.Leniency.VALID):
+        for m in pn.PhoneNumberMatcher(text, region, leniency=pn.Leniency.VALID):
             if m.start in seen or _PRODUCT.search(text[max(0, m.start - 24):m.start]):
                 continue
             if not m.raw_string.startswith("+") and not _PHONE_WORDS.search(
@@ -435,7 +443,7 @@ def _phones(text: str) -> Iterator[SecretHit]:
 
 
 def _government_ids(text: str) -> Iterator[SecretHit]:
-    for rx, valid, name in _ID_ANYWHERE:
+    for rx, valid, name in _libs().id_anywhere:
         for m in rx.finditer(text):
             if valid(m.group(0)):
                 yield SecretHit(SecretCategory.GOVERNMENT_ID, m.start(), m.end(), m.group(0),
@@ -443,7 +451,7 @@ def _government_ids(text: str) -> Iterator[SecretHit]:
     for m in _ID_AFTER_NAME.finditer(text):
         v = m.group("value").strip()
         compact = re.sub(r"[ -]", "", v)
-        for valid, name in _ID_CHECKS:
+        for valid, name in _libs().id_checks:
             if valid(compact):
                 s = m.start("value")
                 yield SecretHit(SecretCategory.GOVERNMENT_ID, s, s + len(v), v,
