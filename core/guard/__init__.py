@@ -31,7 +31,7 @@ path is this package's interface, below; the write path imports nothing else of 
 
 from memdesk.core.guard.curated import link_new_corrections_in
 from memdesk.core.guard.origin import AgentOrigin, record_origin_in
-from memdesk.core.guard.screen import quarantine_in, screen_job_in
+from memdesk.core.guard.screen import quarantine_in, record_reasons_in, screen_job_in
 from memdesk.core.guard.secret_lane import (
     SecretAction,
     SecretPolicy,
@@ -47,4 +47,5 @@ from memdesk.core.guard.secrets import SecretCategory
 # (or holds) its corrections through these names, never through the modules.
 __all__ = ["AgentOrigin", "SecretAction", "SecretCategory", "SecretPolicy", "SecretScreen",
            "apply_policy", "check_action", "link_new_corrections_in", "mask_fields",
-           "quarantine_in", "record_origin_in", "screen_job_in", "secret_check"]
+           "quarantine_in", "record_origin_in", "record_reasons_in", "screen_job_in",
+           "secret_check"]

@@ -226,10 +226,16 @@ def quarantine_in(store: MemoryStore, conn: Connection, memory_id: str,
     ev = store.apply_in(conn, memory_id, {"quarantined_at": now}, actor=actor,
                         action=acts.QUARANTINE,
                         note=note or "guard: " + ", ".join(f.rule_id for f in findings))
+    record_reasons_in(conn, memory_id, findings)
+    return ev
+
+
+def record_reasons_in(conn: Connection, memory_id: str, findings: list[Finding]) -> None:
+    """Why a memory is held, for the inbox (an import inserts its rows held already)."""
+    now = utcnow()
     conn.execute(insert(RT), [
         {"memory_id": memory_id, "rule_id": f.rule_id, "reason": f.reason,
          "evidence": f.evidence, "at": now} for f in findings])
-    return ev
 
 
 class ScreenedJob(Protocol):

@@ -20,10 +20,11 @@ library and adds only what the library does not do:
   (``+44 …``) anywhere, a national one where its sentence speaks of calling, a number,
   a cell…, never right after a product word ("SKU", "part", "order");
 - **email** — e-mail-shaped runs that email-validator accepts (syntax only, no DNS);
-- **government_id** — python-stdnum's validators: a dashed US SSN, a Spanish DNI/NIE or an Italian codice fiscale anywhere; a bare
-  number (SSN, SIN, BSN, Aadhaar, Steuer-ID, NIR, NHS) only after the id's name; a UK
-  National Insurance number by HMRC's format (python-stdnum has none); a passport or
-  licence number only after its name.
+- **government_id** — python-stdnum's validators: a dashed US SSN, a Spanish DNI/NIE or
+  an Italian codice fiscale anywhere; a bare number (SSN, SIN, BSN, Aadhaar,
+  Steuer-ID, NIR, NHS) only after the id's name; a UK National Insurance number by
+  HMRC's format (python-stdnum has none); a passport or licence number only after its
+  name.
 
 A secret split across two turns ("my password is" and the value in the next turn) is
 found when the earlier turn is passed as ``preceding``: the next turn's first word is
@@ -40,7 +41,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from types import SimpleNamespace
-from typing import Any
 
 # The libraries are imported on first use (``_libs``): every CLI command and the MCP
 # server import the guard, and detect-secrets with its plugins, phonenumbers' metadata
@@ -287,19 +287,24 @@ _PW_SET = re.compile(
     rf"|\buse\s+[\"'“‘`]?(?P<value2>[^\s\"'”’`]+?)[\"'”’`]?\s+as\s+(?:my\s+|the\s+|our\s+)?"
     rf"{_PW_NOUN}\b")
 # What follows "password is" when it is not one: the words of an ordinary sentence.
-_NOT_VALUES = frozenset("""
-a an the my your our his her their its this that these those it is was be been being
-too very so not no never always still already also just now then only quite really
-same different wrong right correct incorrect changed expired reset required needed
-strong weak long short secure insecure safe unsafe saved stored written kept hidden
-protected locked unlocked set updated new old easy hard simple complicated complex
-something nothing anything everything empty blank missing lost forgotten unknown known
-in on at of for to from with by about as like into over under somewhere here there
-what which who where when why how case-sensitive sensitive private personal secret
-and or but if because while until unless please thanks thank ok okay yes sure
-fine good bad great terrible awful working broken invalid valid one mine yours
-required. same. different. changed. expired.
-""".split())
+_NOT_VALUES = frozenset({
+    "a", "an", "the", "my", "your", "our", "his", "her", "their", "its", "this", "that",
+    "these", "those", "it", "is", "was", "be", "been", "being", "too", "very", "so", "not",
+    "no", "never", "always", "still", "already", "also", "just", "now", "then", "only",
+    "quite", "really", "same", "different", "wrong", "right", "correct", "incorrect",
+    "changed", "expired", "reset", "required", "needed", "strong", "weak", "long", "short",
+    "secure", "insecure", "safe", "unsafe", "saved", "stored", "written", "kept", "hidden",
+    "protected", "locked", "unlocked", "set", "updated", "new", "old", "easy", "hard",
+    "simple", "complicated", "complex", "something", "nothing", "anything", "everything",
+    "empty", "blank", "missing", "lost", "forgotten", "unknown", "known", "in", "on", "at",
+    "of", "for", "to", "from", "with", "by", "about", "as", "like", "into", "over", "under",
+    "somewhere", "here", "there", "what", "which", "who", "where", "when", "why", "how",
+    "case-sensitive", "sensitive", "private", "personal", "secret", "and", "or", "but", "if",
+    "because", "while", "until", "unless", "please", "thanks", "thank", "ok", "okay", "yes",
+    "sure", "fine", "good", "bad", "great", "terrible", "awful", "working", "broken",
+    "invalid", "valid", "one", "mine", "yours", "required.", "same.", "different.", "changed.",
+    "expired.",
+})
 
 
 def _password_value(value: str) -> str | None:
