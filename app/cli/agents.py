@@ -131,8 +131,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def _origin_text(item: Any) -> str:
     o = item.origin
+    if o is None:  # not an agent's write (memdesk add, an import)
+        return "-"
     token = f", token {o.token}" if o.token else ""
-    return f"{o.client_name} ({o.source}, session {o.session[:8]}{token})" if o else "-"
+    return f"{o.client_name} ({o.source}, session {o.session[:8]}{token})"
 
 
 def cmd_review_list(args: argparse.Namespace) -> int:
