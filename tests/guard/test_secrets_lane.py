@@ -155,11 +155,10 @@ def test_the_worker_holds_the_turn_and_its_units_and_recall_never_returns_them(
         store: MemoryStore) -> None:
     queue = JobQueue(store)
     with store.write() as conn:
-        job, screened = queue.enqueue_screened_in(
+        _, screened = queue.enqueue_screened_in(
             conn, Turn(f"My password is {PASSWORD}. I like tea.", "u", "s1"))
     assert screened.note() is not None and PASSWORD not in screened.note()
-    with store.write() as conn:
-        other, _ = queue.enqueue_screened_in(conn, Turn("I like green tea a lot.", "u", "s1"))
+    queue.enqueue(Turn("I like green tea a lot.", "u", "s1"))
     work(store)
     held = Review(store).inbox(lane="secrets")
     assert len(held) == 2  # the episode (the turn as said) and the unit with the value
