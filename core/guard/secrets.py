@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 from types import SimpleNamespace
+from typing import Any
 
 # The libraries are imported on first use (``_libs``): every CLI command and the MCP
 # server import the guard, and detect-secrets with its plugins, phonenumbers' metadata
@@ -166,8 +167,8 @@ def _libs() -> SimpleNamespace:
     from stdnum.nl import bsn
     from stdnum.us import ssn
 
-    providers = tuple(cls() for name, cls in
-                      sorted(get_mapping_from_secret_type_to_class().items())
+    detectors: dict[str, type[Any]] = dict(get_mapping_from_secret_type_to_class())
+    providers = tuple(cls() for name, cls in sorted(detectors.items())
                       if name not in _NOT_PROVIDERS)
     return SimpleNamespace(
         phonenumbers=phonenumbers, providers=providers, is_potential_uuid=is_potential_uuid,
