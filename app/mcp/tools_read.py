@@ -221,12 +221,15 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
             end = job.finished_at or utcnow()
             held_ids = [r.id for r in records if r.status is Status.QUARANTINED]
             secrets = Review(store).secret_categories(held_ids)
-            return {"job_id": job.id, "status": job.status, "attempts": job.attempts,
-                    "created_at": job.created_at.isoformat(),
-                    "finished_at": job.finished_at.isoformat() if job.finished_at else None,
-                    "waited_s": round((end - job.created_at).total_seconds(), 3),
-                    "memory_ids": visible, "held_for_review": held,
-                    **({"held_secrets": secrets} if secrets else {}), "error": job.error,
-                    "episode_id": shown_episode}
+            state: JobState = {
+                "job_id": job.id, "status": job.status, "attempts": job.attempts,
+                "created_at": job.created_at.isoformat(),
+                "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+                "waited_s": round((end - job.created_at).total_seconds(), 3),
+                "memory_ids": visible, "held_for_review": held, "error": job.error,
+                "episode_id": shown_episode}
+            if secrets:  # the categories of secret held, never a value
+                state["held_secrets"] = secrets
+            return state
 
         return await run_store(run)
