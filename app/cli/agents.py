@@ -49,13 +49,20 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("review", parents=[common],
                        help="agents' writes held by the poisoning guard: list, approve, reject")
     rsub = p.add_subparsers(dest="review_command", metavar="ACTION", required=True)
-    r = rsub.add_parser("list", parents=[common], help="list held memories with their reasons")
+    r = rsub.add_parser("list", parents=[common],
+                        help="list held memories with their reasons (secrets masked)")
     r.add_argument("--user", help="only this user's memories")
+    r.add_argument("--lane", choices=["all", "secrets", "guard"], default="all",
+                   help="secrets: only memories held for a secret; guard: only those the "
+                        "guard's other rules hold (default: all)")
     r.add_argument("--limit", type=int, default=200)
     r.add_argument("--json", action="store_true")
     r.set_defaults(handler=cmd_review_list)
-    r = rsub.add_parser("show", parents=[common], help="one held memory in full")
+    r = rsub.add_parser("show", parents=[common],
+                        help="one held memory in full (a secret masked unless --reveal)")
     r.add_argument("id")
+    r.add_argument("--reveal", action="store_true",
+                   help="show a held secret unmasked (you are about to review it)")
     r.add_argument("--json", action="store_true")
     r.set_defaults(handler=cmd_review_show)
     for name, text in (("approve", "release held memories into the active belief state"),
@@ -124,15 +131,17 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def _origin_text(item: Any) -> str:
     o = item.origin
+    if o is None:  # not an agent's write (memdesk add, an import)
+        return "-"
     token = f", token {o.token}" if o.token else ""
-    return f"{o.client_name} ({o.source}, session {o.session[:8]}{token})" if o else "-"
+    return f"{o.client_name} ({o.source}, session {o.session[:8]}{token})"
 
 
 def cmd_review_list(args: argparse.Namespace) -> int:
     from memdesk.core.guard.review import Review
 
     store = open_store(args, create=False)
-    items = Review(store).inbox(limit=args.limit, user_id=args.user)
+    items = Review(store).inbox(limit=args.limit, user_id=args.user, lane=args.lane)
     if args.json:
         print(json.dumps([i.to_json() for i in items], ensure_ascii=False, indent=1))
         return 0
@@ -142,7 +151,7 @@ def cmd_review_list(args: argparse.Namespace) -> int:
     for i in items:
         rules = ",".join(dict.fromkeys(f.rule_id for f in i.findings)) or "-"
         print(f"{i.memory.id}  {fmt_dt(i.memory.created_at)}  {i.memory.user_id:<12} "
-              f"{rules:<28} {short(i.memory.text, 60)}")
+              f"{rules:<28} {short(i.shown_text(), 60)}")
     print(f"{len(items)} held for review", file=sys.stderr)
     return 0
 
@@ -153,11 +162,14 @@ def cmd_review_show(args: argparse.Namespace) -> int:
     store = open_store(args, create=False)
     item = Review(store).item(args.id)
     if args.json:
-        print(json.dumps(item.to_json(), ensure_ascii=False, indent=1))
+        print(json.dumps(item.to_json(reveal=args.reveal), ensure_ascii=False, indent=1))
         return 0
     m = item.memory
     print(f"{'id':>10}: {m.id}\n{'status':>10}: {m.status.value}\n{'user':>10}: {m.user_id}")
-    print(f"{'type':>10}: {m.type}\n{'text':>10}: {m.text}\n{'from':>10}: {_origin_text(item)}")
+    print(f"{'type':>10}: {m.type}\n{'text':>10}: {item.shown_text(args.reveal)}\n"
+          f"{'from':>10}: {_origin_text(item)}")
+    if item.secret_categories and not args.reveal:
+        print(f"{'':>10}  (secrets masked: --reveal shows the text as written)")
     for f in item.findings:
         print(f"{'reason':>10}: [{f.rule_id}] {f.reason}")
     return 0
@@ -189,4 +201,10 @@ def cmd_review_rules(args: argparse.Namespace) -> int:
 
     for rid, description in HOLD_RULES.items():
         print(f"{rid:<26} {counts.get(rid, 0):>5} held  (corrections)  {description}")
+    from memdesk.core.guard import SecretCategory
+
+    for c in SecretCategory:
+        rid = f"secret.{c.value}"
+        print(f"{rid:<26} {counts.get(rid, 0):>5} held  (secrets lane)  holds "
+              f"{c.label} when the store's policy says hold (`memdesk secrets policy`)")
     return 0

@@ -20,6 +20,7 @@ from memdesk.app.cli import delta as cli_delta
 from memdesk.app.cli import duplicates as cli_duplicates
 from memdesk.app.cli import edit as cli_edit
 from memdesk.app.cli import read as cli_read
+from memdesk.app.cli import secrets as cli_secrets
 from memdesk.app.cli import tokens as cli_tokens
 from memdesk.app.cli import transfer as cli_transfer
 from memdesk.app.cli import write as cli_write
@@ -145,7 +146,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Feature modules add their own subcommands (each: register(subparsers, common)).
     for module in (cli_edit, cli_db, cli_curation, cli_delta, cli_write, cli_read, cli_transfer,
-                   cli_agents, cli_duplicates, cli_tokens):
+                   cli_agents, cli_duplicates, cli_tokens, cli_secrets):
         module.register(sub, common)
     return parser
 
@@ -164,12 +165,20 @@ def cmd_add(args: argparse.Namespace) -> int:
         "user_id", "text", "type", "layer", "topic", "importance", "confidence",
         "source_session", "entity", "attribute", "value", "framing",
     )}
-    rec = store.add(actor=args.actor, **{k: v for k, v in fields.items() if v is not None})
+    from memdesk.core.write.secrets_lane import SecretsLane  # the secrets policy applies
+
+    rec, screened = SecretsLane(store).add(
+        actor=args.actor, **{k: v for k, v in fields.items() if v is not None})
     event = rec.changes.undo_event  # the add's event: what `memdesk undo` takes
     if args.json:
-        print(json.dumps({**rec.to_json(), "event_id": event}, ensure_ascii=False))
+        out = {**rec.to_json(), "event_id": event, "secrets": screened.to_json()}
+        if screened.held:  # never echo a held secret back
+            out = {k: v for k, v in out.items() if k not in ("text", "value", "embedding")}
+        print(json.dumps(out, ensure_ascii=False))
     else:
         print(f"added {rec.id} (event {event}; `memdesk undo {event}` takes it back)")
+        if screened.note():
+            print(f"secrets: {screened.note()}")
     return 0
 
 

@@ -240,7 +240,11 @@ def cmd_store(args: argparse.Namespace) -> int:
     turn = Turn(read_text(args.text), args.user_id, args.session_id, args.topic,
                 speaker=args.speaker, said_at=parse_said_at(args.said_at))
     store = open_store(args)
-    print(JobQueue(store).enqueue(turn))
+    with store.write() as conn:
+        job_id, screened = JobQueue(store).enqueue_screened_in(conn, turn)
+    print(job_id)  # alone on stdout: scripts read the id
+    if screened.note():
+        err(f"secrets: {screened.note()}")
     return 0
 
 

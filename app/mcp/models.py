@@ -80,10 +80,20 @@ class Page(TypedDict):
     next_offset: int | None
 
 
+class SecretsNote(TypedDict):
+    """What the secrets lane did to a turn: categories held for review, categories
+    masked, and a sentence saying so (never a value)."""
+
+    held_for_review: list[str]
+    masked: list[str]
+    note: str
+
+
 class Job(TypedDict):
     job_id: str
     status: str
     note: str | None
+    secrets: NotRequired[SecretsNote]
 
 
 class JobState(TypedDict):
@@ -95,6 +105,8 @@ class JobState(TypedDict):
     waited_s: float | None
     memory_ids: list[str]
     held_for_review: int
+    # The categories of secret its held memories hold (the secrets lane), never values.
+    held_secrets: NotRequired[list[str]]
     error: str | None
     # The turn kept as said (its episode); None until the job is done, or while the
     # guard holds the turn for review.

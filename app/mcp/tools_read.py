@@ -35,6 +35,7 @@ from memdesk.core.errors import NotFoundError
 from memdesk.core.guard import agent_actions
 from memdesk.core.guard.agent_api import agent_filter, agent_view, check_agent_text
 from memdesk.core.guard.origin import origin_of_memory
+from memdesk.core.guard.review import Review
 from memdesk.core.ids import utcnow
 from memdesk.core.read.retriever import MAX_K
 from memdesk.core.read.terms import MAX_QUERY_CHARS
@@ -218,11 +219,17 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
             shown_episode = episode if episode in {r.id for r in records
                                                    if r.status is Status.ACTIVE} else None
             end = job.finished_at or utcnow()
-            return {"job_id": job.id, "status": job.status, "attempts": job.attempts,
-                    "created_at": job.created_at.isoformat(),
-                    "finished_at": job.finished_at.isoformat() if job.finished_at else None,
-                    "waited_s": round((end - job.created_at).total_seconds(), 3),
-                    "memory_ids": visible, "held_for_review": held, "error": job.error,
-                    "episode_id": shown_episode}
+            held_ids = [r.id for r in records if r.status is Status.QUARANTINED]
+            secrets = Review(store).secret_categories(held_ids)
+            state: JobState = {
+                "job_id": job.id, "status": job.status, "attempts": job.attempts,
+                "created_at": job.created_at.isoformat(),
+                "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+                "waited_s": round((end - job.created_at).total_seconds(), 3),
+                "memory_ids": visible, "held_for_review": held, "error": job.error,
+                "episode_id": shown_episode}
+            if secrets:  # the categories of secret held, never a value
+                state["held_secrets"] = secrets
+            return state
 
         return await run_store(run)

@@ -12,10 +12,11 @@ from pydantic import Field
 
 from memdesk.app.mcp.common import ADD, FORGET, run_store
 from memdesk.app.mcp.models import AgentArg, ChangeResult, Job, MemoryIdArg, RunArg, UserArg
-from memdesk.core.guard import agent_actions
+from memdesk.core.guard import SecretScreen, agent_actions
 from memdesk.core.guard.agent_api import check_agent_text
 from memdesk.core.guard.origin import AgentOrigin
-from memdesk.core.write.intake import enqueue_from_agent
+from memdesk.core.write.intake import enqueue_screened_from_agent
+from memdesk.core.write.secrets_lane import SecretsLane
 from memdesk.core.write.units import MAX_TURN_TEXT, Turn, parse_said_at
 
 if TYPE_CHECKING:
@@ -60,20 +61,26 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         """Queue a conversation turn for extraction into memories; returns a job id at
         once, without waiting for extraction. Poll job_status for the result. The turn
         itself is kept as said (an episode), whatever the extraction finds in it."""
-        def run() -> str:
+        def run() -> tuple[str, SecretScreen]:
             user = rt.scope.user(user_id)
             check_agent_text("text", text)
             for name, v in (("session_id", session_id), ("topic", topic),
                             ("agent_id", agent_id), ("run_id", run_id),
                             ("speaker", speaker), ("said_at", said_at)):
                 check_agent_text(name, v)
-            return enqueue_from_agent(store, Turn(text, user, session_id, topic, agent_id,
-                                                  run_id, speaker, parse_said_at(said_at)),
-                                      rt.origin(ctx, source))
+            return enqueue_screened_from_agent(
+                store, Turn(text, user, session_id, topic, agent_id, run_id, speaker,
+                            parse_said_at(said_at)), rt.origin(ctx, source))
 
-        job_id = await run_store(run)
+        job_id, screened = await run_store(run)
         rt.wake()
-        return {"job_id": job_id, "status": "pending", "note": rt.readiness_note()}
+        out: Job = {"job_id": job_id, "status": "pending", "note": rt.readiness_note()}
+        if screened.held or screened.masked:
+            # Why, by category; never the value.
+            out["secrets"] = {"held_for_review": list(screened.held_categories),
+                              "masked": list(screened.masked_categories),
+                              "note": screened.note() or ""}
+        return out
 
     @mcp.tool(annotations=ADD)
     async def update_memory(
@@ -96,7 +103,8 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
                 check_agent_text(name, v)
             return agent_actions.correct(store, memory_id, text, rt.scope.serves(),
                                          note=_note(origin), source=source,
-                                         agent_id=agent_id, run_id=run_id)
+                                         agent_id=agent_id, run_id=run_id,
+                                         secrets=SecretsLane(store).policy())
 
         out = _change(await run_store(run))
         rt.memories_changed()

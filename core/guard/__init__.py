@@ -10,7 +10,11 @@
   and the curated-memory check agents are held to;
 - :mod:`curated`: who may supersede what: a correction is linked as soon as it is
   written, and one that would supersede a curated memory (or a crowd) is held instead;
-- :mod:`review`: the operator's inbox: list, approve, edit, reject (audited, undoable).
+- :mod:`review`: the operator's inbox: list, approve, edit, reject (audited, undoable);
+- :mod:`secrets`: secrets and personal data recognised in a text (keys, passwords,
+  cards, IBANs, phones, e-mails, government ids), and masked;
+- :mod:`secret_lane`: what a store's policy does with each category (hold, mask,
+  store), and the ``secret.<category>`` findings that hold a memory.
 
 The guard sits below the write path and above the store.  What it offers the write
 path is this package's interface, below; the write path imports nothing else of it
@@ -19,13 +23,29 @@ path is this package's interface, below; the write path imports nothing else of 
 - :func:`screen_job_in` — the worker's hook, inside the transaction that inserted a
   job's memories: hold the suspicious ones before any reader can see them;
 - :class:`AgentOrigin` and :func:`record_origin_in` — the agent intake records who
-  handed a job over, in the transaction that enqueued it.
+  handed a job over, in the transaction that enqueued it;
+- the secrets lane (:class:`SecretPolicy`, :func:`apply_policy`, :func:`mask_fields`,
+  :func:`secret_check`, :func:`check_action`): every write path masks what the store's
+  policy masks before writing, and holds what it holds with the guard's other holds.
 """
 
 from memdesk.core.guard.curated import link_new_corrections_in
 from memdesk.core.guard.origin import AgentOrigin, record_origin_in
-from memdesk.core.guard.screen import screen_job_in
+from memdesk.core.guard.screen import quarantine_in, record_reasons_in, screen_job_in
+from memdesk.core.guard.secret_lane import (
+    SecretAction,
+    SecretPolicy,
+    SecretScreen,
+    apply_policy,
+    check_action,
+    mask_fields,
+    secret_check,
+)
+from memdesk.core.guard.secrets import SecretCategory
 
 # The write path's interface to the guard: the worker screens a job's memories and links
 # (or holds) its corrections through these names, never through the modules.
-__all__ = ["AgentOrigin", "link_new_corrections_in", "record_origin_in", "screen_job_in"]
+__all__ = ["AgentOrigin", "SecretAction", "SecretCategory", "SecretPolicy", "SecretScreen",
+           "apply_policy", "check_action", "link_new_corrections_in", "mask_fields",
+           "quarantine_in", "record_origin_in", "record_reasons_in", "screen_job_in",
+           "secret_check"]

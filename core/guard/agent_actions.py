@@ -31,6 +31,8 @@ from memdesk.core.guard.agent_api import AGENT_FIELDS, HeldForReview, check_agen
 from memdesk.core.guard.curated import SUPERSEDES_CURATED, curated_among
 from memdesk.core.guard.rules import Source
 from memdesk.core.guard.screen import Candidate, Finding, quarantine_in, screen
+from memdesk.core.guard.secret_lane import SecretPolicy, mask_fields, secret_check
+from memdesk.core.guard.secrets import find_secrets, mask_text
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import validate_fields
@@ -119,10 +121,11 @@ def forget(store: MemoryStore, memory_id: str, serves: Serves, *, note: str) -> 
 
 def correct(store: MemoryStore, memory_id: str, text: str, serves: Serves, *, note: str,
             source: str = Source.USER.value, agent_id: str | None = None,
-            run_id: str | None = None) -> AgentChange:
+            run_id: str | None = None, secrets: SecretPolicy | None = None) -> AgentChange:
     """Write ``text`` as the correction of one active memory, superseding it (history
     kept); held for review instead when the guard flags the text or an operator curated
-    the memory."""
+    the memory.  ``secrets``: the store's secrets policy (the MCP server passes it):
+    what it masks is masked before the write, what it holds is held."""
     check_agent_text("text", text)
     with store.write() as conn:
         rec = visible_in(store, conn, memory_id, serves)
@@ -141,9 +144,13 @@ def correct(store: MemoryStore, memory_id: str, text: str, serves: Serves, *, no
             "attribute": rec.attribute, "agent_id": agent_id or rec.agent_id,
             "run_id": run_id or rec.run_id,
         }, creating=True)
+        if secrets is not None:
+            values, _ = mask_fields(values, secrets)
         group = new_id()
         add_ev = store.add_in(conn, values, actor=AGENT, note=note, group_id=group)
-        findings = screen(Candidate.from_values(values), text, source, conn)
+        findings = screen(Candidate.from_values(values), values["text"], source, conn)
+        if secrets is not None:
+            findings = secret_check(secrets, values["text"])(values, findings)
         if curated_among(conn, [rec.id]):
             findings.append(Finding(
                 SUPERSEDES_CURATED, f"would correct memory {rec.id}, which an operator "
@@ -173,6 +180,10 @@ def _plain(v: Any) -> Any:
     return v.isoformat() if isinstance(v, datetime) else v
 
 
+def _masked(v: Any) -> Any:
+    return mask_text(v, find_secrets(v)) if isinstance(v, str) else v
+
+
 def history(store: MemoryStore, memory_id: str, serves: Serves, limit: int = 100
             ) -> list[dict[str, Any]]:
     """One memory's audit trail as an agent reads it, oldest first: when, by whom
@@ -185,7 +196,10 @@ def history(store: MemoryStore, memory_id: str, serves: Serves, limit: int = 100
     out: list[dict[str, Any]] = []
     for ev in events:
         shown = set(AGENT_FIELDS) - {"id", "user_id"}
-        changed = {k: {"from": _plain(ev.before.get(k)), "to": _plain(ev.after.get(k))}
+        # A value's earlier wording may hold a secret the operator took out in review
+        # (or one held then approved): an agent reads every secret in history masked.
+        changed = {k: {"from": _masked(_plain(ev.before.get(k))),
+                       "to": _masked(_plain(ev.after.get(k)))}
                    for k in sorted(set(ev.before) | set(ev.after))
                    if k in shown and ev.action != "add"}
         out.append({"event_id": ev.id, "at": ev.at.isoformat(), "by": ev.actor,

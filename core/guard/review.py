@@ -7,6 +7,11 @@ supersedes what it corrects at once, curated or not: the operator decided); **re
 soft-deletes it and leaves it marked, so undoing a rejection puts it back in the inbox;
 **edit** changes its fields and leaves it held until approved.
 
+The **secrets lane** is a filter of the same inbox (``lane="secrets"``): memories held
+by a ``secret.<category>`` finding (core/guard/secret_lane.py), decided by the same
+approve / reject / edit.  Their text is listed masked (:meth:`HeldItem.shown_text`)
+until the operator reveals it, and their JSON carries the masked text unless asked.
+
 :class:`Review` is the public surface (the inbox view, ``memdesk review``); the
 functions below it are its implementation.
 """
@@ -17,13 +22,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from sqlalchemy import Connection, func, select
+from sqlalchemy import Connection, exists, func, select
 
 from memdesk.core.errors import ValidationError
 from memdesk.core.guard.curated import link_new_corrections_in
 from memdesk.core.guard.models import QuarantineReason
 from memdesk.core.guard.origin import AgentOrigin, origin_of_memory
 from memdesk.core.guard.screen import Finding
+from memdesk.core.guard.secret_lane import RULE_PREFIX, category_of_rule, shown_text
+from memdesk.core.guard.secrets import SecretCategory
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
@@ -34,6 +41,7 @@ from memdesk.core.store.records import Changes, MemoryRecord
 M = Memory.__table__.c
 R = QuarantineReason.__table__.c
 HELD = MemoryFilter(statuses=(Status.QUARANTINED,))
+LANES = ("all", "secrets", "guard")  # every held memory; the secrets lane; the rest
 
 
 @dataclass(frozen=True)
@@ -49,10 +57,29 @@ class HeldItem:
     def reasons(self) -> str:
         return "\n".join(f.reason for f in self.findings) or "held for review"
 
-    def to_json(self) -> dict[str, Any]:
+    @property
+    def secret_categories(self) -> tuple[SecretCategory, ...]:
+        """The categories of secret it is held for (empty: held by other rules only)."""
+        cats = (category_of_rule(f.rule_id) for f in self.findings)
+        return tuple(dict.fromkeys(c for c in cats if c is not None))
+
+    def shown_text(self, reveal: bool = False) -> str:
+        """Its text as listed: secrets masked until the operator reveals them."""
+        if reveal:
+            return self.memory.text
+        return shown_text(self.memory.text, self.secret_categories)
+
+    def to_json(self, reveal: bool = False) -> dict[str, Any]:
         out = self.memory.to_json()
         out["reasons"] = [f.to_json() for f in self.findings]
         out["origin"] = self.origin.to_json() if self.origin else None
+        out["secrets"] = [c.value for c in self.secret_categories]
+        if self.secret_categories and not reveal:
+            out["text"] = self.shown_text()
+            for k in ("value", "entity", "attribute"):
+                if isinstance(out.get(k), str):
+                    out[k] = shown_text(out[k], self.secret_categories)
+            out.pop("embedding", None)  # derived from the unmasked text
         return out
 
 
@@ -60,6 +87,16 @@ def _findings_in(conn: Connection, memory_id: str) -> tuple[Finding, ...]:
     rows = conn.execute(select(R.rule_id, R.reason, R.evidence)
                         .where(R.memory_id == memory_id).order_by(R.id)).all()
     return tuple(Finding(r.rule_id, r.reason, r.evidence or "") for r in rows)
+
+
+def _lane_clause(lane: str) -> tuple[Any, ...]:
+    """SQL for one lane of the inbox: held, not deleted, with or without a secret."""
+    if lane not in LANES:
+        raise ValidationError("lane", f"{lane!r} is not a lane of the inbox (known: "
+                                      f"{', '.join(LANES)})")
+    secret = exists().where(R.memory_id == M.id, R.rule_id.like(RULE_PREFIX + "%"))
+    held = (M.quarantined_at.is_not(None), M.deleted_at.is_(None))
+    return (*held, secret) if lane == "secrets" else (*held, ~secret)
 
 
 def _decide(store: MemoryStore, ids: Sequence[str], values: dict[str, Any],
@@ -103,16 +140,32 @@ class Review:
         self.store = store
 
     # -- reading --------------------------------------------------------------------
-    def held_count(self) -> int:
-        """How many memories wait for review (the status-bar badge)."""
-        return int(self.store.count(HELD))
+    def held_count(self, lane: str = "all") -> int:
+        """How many memories wait for review (the status-bar badge), in one lane."""
+        if lane == "all":
+            return int(self.store.count(HELD))
+        with self.store.read() as conn:
+            return int(conn.execute(select(func.count()).select_from(Memory.__table__)
+                                    .where(*_lane_clause(lane))).scalar_one())
 
-    def inbox(self, limit: int = 500, user_id: str | None = None) -> list[HeldItem]:
+    def inbox(self, limit: int = 500, user_id: str | None = None,
+              lane: str = "all") -> list[HeldItem]:
         """The held memories, oldest first (the order they arrived in), each with its
-        reasons and agent origin."""
-        flt = HELD.with_(user_ids=(user_id,)) if user_id else HELD
-        records = self.store.page(flt, order_by="created_at", descending=False,
-                                  limit=limit)
+        reasons and agent origin; ``lane``: all, secrets (held for a secret) or guard
+        (held by the guard's other rules only)."""
+        if lane == "all":
+            flt = HELD.with_(user_ids=(user_id,)) if user_id else HELD
+            records = self.store.page(flt, order_by="created_at", descending=False,
+                                      limit=limit)
+        else:
+            with self.store.read() as conn:
+                stmt = select(M.id).where(*_lane_clause(lane))
+                if user_id:
+                    stmt = stmt.where(M.user_id == user_id)
+                ids = list(conn.execute(stmt.order_by(M.created_at, M.id).limit(limit))
+                           .scalars())
+            order = {i: n for n, i in enumerate(ids)}
+            records = sorted(self.store.get_many(ids), key=lambda r: order[r.id])
         with self.store.read() as conn:
             return [HeldItem(r, _findings_in(conn, r.id), origin_of_memory(conn, r.id))
                     for r in records]
@@ -135,6 +188,18 @@ class Review:
                 .group_by(R.rule_id)
             ).all()
         return {rule: int(n) for rule, n in rows}
+
+    def secret_categories(self, memory_ids: Sequence[str]) -> list[str]:
+        """The categories of secret these memories are held for (a job's result)."""
+        if not memory_ids:
+            return []
+        with self.store.read() as conn:
+            rules = conn.execute(select(R.rule_id).where(
+                R.memory_id.in_(list(memory_ids)), R.rule_id.like(RULE_PREFIX + "%"))
+                .join(Memory.__table__, R.memory_id == M.id)
+                .where(M.quarantined_at.is_not(None)).order_by(R.id)).scalars()
+            cats = (category_of_rule(r) for r in rules)
+            return list(dict.fromkeys(c.value for c in cats if c is not None))
 
     # -- deciding -------------------------------------------------------------------
     def approve(self, ids: Sequence[str], *, note: str | None = None,

@@ -226,10 +226,16 @@ def quarantine_in(store: MemoryStore, conn: Connection, memory_id: str,
     ev = store.apply_in(conn, memory_id, {"quarantined_at": now}, actor=actor,
                         action=acts.QUARANTINE,
                         note=note or "guard: " + ", ".join(f.rule_id for f in findings))
+    record_reasons_in(conn, memory_id, findings)
+    return ev
+
+
+def record_reasons_in(conn: Connection, memory_id: str, findings: list[Finding]) -> None:
+    """Why a memory is held, for the inbox (an import inserts its rows held already)."""
+    now = utcnow()
     conn.execute(insert(RT), [
         {"memory_id": memory_id, "rule_id": f.rule_id, "reason": f.reason,
          "evidence": f.evidence, "at": now} for f in findings])
-    return ev
 
 
 class ScreenedJob(Protocol):
@@ -244,9 +250,14 @@ class ScreenedJob(Protocol):
 
 
 def screen_job_in(store: MemoryStore, conn: Connection, job: ScreenedJob,
-                  rows: list[dict[str, Any]]) -> dict[str, list[Finding]]:
+                  rows: list[dict[str, Any]],
+                  more: Callable[[dict[str, Any], list[Finding]], list[Finding]] | None = None,
+                  ) -> dict[str, list[Finding]]:
     """The worker's hook: screen the memories a job just inserted and hold the suspicious
-    ones, in the same transaction.  Returns the findings of each held memory."""
+    ones, in the same transaction.  ``more``: the secrets lane (``secret_lane.
+    secret_check``), which takes a memory and the rules' findings and returns them with
+    its own (held in the same one quarantine).  Returns the findings of each held
+    memory."""
     if not rows:
         return {}
     origin = origin_of_job(conn, job.id)
@@ -254,6 +265,8 @@ def screen_job_in(store: MemoryStore, conn: Connection, job: ScreenedJob,
     held: dict[str, list[Finding]] = {}
     for values in rows:
         findings = screen(Candidate.from_values(values), job.text, source, conn)
+        if more is not None:
+            findings = more(values, findings)
         if findings:
             quarantine_in(store, conn, values["id"], findings,
                           note=f"job {job.id}: " + ", ".join(f.rule_id for f in findings))

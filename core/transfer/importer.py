@@ -27,6 +27,7 @@ from typing import Any, Literal, cast
 from sqlalchemy import Connection, Table, insert, select
 
 from memdesk.core.errors import MemdeskError, StoreOpenError, ValidationError
+from memdesk.core.guard import SecretPolicy, mask_fields, record_reasons_in, secret_check
 from memdesk.core.guard.curated import curated_among
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.routing import route_values
@@ -129,6 +130,10 @@ class ImportReport:
     group_id: str | None = None
     memory_ids: list[str] = field(default_factory=list)
     new_ids: list[str] = field(default_factory=list)  # of memory_ids, the inserted ones
+    # The secrets lane (core/guard/secret_lane.py): memories held for review for a
+    # secret, and values masked before they were written, per category.
+    secrets_held: Counter[str] = field(default_factory=Counter)
+    secrets_masked: Counter[str] = field(default_factory=Counter)
 
     def add_bad(self, item: BadItem) -> None:
         self.bad_count += 1
@@ -160,6 +165,13 @@ class ImportReport:
         if self.skipped_duplicates:
             parts.append(f"left out {self.skipped_duplicates:,} duplicates")
         parts.append(f"bad {self.bad_count:,}")
+        if self.secrets_held:
+            parts.append(f"held for review for a secret {sum(self.secrets_held.values()):,} ("
+                         + ", ".join(f"{k} {v:,}" for k, v in sorted(self.secrets_held.items()))
+                         + ")")
+        if self.secrets_masked:
+            parts.append("secrets masked: " + ", ".join(
+                f"{k} {v:,}" for k, v in sorted(self.secrets_masked.items())))
         text = ", ".join(parts)
         if self.cancelled:
             text = f"cancelled after {self.unit} {self.stopped_at or 0:,}: " + text
@@ -251,6 +263,7 @@ class Importer:
         self._waiting: dict[str, list[Row]] = {}  # replacement id -> rows that name it
         self._pending: list[dict[str, Any]] = []
         self._spaces: dict[tuple[str, int], str | None] = {}  # (model, dim) -> refusal
+        self._policy: SecretPolicy | None = None  # the store's, read in the first batch
 
     # -- driving ------------------------------------------------------------------
     def run(
@@ -330,6 +343,10 @@ class Importer:
 
         def run() -> None:
             with self.store.write() as conn:
+                if self._policy is None:
+                    from memdesk.core.write.settings import secret_policy_in
+
+                    self._policy = secret_policy_in(conn)
                 work: list[Row] = self._vet_vectors(conn, batch)
                 wanted = {r["id"] for _, r, _ in batch}
                 wanted |= {r["superseded_by"] for _, r, _ in batch if r.get("superseded_by")}
@@ -421,8 +438,11 @@ class Importer:
         if not rows:
             return
         self._pending = []
+        held = [(r["id"], f) for r in rows if (f := self._secrets(r))]
         conn.execute(insert(MT), [{c: r.get(c) for c in COLUMNS if c != "embedding"}
                                   for r in rows])
+        for rid, findings in held:
+            record_reasons_in(conn, rid, findings)
         write_vectors_by_id_in(conn, [(r["id"], r["embedding"]) for r in rows
                                       if r.get("embedding") is not None])
         now = utcnow()
@@ -446,10 +466,33 @@ class Importer:
             self.report.memory_ids.extend(r["id"] for r in rows)
             self.report.new_ids.extend(r["id"] for r in rows)
 
+    def _secrets(self, row: dict[str, Any]) -> list[Any]:
+        """The secrets lane on one row about to be written: what the policy masks is
+        masked in place (a vector made from the unmasked text is dropped with it), what
+        it holds is marked held; the findings to record (none: not held)."""
+        policy = self._policy or SecretPolicy()
+        masked, screened = mask_fields(row, policy)
+        if screened.masked:
+            row.update({k: masked[k] for k in masked if masked[k] != row.get(k)})
+            self.report.secrets_masked.update(screened.masked_categories)
+            if row.get("embedding") is not None:
+                row["embedding"] = None
+                self.report.dropped["embedding (made from text the secrets lane masked)"] += 1
+        findings = secret_check(policy, str(row.get("text", "")))(row, [])
+        if findings and row.get("deleted_at") is None:
+            row["quarantined_at"] = row.get("quarantined_at") or utcnow()
+            self.report.secrets_held.update(
+                f.rule_id.removeprefix("secret.") for f in findings)
+            return findings
+        return []
+
     def _update(self, conn: Connection, item: Row) -> None:
         number, row, given = item
         rid = row["id"]
         current = self.store.get(rid, conn, lock=True)
+        findings = self._secrets(row) if "text" in given or "value" in given else []
+        if findings:
+            given = given | {"quarantined_at"}
         changes = {k: row[k] for k in given
                    if k not in ("id", "embedding") and getattr(current, k) != row[k]}
         embedding = current.embedding
@@ -476,6 +519,8 @@ class Importer:
         except ValidationError as exc:
             self.report.add_bad(BadItem(number, str(exc), rid))
             return
+        if findings and "quarantined_at" in changes:
+            record_reasons_in(conn, rid, findings)
         if embedding != current.embedding or "text" in changes:
             # Vectors are derived data and never in the audit log (as for adds); a text
             # change has just cleared the old one (MemoryStore.apply_in).

@@ -8,7 +8,7 @@ worker screens what it writes), never the other way round.
 
 from __future__ import annotations
 
-from memdesk.core.guard import AgentOrigin, record_origin_in
+from memdesk.core.guard import AgentOrigin, SecretScreen, record_origin_in
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.jobs import JobQueue
 from memdesk.core.write.units import Turn
@@ -16,7 +16,14 @@ from memdesk.core.write.units import Turn
 
 def enqueue_from_agent(store: MemoryStore, turn: Turn, origin: AgentOrigin) -> str:
     """The agent's ``store_memory``: the job and its origin, atomically; the job id."""
+    return enqueue_screened_from_agent(store, turn, origin)[0]
+
+
+def enqueue_screened_from_agent(store: MemoryStore, turn: Turn, origin: AgentOrigin
+                                ) -> tuple[str, SecretScreen]:
+    """``enqueue_from_agent`` that also says what the secrets lane did to the turn
+    (masked, or to be held), for the agent's answer."""
     with store.write() as conn:
-        job_id = JobQueue(store).enqueue_in(conn, turn)
+        job_id, screened = JobQueue(store).enqueue_screened_in(conn, turn)
         record_origin_in(conn, job_id, origin)
-    return job_id
+    return job_id, screened

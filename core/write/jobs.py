@@ -20,6 +20,7 @@ every worker must not be retried forever).
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import json
 import os
 import socket
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any, cast
 from sqlalchemy import Connection, Row, Table, and_, func, insert, or_, select, update
 
 from memdesk.core.errors import MemdeskError, NotFoundError, UndoConflictError, ValidationError
+from memdesk.core.guard import SecretScreen, apply_policy
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts
 from memdesk.core.store import audit
@@ -176,6 +178,39 @@ class JobQueue:
     def enqueue_in(self, conn: Connection, turn: Turn) -> str:
         """``enqueue`` inside ``conn``'s transaction (the MCP server records the job's
         agent origin in the same one: core/guard/origin.py)."""
+        return self.enqueue_screened_in(conn, turn)[0]
+
+    def enqueue_screened_in(self, conn: Connection, turn: Turn) -> tuple[str, SecretScreen]:
+        """``enqueue_in`` that also says what the secrets lane found: the turn is kept
+        masked where the store's policy masks (read after the session's turn before it,
+        which may have announced the secret), so the queue never holds those values."""
+        # Here, not at the top: the settings bring the duplicate scan (numpy) with them,
+        # which `memdesk store` and `jobs` need not load.
+        from memdesk.core.write import settings
+
+        screened = apply_policy(turn.text, settings.secret_policy_in(conn),
+                                self.preceding_text_in(conn, turn))
+        job_id = self._insert_in(conn, dataclasses.replace(turn, text=screened.text))
+        return job_id, screened
+
+    def preceding_text_in(self, conn: Connection, turn: Turn,
+                          before: datetime | None = None) -> str | None:
+        """The text of the session's turn queued before this one (before ``before``, or
+        the newest), or None outside a session."""
+        if turn.session_id is None:
+            return None
+        stmt = select(J.text).where(J.user_id == turn.user_id, J.session_id == turn.session_id)
+        if before is not None:
+            stmt = stmt.where(J.created_at < before)
+        row = conn.execute(stmt.order_by(J.created_at.desc()).limit(1)).first()
+        return None if row is None else str(row[0])
+
+    def mask_text_in(self, conn: Connection, job_id: str, text: str) -> None:
+        """Keep a job's turn as the worker masked it (the policy changed since the job
+        was queued: no copy of a masked value stays in the queue)."""
+        conn.execute(update(JT).where(J.id == job_id).values(text=text))
+
+    def _insert_in(self, conn: Connection, turn: Turn) -> str:
         job_id = new_id()
         now = utcnow()
         conn.execute(insert(JT).values(

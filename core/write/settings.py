@@ -1,5 +1,6 @@
-"""Store settings the operator chooses and the write path obeys (the duplicate threshold):
-one value per store, so the desk, the CLI and the job worker use the same one.
+"""Store settings the operator chooses and the write path obeys (the duplicate threshold,
+the secrets lane's action per category): one value per store, so the desk, the CLI, the
+MCP server and the job worker use the same one.
 
 Each change is one audit row of the ``setting`` stream in ``memory_events`` (no memory;
 ``target`` names the setting, ``before``/``after`` hold ``{"value": …}``), and that row
@@ -20,6 +21,7 @@ from sqlalchemy import Connection, select, update
 
 from memdesk.core import taxonomy as tx
 from memdesk.core.errors import UndoConflictError, ValidationError
+from memdesk.core.guard import SecretAction, SecretCategory, SecretPolicy, check_action
 from memdesk.core.ids import new_id
 from memdesk.core.store import actions as acts
 from memdesk.core.store import audit
@@ -37,10 +39,26 @@ class Setting:
     label: str
 
 
+SECRETS_PREFIX = "secrets."
+
+
+def secret_key(category: SecretCategory) -> str:
+    """The setting that says what the store does with one category of secret."""
+    return SECRETS_PREFIX + category.value
+
+
 SETTINGS: dict[str, Setting] = {
     DUPLICATE_THRESHOLD: Setting(DUPLICATE_THRESHOLD, DEFAULT_THRESHOLD, check_threshold,
                                  "duplicate threshold"),
+    **{secret_key(c): Setting(secret_key(c), SecretPolicy().action(c).value, check_action,
+                              f"secrets policy for {c.label}")
+       for c in SecretCategory},
 }
+
+
+def secret_policy_in(conn: Connection) -> SecretPolicy:
+    """The store's secrets policy: what it holds, masks and stores, per category."""
+    return SecretPolicy({c: SecretAction(get_in(conn, secret_key(c))) for c in SecretCategory})
 
 
 def _setting(key: str) -> Setting:

@@ -36,12 +36,16 @@ from sqlalchemy import Connection, Table, insert
 from memdesk.core import embeddings
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard import (  # the guard's interface to the write path
+    SecretPolicy,
+    apply_policy,
     link_new_corrections_in,
     screen_job_in,
+    secret_check,
 )
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store.memory_store import MemoryStore, validate_fields
 from memdesk.core.taxonomy import HYPOTHETICAL_MAX_CONFIDENCE
+from memdesk.core.write import settings
 from memdesk.core.write.duplicate_flags import flag_duplicates_in
 from memdesk.core.write.embed import (
     EmbeddingSpaceMismatch,
@@ -113,6 +117,11 @@ class _Prepared:
     episode: dict[str, Any] | None = None
     event: EventDate | None = None
     date_note: str | None = None  # why the turn's time could not be dated
+    # The secrets lane: the store's policy, the session's turn before this one, and the
+    # turn's text if the worker masked it (the policy changed since it was queued).
+    policy: SecretPolicy = field(default_factory=SecretPolicy)
+    preceding: str | None = None
+    masked_text: str | None = None
 
 
 class Worker:
@@ -186,6 +195,15 @@ class Worker:
     def _prepare(self, job: JobRecord) -> _Prepared | Outcome:
         """Extract and route one job's turn (no transaction is open)."""
         turn = job.turn
+        with self.store.read() as conn:
+            policy = settings.secret_policy_in(conn)
+            preceding = self.queue.preceding_text_in(conn, turn, before=job.created_at)
+        # The queue keeps a turn masked already; a policy that masks more since it was
+        # queued is applied before anything reads it (extraction, vectors, the episode).
+        screened = apply_policy(turn.text, policy, preceding)
+        masked_text = screened.text if screened.text != turn.text else None
+        if masked_text is not None:
+            turn = dataclasses.replace(turn, text=masked_text)
         try:
             extraction = self.extractor.extract(without_speaker_label(turn))
         except ExtractionError as exc:
@@ -208,7 +226,8 @@ class Worker:
             notes.append(f"the session time {turn.said_at:%Y-%m-%d %H:%M} is in the future; "
                          "kept as given")
         return _Prepared(job, extraction, stored, notes, [None] * len(stored),
-                         episode=episode_values(turn), event=event, date_note=date_note)
+                         episode=episode_values(turn), event=event, date_note=date_note,
+                         policy=policy, preceding=preceding, masked_text=masked_text)
 
     def _write(self, p: _Prepared) -> Outcome:
         """One job's inserts, provenance and ``done`` mark: one transaction."""
@@ -216,6 +235,9 @@ class Worker:
             raise MemdeskError(p.error)
         job, extraction, notes = p.job, p.extraction, p.notes
         turn = job.turn
+        if p.masked_text is not None:
+            turn = dataclasses.replace(turn, text=p.masked_text)
+        secrets = secret_check(p.policy, turn.text, p.preceding)
         capped = sum(1 for u in p.units
                      if u.framing and u.confidence > HYPOTHETICAL_MAX_CONFIDENCE)
         if capped:
@@ -263,9 +285,18 @@ class Worker:
                 # A supposition contradicts nothing: screened without its value, so the
                 # curated-contradiction rule leaves it be (the text rules still apply).
                 # The episode is screened too: a held turn is no episode until approved.
-                screen_job_in(self.store, conn, job,
-                              new_episode + [{**r, "value": None} if r.get("framing") else r
-                                             for r in rows])
+                # The secrets lane's holds join the same quarantine (secret_check).
+                held = screen_job_in(
+                    self.store, conn, dataclasses.replace(job, text=turn.text),
+                    new_episode + [{**r, "value": None} if r.get("framing") else r
+                                   for r in rows], more=secrets)
+                if p.masked_text is not None:
+                    self.queue.mask_text_in(conn, job.id, p.masked_text)
+                    done_notes_pre = ["secrets masked in the turn (the store's policy)"]
+                else:
+                    done_notes_pre = []
+                kept_secrets = sorted({f.rule_id for fs in held.values() for f in fs
+                                       if f.rule_id.startswith("secret.")})
                 flag_duplicates_in(conn, rows)  # restates an active memory: queue it
                 # A correction takes effect in the same transaction: the agent's next
                 # retrieve sees the new value, not the old one beside it.  What it may
@@ -274,7 +305,10 @@ class Worker:
                                                actor="worker", note=f"job {job.id}",
                                                group_id=new_id())
                 linked = [x for x in plan.links if x.new_id not in plan.holds]
-                done_notes = list(notes)
+                done_notes = list(notes) + done_notes_pre
+                if kept_secrets:
+                    done_notes.append("held for review, it holds a secret: "
+                                      + ", ".join(kept_secrets))
                 if linked:
                     done_notes.append(f"the correction superseded {len(linked)} memor"
                                       f"{'y' if len(linked) == 1 else 'ies'}")

@@ -1,7 +1,11 @@
 """Review inbox: what the poisoning guard held, one item at a time, by keyboard alone.
 
 Keys (like the sweep): A approve, R reject, E edit the text (Ctrl+Return saves, Esc
-cancels), U undo the last action, J / K or the arrow keys move.  Every action is one
+cancels), U undo the last action, J / K or the arrow keys move, V reveals a held
+secret.  The lane box above the list shows every held memory, the secrets lane (held
+for a secret: core/guard/secret_lane.py) or the guard's other holds; a secret's text is
+listed masked until the operator reveals it (V, or the Reveal button), and editing
+one reveals it.  Every action is one
 core call (``memdesk.core.guard.review.Review``) run as an ``Op`` through the desk's pipeline,
 so it lands on the one undo stack: Edit → Undo and U undo the same thing.  Each item
 shows every reason it is held and where it came from; agent text is plain text.
@@ -16,9 +20,11 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeyEvent, QShowEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QComboBox,
     QHBoxLayout,
     QLabel,
     QPlainTextEdit,
+    QPushButton,
     QSplitter,
     QTableView,
     QVBoxLayout,
@@ -34,7 +40,8 @@ from memdesk.ui.desk.table_model import Index, RowsTableModel
 from memdesk.ui.desk.text import elide, isolate, one_line, plain_label, reveal, tooltip_text
 from memdesk.ui.desk.view import DeskView
 
-KEYS = "A approve · R reject · E edit · U undo · J/K next/previous"
+KEYS = "A approve · R reject · E edit · U undo · J/K next/previous · V reveal a secret"
+LANES = (("all", "All held"), ("secrets", "Secrets lane"), ("guard", "Guard's other holds"))
 MAX_SHOWN_CHARS = 20_000
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _TIP = Qt.ItemDataRole.ToolTipRole
@@ -44,6 +51,7 @@ class HeldModel(RowsTableModel[HeldItem]):
     """The held memories (``HeldItem``), oldest first."""
 
     HEADERS = ("Arrived", "User", "Held by", "From", "Text")
+    revealed: set[str]  # ids whose secrets the operator revealed (the view's, shared)
 
     def data(self, index: Index, role: int = _DISPLAY) -> Any:
         if not index.isValid() or role not in (_DISPLAY, _TIP):
@@ -61,7 +69,8 @@ class HeldModel(RowsTableModel[HeldItem]):
             o = item.origin
             text = f"{isolate(o.client_name)} · {o.source}" if o else "—"
             return tooltip_text(text) if role == _TIP else elide(text, 40)
-        return tooltip_text(reveal(m.text)) if role == _TIP else one_line(elide(m.text, 120))
+        text = item.shown_text(m.id in self.revealed)
+        return tooltip_text(reveal(text)) if role == _TIP else one_line(elide(text, 120))
 
 
 class ReviewCard(QWidget):
@@ -80,10 +89,18 @@ class ReviewCard(QWidget):
         self.fields = plain_label()
         self.keys = plain_label(KEYS)
         self.status = plain_label()
+        self.reveal_button = QPushButton("Reveal secret")
+        self.reveal_button.setToolTip("Show the held secret as written (V); it stays held "
+                                      "until you approve it")
+        self.reveal_button.clicked.connect(lambda: view.toggle_reveal())
+        self.reveal_button.hide()
         lay = QVBoxLayout(self)
         lay.addWidget(QLabel("Why it is held"))
         lay.addWidget(self.reasons)
-        lay.addWidget(QLabel("Text"))
+        text_row = QHBoxLayout()
+        text_row.addWidget(QLabel("Text"), 1)
+        text_row.addWidget(self.reveal_button)
+        lay.addLayout(text_row)
         lay.addWidget(self.text, 1)
         lay.addWidget(self.origin)
         lay.addWidget(self.fields)
@@ -101,10 +118,15 @@ class ReviewCard(QWidget):
             self.reasons.setPlainText("Nothing is waiting for review.")
             self.origin.setText("")
             self.fields.setText("")
+            self.reveal_button.hide()
             return
         m = item.memory
-        shown = m.text if len(m.text) <= MAX_SHOWN_CHARS else (
-            m.text[:MAX_SHOWN_CHARS] + f"\n… ({len(m.text) - MAX_SHOWN_CHARS:,} more characters)")
+        revealed = m.id in self.view.model.revealed
+        text = item.shown_text(revealed)
+        shown = text if len(text) <= MAX_SHOWN_CHARS else (
+            text[:MAX_SHOWN_CHARS] + f"\n… ({len(text) - MAX_SHOWN_CHARS:,} more characters)")
+        self.reveal_button.setVisible(bool(item.secret_categories))
+        self.reveal_button.setText("Hide secret" if revealed else "Reveal secret")
         self.text.setPlainText(shown)
         self.reasons.setPlainText("\n".join(f"• {f.reason}" for f in item.findings)
                                   or "Held for review.")
@@ -116,7 +138,9 @@ class ReviewCard(QWidget):
             f"{', token ' + isolate(o.token) if o.token else ''})" if o
             else "From: no agent origin recorded")
         # Agent-written values are isolated: an override in one cannot reorder the line.
-        triple = " · ".join(isolate(x) for x in (m.entity, m.attribute, m.value) if x) or "—"
+        cats = item.secret_categories
+        triple = " · ".join(isolate(x if revealed or not cats else item_field(x, item))
+                            for x in (m.entity, m.attribute, m.value) if x) or "—"
         self.fields.setText(f"{m.type} · {m.layer or '—'} · user {isolate(m.user_id)} · "
                             f"importance "
                             f"{m.importance:.2f} · confidence {m.confidence:.2f} · {triple}")
@@ -125,6 +149,7 @@ class ReviewCard(QWidget):
         item = self.view.current_item()
         if item is None:
             return
+        self.view.model.revealed.add(item.memory.id)  # editing a secret shows it
         self.text.setPlainText(item.memory.text)  # the whole text, not the shown cut
         self.text.setReadOnly(False)
         self.text.setFocus()
@@ -148,6 +173,13 @@ class ReviewCard(QWidget):
         return False
 
 
+def item_field(value: str, item: HeldItem) -> str:
+    """One of a held secret's other fields (the triple's value) as listed: masked."""
+    from memdesk.core.guard.secret_lane import shown_text
+
+    return shown_text(value, item.secret_categories)
+
+
 class ReviewView(DeskView):
     """The inbox.  Private state: the loaded items and which row to select after a load."""
 
@@ -162,6 +194,13 @@ class ReviewView(DeskView):
         self._load.failed.connect(lambda exc, tb: self.card.status.setText(f"Error: {exc}"))
 
         self.model = HeldModel(self)
+        self.model.revealed = set()
+        self.lane = QComboBox()
+        for key, label in LANES:
+            self.lane.addItem(label, key)
+        self.lane.setToolTip("Which held memories to list: all, those held for a secret, "
+                             "or those the guard's other rules hold")
+        self.lane.currentIndexChanged.connect(lambda _i: self.reload())
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -182,6 +221,8 @@ class ReviewView(DeskView):
         lay = QVBoxLayout(self)
         top = QHBoxLayout()
         top.addWidget(self.title, 1)
+        top.addWidget(QLabel("Lane"))
+        top.addWidget(self.lane)
         lay.addLayout(top)
         lay.addWidget(split, 1)
         self.reload(Changes.everything())
@@ -193,12 +234,15 @@ class ReviewView(DeskView):
 
     def reload(self, changes: Changes | None = None) -> None:
         store = self.store
-        self._load.start(lambda st: Review(store).inbox())
+        lane = str(self.lane.currentData() or "all")
+        self._load.start(lambda st: Review(store).inbox(lane=lane))
 
     def _loaded(self, items: list[HeldItem]) -> None:
         self.model.set_rows(items)
         n = len(items)
-        self.title.setText(f"{n} held for review" if n else "Nothing is waiting for review")
+        where = "" if self.lane.currentData() == "all" else f" ({self.lane.currentText()})"
+        self.title.setText(f"{n} held for review{where}" if n
+                           else f"Nothing is waiting for review{where}")
         if n:
             self.table.selectRow(min(self._want_row, n - 1))
         else:
@@ -252,6 +296,21 @@ class ReviewView(DeskView):
             stack.undo()
             self.card.status.setText("Undone.")
 
+    def toggle_reveal(self) -> None:
+        """Show (or mask again) the selected held secret's text (V, the Reveal button)."""
+        item = self.current_item()
+        if item is None or not item.secret_categories:
+            return
+        mid = item.memory.id
+        if mid in self.model.revealed:
+            self.model.revealed.discard(mid)
+        else:
+            self.model.revealed.add(mid)
+        row = self.table.currentIndex().row()
+        self.model.dataChanged.emit(self.model.index(row, 0),
+                                    self.model.index(row, len(self.model.HEADERS) - 1))
+        self.card.show_item(item)
+
     def step(self, by: int) -> None:
         """Select the item ``by`` rows down (up when negative), within the list."""
         n = self.model.rowCount()
@@ -277,7 +336,8 @@ class ReviewView(DeskView):
         actions: dict[Qt.Key, Callable[[], object]] = {
                    Qt.Key.Key_A: self.approve, Qt.Key.Key_R: self.reject,
                    Qt.Key.Key_E: self.card.start_editing, Qt.Key.Key_U: self.undo,
-                   Qt.Key.Key_J: lambda: self.step(1), Qt.Key.Key_K: lambda: self.step(-1)}
+                   Qt.Key.Key_J: lambda: self.step(1), Qt.Key.Key_K: lambda: self.step(-1),
+                   Qt.Key.Key_V: self.toggle_reveal}
         action = actions.get(Qt.Key(event.key()))
         if action is None:
             return False
