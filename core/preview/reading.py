@@ -214,9 +214,9 @@ class Reader:
                 if len(self._verdicts) >= VERDICT_CACHE:
                     self._verdicts.clear()
                 self._verdicts[key] = verdict
-        if verdict.held:
+        if verdict.held or verdict.secret:
             self.preview.add_flagged(Item(number, row["id"], verdict.reason, verdict.rules),
-                                     verdict.secret)
+                                     verdict.secret, verdict.held)
 
     def _dangling(self) -> None:
         """Items whose replacement is neither in the file nor in the store: the importer

@@ -153,10 +153,12 @@ class ImportPreview:
         if len(self.bad) < MAX_LISTED:
             self.bad.append(item)
 
-    def add_flagged(self, item: Item, secret: bool) -> None:
-        self.guard_count += 1
-        if len(self.guard) < MAX_LISTED:
-            self.guard.append(item)
+    def add_flagged(self, item: Item, secret: bool, held: bool = True) -> None:
+        """An item the guard would hold (``held``), or a secret it would store masked."""
+        if held:
+            self.guard_count += 1
+            if len(self.guard) < MAX_LISTED:
+                self.guard.append(item)
         if secret:
             self.secret_count += 1
             if len(self.secrets) < MAX_LISTED:

@@ -154,9 +154,9 @@ def _preview_transcript(target: str | Path, preview: ImportPreview,
                 continue
             preview.would_add += 1
             verdict = judge_turn(turn.text, turn.user_id)
-            if verdict.held:
+            if verdict.held or verdict.secret:
                 preview.add_flagged(Item(n, None, verdict.reason, verdict.rules),
-                                    verdict.secret)
+                                    verdict.secret, verdict.held)
             if progress and n % 500 == 0:
                 progress(stream.tell() * 1000 // total if total else n, 1000 if total else 0)
     finally:

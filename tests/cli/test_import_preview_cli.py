@@ -109,7 +109,9 @@ def test_json_names_the_clusters_groups_and_flagged_items(
     assert {m.get("value") for m in group["members"]} == {"Lisbon", "Porto"}
     assert [i["id"] for i in data["secrets"]["items"]] == ["n6"]
     assert {i["id"] for i in data["guard"]["items"]} == {"n6", "n7"}
-    assert "secret-value" in data["secrets"]["items"][0]["rules"]
+    # The secrets lane's judgement (the store's policy holds passwords) replaces the
+    # planted-secret rule's, as the import itself will judge it.
+    assert data["secrets"]["items"][0]["rules"] == ["secret.password"]
     assert [b["line"] for b in data["bad"]] == [8, 9] and data["bad_count"] == 2
 
 
@@ -295,3 +297,24 @@ def test_ctrl_c_stops_the_preview_and_leaves_nothing(db: Path, tmp_path: Path) -
     assert "nothing was written" in err and "Traceback" not in err
     assert fingerprint(db) == before
     assert not any(scratch_root.iterdir())
+
+
+def test_a_secret_the_policy_masks_is_found_not_held(
+        db: Path, tmp_path: Path, embedder: NearEmbedder) -> None:
+    # The default policy masks e-mail addresses and holds passwords: the preview counts
+    # both as secrets found and only the password as held, as the import will do.
+    f = jsonl(tmp_path / "in.jsonl", [
+        {"id": "m1", "user_id": "ann", "text": "Write to dana.k@example.org about the lease",
+         "type": "fact"},
+        {"id": "m2", "user_id": "ann", "text": "My password is hunter2, remember it",
+         "type": "fact"},
+        {"id": "m3", "user_id": "ann", "text": "User enjoys listening to jazz",
+         "type": "preference"},
+    ])
+    r = cli("import", str(f), "--db", str(db), "--dry-run", "--json")
+    assert r.returncode == 0, r.stderr
+    data = json.loads(r.stdout)
+    assert sorted(i["id"] for i in data["secrets"]["items"]) == ["m1", "m2"]
+    assert [i["id"] for i in data["guard"]["items"]] == ["m2"]
+    masked = next(i for i in data["secrets"]["items"] if i["id"] == "m1")
+    assert "masked" in masked["reason"] and "example.org" not in masked["reason"]
