@@ -29,7 +29,6 @@ import os
 import random
 import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -98,6 +97,19 @@ def add_episodes(path: Path) -> tuple[int, float]:
     return int(n), time.perf_counter() - t0
 
 
+def episode_store(base: Path) -> tuple[Path, str]:
+    """A copy of ``base`` with an episode per unit (built once, then reused)."""
+    path = base.with_name(base.stem + "-episodes.db")
+    marker = path.with_suffix(".ok")
+    if not marker.exists():
+        for suffix in ("", "-wal", "-shm"):
+            Path(str(path) + suffix).unlink(missing_ok=True)
+        shutil.copyfile(base, path)
+        n, secs = add_episodes(path)
+        marker.write_text(f"{n:,} episodes added in {secs:.0f} s\n")
+    return path, marker.read_text().strip()
+
+
 def size_mb(path: Path) -> float:
     return sum(Path(str(path) + s).stat().st_size for s in ("", "-wal")
                if Path(str(path) + s).exists()) / 1e6
@@ -128,35 +140,34 @@ def latencies(path: Path, users: list[str], seed: int) -> tuple[list[float], lis
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--users", type=int, default=25, help="users asked (5 queries each)")
+    ap.add_argument("--build-only", action="store_true",
+                    help="build the two stores (cached in bench/.cache) and stop")
     args = ap.parse_args()
-    base = prepared_store()
-    tmp = Path(tempfile.mkdtemp(prefix="memdesk-episode-cost-"))
-    try:
-        both = tmp / "with-episodes.db"
-        from memdesk.core.store.memory_store import MemoryStore
+    from memdesk.core.store.memory_store import MemoryStore
 
-        s = MemoryStore.open(base)
-        s.checkpoint()
-        with s.read() as conn:
-            users = [r[0] for r in conn.exec_driver_sql(
-                "SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
-            rows = conn.exec_driver_sql("SELECT count(*) FROM memories").scalar()
-        s.close()
-        shutil.copyfile(base, both)
-        n, secs = add_episodes(both)
-        chosen = random.Random(3).sample(users, min(args.users, len(users)))
-        print(f"# what episodes cost: {rows:,} units (one per turn) and the same + {n:,} "
-              f"episodes (added in {secs:.0f} s); {len(chosen)} users x 5 queries, k=10, "
-              "all channels + injection")
-        print(f"# {machine()}; load average {os.getloadavg()[0]:.1f}")
-        for label, path in (("units only", base), ("units + episodes", both)):
-            first, warm = latencies(path, chosen, seed=5)
-            print(f"{label:<18} size {size_mb(path):8.0f} MB  warm p50 {pct(warm, 50):6.1f} "
-                  f"ms  p95 {pct(warm, 95):6.1f} ms  | first p50 {pct(first, 50):6.1f} ms  "
-                  f"p95 {pct(first, 95):6.1f} ms")
-        print(f"# load average after {os.getloadavg()[0]:.1f}")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    base = prepared_store()
+    s = MemoryStore.open(base)
+    s.checkpoint()
+    with s.read() as conn:
+        users = [r[0] for r in conn.exec_driver_sql(
+            "SELECT DISTINCT user_id FROM memories ORDER BY user_id")]
+        rows = conn.exec_driver_sql("SELECT count(*) FROM memories").scalar() or 0
+    s.close()
+    both, built = episode_store(base)
+    if args.build_only:
+        print(f"{both}: {built}")
+        return 0
+    chosen = random.Random(3).sample(users, min(args.users, len(users)))
+    print(f"# what episodes cost: {rows:,} units (one per turn), and the same with an "
+          f"episode each ({built}); {len(chosen)} users x 5 queries, k=10, all channels "
+          "+ injection")
+    print(f"# {machine()}; load average {os.getloadavg()[0]:.1f}")
+    for label, path in (("units only", base), ("units + episodes", both)):
+        first, warm = latencies(path, chosen, seed=5)
+        print(f"{label:<18} size {size_mb(path):8.0f} MB  warm p50 {pct(warm, 50):6.1f} "
+              f"ms  p95 {pct(warm, 95):6.1f} ms  | first p50 {pct(first, 50):6.1f} ms  "
+              f"p95 {pct(first, 95):6.1f} ms")
+    print(f"# load average after {os.getloadavg()[0]:.1f}")
     return 0
 
 

@@ -2,6 +2,7 @@
 
     nice -n 5 .venv/bin/python bench/conv_frontier.py [--file locomo10.json]
         [--z 2.5,3,3.5,4.5] [--best-z 1.5,2,2.75] [--keyword-share 0.34,0.5]
+        [--z-episode 0.75,1.0]
 
 Builds the "turns imported" store of bench_conversations.py once, then asks every
 question through the retriever (as the MCP ``retrieve`` tool does, k = 10, a dry run)
@@ -62,6 +63,8 @@ def main() -> int:
     ap.add_argument("--best-z", type=floats, default=floats("1.5,2,2.75"))
     ap.add_argument("--keyword-share", type=floats, default=floats("0.5"))
     ap.add_argument("--max-per-week", type=int, default=None)
+    ap.add_argument("--z-episode", type=floats, default=None,
+                    help="bars for episodes (floor_z_episode) to try; default: the shipped one")
     args = ap.parse_args()
     from memdesk.core.read.config import ReadConfig
 
@@ -74,18 +77,21 @@ def main() -> int:
         off = ask_all(store, to_turns, ds, base, floor=False)
         cats = [c for c in cl.ORDER if c in off and c != "no_answer"]
         print("floor=False hit@10: " + ", ".join(f"{c} {off[c]['hit@10']:.3f}" for c in cats))
-        print("| z | best z | kw | " + " | ".join(f"{c} hit@10 share / MRR" for c in cats)
+        print("| z | best z | kw | episode z | "
+              + " | ".join(f"{c} hit@10 share / MRR" for c in cats)
               + " | no-answer results | worst share |")
-        print("|---" * (len(cats) + 5) + "|")
-        for z, bz, kw in itertools.product(args.z, args.best_z, args.keyword_share):
+        print("|---" * (len(cats) + 6) + "|")
+        z_eps = args.z_episode or [base.floor_z_episode]
+        for z, bz, kw, ze in itertools.product(args.z, args.best_z, args.keyword_share, z_eps):
             if bz > z:
                 continue
-            cfg = replace(base, floor_z=z, floor_best_z=bz, floor_keyword_share=kw)
+            cfg = replace(base, floor_z=z, floor_best_z=bz, floor_keyword_share=kw,
+                          floor_z_episode=ze)
             t = ask_all(store, to_turns, ds, cfg)
             shares = [t[c]["hit@10"] / off[c]["hit@10"] if off[c]["hit@10"] else 1.0
                       for c in cats]
             cells = [f"{s:.3f} / {t[c]['MRR']:.3f}" for s, c in zip(shares, cats, strict=True)]
-            print(f"| {z} | {bz} | {kw} | " + " | ".join(cells)
+            print(f"| {z} | {bz} | {kw} | {ze} | " + " | ".join(cells)
                   + f" | {t.get('no_answer', {}).get('returned', 0):.2f} | {min(shares):.3f} |",
                   flush=True)
         store.close()
