@@ -38,7 +38,6 @@ ID_COLUMNS = (("memories", "id"), ("episodes", "memory_id"), ("memory_provenance
               ("memory_provenance", "episode_id"), ("quarantine_reasons", "memory_id"),
               ("retrieval_items", "memory_id"), ("duplicate_flags", "memory_id"),
               ("duplicate_flags", "duplicate_of"), ("memories", "superseded_by"))
-_NOT_WORD = rb"[0-9A-Za-z_\x80-\xff]"
 
 
 @dataclass(frozen=True)
@@ -101,8 +100,28 @@ def prove(store: MemoryStore, path: Path | None, plan: Plan) -> Proof:
         proof.searches += _vectors(conn, plan)
     if path is not None:
         proof.searches += [Search("file", what, where, n)
-                           for what, where, n in raw_search(path, plan)]
+                           for what, where, n in raw_search(path, plan, raw_words(store, plan))]
     return proof
+
+
+def raw_words(store: MemoryStore, plan: Plan) -> list[str]:
+    """The distinctive words the raw bytes can be searched for: those that are not part
+    of a longer word some row still holds ("kumquat" inside a live "kumquats").  In
+    the file, fields of a record or an index key sit side by side with no separator,
+    so the raw search cannot ask for whole words; it asks for the bare word instead,
+    and so only for words no live text contains."""
+    with store.read() as conn:
+        cols = [c for c in all_columns(conn) if not c.binary]
+        return [w for w in plan.words if not any(_has_substring(conn, c, w) for c in cols)]
+
+
+def _has_substring(conn: Connection, col: Column, word: str) -> bool:
+    table, name = col.sql()
+    sqlite = conn.dialect.name == "sqlite"
+    lowered = f"lower(CAST({name} AS TEXT))" if sqlite else f"lower({name}::text)"
+    find = "instr" if sqlite else "strpos"
+    return conn.execute(text(f"SELECT 1 FROM {table} WHERE {find}({lowered}, :w) > 0 "
+                             "LIMIT 1"), {"w": word.lower()}).first() is not None
 
 
 def _tables(conn: Connection, plan: Plan) -> list[Search]:
@@ -212,12 +231,12 @@ def _vectors(conn: Connection, plan: Plan) -> list[Search]:
                    "memory_vectors", near)]
 
 
-def raw_search(path: Path, plan: Plan) -> list[tuple[str, str, int]]:
-    """(what, which file, hits) for every needle in the raw bytes of the store's files."""
+def raw_search(path: Path, plan: Plan, words_: list[str]) -> list[tuple[str, str, int]]:
+    """(what, which file, hits) for every needle in the raw bytes of the store's files:
+    the texts, ``words_`` (case-insensitive, see :func:`raw_words`) and the vectors."""
     texts = [n.encode("utf-8") for n in searchable(plan)]
     vectors = [v[:64] for v in plan.vectors if len(v) >= 64]
-    words = [re.compile(rb"(?<!" + _NOT_WORD + rb")" + re.escape(w.encode("utf-8"))
-                        + rb"(?!" + _NOT_WORD + rb")", re.IGNORECASE) for w in plan.words]
+    words = [re.compile(re.escape(w.encode("utf-8")), re.IGNORECASE) for w in words_]
     out = []
     for suffix in ("", "-wal"):
         f = Path(str(path) + suffix)
@@ -246,6 +265,6 @@ def _occurrences(mm: mmap.mmap, needle: bytes) -> int:
     return n
 
 
-def raw_hits(path: Path, plan: Plan) -> list[tuple[str, str, int]]:
+def raw_hits(store: MemoryStore, path: Path, plan: Plan) -> list[tuple[str, str, int]]:
     """The raw searches that found something (the scrub's test for a VACUUM)."""
-    return [r for r in raw_search(path, plan) if r[2]]
+    return [r for r in raw_search(path, plan, raw_words(store, plan)) if r[2]]

@@ -336,7 +336,8 @@ def analyze_if_sampled(store: MemoryStore, needles: list[str]) -> bool:
 
 
 def scrub(store: MemoryStore, path: Path | None, plan: Plan,
-          raw_hits: Callable[[Path, Plan], list[Any]], progress: Progress) -> Scrub:
+          raw_hits: Callable[[MemoryStore, Path, Plan], list[Any]],
+          progress: Progress) -> Scrub:
     """Leave no bytes of the texts in the store's files (see the module docstring)."""
     out = Scrub()
     if store.dialect != "sqlite":
@@ -349,7 +350,7 @@ def scrub(store: MemoryStore, path: Path | None, plan: Plan,
     out.wal_truncated = checkpoint(store)
     out.steps.append("WAL checkpoint (TRUNCATE)" if out.wal_truncated else
                      "WAL checkpoint could not finish: another connection kept reading")
-    if path is not None and raw_hits(path, plan):
+    if path is not None and raw_hits(store, path, plan):
         progress("compacting the file (VACUUM)")
         vacuum_sqlite(store)
         out.vacuumed = True
