@@ -32,10 +32,11 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, select, text
 
-from memdesk.core.errors import NotFoundError, ValidationError
+from memdesk.core.errors import MemdeskError, NotFoundError
 from memdesk.core.store.episodes import EPISODE_TYPE
 from memdesk.core.store.fts import PG_TS_CONFIG
-from memdesk.core.store.memory_store import MemoryStore, not_found_message
+from memdesk.core.store.erased import not_found_message
+from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Episode, Memory, MemoryEvent, MemoryProvenance
 from memdesk.core.store.records import MemoryRecord
 from memdesk.core.store.vectors import V, VT
@@ -62,6 +63,11 @@ thing things think this those though through time today told under until upon ve
 want wants was were what when where which while will with without would year years
 your yours yesterday tomorrow week month morning evening night user users
 """.split())
+
+
+class PurgeRefused(MemdeskError):
+    """The store's current state refuses the purge (a worker still has the turn open,
+    an agent may not erase it); nothing was erased."""
 
 
 def sha256(s: str) -> str:
@@ -200,8 +206,8 @@ def _refuse_open_jobs(conn: Connection, jobs: tuple[str, ...]) -> None:
     for jid, status, owner in conn.execute(select(J.id, J.status, J.lease_owner).where(
             J.id.in_(jobs), J.status.in_(("pending", "running")))):
         who = f" by {owner}" if owner else ""
-        raise ValidationError(
-            "memory", f"job {jid}, which carried this turn, is {status}{who}: a worker "
+        raise PurgeRefused(
+            f"Job {jid}, which carried this turn, is {status}{who}: a worker "
             "still has its text open. Wait until it is done (or cancel it) and purge "
             "again; nothing was erased")
 
@@ -211,14 +217,17 @@ def _refuse_pending_copies(conn: Connection, texts: tuple[str, ...]) -> None:
     for t in texts:
         if len(t) < MIN_TEXT:
             continue
-        jid = conn.execute(select(J.id).where(
+        row = conn.execute(select(J.id, J.status, J.lease_owner).where(
             J.status.in_(("pending", "running")), J.text.contains(t, autoescape=True))
-            .limit(1)).scalar()
-        if jid is not None:
-            raise ValidationError(
-                "memory", f"job {jid} is waiting to store a turn that holds this text: it "
-                "would bring it back. Cancel it (the Jobs view, or wait until it is done) "
-                "and purge again; nothing was erased")
+            .limit(1)).first()
+        if row is not None:
+            jid, status, owner = row
+            doing = (f"being stored by {owner}" if status == "running" and owner
+                     else "waiting to be stored")
+            raise PurgeRefused(
+                f"Job {jid} holds this text and is {doing}: it would bring it back. "
+                "Wait until it is done (or cancel it in the Jobs view) and purge again; "
+                "nothing was erased")
 
 
 def _texts(conn: Connection, records: list[MemoryRecord], jobs: tuple[str, ...]

@@ -27,10 +27,10 @@ from typing import Any
 from sqlalchemy import select, update
 
 from memdesk.core.erasure import receipt as rc
-from memdesk.core.erasure.plan import Plan, plan_in
+from memdesk.core.erasure.plan import Plan, PurgeRefused, plan_in
 from memdesk.core.erasure.proof import prove, raw_hits
 from memdesk.core.erasure.purge import erase_in, purge_transaction, scrub
-from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
+from memdesk.core.errors import MemdeskError, NotFoundError
 from memdesk.core.guard.agent_actions import Serves, no_memory, visible_in
 from memdesk.core.guard.agent_api import HeldForReview
 from memdesk.core.guard.curated import curated_among
@@ -171,6 +171,6 @@ class Erasure:
                 "for an operator's review; an agent cannot erase it. Nothing was erased")
         curated = curated_among(conn, list(plan.ids))
         if curated:
-            raise ValidationError(
-                "memory_id", f"an operator curated {sorted(curated)[0]}: an agent cannot "
-                "erase it (ask the operator). Nothing was erased")
+            raise PurgeRefused(
+                f"An operator curated {sorted(curated)[0]}: an agent cannot erase it (ask "
+                "the operator). Nothing was erased")

@@ -29,7 +29,8 @@ from memdesk.core.store import actions as acts
 from memdesk.core.store import audit
 from memdesk.core.store.browse import fetch_records
 from memdesk.core.store.db import writer
-from memdesk.core.store.models import EDITABLE_FIELDS, ErasedMemory, Memory
+from memdesk.core.store.erased import not_found_message
+from memdesk.core.store.models import EDITABLE_FIELDS, Memory
 from memdesk.core.store.query import MemoryFilter, Status, active_belief_state, status_expression
 from memdesk.core.store.records import (
     MEMORY_EDIT,
@@ -605,17 +606,6 @@ class MemoryStore:
             raise NotFoundError(f"No action group {group_id!r}")
         return Changes(tuple(dict.fromkeys(done.memory_ids)), tuple(done.event_ids), redo,
                        done.kinds, action=acts.UNDO)
-
-
-def not_found_message(conn: Connection, memory_id: str) -> str:
-    """What a reader of a missing memory is told: that it was erased, and when (its id
-    outlives a purge in ``erased_memories``), or plainly that there is none."""
-    at = conn.execute(select(ErasedMemory.__table__.c.at).where(
-        ErasedMemory.__table__.c.memory_id == memory_id)).scalar()
-    if at is not None:
-        return (f"Memory {memory_id!r} was erased permanently on {at:%Y-%m-%d %H:%M} UTC "
-                "(memdesk forget --purge); nothing of it is left to show or change")
-    return f"No memory with id {memory_id!r}"
 
 
 def _edit(memory_ids: tuple[str, ...], event_ids: tuple[int, ...],
