@@ -44,9 +44,9 @@ from memdesk.app.mcp import tools_read as mcp_tools_read
 from memdesk.app.mcp import tools_write as mcp_tools_write
 from memdesk.app.mcp.common import enforce_rights, forbid_unknown_arguments, record_calls
 from memdesk.app.mcp.identity import RIGHTS, Binding
-from memdesk.core.guard.rights import SERVER_DEFAULT_RIGHTS
 from memdesk.app.mcp.lines import AnsweredIds, serve_stdio
 from memdesk.app.mcp.runtime import Runtime
+from memdesk.core.guard.rights import SERVER_DEFAULT_RIGHTS
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.units import Extractor
 

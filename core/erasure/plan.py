@@ -34,12 +34,12 @@ from sqlalchemy import Connection, Table, select, text
 
 from memdesk.core.errors import MemdeskError, NotFoundError
 from memdesk.core.store.episodes import EPISODE_TYPE
-from memdesk.core.store.fts import PG_TS_CONFIG
 from memdesk.core.store.erased import not_found_message
+from memdesk.core.store.fts import PG_TS_CONFIG
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Episode, Memory, MemoryEvent, MemoryProvenance
 from memdesk.core.store.records import MemoryRecord
-from memdesk.core.store.vectors import V, VT
+from memdesk.core.store.vectors import VT, V
 from memdesk.core.write.models import Job
 
 M = Memory.__table__.c
@@ -53,16 +53,21 @@ MIN_TEXT = 10  # shorter texts are not searched for outside the rows erased
 MIN_WORD = 4
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Common words are never distinctive, whatever the store holds.
-_COMMON = frozenset("""
-about above after again against also always among another anything around away back
-because been before being below between both came come could does doing done down
-during each even ever every from have having here into just know last like little long
-made make many might more most much must never next none only other over own really
-said same says should since some such take than that their them then there these they
-thing things think this those though through time today told under until upon very
-want wants was were what when where which while will with without would year years
-your yours yesterday tomorrow week month morning evening night user users
-""".split())
+_COMMON = frozenset((
+    "about", "above", "after", "again", "against", "also", "always", "among", "another",
+    "anything", "around", "away", "back", "because", "been", "before", "being", "below",
+    "between", "both", "came", "come", "could", "does", "doing", "done", "down", "during",
+    "each", "even", "ever", "every", "from", "have", "having", "here", "into", "just",
+    "know", "last", "like", "little", "long", "made", "make", "many", "might", "more",
+    "most", "much", "must", "never", "next", "none", "only", "other", "over", "own",
+    "really", "said", "same", "says", "should", "since", "some", "such", "take", "than",
+    "that", "their", "them", "then", "there", "these", "they", "thing", "things", "think",
+    "this", "those", "though", "through", "time", "today", "told", "under", "until",
+    "upon", "very", "want", "wants", "was", "were", "what", "when", "where", "which",
+    "while", "will", "with", "without", "would", "year", "years", "your", "yours",
+    "yesterday", "tomorrow", "week", "month", "morning", "evening", "night", "user",
+    "users",
+))
 
 
 class PurgeRefused(MemdeskError):

@@ -252,7 +252,7 @@ def raw_search(path: Path, plan: Plan, words_: list[str]) -> list[tuple[str, str
         with f.open("rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             out.append(("text", name, sum(_occurrences(mm, t) for t in texts)))
             out.append(("distinctive words", name,
-                        sum(sum(1 for _ in p.finditer(mm)) for p in words)))  # type: ignore[call-overload]  # mmap is bytes-like
+                        sum(sum(1 for _ in p.finditer(mm)) for p in words)))
             out.append(("vectors", name, sum(_occurrences(mm, v) for v in vectors)))
     return out
 

@@ -40,9 +40,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Connection, delete, insert, text, update
+from sqlalchemy import Connection, Table, delete, insert, text, update
 from sqlalchemy.exc import DatabaseError, OperationalError
 
 from memdesk.core.erasure.columns import text_columns
@@ -56,8 +56,13 @@ from memdesk.core.store.models import ErasedMemory, Erasure, Memory, MemoryEvent
 from memdesk.core.store.schema import translate
 
 ERASED = "[erased]"
-M = Memory.__table__.c
-EV = MemoryEvent.__table__.c
+# Declarative types __table__ as a FromClause; these models map plain Tables.
+MT = cast(Table, Memory.__table__)
+EVT = cast(Table, MemoryEvent.__table__)
+ERT = cast(Table, Erasure.__table__)
+EMT = cast(Table, ErasedMemory.__table__)
+M = MT.c
+EV = EVT.c
 Progress = Callable[[str], None]
 # How long the WAL checkpoint waits for other connections' reads to finish.
 CHECKPOINT_WAIT_S = 30.0
@@ -124,7 +129,7 @@ def erase_in(store: MemoryStore, conn: Connection, plan: Plan, *, erasure_id: st
                        actor=actor, action=acts.PURGE, group_id=erasure_id,
                        note="superseded by a memory that was erased; it stays retired")
     for t in plan.targets:  # 2
-        n = conn.execute(update(MemoryEvent.__table__).where(EV.memory_id == t.id).values(
+        n = conn.execute(update(EVT).where(EV.memory_id == t.id).values(
             before="{}", note=None,
             after=json.dumps(tombstone(t.id, t.kind, at, actor, who, erasure_id)))).rowcount
         out.add("memory_events (audit rows turned into tombstones)", n or 0)
@@ -140,7 +145,7 @@ def erase_in(store: MemoryStore, conn: Connection, plan: Plan, *, erasure_id: st
             + ", ".join(f":j{i}" for i in range(len(plan.jobs))) + ")"),
             {"e": ERASED, **{f"j{i}": j for i, j in enumerate(plan.jobs)}}).rowcount or 0)
     _count_dependents(conn, plan, out)
-    n = conn.execute(delete(Memory.__table__).where(M.id.in_(ids))).rowcount  # 5
+    n = conn.execute(delete(MT).where(M.id.in_(ids))).rowcount  # 5
     out.add("memories", n or 0)
     if sqlite:
         out.add("memories_fts (full-text index entries)", n or 0)
@@ -152,10 +157,10 @@ def erase_in(store: MemoryStore, conn: Connection, plan: Plan, *, erasure_id: st
         store.log_in(conn, t.id, actor, acts.PURGE, {},
                      tombstone(t.id, t.kind, at, actor, who, erasure_id),
                      group_id=erasure_id, note=who)
-    conn.execute(insert(Erasure.__table__).values(
+    conn.execute(insert(ERT).values(
         id=erasure_id, memory_id=plan.requested, at=at, actor=actor, who=who,
         erased=len(ids), verdict="pending", receipt="{}"))
-    conn.execute(insert(ErasedMemory.__table__), [
+    conn.execute(insert(EMT), [
         {"memory_id": t.id, "erasure_id": erasure_id, "kind": kinds[t.id],
          "text_sha256": t.text_sha256, "at": at} for t in plan.targets])
     if sqlite:  # 8

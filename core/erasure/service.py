@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import select, update
+from sqlalchemy import Table, select, update
 
 from memdesk.core.erasure import receipt as rc
 from memdesk.core.erasure.plan import Plan, PurgeRefused, plan_in
@@ -43,7 +43,8 @@ from memdesk.core.store.records import MEMORY_EDIT, Changed, Changes
 from memdesk.core.taxonomy import Actor
 
 Progress = Callable[[str], None]
-ER = ErasureRow.__table__.c
+ERT = cast(Table, ErasureRow.__table__)  # a declarative table
+ER = ERT.c
 
 
 @dataclass(frozen=True)
@@ -137,7 +138,7 @@ class Erasure:
             plan=plan, removed=removed, scrub=scrubbed, proof=proof,
             backups=rc.backups_holding(path, plan), postgres=self.store.dialect != "sqlite")
         with purge_transaction(self.store) as conn:
-            conn.execute(update(ErasureRow.__table__).where(ER.id == erasure_id).values(
+            conn.execute(update(ERT).where(ER.id == erasure_id).values(
                 verdict=proof.verdict, receipt=rc.dumps(receipt)))
         ids = plan.ids + plan.retired
         changes = Changes(ids, (), erasure_id, MEMORY_EDIT | Changed.JOBS | Changed.SNAPSHOTS,

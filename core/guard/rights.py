@@ -61,10 +61,10 @@ MARK_END = "<!-- end of rights table -->"
 
 
 def tools_needing(right: str) -> list[str]:
-    """The tools (or a tool's argument: ``forget`` with ``purge``) that need ``right``,
-    in declaration order."""
+    """The tools (or a tool with an argument: ``forget(purge: true)``) that need
+    ``right``, in declaration order."""
     return [tool for tool, needs in TOOL_RIGHTS.items() if needs == right] + [
-        f"{tool} with {arg}" for (tool, arg), needs in ARGUMENT_RIGHTS.items()
+        f"{tool}({arg}: true)" for (tool, arg), needs in ARGUMENT_RIGHTS.items()
         if needs == right]
 
 
@@ -90,6 +90,6 @@ def rights_markdown() -> str:
     """docs/agents.md's rights table, between its markers (tools/gen_rights_doc.py)."""
     rows = ["| right | lets the agent | tools that need it |", "|---|---|---|"]
     for right, what in RIGHTS.items():
-        tools = ", ".join(f"`{t}`".replace(" with ", "` with `") for t in tools_needing(right))
+        tools = ", ".join(f"`{t}`" for t in tools_needing(right))
         rows.append(f"| `{right}` | {what} | {tools} |")
     return "\n".join([MARK_BEGIN, *rows, MARK_END])
