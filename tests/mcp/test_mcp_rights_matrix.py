@@ -4,8 +4,9 @@ table (core/guard/rights.py's TOOL_RIGHTS) says.
 
 How the cells map onto the transports:
 
-- **HTTP** (``memdesk mcp --http``, one server, unbound): one bearer token per
-  combination of rights, each for alice only; its own user is alice, the other bob.
+- **HTTP** (``memdesk mcp --http`` granting every right, one server, unbound): one
+  bearer token per combination of rights, each for alice only; its own user is alice,
+  the other bob.
 - **stdio** has no token: ``memdesk mcp --user alice --rights R`` binds the server to
   alice and grants every caller R (without ``--rights``: every right).  One server per
   combination; its own user is alice, the other bob (outside the binding).
@@ -238,7 +239,9 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Matrix]:
             tg.start_soon(over_http, url)
 
     no_token: dict[str, int] = {}
-    with http_server(db, home) as url:
+    # The server grants every right (purge only when named), so each token's own
+    # rights decide the HTTP cells.
+    with http_server(db, home, "--rights", ",".join(RIGHTS)) as url:
         anyio.run(everything, url)
         for tool in TOOL_RIGHTS:  # "none": no token at all
             status, _, body = post(url, None, {
