@@ -6,7 +6,11 @@ or restates its turn, and the turn holds every unit's words.  So
 - purging an **episode** (a turn kept as said) erases its units too;
 - purging a **unit** erases the episode it came from, and so that episode's other
   units (they were made from the erased words);
-- purging any other memory erases that memory alone.
+- purging any other memory erases that memory alone;
+- and whatever is purged takes along the same user's other memories holding exactly
+  the same text (the same thing stored again: an agent that repeated itself, a
+  re-import), with their families.  Another user's identical memory is theirs: it is
+  left and named in the receipt, and that text is not searched for (it is still there).
 
 The jobs that carried the turn (``episodes.job_id``, ``memory_provenance.job_id``) lose
 its text as well.  A memory that a purged one had superseded (the old value of a
@@ -50,6 +54,7 @@ JT: Table = Job.__table__  # type: ignore[assignment]  # a declarative table
 J = JT.c
 
 MIN_TEXT = 10  # shorter texts are not searched for outside the rows erased
+MAX_FAMILY = 10_000  # a purge never grows past this many memories
 MIN_WORD = 4
 _WORD = re.compile(r"\w+", re.UNICODE)
 # Common words are never distinctive, whatever the store holds.
@@ -112,6 +117,8 @@ class Plan:
     words: tuple[str, ...] = field(repr=False)
     vectors: tuple[bytes, ...] = field(repr=False)
     previews: tuple[str, ...] = field(repr=False, default=())  # for the confirmation only
+    # Other users' memories holding exactly one of the texts: left, named in the receipt.
+    shared: tuple[str, ...] = ()
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -152,18 +159,19 @@ def plan_in(store: MemoryStore, conn: Connection, memory_id: str) -> Plan:
     except NotFoundError:
         raise NotFoundError(not_found_message(conn, memory_id)) from None
     why: dict[str, str] = {first.id: "requested"}
-    episode_of = dict(conn.execute(select(P.memory_id, P.episode_id).where(
-        P.memory_id == first.id, P.episode_id.is_not(None))).all())
-    episodes: list[str] = []
-    if first.type == EPISODE_TYPE:
-        episodes.append(first.id)
-    elif episode_of.get(first.id):
-        episodes.append(episode_of[first.id])
-        why.setdefault(episode_of[first.id], f"the episode unit {first.id} came from")
-    for ep in episodes:
-        for unit in conn.execute(select(P.memory_id).where(P.episode_id == ep)).scalars():
-            why.setdefault(unit, f"a unit of episode {ep}")
-            episode_of[unit] = ep
+    episode_of: dict[str, str] = {}
+    queue = [first.id]
+    while queue and len(why) < MAX_FAMILY:  # the family, and the same text stored again
+        mid = queue.pop(0)
+        rec = store.get(mid, conn)
+        found = _family_of(conn, rec, episode_of)
+        found += [(i, f"the same text as {mid}, stored again") for i in conn.execute(
+            select(M.id).where(M.user_id == rec.user_id, M.text == rec.text,
+                               M.id != rec.id)).scalars()]
+        for other, reason in found:
+            if other not in why:
+                why[other] = reason
+                queue.append(other)
     records = [store.get(i, conn) for i in why if _exists(conn, i)]
     targets = tuple(Target(r.id, _seq(conn, r.id), kind_of(r, episode_of.get(r.id)), r.type,
                            r.user_id, r.created_at, r.quarantined_at is not None, why[r.id],
@@ -173,13 +181,36 @@ def plan_in(store: MemoryStore, conn: Connection, memory_id: str) -> Plan:
     _refuse_open_jobs(conn, jobs)
     texts = _texts(conn, records, jobs)
     _refuse_pending_copies(conn, texts)
+    # Another user's memory saying exactly the same is theirs: left, named in the
+    # receipt, and its text is no needle (the proof would find it there, rightly).
+    shared = {str(i): t for t in texts for i in conn.execute(select(M.id).where(
+        M.text == t, M.id.not_in(ids))).scalars()}
+    texts = tuple(t for t in texts if t not in set(shared.values()))
     retired = tuple(conn.execute(select(M.id).where(
         M.superseded_by.in_(ids), M.id.not_in(ids))).scalars())
     vectors = tuple(conn.execute(select(V.vector).select_from(VT).where(
         V.seq.in_([t.seq for t in targets]))).scalars())
     words = distinctive_words(conn, texts, [t.seq for t in targets])
     previews = tuple(_preview(r.text) for r in records)
-    return Plan(first.id, targets, jobs, retired, texts, words, vectors, previews)
+    return Plan(first.id, targets, jobs, retired, texts, words, vectors, previews,
+                tuple(sorted(shared)))
+
+
+def _family_of(conn: Connection, rec: MemoryRecord, episode_of: dict[str, str]
+               ) -> list[tuple[str, str]]:
+    """The episode a unit came from, or an episode's units (see the module docstring)."""
+    out: list[tuple[str, str]] = []
+    episode = rec.id if rec.type == EPISODE_TYPE else conn.execute(
+        select(P.episode_id).where(P.memory_id == rec.id, P.episode_id.is_not(None))).scalar()
+    if episode is None:
+        return out
+    if episode != rec.id:
+        episode_of[rec.id] = episode
+        out.append((episode, f"the episode unit {rec.id} came from"))
+    for unit in conn.execute(select(P.memory_id).where(P.episode_id == episode)).scalars():
+        episode_of[unit] = episode
+        out.append((unit, f"a unit of episode {episode}"))
+    return out
 
 
 def _exists(conn: Connection, memory_id: str) -> bool:

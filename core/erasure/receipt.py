@@ -106,6 +106,8 @@ def build(*, erasure_id: str, at: datetime, actor: str, who: str | None, store_u
                   "vectors_searched": len(plan.vectors), **proof.to_json()},
         "still_held_by": {
             "backups": backups,
+            # Other users' memories saying exactly the same: theirs, left as they are.
+            "other_users_memories": list(plan.shared),
             "outside_the_store": OUTSIDE + (PG_OUTSIDE if postgres else []),
         },
     }
@@ -130,6 +132,10 @@ def summary(receipt: dict[str, Any]) -> list[str]:
         lines.append(f"  still a copy in {c['where']} ({c['channel']}, {c['hits']})")
     for m in proof["mentions_found"]:
         lines.append(f"  its words still in {m['where']} ({m['channel']}, {m['hits']})")
+    shared = receipt["still_held_by"]["other_users_memories"]
+    if shared:
+        lines.append(f"{len(shared)} other user(s)' memories say exactly the same and were "
+                     f"left: {', '.join(shared)}")
     held = [b for b in receipt["still_held_by"]["backups"] if b["holds_it"] is not False]
     if held:
         lines.append(f"{len(held)} backup(s) may still hold it:")

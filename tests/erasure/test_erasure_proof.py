@@ -121,3 +121,19 @@ def test_a_held_memory_is_erased_for_the_operator(store: MemoryStore, world: Wor
     plan = Erasure(store).preview(world.episode)
     assert plan.held and {t.id for t in plan.targets} == {world.episode, *world.units}
     assert Erasure(store).purge(world.episode).verdict == "erased"
+
+
+def test_the_same_text_stored_again_goes_too_and_another_users_is_left(
+        store: MemoryStore) -> None:
+    said = "Mel's Vexquillan locker is at the Drubbleforth gym"
+    first = store.add(user_id="mel", text=said, type="fact").id
+    again = store.add(user_id="mel", text=said, type="fact").id
+    bobs = store.add(user_id="bob", text=said, type="fact").id
+    plan = Erasure(store).preview(first)
+    assert [t.id for t in plan.targets] == [first, again]
+    assert plan.targets[1].why == f"the same text as {first}, stored again"
+    erased = Erasure(store).purge(first)
+    assert erased.verdict == "erased"
+    assert erased.receipt["still_held_by"]["other_users_memories"] == [bobs]
+    assert store.get(bobs).text == said
+    assert any("other user(s)' memories say exactly the same" in s for s in erased.summary())
