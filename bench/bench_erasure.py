@@ -12,6 +12,7 @@ size.  The machine, its load and the date go with the figures (docs/benchmarks/)
 from __future__ import annotations
 
 import argparse
+import itertools
 import os
 import tempfile
 import time
@@ -38,10 +39,10 @@ def main() -> None:
         for mid in ids:
             marks: list[tuple[str, float]] = [("start", time.perf_counter())]
             erased = Erasure(store).purge(
-                mid, progress=lambda step: marks.append((step, time.perf_counter())))
+                mid, progress=lambda step, m=marks: m.append((step, time.perf_counter())))
             marks.append(("done", time.perf_counter()))
             phases = ", ".join(f"{a[0]} {b[1] - a[1]:.2f} s"
-                               for a, b in zip(marks, marks[1:], strict=False))
+                               for a, b in itertools.pairwise(marks))
             scrub = erased.receipt["scrub"]
             print(f"purge of {len(erased.receipt['erased'])} memor"
                   f"{'y' if len(erased.receipt['erased']) == 1 else 'ies'}: "
