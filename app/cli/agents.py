@@ -42,8 +42,9 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                    help="serve only the users listed in FILE (one per line, # comments)")
     p.add_argument("--rights", metavar="RIGHTS",
                    help="comma-separated rights this server allows any caller (default: "
-                        "read,write,forget; over HTTP a token's own rights narrow them "
-                        "further): which tool needs which is listed below")
+                        "read,write,forget; purge only when named; over HTTP a token's "
+                        "own rights narrow them further): which tool needs which is "
+                        "listed below")
     p.set_defaults(handler=cmd_mcp)
 
     p = sub.add_parser("review", parents=[common],

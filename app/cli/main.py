@@ -19,6 +19,7 @@ from memdesk.app.cli import db as cli_db
 from memdesk.app.cli import delta as cli_delta
 from memdesk.app.cli import duplicates as cli_duplicates
 from memdesk.app.cli import edit as cli_edit
+from memdesk.app.cli import erasure as cli_erasure
 from memdesk.app.cli import read as cli_read
 from memdesk.app.cli import secrets as cli_secrets
 from memdesk.app.cli import tokens as cli_tokens
@@ -146,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     # Feature modules add their own subcommands (each: register(subparsers, common)).
     for module in (cli_edit, cli_db, cli_curation, cli_delta, cli_write, cli_read, cli_transfer,
-                   cli_agents, cli_duplicates, cli_tokens, cli_secrets):
+                   cli_agents, cli_duplicates, cli_tokens, cli_secrets, cli_erasure):
         module.register(sub, common)
     return parser
 

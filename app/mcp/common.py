@@ -27,7 +27,7 @@ from memdesk.app.mcp.identity import (
 )
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.agent_api import check_agent_text
-from memdesk.core.guard.rights import TOOL_RIGHTS, missing_right
+from memdesk.core.guard.rights import ARGUMENT_RIGHTS, TOOL_RIGHTS, missing_right
 
 if TYPE_CHECKING:
     from memdesk.core.guard.access import AccessLog
@@ -41,7 +41,8 @@ READ = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_h
 ADD = ToolAnnotations(read_only_hint=False, destructive_hint=False, idempotent_hint=False,
                       open_world_hint=False)
 # forget hides a memory (a soft delete the operator can undo); forgetting it again finds
-# nothing, so repeating the call changes nothing more.
+# nothing, so repeating the call changes nothing more.  With purge: true it erases it
+# for good (the purge right), and a repeated call is told it was erased.
 FORGET = ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
                          open_world_hint=False)
 
@@ -129,13 +130,17 @@ def enforce_rights(server: MCPServer, binding: Binding) -> None:
     for name, tool in tools.items():
 
         async def guarded(*args: Any, _fn: Callable[..., Any] = tool.fn,
-                          _right: str = TOOL_RIGHTS[name], **kwargs: Any) -> Any:
-            who = lacking(binding, current_caller.get(), _right)
+                          _right: str = TOOL_RIGHTS[name], _name: str = name,
+                          **kwargs: Any) -> Any:
+            who, right = lacking(binding, current_caller.get(), _right), _right
+            for (tool_name, arg), extra in ARGUMENT_RIGHTS.items():
+                if who is None and tool_name == _name and kwargs.get(arg):
+                    who, right = lacking(binding, current_caller.get(), extra), extra
             if who is not None:
                 user_id = kwargs.get("user_id")
                 if isinstance(user_id, str):  # the access log says whom it was after
                     note_user(user_id, refused=True)
-                message = missing_right(_right, who)
+                message = missing_right(right, who)
                 raise ToolError(message) from Refused(message)
             return await _fn(*args, **kwargs)
 

@@ -19,8 +19,9 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from memdesk.core.guard.rights import RIGHTS as DECLARED
+from memdesk.core.guard.rights import SERVER_DEFAULT_RIGHTS
 
-RIGHTS = tuple(DECLARED)  # read, write, forget: core/guard/rights.py
+RIGHTS = tuple(DECLARED)  # read, write, forget, purge: core/guard/rights.py
 
 
 @dataclass(frozen=True)
@@ -54,10 +55,11 @@ def note_user(user_id: str, *, refused: bool = False) -> None:
 class Binding:
     """The users a server serves (None: unbound, any user id — a single local user's
     stdio server, said in its instructions and log) and the rights it grants any caller
-    (``--rights``; every right by default: a token's rights narrow them further)."""
+    (``--rights``; by default every right but those granted only when named, such as
+    ``purge``: a token's rights narrow them further)."""
 
     users: frozenset[str] | None = None
-    rights: frozenset[str] = field(default_factory=lambda: frozenset(RIGHTS))
+    rights: frozenset[str] = field(default_factory=lambda: frozenset(SERVER_DEFAULT_RIGHTS))
 
     @property
     def bound(self) -> bool:

@@ -159,10 +159,16 @@ class Retrieval(TypedDict):
 
 class ChangeResult(TypedDict):
     memory_id: str
-    status: Literal["forgotten", "corrected", "held_for_review"]
+    status: Literal["forgotten", "corrected", "held_for_review", "erased"]
     message: str
     correction_id: str | None
     reasons: list[str]
+    # A purge (forget with purge: true): every memory it erased (the turn and its
+    # units go together), the erasure's id (its receipt is kept in the store) and the
+    # verdict of its proof ("erased", or "incomplete": a copy was still found).
+    erased: NotRequired[list[str]]
+    erasure_id: NotRequired[str]
+    verdict: NotRequired[str]
 
 
 class Event(TypedDict):

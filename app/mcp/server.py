@@ -46,6 +46,7 @@ from memdesk.app.mcp.common import enforce_rights, forbid_unknown_arguments, rec
 from memdesk.app.mcp.identity import RIGHTS, Binding
 from memdesk.app.mcp.lines import AnsweredIds, serve_stdio
 from memdesk.app.mcp.runtime import Runtime
+from memdesk.core.guard.rights import SERVER_DEFAULT_RIGHTS
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.units import Extractor
 
@@ -65,8 +66,8 @@ INSTRUCTIONS = (
 def instructions(binding: Binding) -> str:
     """The server's instructions: what it is for, whom it serves, what it allows."""
     allowed = ""
-    if set(binding.rights) != set(RIGHTS):
-        allowed = (" It allows only these rights: "
+    if set(binding.rights) != set(SERVER_DEFAULT_RIGHTS):
+        allowed = (" It allows these rights: "
                    f"{', '.join(r for r in RIGHTS if r in binding.rights)}.")
     if binding.users is None:
         return (INSTRUCTIONS + " This server is unbound: it serves any user_id (meant for "
@@ -97,7 +98,8 @@ def serve(store: MemoryStore, extractor: Extractor, *, vectors: bool = True,
           rights: frozenset[str] | None = None) -> None:
     """Run until the client disconnects (stdio) or the process is interrupted (HTTP).
     ``users``: the users this server serves (None: unbound); ``rights``: what it lets
-    any caller do (None: every right; a token's rights narrow them further).
+    any caller do (None: every right but ``purge``, which is granted only when
+    named; a token's rights narrow them further).
 
     Over HTTP every request is authenticated by app/mcp/auth.py: a token is required on
     a non-loopback ``host``, and on loopback as soon as the store has any token."""

@@ -1,5 +1,6 @@
 """The MCP tools that change memories: ``store_memory``, ``update_memory`` and
-``forget``.  Protocol glue only: the rules are core/guard/agent_actions.py's and the
+``forget`` (``purge: true``: the permanent erasure, core/erasure/, with the ``purge``
+right).  Protocol glue only: the rules are core/guard/agent_actions.py's and the
 write path's; every change is audited under actor ``agent`` with the client and session
 this server assigned (the agent cannot set either)."""
 
@@ -12,6 +13,7 @@ from pydantic import Field
 
 from memdesk.app.mcp.common import ADD, FORGET, run_store
 from memdesk.app.mcp.models import AgentArg, ChangeResult, Job, MemoryIdArg, RunArg, UserArg
+from memdesk.core.erasure.service import Erasure
 from memdesk.core.guard import SecretScreen, agent_actions
 from memdesk.core.guard.agent_api import check_agent_text
 from memdesk.core.guard.origin import AgentOrigin
@@ -21,6 +23,7 @@ from memdesk.core.write.units import MAX_TURN_TEXT, Turn, parse_said_at
 
 if TYPE_CHECKING:
     from memdesk.app.mcp.runtime import Runtime
+    from memdesk.core.store.memory_store import MemoryStore
 
 SourceArg = Annotated[Literal["user", "assistant", "tool", "document"], Field(
     description="whose words these are: the user's own (default), or text from the "
@@ -111,11 +114,20 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         return out
 
     @mcp.tool(annotations=FORGET)
-    async def forget(memory_id: MemoryIdArg, ctx: Context) -> ChangeResult:
+    async def forget(memory_id: MemoryIdArg, ctx: Context, purge: Annotated[bool, Field(
+            description="erase it permanently instead, with the turn it came from and "
+                        "that turn's other memories, and prove it (needs the 'purge' "
+                        "right; cannot be undone)")] = False) -> ChangeResult:
         """Forget one memory by id (it stops being retrieved; the operator can undo
         it). A memory the operator curated is not forgotten: the request is held for
-        their review."""
+        their review. With purge: true the memory is erased permanently from every
+        place the store keeps it (memories held for review or curated by the operator
+        cannot be erased by an agent)."""
         note = _note(rt.origin(ctx, "user"))
+        if purge:
+            out = await run_store(purge_one, store, memory_id, rt.scope.serves(), note)
+            rt.memories_changed()
+            return out
 
         def run() -> agent_actions.AgentChange:
             return agent_actions.forget(store, memory_id, rt.scope.serves(),
@@ -124,3 +136,18 @@ def register(mcp: MCPServer, rt: Runtime) -> None:
         out = _change(await run_store(run))
         rt.memories_changed()
         return out
+
+
+def purge_one(store: MemoryStore, memory_id: str, serves: agent_actions.Serves,
+              note: str) -> ChangeResult:
+    """An agent's purge (core/erasure/): its answer, without the receipt's details."""
+    check_agent_text("memory_id", memory_id)
+    erased = Erasure(store).purge(memory_id, actor="agent", who=note, serves=serves)
+    ids = [e["id"] for e in erased.receipt["erased"]]
+    done = ("Erased permanently" if erased.verdict == "erased" else
+            "Erased, but the proof still found a copy (the operator has the receipt)")
+    return {"memory_id": memory_id, "status": "erased",
+            "message": f"{done}: {len(ids)} memor{'y' if len(ids) == 1 else 'ies'}; "
+                       "this cannot be undone.",
+            "correction_id": None, "reasons": [], "erased": ids,
+            "erasure_id": erased.erasure_id, "verdict": erased.verdict}

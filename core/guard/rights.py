@@ -22,6 +22,21 @@ RIGHTS: dict[str, str] = {
     "write": "hand over turns to remember and correct memories (a correction "
              "supersedes; the old memory is kept as history)",
     "forget": "forget memories (a soft delete the operator can undo)",
+    "purge": "erase memories permanently with forget's purge: true (the memory, its "
+             "episode or units and every copy of the text; cannot be undone). Never "
+             "granted unless named",
+}
+
+# Rights a server grants only when ``memdesk mcp --rights`` names them, and a token only
+# when ``memdesk tokens add --rights`` does: what cannot be undone is never a default.
+NAMED_ONLY = ("purge",)
+# What a server grants any caller without ``--rights``.
+SERVER_DEFAULT_RIGHTS = tuple(r for r in RIGHTS if r not in NAMED_ONLY)
+
+# Arguments that need a right of their own on top of their tool's, when given as true:
+# (tool, argument) -> right.  Checked with the tool's right (app/mcp/common.py).
+ARGUMENT_RIGHTS: dict[tuple[str, str], str] = {
+    ("forget", "purge"): "purge",
 }
 
 # The right each MCP tool needs.  A new tool needs its row here: the server refuses to
@@ -46,8 +61,11 @@ MARK_END = "<!-- end of rights table -->"
 
 
 def tools_needing(right: str) -> list[str]:
-    """The tools that need ``right``, in declaration order."""
-    return [tool for tool, needs in TOOL_RIGHTS.items() if needs == right]
+    """The tools (or a tool with an argument: ``forget(purge: true)``) that need
+    ``right``, in declaration order."""
+    return [tool for tool, needs in TOOL_RIGHTS.items() if needs == right] + [
+        f"{tool}({arg}: true)" for (tool, arg), needs in ARGUMENT_RIGHTS.items()
+        if needs == right]
 
 
 def missing_right(right: str, who: str) -> str:

@@ -62,6 +62,9 @@ class Action:
     ``verb`` is the undo label's noun phrase ("soft-delete", "edit"); ``noun`` and
     ``plural`` the things it counts.  ``planned``: declared for work still to come,
     written by no code yet (a test checks the rest are all written somewhere).
+    ``irreversible``: it destroys what undo would need (a permanent erasure), so it is
+    never undoable and every interface asks for confirmation before running it
+    (``--yes`` on the command line, a dialog in the desk).
     """
 
     name: str
@@ -72,6 +75,11 @@ class Action:
     plural: str = "memories"
     undoable: bool = True
     planned: bool = False
+    irreversible: bool = False
+
+    def __post_init__(self) -> None:
+        if self.irreversible and self.undoable:
+            raise ValueError(f"action {self.name!r} is irreversible, so it cannot be undoable")
 
     def label(self, count: int = 1, target: str | None = None) -> str:
         """What Edit → Undo says after the word "Undo": "soft-delete of 3 memories", or
@@ -131,6 +139,12 @@ CORRECT = Action("correct", Stream.MEMORY, MEMORY_EDIT, "agent's correction")
 # waits in the memory's history for the operator (who may delete it from the desk).
 FORGET_HELD = Action("forget_held", Stream.MEMORY, Changed.HISTORY,
                      "agent's held forget request", undoable=False)
+# A permanent erasure (core/erasure/): the memory, its episode or units and every copy
+# of their text are gone, so there is nothing to undo with.  Its rows: one per erased
+# memory (the tombstone: id, kind, when, by whom), and one per memory that a purged
+# correction had superseded (it stays retired).
+PURGE = Action("purge", Stream.MEMORY, MEMORY_EDIT, "permanent erasure", undoable=False,
+               irreversible=True)
 # Planned: declared so the work that adds them names them here (no caller yet).
 HOLD_CURATED = Action("hold_curated", Stream.MEMORY, MEMORY_EDIT,
                       "hold of a curated change", planned=True)

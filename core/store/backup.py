@@ -56,6 +56,8 @@ INTERVAL_ENV = "MEMDESK_BACKUP_INTERVAL_MIN"  # minutes; 0 turns automatic backu
 KEEP_ENV = "MEMDESK_BACKUP_KEEP"  # the newest backups always kept (then daily, weekly…)
 BUDGET_ENV = "MEMDESK_BACKUP_BUDGET_MB"  # total size the kept backups may take
 REPLACED = "replaced"  # the reason of the copy a restore keeps of the store it replaced
+# A write transaction with this execution option set never arms automatic backups.
+NO_BACKUP_OPTION = "memdesk_no_backup"
 _NAME = re.compile(r"^(\d{8}T\d{6}-\d{6})-([a-z0-9-]+)\.db$")
 STAMP = "%Y%m%dT%H%M%S-%f"
 _STAMP = STAMP
@@ -401,7 +403,9 @@ def keep_backed_up(store: MemoryStore, *, tick_s: float | None = None) -> Backup
     keeper = BackupKeeper(AutoBackup(path, policy.interval), tick_s)
 
     def on_begin(conn: Connection) -> None:
-        if conn.get_execution_options().get(WRITE_OPTION):
+        options = conn.get_execution_options()
+        # A purge (core/erasure/) must not be what prompts a copy of what it erases.
+        if options.get(WRITE_OPTION) and not options.get(NO_BACKUP_OPTION):
             keeper.arm()
 
     event.listen(store.engine, "begin", on_begin)

@@ -29,6 +29,7 @@ from memdesk.core.store import actions as acts
 from memdesk.core.store import audit
 from memdesk.core.store.browse import fetch_records
 from memdesk.core.store.db import writer
+from memdesk.core.store.erased import not_found_message
 from memdesk.core.store.models import EDITABLE_FIELDS, Memory
 from memdesk.core.store.query import MemoryFilter, Status, active_belief_state, status_expression
 from memdesk.core.store.records import (
@@ -166,7 +167,7 @@ class MemoryStore:
             stmt = stmt.with_for_update(of=MT)
         row = conn.execute(stmt).first()
         if row is None:
-            raise NotFoundError(f"No memory with id {memory_id!r}")
+            raise NotFoundError(not_found_message(conn, memory_id))
         return self._record(row)
 
     def lock_in(self, conn: Connection, ids: Iterable[str]) -> None:

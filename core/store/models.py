@@ -233,3 +233,38 @@ class Episode(Base):
     job_id: Mapped[str | None] = mapped_column(String(32))
 
     __table_args__ = (Index("ix_episodes_user_said", "user_id", "said_at"),)
+
+
+class Erasure(Base):
+    """One permanent purge (migration 0024, core/erasure/): who asked, when, the
+    verdict of its proof and the receipt (JSON without the text: ids, kinds, hashes,
+    places, proof searches, what still holds it).  Never changed once written."""
+
+    __tablename__ = "erasures"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    memory_id: Mapped[str] = mapped_column(String(64), nullable=False)  # the one asked for
+    at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    actor: Mapped[str] = mapped_column(String(32), nullable=False)
+    who: Mapped[str | None] = mapped_column(Text)
+    erased: Mapped[int] = mapped_column(Integer, nullable=False)
+    verdict: Mapped[str] = mapped_column(String(16), nullable=False)  # erased | incomplete
+    receipt: Mapped[str] = mapped_column(Text, nullable=False)
+
+    __table_args__ = (Index("ix_erasures_at", "at"),)
+
+
+class ErasedMemory(Base):
+    """A memory a purge erased: its id outlives it so that a second purge, an edit or
+    an undo naming it is told it was erased (and when), not merely "not found"."""
+
+    __tablename__ = "erased_memories"
+
+    memory_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    erasure_id: Mapped[str] = mapped_column(
+        String(32), ForeignKey("erasures.id", ondelete="CASCADE"), nullable=False)
+    kind: Mapped[str] = mapped_column(String(32), nullable=False)
+    text_sha256: Mapped[str] = mapped_column(String(64), nullable=False)
+    at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+
+    __table_args__ = (Index("ix_erased_memories_erasure", "erasure_id"),)

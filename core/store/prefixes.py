@@ -105,7 +105,15 @@ def resolve_among(ids: Iterable[str], ref: str, what: str) -> str:
 
 def memory_id(conn: Connection, ref: str) -> str:
     """A memory's full id from its id or a unique prefix."""
-    return resolve_id(conn, Memory.__table__.c.id, ref, "memory")
+    try:
+        return resolve_id(conn, Memory.__table__.c.id, ref, "memory")
+    except NotFoundError:
+        from memdesk.core.store.erased import not_found_message
+
+        message = not_found_message(conn, (ref or "").strip())
+        if "erased" not in message:
+            raise
+        raise NotFoundError(message) from None
 
 
 def action_group_id(conn: Connection, ref: str) -> str:

@@ -164,6 +164,8 @@ class Changes:
 
     @property
     def undoable(self) -> bool:
+        if self.action is not None and not self.action.undoable:
+            return False  # a record in the history (a purge, a token revocation)
         return self.group_id is not None or len(self.event_ids) == 1
 
     @property

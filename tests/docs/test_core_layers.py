@@ -26,7 +26,8 @@ def test_core_layer_contracts_hold_on_the_code() -> None:
     assert f"{LAYERS} KEPT" in r.stdout and f"{GUARD} KEPT" in r.stdout
 
 
-PACKAGES = ("demo", "undo", "preview", "curation", "delta", "read", "transfer", "write", "store")
+PACKAGES = ("demo", "undo", "preview", "erasure", "curation", "delta", "read", "transfer",
+            "write", "store")
 MODULES = ("embeddings", "routing", "taxonomy", "ids", "errors", "onnx_encoder")
 CLEAN = {
     "core/__init__.py": "",

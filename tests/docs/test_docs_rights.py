@@ -13,6 +13,7 @@ import pytest
 
 from memdesk.app.main import main
 from memdesk.core.guard.rights import (
+    ARGUMENT_RIGHTS,
     DEFAULT_TOKEN_RIGHTS,
     MARK_BEGIN,
     MARK_END,
@@ -48,6 +49,8 @@ def test_the_docs_table_is_the_declared_one() -> None:
     assert set(rows) == set(RIGHTS)
     for tool, right in TOOL_RIGHTS.items():
         assert [r for r, line in rows.items() if f"`{tool}`" in line] == [right]
+    for (tool, arg), right in ARGUMENT_RIGHTS.items():  # forget(purge: true): purge
+        assert [r for r, line in rows.items() if f"`{tool}({arg}: true)`" in line] == [right]
 
 
 def test_the_tool_rewrites_a_stale_table_and_nothing_else(

@@ -4,14 +4,19 @@ table (core/guard/rights.py's TOOL_RIGHTS) says.
 
 How the cells map onto the transports:
 
-- **HTTP** (``memdesk mcp --http``, one server, unbound): one bearer token per
-  combination of rights, each for alice only; its own user is alice, the other bob.
+- **HTTP** (``memdesk mcp --http`` granting every right, one server, unbound): one
+  bearer token per combination of rights, each for alice only; its own user is alice,
+  the other bob.
 - **stdio** has no token: ``memdesk mcp --user alice --rights R`` binds the server to
   alice and grants every caller R (without ``--rights``: every right).  One server per
   combination; its own user is alice, the other bob (outside the binding).
 - **none**: a token holds at least one right (``tokens add --rights ''`` is refused), and
   so does a server (``mcp --rights ''``); over HTTP a call without a token is refused
   with 401 before any tool runs, for every tool.
+
+``forget`` with ``purge: true`` is a call of its own (``forget+purge``): it needs the
+``purge`` right on top of ``forget``'s (core/guard/rights.py's ARGUMENT_RIGHTS), and an
+allowed one erases the memory for good.
 
 Each cell checks the answer (allowed: the tool answered; refused: a tool error that
 names the missing right, or for another user "not found" / "not served" word for word
@@ -37,8 +42,9 @@ import pytest
 from mcp.client.session import ClientSession
 
 from memdesk.app.main import main
+from memdesk.core.errors import NotFoundError
 from memdesk.core.guard import access, tokens
-from memdesk.core.guard.rights import RIGHTS, TOOL_RIGHTS, missing_right
+from memdesk.core.guard.rights import ARGUMENT_RIGHTS, RIGHTS, TOOL_RIGHTS, missing_right
 from memdesk.core.ids import new_id
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
@@ -47,6 +53,9 @@ from memdesk.core.write.units import Turn
 from tests.helpers import mcp_stdio
 from tests.helpers.mcp_http import http_server, post, session
 
+# Every combination of the four rights, on both transports: 30 servers' worth of calls,
+# which takes longer than the suite's default limit on a loaded two-core machine.
+pytestmark = pytest.mark.timeout(900)
 OWN, OTHER, GHOST_USER = "alice", "bob", "nobody-at-all"
 COMBOS = [frozenset(c) for n in range(1, len(RIGHTS) + 1) for c in combinations(RIGHTS, n)]
 TRANSPORTS = ("stdio", "http")
@@ -67,6 +76,7 @@ class Targets:
     job: str
     to_update: str = ""
     to_forget: str = ""
+    to_purge: str = ""
 
 
 # Each tool's arguments for a target: the whole argument set the tool is called with.
@@ -81,14 +91,28 @@ ARGS: dict[str, Callable[[Targets], dict[str, Any]]] = {
     "update_memory": lambda t: {"memory_id": t.to_update,
                                 "text": "The user drinks coffee now."},
     "forget": lambda t: {"memory_id": t.to_forget},
+    "forget+purge": lambda t: {"memory_id": t.to_purge, "purge": True},
+}
+# Every call a cell makes: each tool, then each argument that needs a right of its own
+# ("forget+purge"), with the tool it calls and the rights it needs, in order.
+CALLS: dict[str, tuple[str, tuple[str, ...]]] = {
+    **{tool: (tool, (right,)) for tool, right in TOOL_RIGHTS.items()},
+    **{f"{tool}+{arg}": (tool, (TOOL_RIGHTS[tool], right))
+       for (tool, arg), right in ARGUMENT_RIGHTS.items()},
 }
 # The argument that names the target, and so differs between a target and a ghost.
 NAMES = {"user_id", "memory_id", "job_id"}
 
 
-def expected(tool: str, combo: frozenset[str], target: str) -> str:
-    """The cell's answer, from the declared table only."""
-    return "allowed" if target == "own" and TOOL_RIGHTS[tool] in combo else "refused"
+def expected(call: str, combo: frozenset[str], target: str) -> str:
+    """The cell's answer, from the declared tables only."""
+    needs = CALLS[call][1]
+    return "allowed" if target == "own" and set(needs) <= combo else "refused"
+
+
+def missing(call: str, combo: frozenset[str]) -> str | None:
+    """The first right the call needs and the combination lacks (the one refused)."""
+    return next((r for r in CALLS[call][1] if r not in combo), None)
 
 
 @dataclass
@@ -119,24 +143,24 @@ class Matrix:
     no_token: dict[str, int]
 
 
-def targeted(tool: str, t: Targets) -> str:
-    args = ARGS[tool](t)
+def targeted(call: str, t: Targets) -> str:
+    args = ARGS[call](t)
     return str(next(v for k, v in args.items() if k in NAMES))
 
 
 async def call_all(s: ClientSession, run: Run, targets: dict[str, Targets]) -> None:
     run.listed = {t.name: t.annotations for t in (await s.list_tools()).tools}
-    ghost = Targets(GHOST_USER, new_id(), new_id(), new_id(), new_id())
+    ghost = Targets(GHOST_USER, new_id(), new_id(), new_id(), new_id(), new_id())
     # Own and other first, ghosts last: the access log's rows come in this order.
-    for tool in TOOL_RIGHTS:
+    for call, (tool, _needs) in CALLS.items():
         for target in TARGETS:
-            r = await s.call_tool(tool, ARGS[tool](targets[target]))
-            run.answers[tool, target] = Answer(bool(r.is_error), r.content[0].text)
-        run.other_names[tool] = targeted(tool, targets["other"])
-    for tool in TOOL_RIGHTS:
-        r = await s.call_tool(tool, ARGS[tool](ghost))
-        run.ghost[tool] = Answer(bool(r.is_error), r.content[0].text)
-        run.ghost_names[tool] = targeted(tool, ghost)
+            r = await s.call_tool(tool, ARGS[call](targets[target]))
+            run.answers[call, target] = Answer(bool(r.is_error), r.content[0].text)
+        run.other_names[call] = targeted(call, targets["other"])
+    for call, (tool, _needs) in CALLS.items():
+        r = await s.call_tool(tool, ARGS[call](ghost))
+        run.ghost[call] = Answer(bool(r.is_error), r.content[0].text)
+        run.ghost_names[call] = targeted(call, ghost)
 
 
 def jobs_of(store: MemoryStore) -> dict[str, int]:
@@ -182,7 +206,7 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Matrix]:
             per: dict[str, Targets] = {}
             for target, base in shared.items():
                 fresh = [store.add(user_id=base.user, text=f"{base.user} lives in Lisbon {i}",
-                                   type="fact", actor="agent").id for i in range(2)]
+                                   type="fact", actor="agent").id for i in range(3)]
                 per[target] = Targets(base.user, base.memory, base.job, *fresh)
             targets[transport, key(combo)] = per
     for combo in COMBOS:
@@ -215,7 +239,9 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Matrix]:
             tg.start_soon(over_http, url)
 
     no_token: dict[str, int] = {}
-    with http_server(db, home) as url:
+    # The server grants every right (purge only when named), so each token's own
+    # rights decide the HTTP cells.
+    with http_server(db, home, "--rights", ",".join(RIGHTS)) as url:
         anyio.run(everything, url)
         for tool in TOOL_RIGHTS:  # "none": no token at all
             status, _, body = post(url, None, {
@@ -228,13 +254,14 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Matrix]:
     yield Matrix(runs, targets, jobs_before, no_token)
 
 
-CELLS = [(transport, key(combo), tool, target) for transport in TRANSPORTS
-         for combo in COMBOS for tool in TOOL_RIGHTS for target in TARGETS]
+CELLS = [(transport, key(combo), call, target) for transport in TRANSPORTS
+         for combo in COMBOS for call in CALLS for target in TARGETS]
 
 
 def test_the_table_covers_every_tool_the_server_lists(matrix: Matrix) -> None:
     for run in matrix.runs.values():
-        assert set(run.listed) == set(TOOL_RIGHTS) == set(ARGS)
+        assert set(run.listed) == set(TOOL_RIGHTS) == {tool for tool, _ in CALLS.values()}
+        assert set(CALLS) == set(ARGS)
     assert set(TOOL_RIGHTS.values()) <= set(RIGHTS)
     # The table agrees with what each tool says it does: a read-only tool needs read,
     # one that destroys needs forget, one that adds needs write.
@@ -242,42 +269,43 @@ def test_the_table_covers_every_tool_the_server_lists(matrix: Matrix) -> None:
         need = ("read" if hints.read_only_hint else
                 "forget" if hints.destructive_hint else "write")
         assert TOOL_RIGHTS[tool] == need, (tool, hints)
-    assert len(matrix.runs) == len(TRANSPORTS) * len(COMBOS) == 14
+    assert len(matrix.runs) == len(TRANSPORTS) * len(COMBOS) == 30
 
 
-@pytest.mark.parametrize(("transport", "combo", "tool", "target"), CELLS,
+@pytest.mark.parametrize(("transport", "combo", "call", "target"), CELLS,
                          ids=["-".join(c) for c in CELLS])
-def test_cell(matrix: Matrix, transport: str, combo: str, tool: str, target: str) -> None:
+def test_cell(matrix: Matrix, transport: str, combo: str, call: str, target: str) -> None:
     rights = frozenset(combo.split("."))
     run = matrix.runs[transport, combo]
-    answer = run.answers[tool, target]
-    need = TOOL_RIGHTS[tool]
-    if expected(tool, rights, target) == "allowed":
+    answer = run.answers[call, target]
+    tool = CALLS[call][0]
+    need = missing(call, rights)
+    if expected(call, rights, target) == "allowed":
         assert not answer.error, answer.text
         json.loads(answer.text)
     else:
-        assert answer.error, (f"{transport} {combo}: {tool} for the {target} user was "
+        assert answer.error, (f"{transport} {combo}: {call} for the {target} user was "
                               f"allowed: {answer.text}")
-        if need not in rights:
+        if need is not None:
             # The missing right is named; the words do not depend on whom or what the
             # call was after (own, other or a ghost: the same text).
             who = ("this server (started with --rights "
                    f"{','.join(r for r in RIGHTS if r in rights)})"
                    if transport == "stdio" else f"this caller (t-{combo})")
             assert answer.text == f"Error executing tool {tool}: {missing_right(need, who)}"
-            assert run.ghost[tool].text == answer.text
+            assert run.ghost[call].text == answer.text
         else:
             # Another user's: word for word what an id or user that does not exist gets.
-            ghost = run.ghost[tool]
+            ghost = run.ghost[call]
             assert ghost.error
-            assert (answer.text.replace(run.other_names[tool], "<x>")
-                    == ghost.text.replace(run.ghost_names[tool], "<x>")), (answer, ghost)
+            assert (answer.text.replace(run.other_names[call], "<x>")
+                    == ghost.text.replace(run.ghost_names[call], "<x>")), (answer, ghost)
     # The access log: this call's row, in call order, refused when it was refused.
-    index = 2 * list(TOOL_RIGHTS).index(tool) + TARGETS.index(target)
+    index = 2 * list(CALLS).index(call) + TARGETS.index(target)
     row = run.log[index]
     assert (row.tool, row.transport) == (tool, "stdio" if transport == "stdio"
                                          else "streamable-http")
-    assert row.outcome == ("ok" if expected(tool, rights, target) == "allowed"
+    assert row.outcome == ("ok" if expected(call, rights, target) == "allowed"
                            else "refused"), row
     if target == "other":
         assert row.user_id in (OTHER, None), row
@@ -292,6 +320,8 @@ def test_refused_changes_change_nothing(matrix: Matrix, transport: str, combo: s
     store = MemoryStore.open(matrix.runs[transport, combo].db, create=False)
     try:
         for target, t in per.items():
+            erased = _gone(store, t.to_purge)
+            assert erased == (expected("forget+purge", rights, target) == "allowed"), t
             forgotten = store.get(t.to_forget).status is Status.DELETED
             corrected = store.get(t.to_update).status is Status.SUPERSEDED
             assert forgotten == (expected("forget", rights, target) == "allowed"), t
@@ -304,6 +334,16 @@ def test_refused_changes_change_nothing(matrix: Matrix, transport: str, combo: s
     writers = sum(1 for c in combos if expected("store_memory", c, "own") == "allowed")
     assert jobs == {OWN: matrix.jobs_before[OWN] + writers,
                     OTHER: matrix.jobs_before[OTHER], GHOST_USER: 0}
+
+
+def _gone(store: MemoryStore, memory_id: str) -> bool:
+    """Whether the memory was erased (a purge leaves nothing to get)."""
+    try:
+        store.get(memory_id)
+    except NotFoundError as exc:
+        assert "erased permanently" in str(exc)
+        return True
+    return False
 
 
 @pytest.mark.parametrize("tool", list(TOOL_RIGHTS))

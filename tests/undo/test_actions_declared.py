@@ -19,6 +19,7 @@ from memdesk.core.curation.service import Calibrations, Contradictions, Sweeps
 from memdesk.core.delta import audit as delta_audit
 from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
+from memdesk.core.erasure.service import Erasure
 from memdesk.core.errors import ValidationError
 from memdesk.core.guard import agent_actions, tokens
 from memdesk.core.guard.origin import AgentOrigin
@@ -158,6 +159,10 @@ def every_facade(store: MemoryStore, tmp_path: Path) -> list[Changes]:
     out += [pruning.prune(pruning.plan(30))]
     out += [tokens.add_token(store, "reg-agent", ["reg"], ["read"]).changes,
             tokens.revoke_token(store, "reg-agent")]
+    # A permanent erasure (memdesk forget --purge): declared, audited, never undoable.
+    erased = Erasure(store).purge(store.add(user_id="reg", text="erase me", type="fact").id)
+    assert not erased.changes.undoable and erased.changes.action is acts.PURGE
+    out += [erased.changes]
     return out
 
 

@@ -15,6 +15,7 @@ from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QDialog,
     QHeaderView,
     QInputDialog,
     QLabel,
@@ -35,7 +36,7 @@ from memdesk.ui.browse.prune_episodes import PruneEpisodesDialog
 from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.delegates import ScoreBarDelegate
 from memdesk.ui.desk.empty import EmptyNote
-from memdesk.ui.desk.ops import LatestTask
+from memdesk.ui.desk.ops import LatestTask, TaskState
 from memdesk.ui.desk.text import count_of
 from memdesk.ui.desk.view import DeskView
 from memdesk.ui.store_safety.safety import ask_after_conflict, edit_or_conflict
@@ -111,6 +112,8 @@ class BrowserView(DeskView):
         self.users: list[str] = []  # the store's users, for the prune dialog's picker
         self._choices.finished.connect(lambda tu: setattr(self, "users", list(tu[1])))
         self.prune_dialog: PruneEpisodesDialog | None = None
+        self.erase_dialog: QDialog | None = None  # Erase permanently… (ui/browse/erase.py)
+        self.receipt_dialog: QDialog | None = None
         self.load_choices()
 
     # -- actions ------------------------------------------------------------------
@@ -137,16 +140,17 @@ class BrowserView(DeskView):
                                  self.delete_selected, table_only=True)
         self.prune_action = act("Prune old episodes…", "Ctrl+Shift+P",
                                 self.ask_prune_episodes)
+        self.erase_action = act("Erase permanently…", "Ctrl+Shift+Del", self.ask_erase)
         self.apply_action = act("Apply edit", "Ctrl+Return", self.detail.request_apply)
         self.apply_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # pane has own
         for a in (self.set_type_action, self.set_topic_action, self.set_importance_action,
-                  self.supersede_action, self.delete_action):
+                  self.supersede_action, self.delete_action, self.erase_action):
             if a not in self.table.actions():
                 self.table.addAction(a)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         return [self.find_action, self.clear_action, self.apply_action, self.set_type_action,
                 self.set_topic_action, self.set_importance_action, self.supersede_action,
-                self.delete_action, self.prune_action]
+                self.delete_action, self.erase_action, self.prune_action]
 
     def focus_search(self) -> None:
         self.filters.search.setFocus()
@@ -335,6 +339,40 @@ class BrowserView(DeskView):
         pruning = EpisodePruning(self.store)
         self.run(Op(f"Prune {count_of(plan.count, 'episode', 'episodes')}",
                     lambda _state: pruning.prune(plan), background=True))
+
+    def ask_erase(self) -> None:
+        """Ask to erase the current memory for good (window-modal: ui/browse/erase.py)."""
+        from memdesk.ui.browse.erase import EraseDialog
+
+        mid = self.current_id()
+        if mid is None:
+            self._refuse("Select the memory to erase first.")
+            return
+        dlg = EraseDialog(self.store, mid, self)
+        dlg.accepted.connect(lambda: self.erase(dlg.memory_id))
+        dlg.finished.connect(dlg.deleteLater)
+        self.erase_dialog = dlg
+        dlg.open()
+
+    def erase(self, memory_id: str) -> None:
+        """Purge ``memory_id`` off the GUI thread; not undoable; then the receipt."""
+        from memdesk.core.erasure.service import Erased, Erasure
+        from memdesk.ui.browse.erase import ReceiptDialog
+
+        erasure = Erasure(self.store)
+        steps = ("erasing", "scrubbing the store's files", "checkpointing the WAL",
+                 "compacting the file (VACUUM)", "proving the erasure")
+
+        def call(state: TaskState) -> Erased:
+            return erasure.purge(memory_id, progress=lambda step: state.progress(
+                steps.index(step) + 1 if step in steps else 0, len(steps)))
+
+        def done(erased: Erased) -> None:
+            self.receipt_dialog = ReceiptDialog(erased, self)
+            self.receipt_dialog.open()
+
+        self.run(Op("Erase 1 memory permanently", call, done, undoable=False,
+                    background=True))
 
     def ask_type(self) -> None:
         types = [t.value for t in MemoryType]
