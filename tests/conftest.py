@@ -50,6 +50,8 @@ BOTH_BACKENDS = frozenset({
     "test_curated_memories_protected", "test_migration_framing",
     # The MCP server's bearer tokens (migration 0018).
     "test_mcp_tokens_store",
+    # Recall checks (migration 0022) and their transfer.
+    "test_recall_checks",
 })
 
 

@@ -329,6 +329,8 @@ class RecallChecks:
             with self.store.write() as conn:
                 rc.record_results_in(conn, ((r.check.id, r.passed, r.verdict())
                                             for r in results), at)
+        # What every check's retrieval noted (vectors off, memories without vectors), once.
+        notes += [n for r in results for n in r.notes]
         return ChecksRun(tuple(results), at, time.perf_counter() - t0, stopped,
                          tuple(dict.fromkeys(notes)))
 
