@@ -51,7 +51,7 @@ BOTH_BACKENDS = frozenset({
     # The MCP server's bearer tokens (migration 0018).
     "test_mcp_tokens_store",
     # Recall checks (migration 0022) and their transfer.
-    "test_recall_checks",
+    "test_recall_checks", "test_recall_checks_transfer",
 })
 
 
