@@ -26,6 +26,7 @@ in one read.  Its verdicts equal ``run_one``'s, one cold retrieval per check (te
 
 from __future__ import annotations
 
+import builtins
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -306,7 +307,7 @@ class RecallChecks:
         order = sorted(range(len(checks)), key=lambda i: (checks[i].user_id, i))
         done: dict[int, RetrievalResult | str] = {}
         stopped = False
-        notes: list[str] = []
+        notes: builtins.list[str] = []
         for start in range(0, len(order), BATCH):
             batch = order[start:start + BATCH]
             self._prime([checks[i].query for i in batch], notes)
@@ -334,7 +335,7 @@ class RecallChecks:
         return ChecksRun(tuple(results), at, time.perf_counter() - t0, stopped,
                          tuple(dict.fromkeys(notes)))
 
-    def _prime(self, queries: list[str], notes: list[str]) -> None:
+    def _prime(self, queries: builtins.list[str], notes: builtins.list[str]) -> None:
         """Encode a batch's queries in one pass into the retriever's query cache."""
         from memdesk.core.embeddings import EmbeddingsUnavailable
         from memdesk.core.read.query_vectors import cache_for
@@ -402,11 +403,12 @@ class _Judge:
                               .where(M.id.in_(wanted[i:i + 900])))]
             nxt: set[str] = set()
             for row in found:
-                if row.superseded_by is not None and row.deleted_at is None:
-                    how = self._how_superseded(row.id, row.superseded_by)
+                by = row.superseded_by
+                if by is not None and row.deleted_at is None:
+                    how = self._how_superseded(row.id, by)
                     row = replace(row, merged=how)
                     if how is not None:
-                        nxt.add(row.superseded_by)
+                        nxt.add(by)
                 self.rows[row.id] = row
             todo = nxt
 
