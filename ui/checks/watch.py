@@ -191,10 +191,11 @@ class ChecksWatcher(QObject):
         self._close_progress()
 
     def _close_progress(self) -> None:
-        if self.progress is not None:
-            self.progress.close()
-            self.progress.deleteLater()
-            self.progress = None
+        dialog, self.progress = self.progress, None
+        if dialog is not None:
+            dialog.canceled.disconnect(self.cancel)  # closing it is not the operator's Cancel
+            dialog.close()
+            dialog.deleteLater()
 
     def _failed(self, exc: object, _tb: str) -> None:
         self._close_progress()
