@@ -29,12 +29,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+from common import million_store  # bench/ is the script's folder: on sys.path
 
-from common import million_store  # noqa: E402
-
-from memdesk.core.read.checks import RecallChecks  # noqa: E402
-from memdesk.core.store.memory_store import MemoryStore  # noqa: E402
+from memdesk.core.read.checks import RecallChecks
+from memdesk.core.store.memory_store import MemoryStore
 
 
 def machine() -> str:
