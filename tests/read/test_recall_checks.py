@@ -192,3 +192,16 @@ def test_checks_ask_for_the_k_the_agents_get_by_default() -> None:
     from memdesk.core.read.retriever import Retriever
 
     assert inspect.signature(Retriever.retrieve).parameters["k"].default == K
+
+
+def test_a_run_encodes_its_queries_in_one_batch(store: MemoryStore, ids: list[str]) -> None:
+    """The queries of a run go through the model together, once; the retrievals that
+    follow find their vectors (no encode per check)."""
+    from tests.helpers.embedders import CountingEmbedder
+
+    embedder = CountingEmbedder()
+    checks = RecallChecks(store, embedder=embedder)  # type: ignore[arg-type]
+    for i, mid in enumerate(ids):
+        checks.add("u", f"question number {i}", [mid])
+    checks.run()
+    assert len(embedder.calls) == 1 and len(embedder.calls[0]) == len(ids)
