@@ -52,6 +52,8 @@ BOTH_BACKENDS = frozenset({
     "test_mcp_tokens_store",
     # Proven erasure (core/erasure/): the purge and its proof on each backend.
     "test_erasure_store",
+    # Recall checks (migration 0022) and their transfer.
+    "test_recall_checks", "test_recall_checks_transfer",
 })
 
 

@@ -25,7 +25,8 @@ EXIT_PIPE = 141  # 128 + SIGPIPE: what a shell reports for a Unix tool whose rea
 EXIT_CODES_HELP = """\
 exit codes:
   0    ok
-  1    any other error memdesk reports (a message on stderr)
+  1    any other error memdesk reports (a message on stderr); a recall check
+       failed (`memdesk checks run`)
   2    bad input: unknown option, invalid value, ambiguous id prefix, a diff of
        two goals; nothing changed
   3    the store cannot be opened or used: missing, locked, damaged, not a
@@ -33,7 +34,7 @@ exit codes:
   4    not found: no such memory, event, sweep, sweep item, group or snapshot
   5    refused by the store's current state: already undone, changed again since,
        an edit based on an older version (--if-version), already deleted, already
-       decided, nothing to sweep; nothing changed
+       decided, nothing to sweep, no recall checks to run; nothing changed
   130  interrupted (Ctrl-C): an import stops after its current batch and reports
   141  the reader of the output went away (e.g. `memdesk list | head`)
 """

@@ -161,7 +161,8 @@ def cmd_export(args: argparse.Namespace) -> int:
         err(f"export cancelled after {report.written:,} memories; nothing was written")
         return EXIT_CANCELLED
     where = "" if args.out == "-" else f" to {args.out}"
-    err(f"exported {report.written:,} memories{where}")
+    checks = f" and {report.checks:,} recall checks" if report.checks else ""
+    err(f"exported {report.written:,} memories{checks}{where}")
     if report.dangling:
         err(f"note: {report.dangling:,} of them name a replacement (superseded_by) that is "
             "not in this export; importing them into another store reports them as bad "
@@ -263,6 +264,7 @@ def _print_report(report: Any, as_json: bool, out: IO[str]) -> None:
             "dropped_fields": dict(sorted(report.dropped.items())),
             "cancelled": report.cancelled, "stopped_at": report.stopped_at,
             "error": report.error, "group": report.group_id,
+            "checks_imported": report.checks_imported, "checks_skipped": report.checks_skipped,
         }
         print(json.dumps(data, ensure_ascii=False, indent=1), file=out)
         return

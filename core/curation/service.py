@@ -70,6 +70,26 @@ class Sweeps:
         """Sweeps, newest first, with their progress (``unfinished``: only open ones)."""
         return S._list(self.store, unfinished=unfinished, limit=limit)
 
+    def finished_by(self, group_id: str) -> tuple[str, tuple[str, ...]] | None:
+        """When the decision audited under ``group_id`` left its sweep finished: the
+        sweep's id and the audit groups of all its standing decisions, newest first
+        (what undoing the whole sweep undoes; the desk's recall checks run then).
+        None for any other group."""
+        from sqlalchemy import select
+
+        with self.store.read() as conn:
+            sweep_id = conn.execute(select(S.I.sweep_id).where(S.I.event_id.in_(
+                select(S.E.id).where(S.E.group_id == group_id))).limit(1)).scalar()
+            if sweep_id is None:
+                return None
+            state = S._load(conn, sweep_id)
+            if not state.finished:
+                return None
+            events = [it.event_id for it in state.items if it.event_id is not None]
+            groups = conn.execute(select(S.E.group_id).where(S.E.id.in_(events))
+                                  .order_by(S.E.id.desc())).scalars()
+            return sweep_id, tuple(dict.fromkeys(g for g in groups if g))
+
     def context(self, item: S.SweepItemState) -> S.ItemContext:
         """What the reviewer sees for one item: the memory (None when it no longer
         exists), its session neighbours and the contemplative hint."""

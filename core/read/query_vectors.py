@@ -65,6 +65,30 @@ class QueryVectorCache:
                 self._items.popitem(last=False)
         return vec
 
+    def prime(self, embedder: Embedder, texts: list[str], *, batch_size: int = 64) -> int:
+        """Encode the texts not cached yet in one batched call and keep their vectors, so
+        the retrievals that follow find them (the recall checks' run: one forward pass
+        per batch instead of one per query).  Returns how many were encoded.  At most
+        ``max_entries`` are primed: more would push out the first before they are used."""
+        import numpy as np
+
+        with self._lock:
+            todo = list(dict.fromkeys(t for t in texts if t not in self._items))
+        todo = todo[: self.max_entries]
+        if not todo:
+            return 0
+        vecs = embedder.encode(todo, batch_size=batch_size)
+        with self._lock:
+            for text, v in zip(todo, vecs, strict=True):
+                vec = np.array(v, dtype=np.float32)
+                vec.flags.writeable = False
+                self._items[text] = vec
+                self._items.move_to_end(text)
+                self.misses += 1
+            while len(self._items) > self.max_entries:
+                self._items.popitem(last=False)
+        return len(todo)
+
     def clear(self) -> None:
         with self._lock:
             self._items.clear()

@@ -17,6 +17,8 @@ Streams
                 history only, nothing to undo.
     ``setting`` ``memory_events`` rows changing a store setting the operator chooses
                 (``target`` names it; undo: the value back, ``memdesk.core.write.settings``).
+    ``check``   ``memory_events`` rows adding or removing a recall check (``target``
+                names it; undo: removed or back, ``memdesk.core.store.recall_checks``).
 
 The undo handler of each stream is declared here as a protocol and bound by the one
 module above every stream, ``memdesk.core.undo.registry`` (the store cannot import the write
@@ -53,6 +55,7 @@ class Stream(StrEnum):
     DELTA = "delta"
     STORE = "store"
     SETTING = "setting"
+    CHECK = "check"
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,13 @@ SET_SETTING = Action("set", Stream.SETTING, Changed.SETTINGS | Changed.HISTORY, 
                      "setting", "settings")
 UNDO_SETTING = Action("undo", Stream.SETTING, Changed.SETTINGS | Changed.HISTORY, "undo",
                       "setting", "settings")
+
+# -- check stream (recall checks: core/store/recall_checks.py, core/read/checks.py) ----
+_CHECKED = Changed.CHECKS | Changed.HISTORY
+CHECK_ADD = Action("add", Stream.CHECK, _CHECKED, "add", "recall check", "recall checks")
+CHECK_REMOVE = Action("remove", Stream.CHECK, _CHECKED, "removal", "recall check",
+                      "recall checks")
+UNDO_CHECK = Action("undo", Stream.CHECK, _CHECKED, "undo", "recall check", "recall checks")
 
 # -- store-wide records (history only) ------------------------------------------------
 EMBED = Action("embed", Stream.STORE, _HISTORY_ONLY, "embedding pass", "pass", "passes",

@@ -12,6 +12,7 @@ from datetime import datetime
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     DateTime,
     Float,
     ForeignKey,
@@ -152,6 +153,30 @@ class MemoryEvent(Base):
             postgresql_where=sa_text("actor = 'operator'"),
         ),
     )
+
+
+class RecallCheck(Base):
+    """A recall check (migration 0022): a user, a query and the memory ids the agents'
+    default retrieval must return (``expect``) and must not (``expect_not``), both JSON
+    lists.  Added and removed through audited, undoable actions (the ``check`` stream;
+    core/store/recall_checks.py): a removal sets ``removed_at`` and keeps the row, so
+    undo brings it back.  ``last_*`` hold the latest run's verdict (not audited: derived,
+    like the retrieval log), which the desk compares the next run with."""
+
+    __tablename__ = "recall_checks"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str] = mapped_column(String(200), nullable=False)
+    query: Mapped[str] = mapped_column(Text, nullable=False)
+    expect: Mapped[str] = mapped_column(Text, nullable=False)
+    expect_not: Mapped[str] = mapped_column(Text, nullable=False)
+    note: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
+    created_by: Mapped[str] = mapped_column(String(32), nullable=False)
+    removed_at: Mapped[datetime | None] = mapped_column(DateTime)
+    last_run_at: Mapped[datetime | None] = mapped_column(DateTime)
+    last_passed: Mapped[bool | None] = mapped_column(Boolean)
+    last_result: Mapped[str | None] = mapped_column(Text)
 
 
 # Columns an operator may set through MemoryStore.update().

@@ -115,9 +115,10 @@ class Changed(Flag):
     REVIEWS = auto()  # drift reviews of flagged diffs
     SETTINGS = auto()  # store-level settings (delta memory's, the duplicate threshold)
     JOBS = auto()  # write-path jobs (queued, done, failed, retried)
+    CHECKS = auto()  # recall checks: added, removed, or run (their last results)
     DELTA = SOURCES | SNAPSHOTS | REVIEWS | SETTINGS  # anything of delta memory
     ALL = (MEMORIES | HISTORY | SWEEPS | CONTRADICTIONS | SOURCES | SNAPSHOTS | REVIEWS
-           | SETTINGS | JOBS)
+           | SETTINGS | JOBS | CHECKS)
 
 
 MEMORY_EDIT = Changed.MEMORIES | Changed.HISTORY

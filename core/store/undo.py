@@ -19,6 +19,7 @@ from sqlalchemy import Connection, select
 from memdesk.core.errors import ValidationError
 from memdesk.core.store import audit
 from memdesk.core.store.actions import ADD, Action, EventUndo, Stream, declared
+from memdesk.core.store.recall_checks import undo_check_event
 from memdesk.core.store.records import Changed, EventRecord
 
 if TYPE_CHECKING:  # the store imports this module
@@ -87,4 +88,7 @@ def undo_events_in(store: MemoryStore, conn: Connection, group_id: str, actor: s
     return out
 
 
-MEMORY_HANDLERS: Mapping[Stream, EventUndo] = {Stream.MEMORY: undo_memory_event_in}
+# An import's group holds the recall checks it brought besides its memories (both are
+# the store's own rows), so `memdesk import --undo GROUP` takes both back.
+MEMORY_HANDLERS: Mapping[Stream, EventUndo] = {Stream.MEMORY: undo_memory_event_in,
+                                               Stream.CHECK: undo_check_event}

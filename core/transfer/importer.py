@@ -89,6 +89,7 @@ class Candidate:
     error: str | None = None
     position: int = 0
     ref: str | None = None  # the item's id when the source could read it
+    check: Any = None  # a recall check line (core/transfer/checks.py CheckItem), not a memory
 
 
 @dataclass(frozen=True)
@@ -134,6 +135,8 @@ class ImportReport:
     # secret, and values masked before they were written, per category.
     secrets_held: Counter[str] = field(default_factory=Counter)
     secrets_masked: Counter[str] = field(default_factory=Counter)
+    checks_imported: int = 0  # recall checks added (core/transfer/checks.py)
+    checks_skipped: int = 0  # recall checks the store already held
 
     def add_bad(self, item: BadItem) -> None:
         self.bad_count += 1
@@ -146,12 +149,14 @@ class ImportReport:
 
     @property
     def changed(self) -> bool:
-        return bool(self.imported or self.updated)
+        return bool(self.imported or self.updated or self.checks_imported)
 
     @property
     def changes(self) -> Changes:
         """What views must refresh for, and the group an Edit → Undo takes back."""
-        kinds = MEMORY_EDIT if self.changed else Changed.NOTHING
+        kinds = MEMORY_EDIT if self.imported or self.updated else Changed.NOTHING
+        if self.checks_imported:
+            kinds |= Changed.CHECKS | Changed.HISTORY
         return Changes(tuple(self.memory_ids), (), self.group_id, kinds,
                        action=acts.IMPORT if self.changed else None,
                        new_memory_ids=tuple(self.new_ids))
@@ -172,6 +177,10 @@ class ImportReport:
         if self.secrets_masked:
             parts.append("secrets masked: " + ", ".join(
                 f"{k} {v:,}" for k, v in sorted(self.secrets_masked.items())))
+        if self.checks_imported or self.checks_skipped:
+            parts.append(f"recall checks {self.checks_imported:,} added"
+                         + (f" ({self.checks_skipped:,} already in the store)"
+                            if self.checks_skipped else ""))
         text = ", ".join(parts)
         if self.cancelled:
             text = f"cancelled after {self.unit} {self.stopped_at or 0:,}: " + text
@@ -264,6 +273,7 @@ class Importer:
         self._pending: list[dict[str, Any]] = []
         self._spaces: dict[tuple[str, int], str | None] = {}  # (model, dim) -> refusal
         self._policy: SecretPolicy | None = None  # the store's, read in the first batch
+        self._checks: list[tuple[int, Any]] = []  # recall check lines, added at the end
 
     # -- driving ------------------------------------------------------------------
     def run(
@@ -284,6 +294,9 @@ class Importer:
                 last = cand.number
                 if cand.error is not None:
                     rep.add_bad(BadItem(cand.number, cand.error, cand.ref))
+                elif cand.check is not None:
+                    self._checks.append((cand.number, cand.check))
+                    seen_good = True
                 else:
                     values = cand.values or {}
                     try:
@@ -317,6 +330,7 @@ class Importer:
                             f"superseded_by: no memory with id {row['superseded_by']!r} in "
                             "the store or in the input"), row["id"]))
                 self._waiting.clear()
+                self._add_checks()
                 rep.stopped_at = None
                 if progress:
                     progress(source.total, source.total)
@@ -326,6 +340,19 @@ class Importer:
         rep.bad.sort(key=lambda b: b.number)
         rep.group_id = self.group if rep.changed else None
         return rep
+
+    def _add_checks(self) -> None:
+        """The file's recall checks, in one transaction of the import's group (after
+        the memories: a check names memories, never the other way)."""
+        if not self._checks:
+            return
+        from memdesk.core.transfer import checks
+
+        with self.store.write() as conn:
+            added, skipped, _events = checks.add_in(conn, self._checks, self.group, self.note)
+        self.report.checks_imported += added
+        self.report.checks_skipped += skipped
+        self._checks.clear()
 
     def _check_not_itself(self, source: Source) -> None:
         from pathlib import Path

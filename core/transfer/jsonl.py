@@ -37,6 +37,7 @@ from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import DATETIME_FIELDS, RECORD_COLUMNS
 from memdesk.core.store.vectors import record_columns
 from memdesk.core.taxonomy import check_count
+from memdesk.core.transfer import checks
 from memdesk.core.transfer.importer import (
     STORE_LOCAL,
     Candidate,
@@ -261,7 +262,12 @@ class JsonlSource(Source):
                                 line.position)
                 continue
             try:
-                values = decode_fields(parse_line(line.raw))
+                data = parse_line(line.raw)
+                if checks.KEY in data:  # a recall check line (core/transfer/checks.py)
+                    item = checks.decode(data, parse_time)
+                    yield Candidate(line.number, None, None, line.position, item.id, item)
+                    continue
+                values = decode_fields(data)
             except (ValueError, ValidationError) as exc:
                 yield Candidate(line.number, None, str(exc), line.position)
                 continue
@@ -280,6 +286,7 @@ class ExportReport:
     written: int
     dangling: int
     cancelled: bool = False
+    checks: int = 0  # recall checks written after the memories
 
 
 def export_filter(flt: MemoryFilter | None) -> MemoryFilter:
@@ -353,9 +360,21 @@ def export_jsonl(
         held.clear()
         for row in rest:
             emit(row)
+        # The recall checks of the users exported (all when no user is chosen), last:
+        # they name memories, and an importer reads those first.
+        from memdesk.core.store.recall_checks import list_in
+
+        kept = list_in(conn, user_ids=flt.user_ids or None)
+        for check in kept:
+            out.write(_line(checks.encode(check, format_time)))
     if progress:
         progress(written, total)
-    return ExportReport(written, dangling)
+    return ExportReport(written, dangling, checks=len(kept))
+
+
+def _line(obj: dict[str, Any]) -> bytes:
+    text = json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return (text.translate(_LINE_BREAKERS) + "\n").encode("utf-8")
 
 
 def export_to_file(

@@ -15,6 +15,8 @@ that started each chain of undos, so the views that show them refresh.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from memdesk.core.errors import MemdeskError, NotFoundError, ValidationError
 from memdesk.core.ids import new_id
 from memdesk.core.store import actions as acts
@@ -47,6 +49,27 @@ def undo_group(store: MemoryStore, group_id: str, *, actor: str = "operator") ->
             raise NotFoundError(f"No action group {group_id!r}")
     return Changes(tuple(dict.fromkeys(done.memory_ids)), tuple(done.event_ids), redo, kinds,
                    tuple(dict.fromkeys(sources)), tuple(dict.fromkeys(diff_ids)),
+                   action=acts.UNDO)
+
+
+def undo_groups(store: MemoryStore, group_ids: Sequence[str], *,
+                actor: str = "operator") -> Changes:
+    """Undo several action groups (in the order given: newest first) in one transaction,
+    as one new group, so the whole of it is one step to redo (a finished sweep's
+    decisions).  Refuses, changing nothing, as ``undo_group`` refuses any of them."""
+    redo = new_id()
+    kinds = Changed.NOTHING
+    memory_ids: list[str] = []
+    event_ids: list[int] = []
+    with store.write() as conn:
+        for gid in group_ids:
+            done = undo_events_in(store, conn, gid, actor, redo, EVENT_UNDO)
+            if not done.found:
+                raise NotFoundError(f"No action group {gid!r}")
+            kinds |= done.kinds
+            memory_ids += done.memory_ids
+            event_ids += done.event_ids
+    return Changes(tuple(dict.fromkeys(memory_ids)), tuple(event_ids), redo, kinds,
                    action=acts.UNDO)
 
 

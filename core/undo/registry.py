@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from memdesk.core.delta import audit as delta_audit
 from memdesk.core.store.actions import *  # noqa: F403 - the registry, re-exported
 from memdesk.core.store.actions import EventUndo, GroupUndo, Stream
+from memdesk.core.store.recall_checks import undo_check_event
 from memdesk.core.store.undo import undo_memory_event_in
 from memdesk.core.write.jobs import undo_job_event
 from memdesk.core.write.settings import undo_setting_event
@@ -24,6 +25,7 @@ EVENT_UNDO: Mapping[Stream, EventUndo] = {
     Stream.MEMORY: undo_memory_event_in,
     Stream.JOB: undo_job_event,
     Stream.SETTING: undo_setting_event,
+    Stream.CHECK: undo_check_event,
 }
 # Streams with their own audit table: one handler per group.
 GROUP_UNDO: Mapping[Stream, GroupUndo] = {

@@ -38,7 +38,7 @@ def test_room_contracts_hold_on_the_code() -> None:
 
 
 UI_ROOMS = ("window", "retrieval", "jobs", "review", "transfer", "agents", "browse",
-            "contradictions", "duplicates", "delta", "sweep", "store_safety", "desk")
+            "contradictions", "duplicates", "delta", "checks", "sweep", "store_safety", "desk")
 MCP = ("server", "tools_read", "tools_write", "runtime", "auth", "common", "identity", "lines",
        "models")
 CLEAN = {

@@ -24,6 +24,7 @@ from memdesk.core.errors import ValidationError
 from memdesk.core.guard import agent_actions, tokens
 from memdesk.core.guard.origin import AgentOrigin
 from memdesk.core.guard.review import Review
+from memdesk.core.read.checks import RecallChecks
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
@@ -163,6 +164,10 @@ def every_facade(store: MemoryStore, tmp_path: Path) -> list[Changes]:
     erased = Erasure(store).purge(store.add(user_id="reg", text="erase me", type="fact").id)
     assert not erased.changes.undoable and erased.changes.action is acts.PURGE
     out += [erased.changes]
+    checks = RecallChecks(store)
+    pinned = checks.add("reg", "what was imported?", ["imp-1"])
+    out += [pinned.changes, checks.add("reg", "what again?", ["imp-1"]).changes,
+            checks.remove(pinned.check.id)]
     return out
 
 
@@ -174,7 +179,8 @@ def test_every_written_action_is_declared_and_every_declared_one_is_written(
     assert undeclared == set()
     declared = {(a.stream.value, a.name) for a in acts.ACTIONS if not a.planned}
     # Undo rows come from undoing, below; everything else the façades above write.
-    assert declared - written - {("job", "undo"), ("delta", "undo"), ("setting", "undo")} == set()
+    assert declared - written - {("job", "undo"), ("delta", "undo"), ("setting", "undo"),
+                                 ("check", "undo")} == set()
     assert not any((a.stream.value, a.name) in written for a in acts.ACTIONS if a.planned)
     # Every action's Changes names the declared action that made them.
     for ch in changes:
@@ -192,9 +198,9 @@ def test_each_undoable_action_is_undone_and_redone_by_the_generic_undo(
         assert undone.undoable and undone.touches(Changed.HISTORY | Changed.DELTA)
         kinds_seen.add(ch.action.stream)
     assert kinds_seen == {acts.Stream.MEMORY, acts.Stream.JOB, acts.Stream.DELTA,
-                          acts.Stream.SETTING}
-    assert {("job", "undo"), ("delta", "undo"), ("setting", "undo")} <= written_actions(
-        demo_store)
+                          acts.Stream.SETTING, acts.Stream.CHECK}
+    assert {("job", "undo"), ("delta", "undo"), ("setting", "undo"),
+            ("check", "undo")} <= written_actions(demo_store)
 
 
 def test_store_wide_records_are_history_not_undoable(store: MemoryStore) -> None:

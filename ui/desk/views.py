@@ -50,4 +50,5 @@ VIEWS: list[ViewSpec] = [
     ViewSpec("retrieval", "Retrieval inspector", "Ctrl+8",
              lazy("retrieval.view", "RetrievalView")),
     ViewSpec("duplicates", "Duplicates", "Ctrl+9", lazy("duplicates.view", "DuplicatesView")),
+    ViewSpec("checks", "Recall checks", "Ctrl+Shift+C", lazy("checks.view", "ChecksView")),
 ]

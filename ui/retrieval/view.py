@@ -135,6 +135,12 @@ class RetrievalView(DeskView):
         self.k.setPrefix("k = ")
         self.run_button = QPushButton("Retrieve")
         self.run_button.clicked.connect(self.retrieve)
+        # The inspected query and the selected results become a recall check (ui/checks).
+        self.pin_button = QPushButton("Pin as a check")
+        self.pin_button.setToolTip("The selected fused results must keep coming back for "
+                                   "this query and user (Checks view, memdesk checks run)")
+        self.pin_button.clicked.connect(self.pin_selected)
+        self.pin_dialog: Any = None
         self.status = plain_label("Type a prompt and press Enter.")
         self.status.setWordWrap(True)
 
@@ -143,6 +149,7 @@ class RetrievalView(DeskView):
         top.addWidget(self.user, 1)
         top.addWidget(self.k)
         top.addWidget(self.run_button)
+        top.addWidget(self.pin_button)
         opts = QHBoxLayout()
         for box in self.channel_boxes.values():
             opts.addWidget(box)
@@ -221,6 +228,24 @@ class RetrievalView(DeskView):
         self._users.start(lambda state: store.distinct("user_id"))
         if self._last is not None:
             self._start(*self._last)
+
+    def pin_selected(self) -> None:
+        """Pin the inspected query, its user and the selected fused results as a check
+        (a dialog lists what it will expect first)."""
+        from memdesk.ui.checks.pin import pin
+
+        res = self.result
+        rows = sorted({i.row() for i in self.fused_view.selectionModel().selectedRows()})
+        if res is None or self._last is None or not rows:
+            self.status.setText("Retrieve, then select the results the check must expect.")
+            return
+        picked = [res.results[r] for r in rows if r < len(res.results)]
+        _query, _user, k, channels, inject = self._last
+        differs = "" if (k, channels, inject) == (10, None, True) else (
+            "This inspection used other settings; the check replays the agents' default "
+            "(all channels, preferences injected, the top 10).")
+        self.pin_dialog = pin(self.desk, res.user_id, res.query,
+                              [(h.id, h.text) for h in picked], differs, self)
 
     def _openable(self, view: QTableView) -> QTableView:
         view.activated.connect(self._activated)

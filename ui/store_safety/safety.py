@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -225,6 +225,8 @@ def file_menu(window: Any) -> Any:
 class StoreSafety(QObject):
     """Attaches the safety features to a MainWindow (one per window)."""
 
+    restored = Signal(object)  # the restore's report, once the backup is open
+
     def __init__(self, window: Any) -> None:
         super().__init__(window)
         self.window = window
@@ -403,5 +405,6 @@ class StoreSafety(QObject):
 
     def _restored(self, report: Any) -> None:
         self.window.open_path(report.store)
+        self.restored.emit(report)  # the recall checks run against it (ui/checks/watch.py)
         aside = f" The previous file was kept as {report.set_aside}." if report.set_aside else ""
         self._say("Restore", f"Restored from {report.backup}.{aside}")

@@ -121,6 +121,12 @@ class MainWindow(WindowMenus):
         from memdesk.ui.store_safety.safety import StoreSafety
 
         self.safety = StoreSafety(self)  # File → Check/Back up/Restore, banner, backups
+        from memdesk.ui.checks.watch import ChecksWatcher
+
+        # The recall checks run after every bulk action, and after a restore.
+        self.checks_watch = ChecksWatcher(self.desk, self)
+        self.store_changed.connect(self.checks_watch.store_opened)
+        self.safety.restored.connect(self.checks_watch.restored)
 
     @property
     def store(self) -> MemoryStore:
@@ -403,6 +409,8 @@ class MainWindow(WindowMenus):
         self.write_service.wait_idle(msecs)
         if hasattr(self, "safety"):  # a backup or check in flight
             self.safety.wait(msecs)
+        if hasattr(self, "checks_watch"):
+            self.checks_watch.wait(msecs)
 
     def closeEvent(self, event: QCloseEvent) -> None:
         self.settings.sync()

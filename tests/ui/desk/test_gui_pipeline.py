@@ -132,6 +132,7 @@ VIEW_CLASSES = {
     "review": ("memdesk.ui.review.view", "ReviewView"),
     "retrieval": ("memdesk.ui.retrieval.view", "RetrievalView"),
     "jobs": ("memdesk.ui.jobs.view", "JobsView"),
+    "checks": ("memdesk.ui.checks.view", "ChecksView"),
 }
 
 
