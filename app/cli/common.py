@@ -55,6 +55,33 @@ class RightsHelp(argparse.RawDescriptionHelpFormatter):
         super().add_text(text)
 
 
+JSON_HELP = "print JSON instead of text"
+NOTE_HELP = "a note kept with the audit event (shown in history)"
+# Who an audited change is signed by.  A CLI user is the operator: agents write through
+# `memdesk mcp` or `memdesk store` (their provenance is recorded there), the worker is
+# the background extractor.  An operator claiming to be either would forge the audit
+# trail the guard's curated-memory check reads ("operator" events make a memory curated).
+OPERATOR_ACTORS = ("operator",)
+
+
+def operator_actor(value: str) -> str:
+    """``--actor``: only what an operator may claim."""
+    if value not in OPERATOR_ACTORS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an actor a CLI user may sign as (choose from "
+            f"{', '.join(OPERATOR_ACTORS)}); agents write through `memdesk store` or "
+            "`memdesk mcp`, which record their provenance")
+    return value
+
+
+def add_actor_option(p: argparse.ArgumentParser) -> None:
+    """``--actor``, kept for scripts that pass ``--actor operator``."""
+    p.add_argument("--actor", default="operator", type=operator_actor,
+                   metavar="|".join(OPERATOR_ACTORS),
+                   help="who the audit event is signed by: operator, the only actor a "
+                        "CLI user may claim (the default)")
+
+
 def common_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument(

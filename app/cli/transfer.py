@@ -39,14 +39,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="file to write (replaced atomically when done); - is stdout (default)")
     p.add_argument("--with-embeddings", action="store_true",
                    help="include each memory's vector (base64 float32)")
-    p.add_argument("--user", action="append", default=[], dest="users")
+    p.add_argument("--user", action="append", default=[], dest="users",
+                   help="only this user's memories (repeatable)")
     p.add_argument("--type", action="append", default=[], dest="types",
-                   choices=[t.value for t in MemoryType])
+                   choices=[t.value for t in MemoryType], help="only this type (repeatable)")
     p.add_argument("--layer", action="append", default=[], dest="layers",
-                   choices=[x.value for x in Layer])
-    p.add_argument("--topic", action="append", default=[], dest="topics")
+                   choices=[x.value for x in Layer], help="only this layer (repeatable)")
+    p.add_argument("--topic", action="append", default=[], dest="topics",
+                   help="only this topic (repeatable)")
     p.add_argument("--status", action="append", default=[], dest="statuses",
-                   choices=[s.value for s in Status])
+                   choices=[s.value for s in Status],
+                   help="only this status (repeatable; default: every status but deleted "
+                        "and hypothetical)")
     p.add_argument("--text", default="", help="full-text search")
     p.set_defaults(handler=cmd_export)
 
