@@ -191,12 +191,31 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> MemoryStore:
     from memdesk.core.store.backup import keep_backed_up
     from memdesk.core.store.memory_store import MemoryStore
 
+    if not create:
+        _refuse_missing(args.db)
     store = MemoryStore.open(args.db, create=create)
     _OPENED.append(store)
     keep_backed_up(store)  # every command, `worker` and `mcp` included: from the first write
     if store.report and store.report.message:
         err(store.report.message)
     return store
+
+
+def _refuse_missing(db: str | None) -> None:
+    """A command that reads needs a store: when the file is not there, say how one is
+    made (a new machine has none until something writes)."""
+    from memdesk.core.errors import StoreOpenError
+    from memdesk.core.store.db import default_store_path, sqlite_path, to_url
+
+    path = sqlite_path(to_url(db))
+    if path is None or path.exists():
+        return
+    where = "" if path == default_store_path() else f" --db {path}"
+    raise StoreOpenError(
+        f"There is no store at {path}. `memdesk{where} add --user U --type note --text "
+        f"…` creates it with its first memory (so does opening it in the desktop app, "
+        f"`memdesk{where}`); `memdesk demo --out FILE` writes a demo store to try "
+        f"commands on with --db FILE.")
 
 
 def close_opened() -> None:

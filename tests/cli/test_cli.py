@@ -28,7 +28,7 @@ def test_add_list_show_undo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
     assert capsys.readouterr().out.strip() == "1"
     assert main(["show", "--db", db, added["id"], "--json"]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert shown["history"][0]["action"] == "add" and shown["history"][0]["actor"] == "agent"
+    assert shown["history"][0]["action"] == "add" and shown["history"][0]["actor"] == "operator"
 
 
 def test_bad_values_exit_2_and_write_nothing(tmp_path: Path, capsys) -> None:

@@ -93,3 +93,12 @@ def test_the_cli_signs_its_changes_as_the_operator(tmp_path) -> None:  # type: i
     assert cli("--db", db, "edit", mid, "--topic", "x", "--actor", "operator").returncode == 0
     code, out, _ = cli("--db", db, "show", mid, "--json")
     assert {e["actor"] for e in json.loads(out)["history"]} == {"operator"}
+
+
+def test_a_missing_store_is_reported_with_how_to_make_one(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    missing = tmp_path / "none.db"
+    code, out, err = cli("--db", str(missing), "list")
+    assert code == 3 and out == ""
+    assert f"There is no store at {missing}." in err
+    assert f"memdesk --db {missing} add" in err and "memdesk demo --out FILE" in err
+    assert not missing.exists()
