@@ -118,6 +118,20 @@ def event_number(text: str) -> int:
 MAX_EVENT = 2**63 - 1  # the largest integer SQLite and PostgreSQL (bigint) store
 
 
+def undo_target(text: str) -> int | str:
+    """What `memdesk undo` takes: an event number (``12``, ``#12``) or an action group
+    id (hex, in full or a unique prefix of at least 4 characters).  A number is an
+    event; a group prefix of digits only is given with more of its characters."""
+    ref = text.strip()
+    if ref.removeprefix("#").isdigit():
+        return event_number(ref)
+    if ref and all(c in "0123456789abcdefABCDEF" for c in ref):
+        return ref.lower()
+    raise argparse.ArgumentTypeError(
+        f"expected an event number like 12 or an action group id (hex, as `add`, "
+        f"`import` or `resolve` printed it), got {text!r}")
+
+
 def parse_range(text: str) -> tuple[float, float]:
     """``LO:HI`` of scores in [0, 1], LO <= HI (NaN and infinities refused)."""
     from memdesk.core.errors import ValidationError

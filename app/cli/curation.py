@@ -96,7 +96,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     q.add_argument("--note", help=NOTE_HELP)
     q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_contra_resolve)
-    q = cs.add_parser("undo", parents=[common], help="undo a resolution by its action group")
+    q = cs.add_parser("undo", parents=[common],
+                      help="undo a resolution by its action group (as `memdesk undo GROUP`)")
     q.add_argument("action_group", help="the id `resolve` printed (or a unique prefix)")
     q.set_defaults(handler=cmd_contra_undo)
 

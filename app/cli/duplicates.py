@@ -59,7 +59,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_threshold)
     q = ds.add_parser("undo", parents=[common],
-                      help="undo a merge, dismissal or threshold change (its group)")
+                      help="undo a merge, dismissal or threshold change by its group "
+                           "(as `memdesk undo GROUP`)")
     q.add_argument("action_group", help="the group `merge`/`dismiss` printed (or a prefix)")
     q.set_defaults(handler=cmd_undo)
 

@@ -37,13 +37,13 @@ from memdesk.app.cli.common import (
     close_opened,
     common_options,
     err,
-    event_number,
     fmt_dt,
     memory_id,
     open_store,
     output_closed,
     parse_range,
     short,
+    undo_target,
     whole_number,
 )
 from memdesk.core.errors import (
@@ -141,12 +141,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = sub.add_parser(
-        "undo", parents=[common], help="undo one audited action by event id",
-        description="Undo one audited action. An event already undone, or whose fields were "
-                    "changed again since, is refused with exit code 5 (nothing changes).",
+        "undo", parents=[common], help="undo an audited action: one event or a whole group",
+        description="Undo an audited action: one event by its number (`add`, `edit`, "
+                    "`delete` and `show` print it), or a whole action group by its id (an "
+                    "import, a contradiction resolution, a duplicates merge, a sweep "
+                    "decision: the id the command printed, or a unique prefix). The older "
+                    "spellings `import --undo GROUP`, `contradictions undo GROUP` and "
+                    "`duplicates undo GROUP` still work and do the same. An action "
+                    "already undone, or whose fields were changed again since, is refused "
+                    "with exit code 5 (nothing changes).",
     )
-    p.add_argument("event_id", type=event_number,
-                   help="the event number (`add` and `show` print it; '#12' or '12')")
+    p.add_argument("target", type=undo_target, metavar="EVENT|GROUP",
+                   help="an event number ('12' or '#12') or an action group id (or a "
+                        "unique prefix of at least 4 characters)")
 
     # The demo writes a new file, so it names it with --out; it takes no --db (which
     # everywhere else names an existing store) so there is one way to say which file.
@@ -251,11 +258,23 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from memdesk.core.undo.generic import undo_event  # a memory's event, or a job's cancel
+    from memdesk.core.store.prefixes import action_group_id
+    from memdesk.core.undo.generic import undo_event, undo_group
 
     store = open_store(args, create=False)
-    ch = undo_event(store, args.event_id)
-    print(f"undone: event {args.event_id} (new event {ch.event_ids[0]})")
+    if isinstance(args.target, int):  # a memory's event, or a job's cancel
+        ch = undo_event(store, args.target)
+        print(f"undone: event {args.target} (new event {ch.event_ids[0]})")
+        return 0
+    try:
+        with store.read() as conn:
+            group = action_group_id(conn, args.target)
+    except NotFoundError:  # not a memory group: a delta-memory one, by its full id
+        # (undo_group says so when there is none)
+        group = args.target
+    ch = undo_group(store, group)
+    print(f"undone: action group {group}, {len(ch.event_ids):,} change"
+          f"{'' if len(ch.event_ids) == 1 else 's'} (`memdesk undo {ch.group_id}` redoes it)")
     return 0
 
 

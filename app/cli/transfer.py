@@ -58,7 +58,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
         "import", parents=[common], help="import memories (memdesk JSON Lines, Mem0, Recall)",
         description="Import memories. Each item is checked like any write; bad ones are "
                     "reported by number with the reason and not written, the rest are. "
-                    "The whole import is one audited group: --undo GROUP takes it back.",
+                    "The whole import is one audited group: `memdesk undo GROUP` takes it "
+                    "back.",
     )
     p.add_argument("file", nargs="?", metavar="FILE|-", help="input file, or - for stdin")
     p.add_argument("--from", dest="fmt", default="auto",
@@ -74,7 +75,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="Mem0: user for items with neither user_id nor agent_id")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--undo", metavar="GROUP",
-                   help="undo an earlier import (the group id its report printed)")
+                   help="undo an earlier import (the group id its report printed); the "
+                        "same as `memdesk undo GROUP`, kept for scripts")
     p.set_defaults(handler=cmd_import)
 
 
@@ -268,7 +270,7 @@ def _print_report(report: Any, as_json: bool, out: IO[str]) -> None:
         err(f"not carried over: {name} ({n:,} {report.unit}s)")
     print(report.summary(), file=out)
     if report.group_id:
-        print(f"undo this import: memdesk import --undo {report.group_id}", file=out)
+        print(f"undo this import: memdesk undo {report.group_id}", file=out)
 
 
 def _undo(args: argparse.Namespace) -> int:
