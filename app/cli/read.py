@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from memdesk.core.read.config import ReadConfig
 
 # The fixtures live in the source tree's tests/ (an editable install finds them).
-FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "data" / "dispositional"
+FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "data" / "dispositional"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
@@ -58,7 +58,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     q = esub.add_parser("dispositional",
                         help="21 dispositional-memory fixtures, with the injection ablation")
     q.add_argument("--fixtures", type=Path, default=FIXTURES, metavar="DIR",
-                   help="a folder of fixture files (default: the 21 shipped ones)")
+                   help="a folder of fixture files (default: the 21 in the source "
+                        "tree's tests/data/dispositional)")
     q.add_argument("--trials", type=int, default=3,
                    help="runs per fixture (default 3)")
     q.add_argument("--no-ablation", action="store_true",
