@@ -87,12 +87,12 @@ def test_the_block_is_read() -> None:
 @pytest.mark.timeout(900)  # the first vector loads the model (a fresh cache: its export)
 def test_every_readme_command_line_does_what_it_says(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.chdir(tmp_path)
-    db = str(tmp_path / "store.db")
+    db, other = str(tmp_path / "store.db"), str(tmp_path / "other.db")
     seen: dict[str, str] = {}
 
-    def run(words: list[str], code: int = 0) -> str:
+    def run(words: list[str], code: int = 0, store: str = db) -> str:
         # demo writes a new file (--out), eval runs its fixtures in a store of its own
-        args = [*words] if words[0] in ("demo", "eval") else [*words, "--db", db]
+        args = [*words] if words[0] in ("demo", "eval") else [*words, "--db", store]
         r = cli(*args)
         assert r.returncode == code, (words, r.stdout, r.stderr)
         assert "Traceback" not in r.stderr
@@ -155,10 +155,11 @@ def test_every_readme_command_line_does_what_it_says(tmp_path: Path, monkeypatch
             run(words)
             assert (tmp_path / "all.jsonl").stat().st_size > 0
         elif name == "import" and words[1] == "all.jsonl":
-            out = run(words)
+            # Into another store: this one holds every exported memory already.
+            out = run(words, store=other)
             seen["group"] = out.split("undo this import: memdesk undo ")[1].split()[0]
         elif name == "undo" and "GROUP" in words:
-            out = run(["undo", seen["group"]])
+            out = run(["undo", seen["group"]], store=other)
             assert out.startswith(f"undone: action group {seen['group']}")
         elif name == "store":
             assert re.search(r"[0-9a-f]{32}", run(words))  # "prints a job id"
