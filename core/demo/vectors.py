@@ -19,6 +19,7 @@ embedding space is checked as for any vector write.
 from __future__ import annotations
 
 import hashlib
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -72,10 +73,16 @@ def shipped() -> Shipped | None:
 
     if not FILE.exists():
         return None
-    with np.load(FILE) as data:
-        keys = data["keys"]
-        vectors = data["vectors"].astype(np.float32)
-        model = str(data["model"])
+    try:
+        with np.load(FILE) as data:
+            keys = data["keys"]
+            vectors = data["vectors"].astype(np.float32)
+            model = str(data["model"])
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile):  # damaged: as if absent
+        return None
+    # float16 moved each norm off 1 by ~1e-4; the store's vectors are unit length (a
+    # cosine is a dot product), so they are normalised again.
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     return Shipped(model, {int(k): i for i, k in enumerate(keys)}, vectors)
 
 
@@ -93,7 +100,8 @@ def write_shipped(store: MemoryStore, progress: Progress | None = None) -> Writt
     """Give every memory lacking a vector its shipped one, ``BATCH`` rows a transaction."""
     data = shipped()
     if data is None:
-        return Written(0, missing_count(store), f"{FILE.name} is not installed with memdesk")
+        return Written(0, missing_count(store),
+                       f"{FILE.name} is not installed with memdesk, or is damaged")
     if data.model != embeddings.MODEL_NAME:
         return Written(0, missing_count(store),
                        f"the shipped vectors are {data.model}'s, not {embeddings.MODEL_NAME}'s")

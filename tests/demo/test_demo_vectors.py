@@ -108,3 +108,20 @@ def test_without_usable_shipped_vectors_demo_out_says_why(tmp_path: Path, monkey
     line = next(x for x in out.splitlines() if x.startswith("vectors:"))
     assert line.startswith("vectors: none written: ")
     assert ("not installed" if broken == "missing" else "another-model") in line
+
+
+def test_a_damaged_file_counts_as_absent(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    bad = tmp_path / "vectors.npz"
+    bad.write_bytes(b"not a zip")
+    monkeypatch.setattr(vectors, "FILE", bad)
+    vectors.shipped.cache_clear()
+    try:
+        assert vectors.shipped() is None
+    finally:
+        vectors.shipped.cache_clear()
+
+
+def test_the_shipped_vectors_are_unit_length() -> None:
+    data = vectors.shipped()
+    assert data is not None
+    assert np.allclose(np.linalg.norm(data.vectors, axis=1), 1.0, atol=1e-6)
