@@ -10,6 +10,7 @@ from typing import Any
 
 from memdesk.app.cli.common import (
     EXIT_USAGE,
+    JSON_HELP,
     RIGHTS_EPILOG,
     RightsHelp,
     err,
@@ -56,20 +57,22 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     r.add_argument("--lane", choices=["all", "secrets", "guard"], default="all",
                    help="secrets: only memories held for a secret; guard: only those the "
                         "guard's other rules hold (default: all)")
-    r.add_argument("--limit", type=int, default=200)
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--limit", type=int, default=200,
+                   help="at most N held memories (default 200)")
+    r.add_argument("--json", action="store_true", help=JSON_HELP)
     r.set_defaults(handler=cmd_review_list)
     r = rsub.add_parser("show", parents=[common],
                         help="one held memory in full (a secret masked unless --reveal)")
-    r.add_argument("id")
+    r.add_argument("id", help="the held memory's id or a unique prefix of it")
     r.add_argument("--reveal", action="store_true",
                    help="show a held secret unmasked (you are about to review it)")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true", help=JSON_HELP)
     r.set_defaults(handler=cmd_review_show)
     for name, text in (("approve", "release held memories into the active belief state"),
                        ("reject", "reject held memories (soft delete; `memdesk undo` restores)")):
         r = rsub.add_parser(name, parents=[common], help=text)
-        r.add_argument("ids", nargs="+", metavar="ID")
+        r.add_argument("ids", nargs="+", metavar="ID",
+                       help="held memory ids or unique prefixes")
         r.add_argument("--note", help="why (kept in the audit log)")
         r.set_defaults(handler=cmd_review_decide, decision=name)
     r = rsub.add_parser("rules", parents=[common], help="the guard's rules and what they hold")

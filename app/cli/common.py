@@ -56,6 +56,33 @@ class RightsHelp(argparse.RawDescriptionHelpFormatter):
         super().add_text(text)
 
 
+JSON_HELP = "print JSON instead of text"
+NOTE_HELP = "a note kept with the audit event (shown in history)"
+# Who an audited change is signed by.  A CLI user is the operator: agents write through
+# `memdesk mcp` or `memdesk store` (their provenance is recorded there), the worker is
+# the background extractor.  An operator claiming to be either would forge the audit
+# trail the guard's curated-memory check reads ("operator" events make a memory curated).
+OPERATOR_ACTORS = ("operator",)
+
+
+def operator_actor(value: str) -> str:
+    """``--actor``: only what an operator may claim."""
+    if value not in OPERATOR_ACTORS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not an actor a CLI user may sign as (choose from "
+            f"{', '.join(OPERATOR_ACTORS)}); agents write through `memdesk store` or "
+            "`memdesk mcp`, which record their provenance")
+    return value
+
+
+def add_actor_option(p: argparse.ArgumentParser) -> None:
+    """``--actor``, kept for scripts that pass ``--actor operator``."""
+    p.add_argument("--actor", default="operator", type=operator_actor,
+                   metavar="|".join(OPERATOR_ACTORS),
+                   help="who the audit event is signed by: operator, the only actor a "
+                        "CLI user may claim (the default)")
+
+
 def common_options() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(add_help=False)
     p.add_argument(
@@ -90,6 +117,20 @@ def event_number(text: str) -> int:
 
 
 MAX_EVENT = 2**63 - 1  # the largest integer SQLite and PostgreSQL (bigint) store
+
+
+def undo_target(text: str) -> int | str:
+    """What `memdesk undo` takes: an event number (``12``, ``#12``) or an action group
+    id (hex, in full or a unique prefix of at least 4 characters).  A number is an
+    event; a group prefix of digits only is given with more of its characters."""
+    ref = text.strip()
+    if ref.removeprefix("#").isdigit():
+        return event_number(ref)
+    if ref and all(c in "0123456789abcdefABCDEF" for c in ref):
+        return ref.lower()
+    raise argparse.ArgumentTypeError(
+        f"expected an event number like 12 or an action group id (hex, as `add`, "
+        f"`import` or `resolve` printed it), got {text!r}")
 
 
 def parse_range(text: str) -> tuple[float, float]:
@@ -165,12 +206,31 @@ def open_store(args: argparse.Namespace, *, create: bool = True) -> MemoryStore:
     from memdesk.core.store.backup import keep_backed_up
     from memdesk.core.store.memory_store import MemoryStore
 
+    if not create:
+        _refuse_missing(args.db)
     store = MemoryStore.open(args.db, create=create)
     _OPENED.append(store)
     keep_backed_up(store)  # every command, `worker` and `mcp` included: from the first write
     if store.report and store.report.message:
         err(store.report.message)
     return store
+
+
+def _refuse_missing(db: str | None) -> None:
+    """A command that reads needs a store: when the file is not there, say how one is
+    made (a new machine has none until something writes)."""
+    from memdesk.core.errors import StoreOpenError
+    from memdesk.core.store.db import default_store_path, sqlite_path, to_url
+
+    path = sqlite_path(to_url(db))
+    if path is None or path.exists():
+        return
+    where = "" if path == default_store_path() else f" --db {path}"
+    raise StoreOpenError(
+        f"There is no store at {path}. `memdesk{where} add --user U --type note --text "
+        f"…` creates it with its first memory (so does opening it in the desktop app, "
+        f"`memdesk{where}`); `memdesk demo --out FILE` writes a demo store to try "
+        f"commands on with --db FILE.")
 
 
 def close_opened() -> None:

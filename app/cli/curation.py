@@ -14,7 +14,7 @@ import json
 import sys
 from typing import TYPE_CHECKING, Any
 
-from memdesk.app.cli.common import EXIT_USAGE, open_store, parse_range, short
+from memdesk.app.cli.common import EXIT_USAGE, JSON_HELP, NOTE_HELP, open_store, parse_range, short
 from memdesk.app.cli.learning import picks_json, print_guidance, register_learning
 from memdesk.core.errors import NotFoundError
 from memdesk.core.store.records import MemoryRecord
@@ -36,34 +36,34 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     q.add_argument("--band", type=parse_range, default=(0.3, 0.49), metavar="LO:HI",
                    help="importance band (default 0.3:0.49)")
     q.add_argument("-n", type=int, default=20, help="memories to sample (default 20)")
-    q.add_argument("--user")
-    q.add_argument("--type")
+    q.add_argument("--user", help="sample only this user's memories")
+    q.add_argument("--type", help="sample only memories of this type")
     q.add_argument("--seed", type=int, help="random seed (default: random, stored)")
     q.add_argument("--guided", type=str, default="0", metavar="SHARE",
                    help="share of items picked by the guided model, 0–1 (default 0: "
                         "all uniform; uniform until enough decisions exist)")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_sweep_start)
     register_learning(ss, common)
     q = ss.add_parser("status", parents=[common],
                       help="list sweeps, or show one sweep's items and progress")
     q.add_argument("sweep_id", nargs="?", help=SWEEP_ID)
     q.add_argument("--unfinished", action="store_true", help="only sweeps not finished")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_sweep_status)
     q = ss.add_parser("report", parents=[common], help="raised/lowered/kept/skipped, histogram")
     q.add_argument("sweep_id", help=SWEEP_ID)
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_sweep_report)
     q = ss.add_parser("decide", parents=[common], help="decide the next (or a given) item")
     q.add_argument("sweep_id", help=SWEEP_ID)
     q.add_argument("--item", type=int, help="item number (1-based; default: the next one)")
     g = q.add_mutually_exclusive_group(required=True)
     g.add_argument("--importance", type=str, help="new importance in [0, 1]")
-    g.add_argument("--keep", action="store_true")
-    g.add_argument("--skip", action="store_true")
-    q.add_argument("--note")
-    q.add_argument("--json", action="store_true")
+    g.add_argument("--keep", action="store_true", help="keep its importance as it is")
+    g.add_argument("--skip", action="store_true", help="decide later (the item stays open)")
+    q.add_argument("--note", help=NOTE_HELP)
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_sweep_decide)
     q = ss.add_parser("undo", parents=[common], help="undo the sweep's latest decision")
     q.add_argument("sweep_id", help=SWEEP_ID)
@@ -73,14 +73,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                        help="find and resolve contradicting memories")
     cs = p.add_subparsers(dest="contra_command", metavar="ACTION", required=True)
     q = cs.add_parser("list", parents=[common], help="open contradiction groups")
-    q.add_argument("--user")
-    q.add_argument("--limit", type=int, default=50)
+    q.add_argument("--user", help="only this user's groups")
+    q.add_argument("--limit", type=int, default=50, help="at most N groups (default 50)")
     q.add_argument("--all", action="store_true", help="include dismissed (keep-all) groups")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_contra_list)
     q = cs.add_parser("show", parents=[common], help="one group's cards and suggestion")
     q.add_argument("group", help="group id from `contradictions list` (or a unique prefix)")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_contra_show)
     q = cs.add_parser("resolve", parents=[common], help="resolve one group (audited)")
     q.add_argument("group", help="group id from `contradictions list` (or a unique prefix)")
@@ -93,10 +93,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     g.add_argument("--merge", action="store_true", help="a new memory supersedes all")
     q.add_argument("--value", help="new value (--edit, --merge)")
     q.add_argument("--text", help="new text (--edit, --merge)")
-    q.add_argument("--note")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--note", help=NOTE_HELP)
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_contra_resolve)
-    q = cs.add_parser("undo", parents=[common], help="undo a resolution by its action group")
+    q = cs.add_parser("undo", parents=[common],
+                      help="undo a resolution by its action group (as `memdesk undo GROUP`)")
     q.add_argument("action_group", help="the id `resolve` printed (or a unique prefix)")
     q.set_defaults(handler=cmd_contra_undo)
 

@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from memdesk.app.cli.common import EXIT_NOTFOUND, EXIT_STORE, err, open_store
+from memdesk.app.cli.common import EXIT_NOTFOUND, EXIT_STORE, JSON_HELP, err, open_store
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
@@ -23,11 +23,11 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     dbsub.add_parser("upgrade", parents=[common],
                      help="migrate the store to this version (a backup is written first)")
     q = dbsub.add_parser("info", parents=[common], help="SQLite library, schema, row counts")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q = dbsub.add_parser("check", parents=[common],
                          help="full integrity, foreign-key, full-text and WAL checks "
                               "(exit 3: damaged)")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.add_argument("--repair", action="store_true",
                    help="rebuild a damaged or stale full-text index (a backup is taken "
                         "first); other damage needs `db restore`")
@@ -36,7 +36,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     q.add_argument("--to", type=Path, metavar="PATH",
                    help="write the copy here (default: the backups folder in the user data dir)")
     q = dbsub.add_parser("backups", parents=[common], help="list this store's backups")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q = dbsub.add_parser("restore", parents=[common],
                          help="replace the store with a backup (checked first; refused while "
                               "another program has the store open; the replaced store is "

@@ -17,7 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from memdesk.app.cli.common import EXIT_USAGE, open_store
+from memdesk.app.cli.common import EXIT_USAGE, JSON_HELP, open_store
 from memdesk.core.errors import ValidationError
 
 
@@ -31,14 +31,14 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.add_argument("--no-store", action="store_true",
                    help="do not add candidates from the store's own memories")
     p.add_argument("--user", help="limit store candidates to this user")
-    p.add_argument("--label", default="")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--label", default="", help="a name for the snapshot")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(handler=cmd_snapshot)
 
     p = sub.add_parser("diff", parents=[common], help="diff two delta-memory snapshots")
     p.add_argument("before", help="snapshot id (or a unique prefix of it)")
     p.add_argument("after", help="a later snapshot of the same goal (id or prefix)")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.add_argument("--all", action="store_true", help="also list unchanged candidates")
     p.add_argument("--across-goals", action="store_true",
                    help="compare snapshots of different goals anyway (health, attribution "
@@ -46,11 +46,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     p.set_defaults(handler=cmd_diff)
 
     p = sub.add_parser("snapshots", parents=[common], help="list delta-memory snapshots")
-    p.add_argument("--goal")
-    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--goal", help="only snapshots of this goal")
+    p.add_argument("--limit", type=int, default=50, help="at most N snapshots (default 50)")
     p.add_argument("--goals", action="store_true", help="list goals with snapshot counts")
     p.add_argument("--queue", action="store_true", help="list the drift review queue")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(handler=cmd_snapshots)
 
 

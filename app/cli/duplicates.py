@@ -14,7 +14,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from memdesk.app.cli.common import memory_id, open_store, short
+from memdesk.app.cli.common import JSON_HELP, NOTE_HELP, memory_id, open_store, short
 
 if TYPE_CHECKING:  # imported when a command runs: start-up stays fast
     from memdesk.core.curation.duplicates import Cluster, Outcome
@@ -34,7 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     q.add_argument("--threshold", help="cosine at or above which two memories are "
                    "duplicates, 0.5-1.0 (default: the store's, `duplicates threshold`)")
     q.add_argument("--limit", type=int, default=50, help="clusters to show (default 50)")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_list)
     q = ds.add_parser("merge", parents=[common],
                       help="keep one memory; the others are superseded by it (one undo step)")
@@ -42,24 +42,25 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     q.add_argument("--keep", required=True, metavar="ID",
                    help="the memory to keep (its id or prefix), or 'suggested'")
     q.add_argument("--threshold", help="the threshold the cluster was listed with")
-    q.add_argument("--note")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--note", help=NOTE_HELP)
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_merge)
     q = ds.add_parser("dismiss", parents=[common],
                       help="not duplicates: these are not offered together again")
     q.add_argument("members", nargs="+", metavar="CLUSTER|IDS", help=MEMBERS)
     q.add_argument("--threshold", help="the threshold the cluster was listed with")
-    q.add_argument("--note")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--note", help=NOTE_HELP)
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_dismiss)
     q = ds.add_parser("threshold", parents=[common],
                       help="show or store the duplicate threshold (the worker's flag uses it)")
     q.add_argument("value", nargs="?", help="the new threshold, 0.5-1.0 (omit to show it)")
-    q.add_argument("--note")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--note", help=NOTE_HELP)
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_threshold)
     q = ds.add_parser("undo", parents=[common],
-                      help="undo a merge, dismissal or threshold change (its group)")
+                      help="undo a merge, dismissal or threshold change by its group "
+                           "(as `memdesk undo GROUP`)")
     q.add_argument("action_group", help="the group `merge`/`dismiss` printed (or a prefix)")
     q.set_defaults(handler=cmd_undo)
 

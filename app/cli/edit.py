@@ -15,17 +15,27 @@ from typing import Any
 from memdesk.app.cli.common import (
     EXIT_CONFLICT,
     EXIT_USAGE,
+    add_actor_option,
     err,
     memory_id,
     open_store,
     whole_number,
 )
 from memdesk.app.cli.write import read_text
+from memdesk.core.taxonomy import MemoryType
 
 # The fields `edit` sets: the content of a memory, as the GUI's detail pane edits it.
 # (Lifecycle fields have their own commands: delete, undo, contradictions resolve.)
 FIELDS = ("text", "type", "topic", "importance", "confidence", "entity", "attribute", "value")
-ACTORS = ["operator", "agent", "worker"]
+FIELD_HELP = {
+    "type": "new type: one of " + ", ".join(MemoryType),
+    "topic": "new topic (empty: none)",
+    "importance": "new importance, 0 to 1",
+    "confidence": "new confidence, 0 to 1",
+    "entity": "new entity, what it is about (empty: none)",
+    "attribute": "new attribute of the entity (empty: none)",
+    "value": "new value of the attribute (empty: none)",
+}
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
@@ -40,7 +50,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("id", help="memory id or a unique prefix of it")
     p.add_argument("--text", help="new text ('-' reads standard input)")
     for name in FIELDS[1:]:
-        p.add_argument(f"--{name}", metavar="VALUE")
+        p.add_argument(f"--{name}", metavar="VALUE", help=FIELD_HELP[name])
     _shared(p)
     p.set_defaults(handler=cmd_edit)
 
@@ -59,7 +69,7 @@ def _shared(p: argparse.ArgumentParser) -> None:
     p.add_argument("--if-version", type=whole_number, metavar="N", dest="if_version",
                    help="only if the memory is still at version N (as `show --json` printed)")
     p.add_argument("--note", help="why (kept in the audit event)")
-    p.add_argument("--actor", default="operator", choices=ACTORS)
+    add_actor_option(p)
     p.add_argument("--json", action="store_true",
                    help="print {id, event_id, version} as JSON")
 

@@ -10,7 +10,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING, Any
 
-from memdesk.app.cli.common import open_store, parse_range
+from memdesk.app.cli.common import JSON_HELP, open_store, parse_range
 from memdesk.core.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -25,28 +25,30 @@ def register_learning(ss: argparse._SubParsersAction[argparse.ArgumentParser],
                       help="share of the band an operator would raise/lower (95 %% interval)")
     q.add_argument("--band", type=parse_range, metavar="LO:HI",
                    help="importance band (default: the latest whole-band sweep's)")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_estimate)
     q = ss.add_parser("train", parents=[common],
                       help="train the guided-sweep model and the calibration on decisions")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_train)
     q = ss.add_parser("calibration", parents=[common],
                       help="the calibration's error before/after; suggestions for memories")
     q.add_argument("memory_ids", nargs="*", help="memories to suggest an importance for")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_calibration)
     q = ss.add_parser("auto-apply", parents=[common],
                       help="apply suggested importances to new memories of a source")
     q.add_argument("source", help="extractor name, or 'direct' (no extraction)")
-    q.add_argument("state", choices=("on", "off"))
+    q.add_argument("state", choices=("on", "off"),
+                   help="on: apply new calibrations as they are trained; off: ask first")
     q.set_defaults(handler=cmd_auto_apply)
     q = ss.add_parser("calibrate", parents=[common],
                       help="apply suggestions (given memories, or pending ones of "
                            "auto-apply sources); --undo GROUP reverts one application")
-    q.add_argument("memory_ids", nargs="*")
+    q.add_argument("memory_ids", nargs="*",
+                   help="memory ids or prefixes to calibrate (none: every one in the band)")
     q.add_argument("--undo", metavar="GROUP", help="undo the application with this group id")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     q.set_defaults(handler=cmd_calibrate)
 
 

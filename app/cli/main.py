@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memdesk.app.cli import agents as cli_agents
 from memdesk.app.cli import checks as cli_checks
@@ -33,17 +34,19 @@ from memdesk.app.cli.common import (
     EXIT_NOTFOUND,
     EXIT_STORE,
     EXIT_USAGE,
+    JSON_HELP,
+    add_actor_option,
     checked,
     close_opened,
     common_options,
     err,
-    event_number,
     fmt_dt,
     memory_id,
     open_store,
     output_closed,
     parse_range,
     short,
+    undo_target,
     whole_number,
 )
 from memdesk.core.errors import (
@@ -55,8 +58,11 @@ from memdesk.core.errors import (
     ValidationError,
 )
 from memdesk.core.store.prefixes import AmbiguousIdError
-from memdesk.core.store.query import MemoryFilter, Status
+from memdesk.core.store.query import SORT_KEYS, MemoryFilter, Status
 from memdesk.core.taxonomy import Layer, MemoryType, check_layer, check_type
+
+if TYPE_CHECKING:
+    from memdesk.core.store.memory_store import MemoryStore
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -79,57 +85,78 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("add", parents=[common], help="add one memory (direct, audited insert)")
-    p.add_argument("--user", required=True, dest="user_id")
+    p.add_argument("--user", required=True, dest="user_id",
+                   help="whose memory it is (the user id agents write under)")
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--text", help="the memory's text ('-' reads standard input)")
     src.add_argument("--text-file", type=Path, metavar="FILE", help="read the text from FILE")
     p.add_argument("--type", required=True, help="one of: " + ", ".join(MemoryType))
     p.add_argument("--layer", help="one of: " + ", ".join(Layer))
-    p.add_argument("--topic")
-    p.add_argument("--importance", type=str, default="0.5")
-    p.add_argument("--confidence", type=str, default="0.8")
-    p.add_argument("--session", dest="source_session")
+    p.add_argument("--topic", help="a free-form topic (e.g. tech, work, health)")
+    p.add_argument("--importance", type=str, default="0.5",
+                   help="how much it matters, 0 to 1 (default 0.5)")
+    p.add_argument("--confidence", type=str, default="0.8",
+                   help="how sure the writer is, 0 to 1 (default 0.8)")
+    p.add_argument("--session", dest="source_session",
+                   help="the conversation or session it came from")
     p.add_argument("--framing", choices=["hypothetical"],
                    help="a supposition: kept, never an active belief (confidence <= 0.3)")
-    p.add_argument("--entity")
-    p.add_argument("--attribute")
-    p.add_argument("--value")
-    p.add_argument("--actor", default="agent", choices=["agent", "operator", "worker"])
+    p.add_argument("--entity", help="what the memory is about, e.g. user or a project")
+    p.add_argument("--attribute", help="which of the entity's attributes, e.g. lives_in")
+    p.add_argument("--value", help="the attribute's value, e.g. Lisbon")
+    add_actor_option(p)
     p.add_argument("--json", action="store_true",
                    help="print the stored memory as JSON (with its event_id)")
 
     p = sub.add_parser("list", parents=[common], help="list memories with filters")
     p.add_argument("--text", default="", help="full-text search (words; last one as prefix)")
-    p.add_argument("--user", action="append", default=[], dest="users")
+    p.add_argument("--user", action="append", default=[], dest="users",
+                   help="only this user's memories (repeat for several)")
     p.add_argument("--type", action="append", default=[], dest="types",
-                   type=checked(check_type))
+                   type=checked(check_type),
+                   help="only this type (repeatable): " + ", ".join(MemoryType))
     p.add_argument("--layer", action="append", default=[], dest="layers",
-                   type=checked(check_layer))
-    p.add_argument("--topic", action="append", default=[], dest="topics")
+                   type=checked(check_layer),
+                   help="only this layer (repeatable): " + ", ".join(Layer))
+    p.add_argument("--topic", action="append", default=[], dest="topics",
+                   help="only this topic (repeatable)")
     p.add_argument("--status", action="append", default=[], dest="statuses",
                    choices=[s.value for s in Status],
                    help="default: every status but deleted and hypothetical "
                         "(--status hypothetical lists the suppositions)")
-    p.add_argument("--importance", type=parse_range, metavar="LO:HI")
-    p.add_argument("--confidence", type=parse_range, metavar="LO:HI")
-    p.add_argument("--sort", default="created_at")
-    p.add_argument("--asc", action="store_true")
-    p.add_argument("--limit", type=whole_number, default=50)
-    p.add_argument("--offset", type=whole_number, default=0)
+    p.add_argument("--importance", type=parse_range, metavar="LO:HI",
+                   help="importance between LO and HI, both included (e.g. 0.3:0.49)")
+    p.add_argument("--confidence", type=parse_range, metavar="LO:HI",
+                   help="confidence between LO and HI, both included (e.g. 0:0.4)")
+    p.add_argument("--sort", default="created_at", choices=SORT_KEYS, metavar="KEY",
+                   help="order by KEY, newest or largest first (default created_at): "
+                        + ", ".join(SORT_KEYS))
+    p.add_argument("--asc", action="store_true", help="oldest or smallest first")
+    p.add_argument("--limit", type=whole_number, default=50,
+                   help="at most N memories (default 50)")
+    p.add_argument("--offset", type=whole_number, default=0,
+                   help="skip the first N matches (default 0)")
     p.add_argument("--count", action="store_true", help="print only the number of matches")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = sub.add_parser("show", parents=[common], help="show one memory, its chain and history")
     p.add_argument("id", help="memory id or a unique prefix of it")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
 
     p = sub.add_parser(
-        "undo", parents=[common], help="undo one audited action by event id",
-        description="Undo one audited action. An event already undone, or whose fields were "
-                    "changed again since, is refused with exit code 5 (nothing changes).",
+        "undo", parents=[common], help="undo an audited action: one event or a whole group",
+        description="Undo an audited action: one event by its number (`add`, `edit`, "
+                    "`delete` and `show` print it), or a whole action group by its id (an "
+                    "import, a contradiction resolution, a duplicates merge, a sweep "
+                    "decision: the id the command printed, or a unique prefix). The older "
+                    "spellings `import --undo GROUP`, `contradictions undo GROUP` and "
+                    "`duplicates undo GROUP` still work and do the same. An action "
+                    "already undone, or whose fields were changed again since, is refused "
+                    "with exit code 5 (nothing changes).",
     )
-    p.add_argument("event_id", type=event_number,
-                   help="the event number (`add` and `show` print it; '#12' or '12')")
+    p.add_argument("target", type=undo_target, metavar="EVENT|GROUP",
+                   help="an event number ('12' or '#12') or an action group id (or a "
+                        "unique prefix of at least 4 characters)")
 
     # The demo writes a new file, so it names it with --out; it takes no --db (which
     # everywhere else names an existing store) so there is one way to say which file.
@@ -145,6 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=7,
                    help="random seed: the same seed writes the same store (default 7)")
     p.add_argument("--force", action="store_true", help="replace an existing file")
+    p.add_argument("--no-vectors", dest="vectors", action="store_false",
+                   help="write no vectors (by default the vectors shipped with memdesk "
+                        "are written: all of the default demo's, some of another size's)")
 
     # Feature modules add their own subcommands (each: register(subparsers, common)).
     for module in (cli_edit, cli_db, cli_curation, cli_delta, cli_write, cli_read, cli_transfer,
@@ -240,11 +270,23 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_undo(args: argparse.Namespace) -> int:
-    from memdesk.core.undo.generic import undo_event  # a memory's event, or a job's cancel
+    from memdesk.core.store.prefixes import action_group_id
+    from memdesk.core.undo.generic import undo_event, undo_group
 
     store = open_store(args, create=False)
-    ch = undo_event(store, args.event_id)
-    print(f"undone: event {args.event_id} (new event {ch.event_ids[0]})")
+    if isinstance(args.target, int):  # a memory's event, or a job's cancel
+        ch = undo_event(store, args.target)
+        print(f"undone: event {args.target} (new event {ch.event_ids[0]})")
+        return 0
+    try:
+        with store.read() as conn:
+            group = action_group_id(conn, args.target)
+    except NotFoundError:  # not a memory group: a delta-memory one, by its full id
+        # (undo_group says so when there is none)
+        group = args.target
+    ch = undo_group(store, group)
+    print(f"undone: action group {group}, {len(ch.event_ids):,} change"
+          f"{'' if len(ch.event_ids) == 1 else 's'} (`memdesk undo {ch.group_id}` redoes it)")
     return 0
 
 
@@ -275,7 +317,29 @@ def cmd_demo(args: argparse.Namespace) -> int:
     if sys.stderr.isatty():
         print(file=sys.stderr)
     print(f"wrote {n:,} memories to {out}")
+    print(_demo_vectors(store, out, args.vectors))
+    store.close()
     return 0
+
+
+def _demo_vectors(store: MemoryStore, out: Path, wanted: bool) -> str:
+    """Write the shipped vectors and say plainly what the new demo has (and how to get
+    the rest): a demo without vectors has an empty vector channel in Retrieval."""
+    from memdesk.core.demo.vectors import write_shipped
+    from memdesk.core.write.embed import missing_count
+
+    embed = f"`memdesk embed --backfill --db {out}` embeds them"
+    if not wanted:
+        return f"vectors: none written (--no-vectors); {embed}"
+    done = write_shipped(store)
+    if done.reason is not None:
+        return f"vectors: none written: {done.reason}; {embed}"
+    if done.missing == 0:
+        return f"vectors: {done.written:,} of {done.written:,} memories (shipped with memdesk)"
+    left = missing_count(store)
+    return (f"vectors: {done.written:,} written (shipped with memdesk: the default demo's, "
+            f"--seed 7 --size 5000); {left:,} memories have none, their texts are not "
+            f"among the shipped ones; {embed}")
 
 
 HANDLERS: dict[str, Callable[[argparse.Namespace], int]] = {

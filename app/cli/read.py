@@ -14,21 +14,22 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memdesk.app.cli.common import EXIT_ERROR, EXIT_USAGE, err, open_store, short
+from memdesk.app.cli.common import EXIT_ERROR, EXIT_USAGE, JSON_HELP, err, open_store, short
 
 if TYPE_CHECKING:
     from memdesk.core.read.config import ReadConfig
 
 # The fixtures live in the source tree's tests/ (an editable install finds them).
-FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "data" / "dispositional"
+FIXTURES = Path(__file__).resolve().parents[2] / "tests" / "data" / "dispositional"
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
              common: argparse.ArgumentParser) -> None:
     p = sub.add_parser("retrieve", parents=[common],
                        help="what an agent would recall for QUERY (ranked, with preferences)")
-    p.add_argument("query", metavar="QUERY")
-    p.add_argument("--user", required=True, dest="user_id")
+    p.add_argument("query", metavar="QUERY", help="the prompt, as the agent would send it")
+    p.add_argument("--user", required=True, dest="user_id",
+                   help="whose memories are searched")
     p.add_argument("--k", type=int, default=10, help="results to return (default 10)")
     p.add_argument("--channels", default=None, metavar="fts,vector,graph",
                    help="isolate channels (injection is then skipped)")
@@ -40,24 +41,30 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="minimum confidence (default 0.4)")
     p.add_argument("--rerank-model", default=None,
                    help="rerank with this Ollama model when a server is reachable")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(handler=cmd_retrieve)
 
     p = sub.add_parser("maintain", parents=[common],
                        help="decay scores and link corrections to what they correct")
-    p.add_argument("--no-decay", action="store_true")
-    p.add_argument("--no-link", action="store_true")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--no-decay", action="store_true",
+                   help="do not recompute decay scores")
+    p.add_argument("--no-link", action="store_true",
+                   help="do not link corrections to what they correct")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(handler=cmd_maintain)
 
     p = sub.add_parser("eval", help="evaluations of the read path")
     esub = p.add_subparsers(dest="eval_command", metavar="SUITE", required=True)
     q = esub.add_parser("dispositional",
                         help="21 dispositional-memory fixtures, with the injection ablation")
-    q.add_argument("--fixtures", type=Path, default=FIXTURES, metavar="DIR")
-    q.add_argument("--trials", type=int, default=3)
-    q.add_argument("--no-ablation", action="store_true")
-    q.add_argument("--json", action="store_true")
+    q.add_argument("--fixtures", type=Path, default=FIXTURES, metavar="DIR",
+                   help="a folder of fixture files (default: the 21 in the source "
+                        "tree's tests/data/dispositional)")
+    q.add_argument("--trials", type=int, default=3,
+                   help="runs per fixture (default 3)")
+    q.add_argument("--no-ablation", action="store_true",
+                   help="skip the second run with preference injection turned off")
+    q.add_argument("--json", action="store_true", help=JSON_HELP)
     p.set_defaults(handler=cmd_eval)
 
 

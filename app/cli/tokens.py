@@ -14,6 +14,7 @@ from typing import Any
 
 from memdesk.app.cli.common import (
     EXIT_USAGE,
+    JSON_HELP,
     RIGHTS_EPILOG,
     RightsHelp,
     err,
@@ -37,18 +38,18 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                         "which is listed below")
     t.set_defaults(handler=cmd_tokens_add)
     t = tsub.add_parser("list", parents=[common], help="tokens, their users, rights and state")
-    t.add_argument("--json", action="store_true")
+    t.add_argument("--json", action="store_true", help=JSON_HELP)
     t.set_defaults(handler=cmd_tokens_list)
     t = tsub.add_parser("log", parents=[common],
                         help="the MCP server's access log: every tool call, newest first")
     t.add_argument("name", nargs="?",
                    help="only this token's calls ('local': calls without a token)")
     t.add_argument("--limit", type=int, default=50, help="at most this many calls (1-10000)")
-    t.add_argument("--json", action="store_true")
+    t.add_argument("--json", action="store_true", help=JSON_HELP)
     t.set_defaults(handler=cmd_tokens_log)
     t = tsub.add_parser("revoke", parents=[common],
                         help="revoke a token: its next request is refused")
-    t.add_argument("name")
+    t.add_argument("name", help="the token's name")
     t.set_defaults(handler=cmd_tokens_revoke)
 
 

@@ -39,14 +39,18 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="file to write (replaced atomically when done); - is stdout (default)")
     p.add_argument("--with-embeddings", action="store_true",
                    help="include each memory's vector (base64 float32)")
-    p.add_argument("--user", action="append", default=[], dest="users")
+    p.add_argument("--user", action="append", default=[], dest="users",
+                   help="only this user's memories (repeatable)")
     p.add_argument("--type", action="append", default=[], dest="types",
-                   choices=[t.value for t in MemoryType])
+                   choices=[t.value for t in MemoryType], help="only this type (repeatable)")
     p.add_argument("--layer", action="append", default=[], dest="layers",
-                   choices=[x.value for x in Layer])
-    p.add_argument("--topic", action="append", default=[], dest="topics")
+                   choices=[x.value for x in Layer], help="only this layer (repeatable)")
+    p.add_argument("--topic", action="append", default=[], dest="topics",
+                   help="only this topic (repeatable)")
     p.add_argument("--status", action="append", default=[], dest="statuses",
-                   choices=[s.value for s in Status])
+                   choices=[s.value for s in Status],
+                   help="only this status (repeatable; default: every status but deleted "
+                        "and hypothetical)")
     p.add_argument("--text", default="", help="full-text search")
     p.set_defaults(handler=cmd_export)
 
@@ -54,7 +58,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
         "import", parents=[common], help="import memories (memdesk JSON Lines, Mem0, Recall)",
         description="Import memories. Each item is checked like any write; bad ones are "
                     "reported by number with the reason and not written, the rest are. "
-                    "The whole import is one audited group: --undo GROUP takes it back.",
+                    "The whole import is one audited group: `memdesk undo GROUP` takes it "
+                    "back.",
     )
     p.add_argument("file", nargs="?", metavar="FILE|-", help="input file, or - for stdin")
     p.add_argument("--from", dest="fmt", default="auto",
@@ -70,7 +75,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                    help="Mem0: user for items with neither user_id nor agent_id")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     p.add_argument("--undo", metavar="GROUP",
-                   help="undo an earlier import (the group id its report printed)")
+                   help="undo an earlier import (the group id its report printed); the "
+                        "same as `memdesk undo GROUP`, kept for scripts")
     from memdesk.app.cli import import_preview
 
     import_preview.register_options(p)
@@ -276,7 +282,7 @@ def _print_report(report: Any, as_json: bool, out: IO[str]) -> None:
         err(f"not carried over: {name} ({n:,} {report.unit}s)")
     print(report.summary(), file=out)
     if report.group_id:
-        print(f"undo this import: memdesk import --undo {report.group_id}", file=out)
+        print(f"undo this import: memdesk undo {report.group_id}", file=out)
 
 
 def _undo(args: argparse.Namespace) -> int:

@@ -17,7 +17,16 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-from memdesk.app.cli.common import EXIT_STORE, EXIT_USAGE, err, fmt_dt, open_store, seconds, short
+from memdesk.app.cli.common import (
+    EXIT_STORE,
+    EXIT_USAGE,
+    JSON_HELP,
+    err,
+    fmt_dt,
+    open_store,
+    seconds,
+    short,
+)
 
 if TYPE_CHECKING:  # imported when a command runs: start-up stays fast
     from memdesk.core.write.extract import ExtractorConfig
@@ -66,9 +75,10 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     p = sub.add_parser("extract", parents=[common],
                        help="dry run: show the memory units a turn would give; stores nothing")
     p.add_argument("text", metavar="TEXT", help="the turn ('-' reads standard input)")
-    p.add_argument("--user", default="user", dest="user_id")
-    p.add_argument("--topic")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--user", default="user", dest="user_id",
+                   help="whose turn it is (default: user)")
+    p.add_argument("--topic", help="the topic the units get")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     _ollama_options(p)
     p.set_defaults(handler=cmd_extract)
 
@@ -87,18 +97,19 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     p = sub.add_parser("jobs", parents=[common],
                        help="list extraction jobs, retry a failed one, cancel a pending one")
     p.add_argument("--status", action="append", default=[], dest="statuses",
-                   choices=["pending", "running", "done", "failed", "cancelled"])
-    p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--json", action="store_true")
+                   choices=["pending", "running", "done", "failed", "cancelled"],
+                   help="only jobs in this state (repeatable)")
+    p.add_argument("--limit", type=int, default=50, help="at most N jobs (default 50)")
+    p.add_argument("--json", action="store_true", help=JSON_HELP)
     jsub = p.add_subparsers(dest="jobs_command", metavar="ACTION")
     r = jsub.add_parser("retry", parents=[common], help="put a failed job back in the queue")
-    r.add_argument("job_id")
+    r.add_argument("job_id", help="the failed job's id")
     c = jsub.add_parser(
         "cancel", parents=[common], help="cancel a pending job: no worker will take it",
         description="Cancel a pending job (its id or a unique prefix). No worker claims a "
         "cancelled job; `memdesk undo EVENT` puts it back to pending. A running job "
         "cannot be cancelled (exit 5).")
-    c.add_argument("job_id")
+    c.add_argument("job_id", help="the pending job's id")
     p.set_defaults(handler=cmd_jobs)
 
     p = sub.add_parser("worker", parents=[common],
@@ -108,7 +119,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     p.add_argument("--no-embed", action="store_true", help="store memories without vectors")
     p.add_argument("--lease", type=seconds, default=None, metavar="S",
                    help="seconds a claimed job is reserved (default 300)")
-    p.add_argument("--poll", type=seconds, default=1.0, metavar="S")
+    p.add_argument("--poll", type=seconds, default=1.0, metavar="S",
+                   help="seconds between looks at an empty queue (default 1)")
     p.add_argument("--batch", type=int, default=8, metavar="N",
                    help="jobs claimed together, their units embedded in one call (default 8)")
     p.set_defaults(handler=cmd_worker)
@@ -116,7 +128,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
     p = sub.add_parser("embed", parents=[common], help="write vectors for memories lacking one")
     p.add_argument("--backfill", action="store_true",
                    help="embed every memory lacking a vector (the default action)")
-    p.add_argument("--batch", type=int, default=256, metavar="N")
+    p.add_argument("--batch", type=int, default=256, metavar="N",
+                   help="memories per transaction (default 256)")
     p.add_argument("--reembed", action="store_true",
                    help="clear every vector first (after a model change), then backfill")
     p.set_defaults(handler=cmd_embed)
@@ -128,7 +141,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
                         help="an episode's speaker, session, time and units; or the "
                              "episode a unit came from")
     e.add_argument("memory_id", help="an episode's or a unit's id")
-    e.add_argument("--json", action="store_true")
+    e.add_argument("--json", action="store_true", help=JSON_HELP)
     e = esub.add_parser(
         "prune", parents=[common],
         help="soft-delete old episodes never recalled and with no unit kept (one undoable "

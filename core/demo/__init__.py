@@ -34,7 +34,7 @@ from datetime import datetime, timedelta
 from itertools import accumulate
 from typing import Any
 
-from sqlalchemy import insert, text
+from sqlalchemy import Connection, insert, text
 
 from memdesk.core.demo import conversations
 from memdesk.core.demo.texts import (
@@ -46,6 +46,8 @@ from memdesk.core.demo.texts import (
     DBS,
     EDITORS,
     FACTS,
+    FRAMED,
+    HELD,
     HOSTILE,
     HYPOTHETICALS,
     LANGS,
@@ -64,11 +66,14 @@ from memdesk.core.demo.texts import (
     Question,
     proj,
 )
+from memdesk.core.guard.rules import Source
+from memdesk.core.guard.screen import Candidate, quarantine_in, screen
 from memdesk.core.store import actions as acts
 from memdesk.core.store import fts
 from memdesk.core.store.memory_store import MemoryStore, utcnow
 from memdesk.core.store.models import Episode, MemoryProvenance
 from memdesk.core.store.records import encode_values
+from memdesk.core.taxonomy import HYPOTHETICAL, HYPOTHETICAL_MAX_CONFIDENCE
 from memdesk.core.write.router import route
 
 __all__ = [
@@ -101,7 +106,7 @@ ALLERGIES = (0, 2)  # and how many allergies they have
 COLUMNS = (
     "id", "user_id", "text", "type", "topic", "importance", "confidence", "source_session",
     "created_at", "last_accessed", "access_count", "decay_score", "superseded_by",
-    "entity", "attribute", "value", "valid_until", "layer",
+    "entity", "attribute", "value", "valid_until", "layer", "framing",
 )
 
 
@@ -125,6 +130,7 @@ class _Row:
     value: str | None = None
     valid_until: datetime | None = None
     layer: str | None = None  # always the router's (__post_init__)
+    framing: str | None = None
 
     def __post_init__(self) -> None:
         # Every write path routes when no layer is given; the demo gives none.
@@ -170,9 +176,12 @@ class DemoGenerator:
         self.extra: list[_Row] = []
         self.room = 0  # rows still allowed in the store, so a planned row always fits
         self.duplicates: list[list[str]] = []
+        self.held: list[str] = []  # rows the guard holds for review once written
         self._keys: dict[str, dict[str, list[_Key]]] = {}  # user -> type -> unstated
         self._settled: set[tuple[str, str]] = set()  # (user, attribute) the scenarios set
         self._drawn: dict[tuple[str, str], set[int]] = {}  # (user, pool) -> signatures
+        self._taken: dict[str, set[int]] = {}  # pool -> signatures any user drew
+        self._said: set[str] = set()  # the answers' texts stated so far (any user)
         self._texts: dict[tuple[str, int], str] = {}  # (pool, signature) -> its text
         self.episodes = conversations.Episodes(seed)  # the turns kept as said
         # (user, i, city, base, scenario rows by name) of each scenario user's talks
@@ -251,8 +260,13 @@ class DemoGenerator:
         return keys
 
     def _say(self, key: _Key, value: str, wordings: tuple[str, ...] | None = None) -> str:
-        wording = self.rng.choice(wordings or key.question.wordings)
-        return wording.format(v=value, P=proj(key.entity))
+        """A wording of ``value``, one no other user has said when there is one left (many
+        users share an answer: word for word, a third of the rows read as copies)."""
+        texts = [w.format(v=value, P=proj(key.entity))
+                 for w in wordings or key.question.wordings]
+        text_ = self.rng.choice([t for t in texts if t not in self._said] or texts)
+        self._said.add(text_)
+        return text_
 
     def _state(self, user: str, key: _Key, when: datetime) -> _Row:
         """The first statement of ``key``, and the story the rest of its period tells
@@ -320,12 +334,18 @@ class DemoGenerator:
                     break
         pool: Pool = POOLS[name]
         drawn = self._drawn.setdefault((user, name), set())
+        taken = self._taken.setdefault(name, set())
+        # While a pool has room, no two users share a text (a store where a third of the
+        # rows repeat another user's words word for word reads as generated); a large
+        # store draws each pool many times over, and then only a user never repeats.
+        shared = len(taken) >= pool.size * 9 // 10
         code = rng.randrange(pool.size)
-        for _ in range(64):  # a user has drawn a small share of a pool: few retries
-            if code not in drawn:
+        for _ in range(64):  # a small share of the pool is drawn: few retries
+            if code not in drawn and (shared or code not in taken):
                 break
             code = rng.randrange(pool.size)
         drawn.add(code)
+        taken.add(code)
         text_ = self._texts.get((name, code))
         if text_ is None:  # users share signatures: each text is composed once
             text_ = self._texts[(name, code)] = pool.text(code)
@@ -349,6 +369,8 @@ class DemoGenerator:
         # once the scenario is cut to size (and before its rows go: the links are known
         # as the rows they name are written).
         talk = [r for plan in self._talks for r in self._conversations(*plan, kept)]
+        if self._talks:  # last: a store too small for every conversation has none
+            talk.append(self._held(self._talks[0][0], self._talks[0][3]))
         talk = talk[:max(0, size - len(scenario))]
         yield from scenario
         limit = size - len(talk)
@@ -385,9 +407,13 @@ class DemoGenerator:
             base = self.end - timedelta(days=150 - i * 7)
             sess = self._session(user, base)
             hyp, attr, val = HYPOTHETICALS[i % len(HYPOTHETICALS)]
-            yield _Row(self._id(), user, f"User said: \"{hyp}\" (hypothetical framing)", "fact",
+            row = _Row(self._id(), user, f"User said: \"{hyp}\" (hypothetical framing)", "fact",
                        "personal", 0.8, round(0.15 + 0.03 * i, 2), sess, base,
                        entity="user", attribute=attr, value=val)
+            if hyp.startswith(FRAMED):  # kept as a supposition, at a supposition's confidence
+                row.framing = HYPOTHETICAL
+                row.confidence = min(row.confidence, HYPOTHETICAL_MAX_CONFIDENCE)
+            yield row
             # Correction chain, linked: unittest -> pytest; pytest stays the answer.
             tests = "prefers_test_framework"
             old = _Row(self._id(), user, "User prefers unittest for testing.", "preference",
@@ -434,6 +460,17 @@ class DemoGenerator:
             self._talks.append((user, i, city, base,
                                 {"tests": old, "correction": new, "lives": lives}))
 
+    def _held(self, user: str, base: datetime) -> _Row:
+        """What an agent handed over from a web page it read, weeks after the user's first
+        session: an instruction, not a memory.  The load screens it as the worker would
+        and the guard holds it, so the Review inbox has a real turn to judge."""
+        said, attr, val = HELD
+        when = base + timedelta(days=20)
+        row = _Row(self._id(), user, said, "preference", "tech", 0.7, 0.8,
+                   self._session(user, when), when, entity="user", attribute=attr, value=val)
+        self.held.append(row.id)
+        return row
+
     def _conversations(self, user: str, i: int, city: str, base: datetime,
                        units: dict[str, _Row], kept: set[str]) -> Iterator[_Row]:
         """The user's conversations as episodes; a turn that said a scenario row's
@@ -450,6 +487,17 @@ class DemoGenerator:
                 row.last_accessed = min(self.end, said.at + timedelta(days=1))
             eps.add(row.id, user, session, said, unit.id if unit else None)
             yield row
+
+
+def _hold_in(store: MemoryStore, conn: Connection,
+             rows: list[tuple[Any, ...]]) -> None:
+    """Screen the rows an agent handed over as the worker screens a job's units, and
+    hold what the guard finds (audited, with its reasons), inside the load's transaction."""
+    for values in (dict(zip(COLUMNS, r, strict=True)) for r in rows):
+        findings = screen(Candidate.from_values(values), None, Source.DOCUMENT, conn)
+        if findings:
+            quarantine_in(store, conn, values["id"], findings,
+                          note="demo: an agent's turn that reads as an instruction")
 
 
 def generate(
@@ -498,10 +546,13 @@ def generate(
                 conn.exec_driver_sql(f'DROP INDEX "{name}"')
         batch: list[tuple[object, ...]] = []
         kept: set[str] = set()  # the rows the episodes' side rows and links name
+        kept_held: list[tuple[Any, ...]] = []  # the rows to hold, as written
         episodes = gen.episodes
         for row in gen.rows(size):
             if row.id in episodes.side or row.id in episodes.links:
                 kept.add(row.id)
+            if row.id in gen.held:
+                kept_held.append(row.as_tuple())
             batch.append(row.as_tuple())
             if len(batch) >= chunk:
                 conn.exec_driver_sql(sql, batch)
@@ -512,6 +563,7 @@ def generate(
         if batch:
             conn.exec_driver_sql(sql, batch)
             written += len(batch)
+        _hold_in(store, conn, kept_held)
         # The episodes' side rows and the units' links, once the rows they name are in.
         side, prov = gen.episodes.rows(kept.__contains__)
         if side:

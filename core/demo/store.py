@@ -30,14 +30,17 @@ def demo_exists(path: Path) -> bool:
 
 
 def build_demo(path: Path, size: int = DEMO_SIZE, progress: Progress | None = None,
-               *, vectors: bool = False) -> Path:
+               *, vectors: bool = False, embed_rest: bool = True) -> Path:
     """Generate a demo store at ``path`` atomically.  Long: run it off the GUI thread.
 
     ``progress(done, total)`` is called as rows are written; it may raise to cancel,
-    which leaves no file behind.  ``vectors``: also embed every memory when the model is
-    installed (the desk's first open does, so the Retrieval inspector's vector channel
-    has something true to show; a missing model is not an error, the demo just has no
-    vectors, as ``memdesk embed`` and the status bar then say).
+    which leaves no file behind.  ``vectors``: also give every memory its vector when the
+    model is installed (the desk's first open does, so the Retrieval inspector's vector
+    channel has something true to show at once: the default demo's vectors are shipped,
+    core/demo/vectors.py; a missing model is not an error, the demo just has no
+    vectors, as ``memdesk embed`` and the status bar then say).  ``embed_rest``: run the
+    model on the texts the shipped vectors lack (another size or seed); the desk passes
+    False and embeds those in the background once the window is open.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".building")
@@ -47,7 +50,7 @@ def build_demo(path: Path, size: int = DEMO_SIZE, progress: Progress | None = No
     try:
         demo.generate(store, size, progress=_phase(progress, 0, 2 if vectors else 1))
         if vectors:
-            _embed(store, _phase(progress, 1, 2))
+            _embed(store, _phase(progress, 1, 2), embed_rest)
         store.checkpoint()  # fold the WAL in so the renamed file is complete
     except BaseException:
         store.close()
@@ -72,9 +75,13 @@ def _phase(progress: Progress | None, i: int, n: int) -> Progress | None:
     return report
 
 
-def _embed(store: MemoryStore, progress: Progress | None) -> None:
+def _embed(store: MemoryStore, progress: Progress | None, embed_rest: bool) -> None:
+    """The shipped vectors first (the default demo's are all there: a second or so), then
+    the model for any text they lack (another size or seed)."""
     from memdesk.core import embeddings
+    from memdesk.core.demo.vectors import write_shipped
     from memdesk.core.write.embed import backfill
 
-    if embeddings.unavailable_reason() is None:
+    if (embeddings.unavailable_reason() is None and write_shipped(store, progress).missing
+            and embed_rest):
         backfill(store, progress=progress)

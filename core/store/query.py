@@ -185,3 +185,5 @@ SORTABLE = {
     "status": None,  # computed
     "seq": M.seq,
 }
+# What a page may be ordered by (the CLI's `list --sort` choices).
+SORT_KEYS = tuple(SORTABLE)

@@ -36,7 +36,7 @@ def db(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> str:
 
 
 @pytest.mark.parametrize(("args", "named"), [
-    (["undo", "99999999999999999999999"], "event_id"),
+    (["undo", "99999999999999999999999"], "EVENT|GROUP"),
     (["list", "--importance", "nan:inf"], "--importance"),
     (["list", "--confidence", "0.2:inf"], "--confidence"),
     (["list", "--importance", "0.2:1.5"], "--importance"),

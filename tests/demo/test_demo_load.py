@@ -12,7 +12,7 @@ import pytest
 from memdesk.core import demo
 from memdesk.core.delta import demo as delta_demo
 from memdesk.core.store.memory_store import MemoryStore
-from memdesk.core.store.query import MemoryFilter
+from memdesk.core.store.query import MemoryFilter, Status
 
 END = datetime(2026, 11, 1)
 FIELDS = ("id", "user_id", "text", "type", "topic", "importance", "confidence",
@@ -52,7 +52,8 @@ def test_writes_exactly_the_generators_rows(store: MemoryStore, snapshots_seen) 
     want = sorted(tuple(getattr(r, f) for f in FIELDS)
                   for r in demo.DemoGenerator(3, END).rows(75))
     assert _stored(store) == want
-    rows = {r.id: r for r in store.page(limit=None)}
+    # Every row, the hypotheticals too (a default page leaves them out: never beliefs).
+    rows = {r.id: r for r in store.page(MemoryFilter(statuses=tuple(Status)), limit=None)}
     for r in demo.DemoGenerator(3, END).rows(75):
         got = rows[r.id]
         assert (got.created_at, got.valid_until, got.last_accessed) == (
@@ -127,7 +128,7 @@ def test_the_bulk_path_starts_at_bulk_rows(store: MemoryStore, snapshots_seen, m
     assert demo.generate(store, 45, seed=3, end=END) == 45
     assert len(rebuilt) == int(bulk)
     # Either way the full-text index finds every row.
-    assert store.count(MemoryFilter(text="hypothetical")) == 6
+    assert store.count(MemoryFilter(text="hypothetical", statuses=tuple(Status))) == 6
 
 
 def test_a_small_size_that_cuts_a_correction_chain_still_loads(  # type: ignore[no-untyped-def]

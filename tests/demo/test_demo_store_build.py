@@ -116,6 +116,7 @@ def test_the_desks_demo_has_a_vector_for_every_memory(tmp_path: Path, embedder) 
     """The GUI's first open embeds the demo, so the inspector's vector channel is not
     empty on first use; one progress bar covers rows, then vectors."""
     from memdesk.core.store.memory_store import MemoryStore
+    from memdesk.core.store.query import MemoryFilter, Status
     from memdesk.core.write.embed import missing_count
 
     calls: list[tuple[int, int]] = []
@@ -123,7 +124,7 @@ def test_the_desks_demo_has_a_vector_for_every_memory(tmp_path: Path, embedder) 
                                 vectors=True)
     s = MemoryStore.open(out)
     try:
-        assert s.count() == 60 and missing_count(s) == 0
+        assert s.count(MemoryFilter(statuses=tuple(Status))) == 60 and missing_count(s) == 0
     finally:
         s.close()
     assert calls[-1] == (2000, 2000)

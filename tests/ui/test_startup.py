@@ -135,6 +135,7 @@ def test_a_missing_glib_is_named_and_the_whole_set_matches_readme(monkeypatch, t
     whole = re.search(r"whole set.*\n\s+sudo apt-get install (.+)", msg)
     assert whole is not None
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    block = re.search(r"sudo apt-get install (libxcb-cursor0[^`]+)", readme)
+    # The apt-get line of README's first block, with its continuation lines.
+    block = re.search(r"sudo apt-get install -y (libxcb-cursor0(?:[^\n]*\\\n)*[^\n]*)", readme)
     assert block is not None
     assert set(whole.group(1).split()) == set(block.group(1).replace("\\", " ").split())

@@ -122,14 +122,16 @@ class WriteService(QObject):
         desk.changed.connect(self._on_changed)
 
     def embed_demo(self, built_now: bool) -> None:
-        """The demo just opened gets its vectors in the background: all of them when it
-        was built now, the rest when its first embedding was cut short (the window
-        closed during it); nothing starts when none is missing or there is no model."""
+        """The demo just opened gets the vectors it lacks in the background: the ones the
+        shipped vectors did not cover (a demo of another size), or the rest when an
+        embedding was cut short (the window closed during it); nothing starts when none
+        is missing or there is no model.  ``built_now``: kept for callers; a new demo
+        is judged by what it lacks like any other."""
         from memdesk.core import embeddings
         from memdesk.core.write.embed import missing_count
 
-        if built_now or (embeddings.unavailable_reason() is None
-                         and missing_count(self.desk.store) > 0):
+        del built_now
+        if embeddings.unavailable_reason() is None and missing_count(self.desk.store) > 0:
             self.embed()
 
     def embed(self) -> QProgressDialog | None:

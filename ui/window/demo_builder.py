@@ -24,16 +24,18 @@ def _build(path: Path, size: int, state: TaskState) -> Path:
             raise BuildCancelled()
         state.progress(done, total)
 
-    return build_demo(path, size, progress)
+    # The shipped vectors come with the rows (seconds); texts they lack are embedded
+    # after the window opens (WriteService.embed_demo), never before it.
+    return build_demo(path, size, progress, vectors=True, embed_rest=False)
 
 
 class DemoBuilder(QObject):
     """Ensures the demo store exists, then emits ``ready(path)`` (or ``failed(message)``).
 
-    ``built_now`` says whether this builder created it: the window then embeds the new
-    demo's memories in the background (progress dialog, not modal), so every view —
-    the Retrieval inspector's vector channel included — has something true to show,
-    without making the operator wait for the model before the window opens."""
+    ``built_now`` says whether this builder created it.  The default demo's vectors are
+    shipped and written with its rows, so every view (the Retrieval inspector's vector
+    channel included) has something true to show at once; the window embeds whatever
+    they lack in the background (progress dialog, not modal)."""
 
     ready = Signal(object)
     failed = Signal(str)
