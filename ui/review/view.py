@@ -114,7 +114,7 @@ class ReviewCard(QWidget):
         m = item.memory
         shown = m.text if len(m.text) <= MAX_SHOWN_CHARS else (
             m.text[:MAX_SHOWN_CHARS] + f"\n… ({len(m.text) - MAX_SHOWN_CHARS:,} more characters)")
-        self.text.setPlainText(shown)
+        self.text.setPlainText(reveal(shown))  # read-only: shown; editing gets it exact
         self.reasons.setPlainText("\n".join(f"• {f.reason}" for f in item.findings)
                                   or "Held for review.")
         o = item.origin
