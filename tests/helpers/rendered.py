@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QGroupBox,
+    QHeaderView,
     QLabel,
     QLineEdit,
     QListView,
@@ -117,7 +118,9 @@ def rendered(root: QWidget) -> Iterator[Shown]:
                 if isinstance(tip, str):
                     yield Shown(f"{where} entry {k} tooltip", tip, False,
                                 Qt.mightBeRichText(tip))
-        if isinstance(w, QAbstractItemView) and w.model() is not None:
+        # A header's strings are its table model's header data, read with the table.
+        if (isinstance(w, QAbstractItemView) and not isinstance(w, QHeaderView)
+                and w.model() is not None):
             # A list's entry may be two lines by design (a heading and a preview).
             lines = isinstance(w, QListView)
             yield from (Shown(s.where, s.text, s.one_line and not lines, s.rich)
