@@ -7,7 +7,6 @@ and copied in the README).  Ids may be given as unique prefixes (core/store/pref
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -43,6 +42,7 @@ from memdesk.app.cli.common import (
     short,
     whole_number,
 )
+from memdesk.app.cli.shown import cell, json_text
 from memdesk.core.errors import (
     EditConflictError,
     MemdeskError,
@@ -167,7 +167,7 @@ def cmd_add(args: argparse.Namespace) -> int:
     rec = store.add(actor=args.actor, **{k: v for k, v in fields.items() if v is not None})
     event = rec.changes.undo_event  # the add's event: what `memdesk undo` takes
     if args.json:
-        print(json.dumps({**rec.to_json(), "event_id": event}, ensure_ascii=False))
+        print(json_text({**rec.to_json(), "event_id": event}))
     else:
         print(f"added {rec.id} (event {event}; `memdesk undo {event}` takes it back)")
     return 0
@@ -187,11 +187,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = store.page(flt, order_by=args.sort, descending=not args.asc,
                       offset=args.offset, limit=args.limit)
     if args.json:
-        print(json.dumps([r.to_json() for r in rows], ensure_ascii=False, indent=1))
+        print(json_text([r.to_json() for r in rows], indent=1))
         return 0
     for r in rows:
         print(f"{r.id}  {r.type:<10} {r.importance:4.2f} {r.confidence:4.2f} "
-              f"{r.status.value:<10} {r.user_id:<10} {short(r.text)}")
+              f"{r.status.value:<10} {cell(r.user_id):<10} {short(r.text)}")
     return 0
 
 
@@ -212,18 +212,18 @@ def cmd_show(args: argparse.Namespace) -> int:
              "undone_by": e.undone_by}
             for e in events
         ]
-        print(json.dumps(out, ensure_ascii=False, indent=1))
+        print(json_text(out, indent=1))
         return 0
     for k, v in rec.to_json().items():
-        print(f"{k:>15}: {v}")
+        print(f"{k:>15}: {cell(v)}")
     for r in older:
         print(f"{'replaced':>15}: {r.id} {short(r.text, 50)}")
     for r in newer:
         print(f"{'replaced by':>15}: {r.id} {short(r.text, 50)}")
     for e in events:
         undone = f" (undone by {e.undone_by})" if e.undone_by else ""
-        print(f"{'event':>15}: #{e.id} {fmt_dt(e.at)} {e.actor} {e.action} "
-              f"{sorted(e.after)}{undone}")
+        print(f"{'event':>15}: #{e.id} {fmt_dt(e.at)} {cell(e.actor)} {e.action} "
+              f"{cell(', '.join(sorted(e.after)))}{undone}")
     return 0
 
 

@@ -47,7 +47,8 @@ LONG = "long " + "x" * (MAX_TEXT_CHARS - 5)  # as long as the store allows
 # Characters that must never be rendered raw (bidi controls, invisibles, controls).
 # FSI…PDI around a span without isolates of its own is the app's isolation: allowed.
 _OURS = re.compile("\u2068[^\u2066-\u2069\n]*\u2069")
-_WATCHED = "\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060\u2066\u2067\u2068\u2069\ufeff\u00ad"
+_WATCHED = ("\u200b\u200c\u200d\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2060"
+            "\u2066\u2067\u2068\u2069\ufeff\u00ad")
 
 
 @dataclass

@@ -104,9 +104,7 @@ def rendered(root: QWidget) -> Iterator[Shown]:
             yield Shown(where, w.title(), True, False)
         elif isinstance(w, QLineEdit):
             yield Shown(where, w.text(), True, False, not w.isReadOnly())
-        elif isinstance(w, QPlainTextEdit):
-            yield Shown(where, w.toPlainText(), False, False, not w.isReadOnly())
-        elif isinstance(w, QTextEdit):
+        elif isinstance(w, QPlainTextEdit | QTextEdit):
             yield Shown(where, w.toPlainText(), False, False, not w.isReadOnly())
         elif isinstance(w, QTabBar):
             for t in range(w.count()):

@@ -290,7 +290,8 @@ class DuplicatesView(QueueView):
         if c is None:
             return
         service = self.service
-        self._act(f"Not duplicates ({isolate(c.user_id)})", lambda st: service.dismiss(c.member_ids),
+        self._act(f"Not duplicates ({isolate(c.user_id)})",
+                  lambda st: service.dismiss(c.member_ids),
                   "Marked as not duplicates: they are not offered together again.")
 
     def _act(self, name: str, call: Callable[..., Outcome], said: str) -> None:
