@@ -104,8 +104,7 @@ def fill(store: MemoryStore, now: datetime | None = None) -> Hostile:
     goal = "goal " + RLO + "laog <b>g</b>"
     base = [Candidate("search", t, 1, 1) for t in TEXTS[:4]]
     dm.snapshot(goal, None, base, created_at=now, use_database=False)
-    odd = "se" + RLO + "arch"  # a source named by an agent
-    dm.snapshot(goal, None, base + [Candidate(odd, t, 1, 1) for t in TEXTS[4:]],
+    dm.snapshot(goal, None, base + [Candidate("search", t, 1, 1) for t in TEXTS[4:]],
                 created_at=now + timedelta(hours=1), use_database=False)
     tokens.add_token(store, "tok-1", ["<b>bob</b>", "אבי"], ["read"])
     return Hostile(store, USERS)
