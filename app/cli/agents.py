@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -18,6 +17,7 @@ from memdesk.app.cli.common import (
     open_store,
     short,
 )
+from memdesk.app.cli.shown import cell, json_text
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -135,10 +135,10 @@ def cmd_mcp(args: argparse.Namespace) -> int:
 
 def _origin_text(item: Any) -> str:
     o = item.origin
-    if o is None:  # not an agent's write (memdesk add, an import)
+    if o is None:  # held without an agent's origin (a correction, an import)
         return "-"
-    token = f", token {o.token}" if o.token else ""
-    return f"{o.client_name} ({o.source}, session {o.session[:8]}{token})"
+    token = f", token {cell(o.token)}" if o.token else ""
+    return f"{cell(o.client_name)} ({o.source}, session {cell(o.session[:8])}{token})"
 
 
 def cmd_review_list(args: argparse.Namespace) -> int:
@@ -147,14 +147,14 @@ def cmd_review_list(args: argparse.Namespace) -> int:
     store = open_store(args, create=False)
     items = Review(store).inbox(limit=args.limit, user_id=args.user, lane=args.lane)
     if args.json:
-        print(json.dumps([i.to_json() for i in items], ensure_ascii=False, indent=1))
+        print(json_text([i.to_json() for i in items], indent=1))
         return 0
     if not items:
         print("nothing is waiting for review")
         return 0
     for i in items:
         rules = ",".join(dict.fromkeys(f.rule_id for f in i.findings)) or "-"
-        print(f"{i.memory.id}  {fmt_dt(i.memory.created_at)}  {i.memory.user_id:<12} "
+        print(f"{i.memory.id}  {fmt_dt(i.memory.created_at)}  {cell(i.memory.user_id):<12} "
               f"{rules:<28} {short(i.shown_text(), 60)}")
     print(f"{len(items)} held for review", file=sys.stderr)
     return 0
@@ -166,16 +166,17 @@ def cmd_review_show(args: argparse.Namespace) -> int:
     store = open_store(args, create=False)
     item = Review(store).item(args.id)
     if args.json:
-        print(json.dumps(item.to_json(reveal=args.reveal), ensure_ascii=False, indent=1))
+        print(json_text(item.to_json(reveal=args.reveal), indent=1))
         return 0
     m = item.memory
-    print(f"{'id':>10}: {m.id}\n{'status':>10}: {m.status.value}\n{'user':>10}: {m.user_id}")
-    print(f"{'type':>10}: {m.type}\n{'text':>10}: {item.shown_text(args.reveal)}\n"
+    print(f"{'id':>10}: {m.id}\n{'status':>10}: {m.status.value}\n"
+          f"{'user':>10}: {cell(m.user_id)}")
+    print(f"{'type':>10}: {m.type}\n{'text':>10}: {cell(item.shown_text(args.reveal))}\n"
           f"{'from':>10}: {_origin_text(item)}")
     if item.secret_categories and not args.reveal:
         print(f"{'':>10}  (secrets masked: --reveal shows the text as written)")
     for f in item.findings:
-        print(f"{'reason':>10}: [{f.rule_id}] {f.reason}")
+        print(f"{'reason':>10}: [{f.rule_id}] {cell(f.reason)}")
     return 0
 
 

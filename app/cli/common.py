@@ -193,7 +193,10 @@ def checked(check: Callable[[str], _T]) -> Callable[[str], _T]:
 
 
 def err(msg: str) -> None:
-    print(f"memdesk: {msg}", file=sys.stderr)
+    """A message on stderr; a stored value it quotes is shown, never obeyed."""
+    from memdesk.core.guard.visible import reveal
+
+    print(f"memdesk: {reveal(msg)}", file=sys.stderr)
 
 
 # Stores the running command opened; cli.run closes them when it returns.  A process
@@ -252,7 +255,10 @@ def fmt_dt(v: datetime | None) -> str:
 
 
 def short(text: str, n: int = 70) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
+    """A stored text's preview for one terminal line: visible, cut to ``n``
+    characters (app/cli/shown.py: ``cell``)."""
+    from memdesk.app.cli.shown import cell
+
+    return cell(text, n)
 
 

@@ -10,12 +10,12 @@ given as unique prefixes.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import TYPE_CHECKING, Any
 
 from memdesk.app.cli.common import EXIT_USAGE, JSON_HELP, NOTE_HELP, open_store, parse_range, short
 from memdesk.app.cli.learning import picks_json, print_guidance, register_learning
+from memdesk.app.cli.shown import cell, json_text
 from memdesk.core.errors import NotFoundError
 from memdesk.core.store.records import MemoryRecord
 
@@ -103,7 +103,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser],
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=1, default=str))
+    print(json_text(data, indent=1, default=str))
 
 
 def _err(msg: str) -> None:
@@ -170,7 +170,7 @@ def cmd_sweep_start(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(_sweep_json(state) | picks_json(picks))
         return 0
-    print(f"sweep {state.id}: {state.total} memories from {state.describe()} "
+    print(f"sweep {state.id}: {state.total} memories from {state.describe(cell)} "
           f"(seed {state.seed}, {state.method}, population ≈ {state.population or 0:,})")
     print_guidance(sweeps, args.guided, picks)
     _print_items(store, state)
@@ -188,7 +188,7 @@ def cmd_sweep_status(args: argparse.Namespace) -> int:
             _print_json(_sweep_json(state))
             return 0
         status = "finished" if state.finished else "in progress"
-        print(f"sweep {state.id} ({status}): {state.describe()}")
+        print(f"sweep {state.id} ({status}): {state.describe(cell)}")
         _print_items(store, state)
         return 0
     rows = sweeps.list(unfinished=args.unfinished)
@@ -206,7 +206,7 @@ def cmd_sweep_status(args: argparse.Namespace) -> int:
     print(f"{'sweep':<32}  {'created':<16}  {'band':<9}  {'reviewed':<9} {'state':<5} "
           "filter")
     for r in rows:
-        flt = " ".join(x for x in (r.user_id and f"user={r.user_id}",
+        flt = " ".join(x for x in (r.user_id and f"user={cell(r.user_id)}",
                                    r.type and f"type={r.type}") if x)
         print(f"{r.id:<32}  {r.created_at:%Y-%m-%d %H:%M}  {r.band[0]:.2f}–{r.band[1]:.2f}  "
               f"{r.done:>3} / {r.total:<3} {'done' if r.finished_at else 'open':<5} {flt}")
@@ -289,9 +289,10 @@ def cmd_contra_list(args: argparse.Namespace) -> int:
         _print_json({"total": len(groups), "groups": [g.to_json() for g in shown]})
         return 0
     for g in shown:
-        vals = " ≠ ".join(f"{v.display} ({v.count})" for v in g.values[:4])
+        vals = " ≠ ".join(f"{cell(v.display, 40)} ({v.count})" for v in g.values[:4])
         more = f" +{len(g.values) - 4} more" if len(g.values) > 4 else ""
-        print(f"{g.id}  {g.kind:<10} {g.user_id} · {g.entity}.{g.attribute}: {vals}{more}")
+        print(f"{g.id}  {g.kind:<10} {cell(g.user_id)} · {cell(g.entity)}.{cell(g.attribute)}: "
+              f"{vals}{more}")
     print(f"{len(groups)} open group(s)" + (f", {len(shown)} shown" if len(shown) < len(groups)
                                             else ""))
     return 0
@@ -322,16 +323,16 @@ def cmd_contra_show(args: argparse.Namespace) -> int:
     if args.json:
         _print_json(_detail_json(d))
         return 0
-    print(f"{d.id}: {d.key[0]} · {d.key[1]}.{d.key[2]}")
+    print(f"{d.id}: {cell(d.key[0])} · {cell(d.key[1])}.{cell(d.key[2])}")
     for i, c in enumerate(d.cards, 1):
         marks = [m for m, on in (("newest", c.newest), ("oldest", c.oldest),
                                  ("highest confidence", c.highest_confidence)) if on]
-        print(f" [{i}] {c.memory.value!s:<20} conf {c.memory.confidence:.2f} imp "
+        print(f" [{i}] {cell(c.memory.value, 60):<20} conf {c.memory.confidence:.2f} imp "
               f"{c.memory.importance:.2f} {c.memory.created_at:%Y-%m-%d} {c.memory.id} "
               f"x{len(c.same_value)} {', '.join(marks)}")
         print(f"     {short(c.memory.text, 90)}")
     if d.suggestion:
-        print(f"suggested: {d.suggestion.reason}")
+        print(f"suggested: {cell(d.suggestion.reason)}")
     return 0
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memdesk.app.cli.common import EXIT_USAGE, JSON_HELP, open_store
+from memdesk.app.cli.shown import cell, json_text
 from memdesk.core.errors import ValidationError
 
 
@@ -99,8 +100,8 @@ def parse_candidates(data: Any) -> tuple[list[Any], dict[str, Any]]:
 
 
 def short(text: str, n: int = 64) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
+    """A goal or a candidate's text for one terminal line (visible, cut)."""
+    return cell(text, n)
 
 
 def print_diff(d: Any, *, show_all: bool = False) -> None:
@@ -137,7 +138,7 @@ def print_diff(d: Any, *, show_all: bool = False) -> None:
     if rows:
         print()
     for c in rows:
-        print(f"{c.change_type.value:<12} {c.source:<12} {c.delta:+.3f}  {short(c.text)}")
+        print(f"{c.change_type.value:<12} {cell(c.source):<12} {c.delta:+.3f}  {short(c.text)}")
     hidden = len(d.candidate_deltas) - len(rows)
     if hidden:
         print(f"({hidden} unchanged candidates not shown; --all lists them)")
@@ -175,7 +176,7 @@ def cmd_snapshot(args: argparse.Namespace) -> int:
             "diff_id": saved.diff_id,
             "diff": saved.diff.to_json() if saved.diff else None,
         }
-        print(json.dumps(out, ensure_ascii=False, indent=1))
+        print(json_text(out, indent=1))
         return 0
     ratio = f"{ms.dominance_ratio:.3f}" if ms.dominance_ratio is not None else "-"
     print(f"snapshot {ms.id}: {len(ms.contributions)} candidates, aggregate "
@@ -207,7 +208,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
               file=sys.stderr)
     d = dm.diff(before.id, after.id)
     if args.json:
-        print(json.dumps(d.to_json(), ensure_ascii=False, indent=1))
+        print(json_text(d.to_json(), indent=1))
         return 0
     print(f"diff {d.before_id} → {d.after_id}")
     print_diff(d, show_all=args.all)
@@ -225,24 +226,24 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
     if args.goals:
         rows = dm.goals()
         if args.json:
-            print(json.dumps([{"goal": g, "snapshots": n, "latest": t.isoformat()}
-                              for g, n, t in rows], ensure_ascii=False, indent=1))
+            print(json_text([{"goal": g, "snapshots": n, "latest": t.isoformat()}
+                              for g, n, t in rows], indent=1))
             return 0
         if not rows:
             print("no snapshots yet")
             return 0
         print(f"{'snapshots':>9}  {'latest':<16}  goal")
         for g, n, t in rows:
-            print(f"{n:>9}  {t:%Y-%m-%d %H:%M}  {g}")
+            print(f"{n:>9}  {t:%Y-%m-%d %H:%M}  {cell(g)}")
         return 0
     if args.queue:
         recs = dm.queue(goal=args.goal, limit=args.limit)
         if args.json:
-            print(json.dumps([{
+            print(json_text([{
                 "id": r.id, "goal": r.goal, "before": r.before_id, "after": r.after_id,
                 "created_at": r.created_at.isoformat(), "status": r.status, "risk": r.risk,
                 "action": r.action, "primary_cause": r.primary_cause, "review": r.review,
-            } for r in recs], ensure_ascii=False, indent=1))
+            } for r in recs], indent=1))
             return 0
         if not recs:
             print("no diffs waiting for review")
@@ -255,12 +256,12 @@ def cmd_snapshots(args: argparse.Namespace) -> int:
         return 0
     infos = dm.snapshots(goal=args.goal, limit=args.limit)
     if args.json:
-        print(json.dumps([{
+        print(json_text([{
             "id": i.id, "goal": i.goal, "query": i.query, "label": i.label,
             "created_at": i.created_at.isoformat(), "aggregate_score": i.aggregate_score,
             "dominant_source": i.dominant_source, "dominance_ratio": i.dominance_ratio,
             "candidates": i.item_count, "health": i.status, "action": i.action,
-        } for i in infos], ensure_ascii=False, indent=1))
+        } for i in infos], indent=1))
         return 0
     if not infos:
         print("no snapshots" + (f" for goal {args.goal!r}" if args.goal else " yet"))

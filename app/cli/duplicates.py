@@ -11,10 +11,10 @@ Memory ids may be given as unique prefixes; errors follow app/cli/common.py's EX
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING, Any
 
 from memdesk.app.cli.common import JSON_HELP, NOTE_HELP, memory_id, open_store, short
+from memdesk.app.cli.shown import cell, json_text
 
 if TYPE_CHECKING:  # imported when a command runs: start-up stays fast
     from memdesk.core.curation.duplicates import Cluster, Outcome
@@ -73,7 +73,7 @@ def _threshold(raw: str | None) -> float | None:
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=1, default=str))
+    print(json_text(data, indent=1, default=str))
 
 
 def _cos(c: float | None) -> str:
@@ -100,7 +100,7 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for c in shown:
         new = " · new write" if c.flagged else ""
-        print(f"cluster {c.id}  {c.user_id} · {len(c.members)} memories{new}")
+        print(f"cluster {c.id}  {cell(c.user_id)} · {len(c.members)} memories{new}")
         shown_members = [m for i, m in enumerate(c.members) if i < 8 or m.id == c.suggested]
         for m in shown_members:
             mark = "keep?" if m.id == c.suggested else "     "

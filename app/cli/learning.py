@@ -7,10 +7,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import TYPE_CHECKING, Any
 
 from memdesk.app.cli.common import JSON_HELP, open_store, parse_range
+from memdesk.app.cli.shown import cell, json_text
 from memdesk.core.errors import ValidationError
 
 if TYPE_CHECKING:
@@ -53,7 +53,7 @@ def register_learning(ss: argparse._SubParsersAction[argparse.ArgumentParser],
 
 
 def _print_json(data: Any) -> None:
-    print(json.dumps(data, ensure_ascii=False, indent=1, default=str))
+    print(json_text(data, indent=1, default=str))
 
 
 def picks_json(picks: dict[int, PickInfo]) -> dict[str, Any]:
@@ -68,7 +68,7 @@ def print_guidance(sweeps: Sweeps, share: str, picks: dict[int, PickInfo]) -> No
         print(f"{len(guided)} guided picks, {len(picks) - len(guided)} uniform draws "
               "(shuffled together):")
         for p in sorted(guided, key=lambda p: p.pos):
-            print(f"  item {p.pos + 1}: {p.reason}")
+            print(f"  item {p.pos + 1}: {cell(p.reason)}")
     elif float(share or 0) > 0:
         print("All uniform: " + sweeps.guidance().message)
 

@@ -7,7 +7,6 @@ and copied in the README).  Ids may be given as unique prefixes (core/store/pref
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -49,6 +48,7 @@ from memdesk.app.cli.common import (
     undo_target,
     whole_number,
 )
+from memdesk.app.cli.shown import cell, json_text
 from memdesk.core.errors import (
     EditConflictError,
     MemdeskError,
@@ -207,7 +207,7 @@ def cmd_add(args: argparse.Namespace) -> int:
         out = {**rec.to_json(), "event_id": event, "secrets": screened.to_json()}
         if screened.held:  # never echo a held secret back
             out = {k: v for k, v in out.items() if k not in ("text", "value", "embedding")}
-        print(json.dumps(out, ensure_ascii=False))
+        print(json_text(out))
     else:
         print(f"added {rec.id} (event {event}; `memdesk undo {event}` takes it back)")
         if screened.note():
@@ -229,11 +229,11 @@ def cmd_list(args: argparse.Namespace) -> int:
     rows = store.page(flt, order_by=args.sort, descending=not args.asc,
                       offset=args.offset, limit=args.limit)
     if args.json:
-        print(json.dumps([r.to_json() for r in rows], ensure_ascii=False, indent=1))
+        print(json_text([r.to_json() for r in rows], indent=1))
         return 0
     for r in rows:
         print(f"{r.id}  {r.type:<10} {r.importance:4.2f} {r.confidence:4.2f} "
-              f"{r.status.value:<10} {r.user_id:<10} {short(r.text)}")
+              f"{r.status.value:<10} {cell(r.user_id):<10} {short(r.text)}")
     return 0
 
 
@@ -254,18 +254,18 @@ def cmd_show(args: argparse.Namespace) -> int:
              "undone_by": e.undone_by}
             for e in events
         ]
-        print(json.dumps(out, ensure_ascii=False, indent=1))
+        print(json_text(out, indent=1))
         return 0
     for k, v in rec.to_json().items():
-        print(f"{k:>15}: {v}")
+        print(f"{k:>15}: {cell(v)}")
     for r in older:
         print(f"{'replaced':>15}: {r.id} {short(r.text, 50)}")
     for r in newer:
         print(f"{'replaced by':>15}: {r.id} {short(r.text, 50)}")
     for e in events:
         undone = f" (undone by {e.undone_by})" if e.undone_by else ""
-        print(f"{'event':>15}: #{e.id} {fmt_dt(e.at)} {e.actor} {e.action} "
-              f"{sorted(e.after)}{undone}")
+        print(f"{'event':>15}: #{e.id} {fmt_dt(e.at)} {cell(e.actor)} {e.action} "
+              f"{cell(', '.join(sorted(e.after)))}{undone}")
     return 0
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdesk.app.cli.common import EXIT_ERROR, EXIT_USAGE, JSON_HELP, err, open_store, short
+from memdesk.app.cli.shown import json_text
 
 if TYPE_CHECKING:
     from memdesk.core.read.config import ReadConfig
@@ -93,7 +94,7 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     if failed is not None:  # e.g. a read-only store: exit 3 with the store's message
         raise failed
     if args.json:
-        print(json.dumps(res.to_json(), ensure_ascii=False, indent=1))
+        print(json_text(res.to_json(), indent=1))
         return 0
     for note in res.notes:
         err(f"note: {note}")

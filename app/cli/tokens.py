@@ -8,7 +8,6 @@ as soon as the store has any; ``--host`` other than loopback needs one live toke
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
@@ -21,6 +20,7 @@ from memdesk.app.cli.common import (
     fmt_dt,
     open_store,
 )
+from memdesk.app.cli.shown import cell, json_text
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -73,7 +73,7 @@ def cmd_tokens_add(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     t = issued.token
     print(issued.secret)
-    print(f"token {t.name!r} for {', '.join(t.users)} ({', '.join(t.rights)}). "
+    print(f"token {t.name!r} for {', '.join(cell(u) for u in t.users)} ({', '.join(t.rights)}). "
           "Copy the secret above now: it is not stored and cannot be shown again.",
           file=sys.stderr)
     return 0
@@ -86,8 +86,8 @@ def cmd_tokens_list(args: argparse.Namespace) -> int:
     items = tokens.list_tokens(store)
     used = access.usage(store, [t.name for t in items])
     if args.json:
-        print(json.dumps([t.to_json() | {"usage": used[t.name].to_json()} for t in items],
-                         ensure_ascii=False, indent=1))
+        print(json_text([t.to_json() | {"usage": used[t.name].to_json()} for t in items],
+                        indent=1))
         return 0
     if not items:
         print("no tokens (memdesk tokens add NAME --user U)")
@@ -96,7 +96,7 @@ def cmd_tokens_list(args: argparse.Namespace) -> int:
         state = "active" if t.active else f"revoked {fmt_dt(t.revoked_at)}"
         print(f"{t.name:<24} {','.join(t.rights):<18} {state:<28} created "
               f"{fmt_dt(t.created_at)}  {usage_text(used[t.name])}  "
-              f"users: {', '.join(t.users)}")
+              f"users: {', '.join(cell(u) for u in t.users)}")
     return 0
 
 
@@ -117,21 +117,16 @@ def cmd_tokens_log(args: argparse.Namespace) -> int:
     store = open_store(args, create=False)
     calls = access.recent_calls(store, args.name, args.limit)
     if args.json:
-        print(json.dumps([c.to_json() for c in calls], ensure_ascii=False, indent=1))
+        print(json_text([c.to_json() for c in calls], indent=1))
         return 0
     if not calls:
         print("no calls logged" + (f" for {args.name!r}" if args.name else ""))
         return 0
     for c in calls:
         results = "" if c.results is None else f"{c.results:>4} memories"
-        print(f"{c.at:%Y-%m-%d %H:%M:%S}  {c.caller:<20} {c.transport:<15} {c.tool:<16} "
-              f"{plain(c.user_id or '-'):<16} {c.outcome:<8} {results}")
+        print(f"{c.at:%Y-%m-%d %H:%M:%S}  {cell(c.caller):<20} {c.transport:<15} "
+              f"{cell(c.tool):<16} {cell(c.user_id or '-'):<16} {c.outcome:<8} {results}")
     return 0
-
-
-def plain(text: str) -> str:
-    """An agent-typed value made safe for a terminal (no control characters)."""
-    return "".join(ch if ch.isprintable() else "?" for ch in text)
 
 
 def cmd_tokens_revoke(args: argparse.Namespace) -> int:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from memdesk.app.cli.common import EXIT_STORE, EXIT_USAGE, err, open_store, short
+from memdesk.app.cli.shown import json_text
 
 EXIT_CANCELLED = 130  # 128 + SIGINT, what a shell reports for an interrupted tool
 
@@ -246,7 +247,7 @@ def _import_transcript(args: argparse.Namespace) -> int:
             stream.close()
     _end_progress()
     if args.json:
-        print(json.dumps(report.to_json(), ensure_ascii=False))
+        print(json_text(report.to_json()))
     else:
         print(report.summary())
         for n, reason in report.bad[:MAX_SHOWN_BAD]:

@@ -9,7 +9,6 @@ missing vectors.
 from __future__ import annotations
 
 import argparse
-import json
 import signal
 import sys
 import threading
@@ -27,6 +26,7 @@ from memdesk.app.cli.common import (
     seconds,
     short,
 )
+from memdesk.app.cli.shown import cell, json_text
 
 if TYPE_CHECKING:  # imported when a command runs: start-up stays fast
     from memdesk.core.write.extract import ExtractorConfig
@@ -183,7 +183,7 @@ def cmd_episodes(args: argparse.Namespace) -> int:
             raise NotFoundError(f"memory {rec.id} is no episode and came from none")
         units = episodes.units_of(info.id)
         if args.json:
-            print(json.dumps({**info.to_json(), "units": units}, ensure_ascii=False, indent=1))
+            print(json_text({**info.to_json(), "units": units}, indent=1))
             return 0
         said = f"{info.said_at:%Y-%m-%d %H:%M}" if info.said_at else "time not given"
         print(f"episode {info.id}  {short(info.speaker or 'speaker not given', 30)}  "
@@ -227,22 +227,23 @@ def cmd_extract(args: argparse.Namespace) -> int:
     layers = ["working (not stored)" if is_session_scoped(u.text) else route(u.type).value
               for u in out.units]
     if args.json:
-        print(json.dumps({
+        print(json_text({
             "extractor": out.extractor, "model": out.model, "notes": out.notes,
             "units": [{**u.to_json(), "layer": lay} for u, lay in zip(out.units, layers,
                                                                       strict=True)],
-        }, ensure_ascii=False, indent=1))
+        }, indent=1))
         return 0
     who = out.extractor + (f" ({out.model})" if out.model else "")
     print(f"extractor: {who}   (dry run: nothing was stored)")
     for note in out.notes:
-        print(f"  note: {note}")
+        print(f"  note: {cell(note)}")
     if not out.units:
         print("no memory units: nothing in this turn is worth remembering")
     for u, lay in zip(out.units, layers, strict=True):
-        triple = f"  [{u.entity} · {u.attribute} · {u.value}]" if u.attribute else ""
+        triple = (f"  [{cell(u.entity)} · {cell(u.attribute)} · {cell(u.value)}]"
+                  if u.attribute else "")
         print(f"- {u.type:<10} imp {u.importance:.2f} conf {u.confidence:.2f} "
-              f"{lay:<10} {u.text}{triple}")
+              f"{lay:<10} {cell(u.text)}{triple}")
     return 0
 
 
@@ -263,7 +264,7 @@ def cmd_store(args: argparse.Namespace) -> int:
 
 def _job_line(j: Any) -> str:
     tail = j.error or (f"{len(j.memory_ids)} memories" if j.status == "done" else "")
-    return (f"{j.id}  {j.status:<8} {fmt_dt(j.created_at)}  {j.user_id:<10} "
+    return (f"{j.id}  {j.status:<8} {fmt_dt(j.created_at)}  {cell(j.user_id):<10} "
             f"{short(j.text, 40):<40}  {short(tail, 60)}")
 
 
@@ -284,7 +285,7 @@ def cmd_jobs(args: argparse.Namespace) -> int:
         return 0
     jobs = queue.list(tuple(args.statuses), limit=args.limit)
     if args.json:
-        print(json.dumps([j.to_json() for j in jobs], ensure_ascii=False, indent=1))
+        print(json_text([j.to_json() for j in jobs], indent=1))
         return 0
     counts = queue.counts()
     print("  ".join(f"{k}: {v}" for k, v in counts.items()))

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any, cast
@@ -116,8 +116,10 @@ class SweepState:
         """The first item not yet decided, in review order."""
         return next((it for it in self.items if not it.decided), None)
 
-    def describe(self) -> str:
-        who = f" user {self.user_id}" if self.user_id else ""
+    def describe(self, show: Callable[[str], str] = str) -> str:
+        """The band, filter and progress in words; ``show`` puts the user id (store
+        text) into them (``isolate`` on screen, ``terminal`` on a terminal)."""
+        who = f" user {show(self.user_id)}" if self.user_id else ""
         what = f" type {self.type}" if self.type else ""
         return (f"importance {self.band[0]:.2f}–{self.band[1]:.2f}{who}{what}, "
                 f"{self.done} / {self.total} reviewed")

@@ -61,6 +61,7 @@ from memdesk.ui.desk.text import (
     hidden_count,
     plain_label,
     reveal,
+    reveal_composed,
     tooltip_text,
 )
 from memdesk.ui.sweep.learning import suggestion_text
@@ -71,19 +72,23 @@ VIEW_LINE_CHARS = 1000  # the "show all" viewer's longest display line
 
 
 class TextViewer(QDialog):
-    """Read-only view of a whole long text (display lines broken, the text unchanged;
-    Copy copies the stored text exactly)."""
+    """Read-only view of a whole long text (display lines broken, hidden characters
+    shown as ⟨U+XXXX⟩, the text unchanged; Copy copies the stored text exactly)."""
 
     def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(title)  # window titles are plain text
+        self.setWindowTitle(reveal_composed(title).replace("\n", " "))  # plain text
         self.resize(900, 640)
         self.original = text
         self.view = QPlainTextEdit()
         self.view.setReadOnly(True)
-        self.view.setPlainText(display_lines(text, VIEW_LINE_CHARS))
+        self.view.setPlainText(display_lines(reveal(text), VIEW_LINE_CHARS))
+        hidden = hidden_count(text)
+        shown = (f" {hidden:,} hidden or control characters are shown as ⟨U+XXXX⟩."
+                 if hidden else "")
         note = plain_label(f"{len(text):,} characters. Lines longer than "
-                           f"{VIEW_LINE_CHARS:,} characters are broken for display only.")
+                           f"{VIEW_LINE_CHARS:,} characters are broken for display only."
+                           f"{shown}")
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         copy = buttons.addButton("Copy text", QDialogButtonBox.ButtonRole.ActionRole)
         copy.clicked.connect(lambda: QApplication.clipboard().setText(self.original))
@@ -350,8 +355,9 @@ class DetailPane(QWidget):
     def _fill_form(self, rec: MemoryRecord) -> None:
         self.text_is_partial = len(rec.text) > TEXT_PREVIEW_CHARS
         if self.text_is_partial:
-            # Only the first part is laid out; the text cannot be edited here.
-            self.text.setPlainText(display_lines(rec.text[:TEXT_PREVIEW_CHARS], 200))
+            # Only the first part is laid out; the text cannot be edited here, so it
+            # is shown revealed.
+            self.text.setPlainText(display_lines(reveal(rec.text[:TEXT_PREVIEW_CHARS]), 200))
             self.partial_note.setText(
                 f"Showing the first {TEXT_PREVIEW_CHARS:,} of {len(rec.text):,} characters "
                 "(read-only here; the other fields can be edited).")
@@ -359,13 +365,7 @@ class DetailPane(QWidget):
             self.text.setPlainText(rec.text)
         self.text.setReadOnly(self.text_is_partial)
         self.partial_row.setVisible(self.text_is_partial)
-        hidden = hidden_count(rec.text)
-        self.hidden_note.setVisible(hidden > 0)
-        if hidden:
-            self.hidden_note.setText(
-                f"This text holds {hidden:,} invisible or direction-control character"
-                f"{'s' if hidden != 1 else ''}, shown here: "
-                + reveal(rec.text[:TEXT_PREVIEW_CHARS]))
+        self._note_hidden(rec)
         self.type.setCurrentText(rec.type)
         self.layer.setCurrentIndex(max(0, self.layer.findData(rec.layer or "")))
         self.topic.setText(rec.topic or "")
@@ -379,6 +379,22 @@ class DetailPane(QWidget):
             # A long value shows its start (not its tail) and whole in the tooltip.
             box.setCursorPosition(0)
             box.setToolTip(tooltip_text(reveal(v)) if v else "")
+
+    def _note_hidden(self, rec: MemoryRecord) -> None:
+        """The editors hold each field exactly (what Apply writes back); this line shows
+        every field that hides something, revealed, so nothing passes unseen."""
+        fields = (("Text", rec.text[:TEXT_PREVIEW_CHARS]), ("Topic", rec.topic or ""),
+                  ("Entity", rec.entity or ""), ("Attribute", rec.attribute or ""),
+                  ("Value", rec.value or ""))
+        hiding = [(name, v, hidden_count(v)) for name, v in fields if v]
+        total = sum(n for _, _, n in hiding)
+        self.hidden_note.setVisible(total > 0)
+        if not total:
+            return
+        shown = "\n".join(f"{name}: {reveal(v)}" for name, v, n in hiding if n)
+        self.hidden_note.setText(
+            f"This memory holds {total:,} invisible or direction-control character"
+            f"{'s' if total != 1 else ''}, shown here:\n{shown}")
 
     def _fill_facts(self, rec: MemoryRecord) -> None:
         vals = {

@@ -9,7 +9,7 @@ from PySide6.QtCore import QModelIndex, Qt
 
 from memdesk.core.curation.contradictions import ContradictionGroup, Key
 from memdesk.ui.desk.table_model import Index, RowsTableModel
-from memdesk.ui.desk.text import elide, isolate, one_line, tooltip_text
+from memdesk.ui.desk.text import elide_middle, isolate, one_line, tooltip_text
 
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _TIP = Qt.ItemDataRole.ToolTipRole
@@ -48,17 +48,20 @@ class ContradictionQueueModel(RowsTableModel[ContradictionGroup]):
         if col == 4:
             return g.member_count
         if col == 0:
-            text = "correction" if g.kind == "correction" else "conflict"
+            return "correction" if g.kind == "correction" else "conflict"
         # Values from memories are shown visibly (⟨U+202E⟩, not obeyed) and, between the
         # app's own separators, isolated: an override in one cannot reverse the others.
-        elif col == 1:
-            text = one_line(g.user_id)
+        # Each value is cut before it is isolated (the tooltip has it whole).
+        width = 2000 if role == _TIP else 40
+        if col == 1:
+            text = one_line(elide_middle(g.user_id, width))
         elif col == 2:
-            text = f"{isolate(g.entity)} · {isolate(g.attribute)}"
+            text = (f"{isolate(elide_middle(g.entity, width))} · "
+                    f"{isolate(elide_middle(g.attribute, width))}")
         elif col == 3:
-            text = " ≠ ".join(isolate(v.display) for v in g.values)
+            text = " ≠ ".join(isolate(elide_middle(v.display, width)) for v in g.values)
         else:
             return None
         # Tooltips are rich text: every one is escaped (users and entities come from
         # memories, so from agents).
-        return tooltip_text(text) if role == _TIP else elide(text, 80)
+        return tooltip_text(text, limit=20_000) if role == _TIP else text

@@ -13,7 +13,7 @@ from PySide6.QtGui import QBrush, QColor
 from memdesk.core.delta.contracts import CandidateDelta, ChangeType, SourceConfig
 from memdesk.core.delta.snapshots import DiffRecord
 from memdesk.ui.desk.table_model import RowsTableModel
-from memdesk.ui.desk.text import elide, tooltip_text
+from memdesk.ui.desk.text import elide, one_line, tooltip_text
 
 Index = QModelIndex | QPersistentModelIndex
 DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -69,7 +69,7 @@ class CandidateDeltaModel(RowsTableModel[CandidateDelta]):
                 return f"{v:.3f}"
             if col == 5:
                 return elide(v, 200)
-            return v
+            return one_line(v) if col == 1 else v
         if role == Qt.ItemDataRole.BackgroundRole:
             c = CHANGE_COLOURS.get(d.change_type)
             return QBrush(c) if c is not None else None
@@ -168,7 +168,7 @@ class SourcesModel(RowsTableModel[SourceConfig]):
             return Qt.CheckState.Checked if s.enabled else Qt.CheckState.Unchecked
         if role == DISPLAY:
             eff = self._effective.get(s.name)
-            return (s.name, s.source_type, f"{s.weight:.3f}", None, str(s.top_k),
+            return (one_line(s.name), s.source_type, f"{s.weight:.3f}", None, str(s.top_k),
                     f"{s.confidence_threshold:.2f}",
                     "off" if eff is None else f"{eff:.3f}")[col]
         if role == Qt.ItemDataRole.ToolTipRole and col in (0, 1):

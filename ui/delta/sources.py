@@ -21,7 +21,7 @@ from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.ui.delta.models import SourcesModel
 from memdesk.ui.desk.actions import Desk, Op
-from memdesk.ui.desk.text import plain_label
+from memdesk.ui.desk.text import isolate, plain_label
 
 
 class SourcesPanel(QGroupBox):
@@ -69,9 +69,10 @@ class SourcesPanel(QGroupBox):
                 ) -> tuple[Sequence[SourceConfig], dict[str, float]] | None:
         """The model's edit of one cell: one action; the new rows, or None if refused."""
         delta = self.delta
-        if not self.desk.run(Op(f"Set {name} {field} to {value}",
+        if not self.desk.run(Op(f"Set {isolate(name)} {field} to {value}",
                                 lambda: delta.set_source(name, **{field: value}),
-                                lambda _ch: self.message.setText(f"Saved {name}.{field}."))):
+                                lambda _ch: self.message.setText(
+                                    f"Saved {isolate(name)}.{field}."))):
             self.message.setText(f"Not saved: {self.desk.last_error}")
             return None
         cfg = delta.config()

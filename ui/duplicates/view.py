@@ -37,7 +37,7 @@ from memdesk.core.write.duplicates import DEFAULT_THRESHOLD, MAX_THRESHOLD, MIN_
 from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.empty import EmptyNote
 from memdesk.ui.desk.queue_view import QueueView
-from memdesk.ui.desk.text import elide, fluid, plain_label
+from memdesk.ui.desk.text import elide, fluid, isolate, plain_label, tooltip_text
 
 KEYS = ("Enter / M merge into the chosen memory · N not duplicates · 1–9 choose the one "
         "to keep · ↑↓ / J K move · R rescan · U undo")
@@ -171,9 +171,9 @@ class DuplicatesView(QueueView):
         self.queue.clear()
         for c in clusters:
             new = " · new write" if c.flagged else ""
-            item = QListWidgetItem(f"{c.user_id} · {len(c.members)} memories{new}\n"
+            item = QListWidgetItem(f"{isolate(c.user_id)} · {len(c.members)} memories{new}\n"
                                    f"{elide(c.members[0].text, 80)}")
-            item.setToolTip(c.members[0].text)
+            item.setToolTip(tooltip_text(c.members[0].text))
             self.queue.addItem(item)
         self.queue.blockSignals(False)
         n = len(clusters)
@@ -220,8 +220,9 @@ class DuplicatesView(QueueView):
         if c is None:
             self.heading.setText("Nothing to review." if not self.clusters else "")
             return
-        self.heading.setText(f"{c.user_id} · {len(c.members)} memories say the same thing "
-                             f"(cluster {c.id}). Suggested: keep the newest of the highest "
+        # The user id is isolated: an override in it must not reverse the sentence.
+        self.heading.setText(f"{isolate(c.user_id)} · {len(c.members)} memories say the same "
+                             f"thing (cluster {c.id}). Suggested: keep the newest of the highest "
                              "confidence.")
         self.members.setRowCount(len(c.members))
         for i, m in enumerate(c.members):
@@ -280,7 +281,7 @@ class DuplicatesView(QueueView):
         if c is None or keep is None:
             return
         service = self.service
-        self._act(f"Merge duplicates of {c.user_id}",
+        self._act(f"Merge duplicates of {isolate(c.user_id)}",
                   lambda st: service.merge_cluster(c, keep),
                   f"Merged {len(c.members) - 1} duplicate(s) into the one kept.")
 
@@ -289,7 +290,8 @@ class DuplicatesView(QueueView):
         if c is None:
             return
         service = self.service
-        self._act(f"Not duplicates ({c.user_id})", lambda st: service.dismiss(c.member_ids),
+        self._act(f"Not duplicates ({isolate(c.user_id)})",
+                  lambda st: service.dismiss(c.member_ids),
                   "Marked as not duplicates: they are not offered together again.")
 
     def _act(self, name: str, call: Callable[..., Outcome], said: str) -> None:

@@ -37,7 +37,15 @@ from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.columns import capped_columns
 from memdesk.ui.desk.ops import LatestTask
 from memdesk.ui.desk.table_model import Index, RowsTableModel
-from memdesk.ui.desk.text import elide, isolate, one_line, plain_label, reveal, tooltip_text
+from memdesk.ui.desk.text import (
+    elide,
+    elide_middle,
+    isolate,
+    one_line,
+    plain_label,
+    reveal,
+    tooltip_text,
+)
 from memdesk.ui.desk.view import DeskView
 
 KEYS = "A approve · R reject · E edit · U undo · J/K next/previous · V reveal a secret"
@@ -67,8 +75,9 @@ class HeldModel(RowsTableModel[HeldItem]):
             return tooltip_text(item.reasons) if role == _TIP else text
         if col == 3:
             o = item.origin
-            text = f"{isolate(o.client_name)} · {o.source}" if o else "—"
-            return tooltip_text(text) if role == _TIP else elide(text, 40)
+            width = 2000 if role == _TIP else 30
+            text = f"{isolate(elide_middle(o.client_name, width))} · {o.source}" if o else "—"
+            return tooltip_text(text) if role == _TIP else text
         text = item.shown_text(m.id in self.revealed)
         return tooltip_text(reveal(text)) if role == _TIP else one_line(elide(text, 120))
 
@@ -127,7 +136,7 @@ class ReviewCard(QWidget):
             text[:MAX_SHOWN_CHARS] + f"\n… ({len(text) - MAX_SHOWN_CHARS:,} more characters)")
         self.reveal_button.setVisible(bool(item.secret_categories))
         self.reveal_button.setText("Hide secret" if revealed else "Reveal secret")
-        self.text.setPlainText(shown)
+        self.text.setPlainText(reveal(shown))  # read-only: shown; editing gets it exact
         self.reasons.setPlainText("\n".join(f"• {f.reason}" for f in item.findings)
                                   or "Held for review.")
         o = item.origin

@@ -35,7 +35,7 @@ from memdesk.core.curation import sweep
 from memdesk.core.errors import MemdeskError
 from memdesk.core.taxonomy import MemoryType
 from memdesk.ui.desk.empty import EmptyNote
-from memdesk.ui.desk.text import display_lines, fluid, plain_label, reveal
+from memdesk.ui.desk.text import display_lines, fluid, isolate, plain_label, reveal
 from memdesk.ui.sweep.buttons import decision_buttons
 from memdesk.ui.sweep.host import SweepHost
 from memdesk.ui.sweep.learning import LearningPanel, guided_share_box
@@ -234,7 +234,7 @@ class SweepReviewPage(QWidget):
     def show_item(self, state: sweep.SweepState, ctx: sweep.ItemContext) -> None:
         self.progress.setRange(0, state.total)
         self.progress.setValue(state.done)
-        self.title.setText(f"Sweep {state.id[:8]} · {state.describe()} · "
+        self.title.setText(f"Sweep {state.id[:8]} · {state.describe(isolate)} · "
                            f"item {ctx.item.pos + 1}")
         rec = ctx.memory
         if rec is None:
@@ -248,8 +248,10 @@ class SweepReviewPage(QWidget):
         shown = rec.text if len(rec.text) <= MAX_SHOWN_CHARS else (
             rec.text[:MAX_SHOWN_CHARS] + f"\n… ({len(rec.text) - MAX_SHOWN_CHARS:,} more "
             "characters)")
-        # Short display lines: Qt lays out only the visible ones (no 20,000-char line).
-        self.text.setPlainText(display_lines(shown, 200))
+        # Revealed: an override must not turn "total 0.99" into "99.0 latot", a
+        # zero-width space must not pass unseen.  Short display lines: Qt lays out
+        # only the visible ones (no 20,000-char line).
+        self.text.setPlainText(display_lines(reveal(shown), 200))
         sampled = ctx.item.importance_before
         changed = "" if rec.importance == sampled else f" (was {sampled:.2f} when sampled)"
         f = self.fields
@@ -258,7 +260,7 @@ class SweepReviewPage(QWidget):
         f["type"].setText(f"{rec.type} · {rec.layer or '—'}")
         f["topic"].setText(reveal(rec.topic or "—"))
         f["user"].setText(reveal(rec.user_id))
-        f["session"].setText(rec.source_session or "—")
+        f["session"].setText(reveal(rec.source_session or "—"))
         f["created"].setText(f"{rec.created_at:%Y-%m-%d %H:%M}")
         f["status"].setText(rec.status.value + ("" if rec.is_active else
                                                  " — no longer active; S to skip"))
@@ -351,7 +353,7 @@ class SweepReportPage(QWidget):
         outer.addWidget(keys)
 
     def show_report(self, state: sweep.SweepState, rep: sweep.SweepReport) -> None:
-        self.heading.setText(f"Sweep {state.id[:8]} finished — {state.describe()}")
+        self.heading.setText(f"Sweep {state.id[:8]} finished — {state.describe(isolate)}")
         self.counts.setText(
             f"Rescued (raised): {rep.raised}    Lowered: {rep.lowered}    Kept: {rep.kept}"
             f"    Skipped: {rep.skipped}    Not reviewed: {rep.undecided}\n"
