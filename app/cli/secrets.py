@@ -11,7 +11,7 @@ import argparse
 import json
 from typing import Any
 
-from memdesk.app.cli.common import open_store
+from memdesk.app.cli.common import JSON_HELP, open_store
 
 
 def register(sub: Any, common: argparse.ArgumentParser) -> None:
@@ -24,7 +24,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                     "memory for review, stores it masked, or stores it as said.")
     ssub = p.add_subparsers(dest="secrets_command", metavar="ACTION", required=True)
     r = ssub.add_parser("policy", parents=[common], help="what the store does per category")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true", help=JSON_HELP)
     r.set_defaults(handler=cmd_policy)
     r = ssub.add_parser("set", parents=[common],
                         help="set what the store does with one category (undoable: "
@@ -37,10 +37,11 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
     r = ssub.add_parser("scan", parents=[common],
                         help="dry run: what the lane finds in a text ('-' reads standard "
                              "input); stores nothing and prints no value unmasked")
-    r.add_argument("text", metavar="TEXT")
+    r.add_argument("text", metavar="TEXT",
+                   help="the text to scan (nothing is stored; a found value is shown masked)")
     r.add_argument("--after", metavar="TEXT",
                    help="the turn said before it in the same session (a secret it announced)")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("--json", action="store_true", help=JSON_HELP)
     r.set_defaults(handler=cmd_scan)
 
 
