@@ -37,7 +37,7 @@ _TEAM = r"(?:I|we|the team|our team|my team|the user's team)"
 RULES: tuple[Rule, ...] = (
     Rule("decision", rf"\b{_TEAM}(?: have|'ve| has|'re| are|'ll| will| might| may| could"
          r"|'m| am)?"
-         r" ?(?:finally |just "
+         r" ?(?:finally |just |probably |likely |most likely |definitely "
          r"|all |now )?(?:decided|agreed|chose|chosen|picked|selected|settled on|opted for"
          r"|went with|going with|(?<!\bI )go with|committed to|voted to|locked in|signed off on"
          r"|landed on"
@@ -72,7 +72,9 @@ RULES: tuple[Rule, ...] = (
     # "To release: run the tests, bump the version, then tag and push."
     Rule("how_to", r"^(?:to|for|when|before|after) [\w' -]{2,30}:\s*(?P<rest>[^,]+(?:,[^,]+)+"
          r"(?:\bthen\b|\band\b).+)$", "procedure", 0.65, 0.8, prefix="The user's steps: "),
-    Rule("sequence", r"^(?:when|whenever|before|after|once) (?:I .+?,\s*|\w+ing\b[^,]*?,?\s+)"
+    # "Before each release I …": "each"/"every" makes it a routine, not one occasion
+    Rule("sequence", r"^(?:when|whenever|before|after|once) (?:I .+?,\s*|\w+ing\b[^,]*?,?\s+"
+         r"|(?:each|every) [\w-]+(?: [\w-]+)?,?\s+)"
          r"I (?:first |always |usually )?.+$", "procedure", 0.65, 0.8),
     Rule("then_then", r"^(?:(?:every|each|on) [\w ]{1,20}?,?\s+)?I .+?(?:\bfirst\b.+?"
          r"\bthen\b|\bthen\b.+?\bthen\b).+$", "procedure", 0.65, 0.8),
@@ -80,8 +82,14 @@ RULES: tuple[Rule, ...] = (
          "procedure", 0.65, 0.8),
 )
 # A habit with no object we read ("I never deploy on Fridays"): after the triples.
-HABIT = Rule("habit", r"^I (?:always|never|usually|normally) (?!mind\b)\w+.*$",
-             "preference", 0.75, 0.8)
+# A verb in the past ("I never got round to it", "I always hated maths") tells of then,
+# not of a standing habit: regular "-ed" (not "need", "feed") and the common irregulars.
+_PAST_VERB = (r"(?:\w*[^e\W]ed|got|went|did|had|was|were|made|took|came|saw|ran|ate|drank"
+              r"|gave|left|found|told|said|thought|bought|brought|felt|knew|lost|met|paid"
+              r"|sold|sent|spent|won|wrote|began|became|broke|chose|drove|flew|forgot|grew"
+              r"|rode|sang|spoke|stole|swam|threw|woke|wore|taught|caught|fought|heard)\b")
+HABIT = Rule("habit", rf"^I (?:always|never|usually|normally) (?!mind\b)(?!{_PAST_VERB})"
+             r"\w+.*$", "preference", 0.75, 0.8)
 
 # Stripped from the start of a clause; a clause that was only these is a pleasantry.
 PLEASANTRIES = re.compile(
@@ -113,6 +121,8 @@ SKIPS: tuple[tuple[str, str], ...] = (
     ("sarcasm", r"^(?:oh|ah|wow|well)[,!.]*\s+(?:great|wonderful|fantastic|perfect|joy|brilliant"
                 r"|lovely|fun|nice|super|terrific|splendid)\b"),
     ("sarcasm", r"\byeah,? right\b"),
+    # "Oh sure, and I had tea with the King yesterday": a retort, not a statement
+    ("sarcasm", r"^(?:oh|ah|yeah),?\s+(?:sure|right|totally|of course|yeah)\b[,.!]*\s+and\b"),
     ("sarcasm", r"\bjust what I (?:needed|wanted)\b"),
     ("sarcasm", r"\bI (?:just )?(?:love|adore) (?:it )?when\b.*\b(?:break|breaks|broke|crash"
                 r"|crashes|crashed|fail|fails|failed|is late|goes down|is down)\b"),
