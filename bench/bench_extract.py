@@ -8,14 +8,17 @@ category and the units it should give: type, entity, attribute, value, framing, 
 units without a triple a word their text must contain (``text_has``) or a confidence
 ceiling (``max_confidence``, for hedged statements); an event may give the day it
 resolves to (``when_start``, ISO) against the turn's session time (``said_at``, ISO,
-optional).  Texts need not match.
+optional).  A turn written as a near-miss (something said that must not become a fact
+about the user: reported speech, a question, a plan not done…) names its kind in
+``near_miss`` (optional, for reading the set; the score does not use it).  Texts need not
+match.
 
 - precision: produced units that match an expected one, over every produced unit (a
   produced unit matching none is a false fact; turns that should give nothing count);
 - recall: expected units produced, over the expected units of English turns.
 
 Turns are split: ``dev`` (written with the extractor in view) and ``heldout``,
-``heldout2`` … ``heldout6`` (each written after the extractor's previous version and
+``heldout2`` … ``heldout11`` (each written after the extractor's previous version and
 scored once before any change for it; that first score is the estimate for phrasings
 nobody has seen, recorded in docs/benchmarks.md).  Every split is printed; ``--split``
 scores only the named ones (to score a new split once, on its own).

@@ -76,7 +76,7 @@ def _main_verbs(root: Any) -> list[Any]:
     # own, unless the root says, thinks or wishes it ("I think I lost my keys").
     joined = ("conj",) if root.lemma_.lower() in NOT_DONE else ("conj", "ccomp", "parataxis")
     verbs += [c for c in root.children if c.dep_ in joined and c.pos_ in ("VERB", "AUX")
-              and _subject(c) is not None]
+              and _subject(c) is not None and _finite(c)]
     return sorted(verbs, key=lambda v: v.i)
 
 
@@ -84,9 +84,32 @@ def _subject(verb: Any) -> Any | None:
     return next((c for c in verb.children if c.dep_ in _SUBJECT_DEPS), None)
 
 
+def _finite(verb: Any) -> bool:
+    """A verb with a tense or an auxiliary of its own heads a clause; one without ("I got
+    [my ears pierced]", "we had [the roof fixed]") is part of the verb before it."""
+    return verb.tag_ in ("VBD", "VBZ", "VBP", "MD") or any(
+        c.dep_ in ("aux", "auxpass") and c.tag_ != "TO" for c in verb.children)
+
+
+def _own_clause(child: Any) -> bool:
+    """A dependent that is another clause, not this event's words: one with its own
+    subject and tense ("…, and then I cooked"), or an adverbial clause ("after I
+    graduated") other than a bare infinitive of purpose ("went [to see the play]")."""
+    if child.dep_ in ("conj", "ccomp", "parataxis"):
+        return _subject(child) is not None and _finite(child)
+    if child.dep_ == "advcl":
+        purpose = _subject(child) is None and any(c.tag_ == "TO" for c in child.children) \
+            and not any(c.dep_ == "mark" for c in child.children)
+        return not purpose
+    return False
+
+
 def _who(subject: Any) -> tuple[str, bool] | None:
     """Whose event: the label and whether it is plural; None when not the user's."""
-    parts = [subject, *[c for c in subject.children if c.dep_ == "conj"]]
+    # "my husband and I" read as two subjects of the verb (the parse of a subject said
+    # after a time: "In June 2023 my husband and I walked …") is one subject of two.
+    others = [c for c in subject.head.children if c.dep_ in _SUBJECT_DEPS and c.i > subject.i]
+    parts = [subject, *[c for c in subject.children if c.dep_ == "conj"], *others]
     labels: list[str] = []
     for p in parts:
         word = p.text.lower()
@@ -172,13 +195,13 @@ def _clause_text(verb: Any, subject: Any, who: tuple[str, bool]) -> str:
     """The clause in the third person: the label, then the verb's words in order,
     without the subject and without joined clauses that have their own subject."""
     label, plural = who
-    drop = {t.i for t in subject.subtree}
+    drop = {t.i for c in verb.children if c.dep_ in _SUBJECT_DEPS for t in c.subtree}
     for c in verb.children:
-        if c.dep_ in ("conj", "ccomp", "parataxis") and _subject(c) is not None:
+        if c.dep_ in ("conj", "ccomp", "parataxis") and _own_clause(c):
             drop |= {t.i for t in c.subtree}
             drop |= {t.i for t in verb.children if t.dep_ == "cc" and t.i < c.i}
-        elif c.dep_ in ("intj", "dep", "discourse", "advcl") or (c.dep_ == "punct"
-                                                                and c.i < verb.i):
+        elif c.dep_ in ("intj", "dep", "discourse") or _own_clause(c) or (
+                c.dep_ == "punct" and c.i < verb.i):
             # Another clause ("after I graduated, …") or an aside: not this event's words.
             drop |= {t.i for t in c.subtree}
     # "Last week I visited …": a time before the subject goes after the verb's words;

@@ -199,6 +199,8 @@ def is_role(phrase: str) -> bool:
     if not words or len(words) > 4:
         return False
     head = words[-1]
+    if words[0] == "retired" and len(words) > 1:
+        return True  # "a retired miner": what they worked as, whatever the word
     return head in ROLES or (head not in _NOT_ROLE and _ROLE_SUFFIX.search(head) is not None)
 
 

@@ -63,6 +63,11 @@ def list_items(rest: str) -> list[str]:
     return [i for i, _ in items]
 
 
+def tool_kind(kind: str) -> bool:
+    """ "browser", "text editor", "drink": a kind of thing the user picks one of."""
+    return " ".join(kind.lower().split()) in _CATEGORY_WORDS
+
+
 def _kind_attribute(kind: str, value: str) -> str:
     """ "my go-to editor is Sublime": the kind said names the category."""
     k = " ".join(kind.lower().split())

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 
 from memdesk.core.write import extract_lexicon as lx
-from memdesk.core.write.extract_phrases import favourite
+from memdesk.core.write.extract_phrases import favourite, tool_kind
 from memdesk.core.write.extract_predicates import NAME, VERB_AHEAD, Said, V, value_of
 
 
@@ -44,11 +44,15 @@ _MY_ATTR = re.compile(rf"^(?:my (?P<a>name|birthday|favou?rite (?P<k>[\w ]+?)|(?
                       rf"|(?P<new>new |current )?(?P<job>job|workplace|employer|company))"
                       rf"(?: is|'s)(?: (?:at|with|for))?"
                       rf"|(?P<call>call me|I go by)) {V}", re.IGNORECASE)
-# "SQLite is my default for anything small", "Firefox is my go-to browser".
+# "SQLite is my default for anything small", "Firefox is my go-to browser", "Arc is my
+# browser on both laptops", "Espresso is my drink of choice".
 _IS_MY_PICK = re.compile(r"^(?:for [\w ]{1,30},\s*)?(?P<v>[\w.+#-]+(?: [\w.+#-]+)?)"
-                         r" (?:is|are) (?:still )?my (?:go-to|default|preferred|usual|main"
-                         r"|favou?rite|daily driver)(?: (?P<k>[\w ]+?))?(?=\s+for\b|[.,!;]|$)",
-                         re.IGNORECASE)
+                         r" (?:is|are) (?:still |now )?my (?:(?P<adj>go-to|default|preferred"
+                         r"|usual|main|favou?rite|daily driver)\b ?)?(?P<k>[\w ]+?)?"
+                         r"(?P<choice> of choice)?"
+                         r"(?=\s+(?:for|on|in|at|now|these days)\b|[.,!;]|$)", re.IGNORECASE)
+# "My browser of choice is Vivaldi" reads as "my preferred browser is Vivaldi".
+_OF_CHOICE = re.compile(r"^my ([\w ]+?) of choice\b", re.IGNORECASE)
 
 
 @dataclass
@@ -64,10 +68,15 @@ def my_attribute(clause: str) -> list[tuple[str, Said]]:
     if h := re.match(rf"^home(?: for me| these days)? is (?:now )?{V}", clause, re.I):
         return [("user", Said("lives_in", value_of(h), f"lives in {value_of(h)}"))] \
             if (value_of(h) or "")[:1].isupper() else []
-    if (p := _IS_MY_PICK.match(clause)) and lx.category(p.group("v")):
-        kind = p.group("k") or lx.category(p.group("v")) or "thing"
-        return [("user", favourite(kind, p.group("v")))]
-    m = _MY_ATTR.match(clause)
+    if (p := _IS_MY_PICK.match(clause)) is not None:
+        kind = p.group("k")
+        # Said as a pick ("my go-to", "of choice"), a known tool or a kind of tool will do;
+        # bare "X is my Y" only for a kind of tool ("Sam is my brother" is no pick).
+        if (kind and tool_kind(kind)) or ((p.group("adj") or p.group("choice"))
+                                          and lx.category(p.group("v"))):
+            return [("user", favourite(kind or lx.category(p.group("v")) or "thing",
+                                       p.group("v")))]
+    m = _MY_ATTR.match(_OF_CHOICE.sub(r"my preferred \1", clause))
     if m is None or (v := value_of(m)) is None:
         return []
     if m.group("pick"):

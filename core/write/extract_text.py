@@ -13,6 +13,8 @@ import re
 ABBR_DOT = "\u2024"  # ONE DOT LEADER: looks like a period, is not one to the patterns
 # Titles come before a name: their period never ends a sentence.
 TITLES = ("St", "Dr", "Mr", "Mrs", "Ms", "Prof", "Mt", "Rev", "Hon", "Gen", "Lt", "Sgt",
+          # places named after a fort, a port, a saint (feminine); titles of office
+          "Ft", "Pt", "Ste", "Fr", "Sen", "Rep", "Gov", "Adm", "Maj", "Cpl", "Pvt", "Supt",
           "Capt", "Mme", "Mlle", "Ave", "Rd", "No", "vs", "approx", "Dept", "Univ", "Jan",
           "Feb", "Mar", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec",
           "sr", "jr", "snr", "Snr", "assoc", "asst")
@@ -28,14 +30,19 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+|\n+|\s+[—–]\s*|\s+-{1,2}\s+")
 # Chat style writes the pronoun in lower case: "i prefer pnpm", "i'm vegan btw".
 _LOWER_I = re.compile(r"(?<![\w'’.-])i(?=(?:['’](?:m|ve|d|ll)\b)|\s)")
 _SEQUENCE = re.compile(r"^(?:when|whenever|before|after|if|first|once)\b", re.IGNORECASE)
+# "According to my flatmate, I sleepwalked": what someone else says of the user.
+_ATTRIBUTED = re.compile(r"^according to\b|,\s*according to\b", re.IGNORECASE)
 # "…, and in my spare time I play": a short adverbial may stand before the new subject.
 _JOINED = re.compile(r",?\s+(?:and|but|though|although|whereas)\s+(?=(?:I|we|my)\b"
                      r"|(?:in|on|at|for|during|outside) [\w' ]{1,25}?,?\s+I\b)"
                      r"|,\s+(?=(?:I\b(?!'d like)|we\b))", re.IGNORECASE)
 
 
-# "So my partner and I …": a bare "my partner" before "and I" is part of the subject.
-_POSSESSED = re.compile(r"^(?:\w+,? )?(?:my|our) [\w-]+$", re.IGNORECASE)
+# "So my partner and I …", "In March 2024 my wife and I …": a bare "my partner" before
+# "and I", after at most a word or a time or place said first, is part of the subject.
+_POSSESSED = re.compile(r"^(?:\w+,? |(?:in|on|at|during|over|after|before|since|back in|last"
+                        r"|this|next|earlier|later) [\w' ]{1,25}?,? )?(?:my|our) [\w-]+$",
+                        re.IGNORECASE)
 
 
 def protect(text: str) -> str:
@@ -62,8 +69,9 @@ def protected_clauses(text: str) -> list[str]:
     """The clauses of a turn, abbreviation periods still protected (see ``protect``)."""
     out: list[str] = []
     for s in sentences(protect(text)):
-        # "When I deploy, I first run the tests": one procedure, not two clauses.
-        if _SEQUENCE.match(s):
+        # "When I deploy, I first run the tests": one procedure, not two clauses;
+        # "According to my brother, I snored": one report, not a statement after it.
+        if _SEQUENCE.match(s) or _ATTRIBUTED.match(s):
             out.append(s)
             continue
         merged: list[tuple[int, str]] = []  # (start in s, text)
@@ -147,9 +155,20 @@ _REPORTER = re.compile(r"^(?:(?:my|our|a|the|his|her|their) [\w-]+(?: [A-Z]\w+)?
                        re.IGNORECASE)
 
 
+# Single quotes around words in the first person ("the song goes 'I left my home…'"):
+# someone's line, not the user's statement.  An apostrophe is no quote: the opening one
+# follows a space or the start, the closing one is followed by a space, punctuation or
+# the end.
+_SINGLE_QUOTED = re.compile(r"(?:^|(?<=\s))['‘](?P<q>[^'‘’\n]{3,}?)['’](?=[\s,.;:!?)]|$)")
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|I'll|me|my|we|our|us)\b")
+
+
 def reported_speech(sentence: str) -> bool:
     """True when the sentence reports what someone else said (or quotes anyone)."""
-    return bool(QUOTED.search(sentence)) or bool(_REPORTER.search(sentence.strip()))
+    s = sentence.strip()
+    return bool(QUOTED.search(s)) or bool(_REPORTER.search(s)) or bool(
+        _ATTRIBUTED.search(s)) or any(_FIRST_PERSON.search(m.group("q"))
+                                      for m in _SINGLE_QUOTED.finditer(s))
 
 
 # -- third person --------------------------------------------------------------------------

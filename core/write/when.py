@@ -65,7 +65,8 @@ _ANCHOR = re.compile(
 _MODAL_MAY = re.compile(r"^(?!.*\d)(?!.*\b(?:in|of|last|next|this)\s+may\b).*\bmay\b", re.I)
 # Words search_dates drags into a phrase from around it.
 _EDGE = re.compile(r"^(?:and|or|but|we|i|so|then|it|when)\s+|\s+(?:and|or|but|we|i|so"
-                   r"|then|it|when|in|on|at|with|for|to|from|by)$", re.IGNORECASE)
+                   r"|then|it|when|in|on|at|with|for|to|from|by|a|an|the|my|our|his|her"
+                   r"|their)$", re.IGNORECASE)
 # A month that is also a word ("a protest march on Saturday"): a month only with a day
 # number or after in/of/last/next/this; otherwise dropped from the front of the phrase.
 _WORD_MONTH = re.compile(r"^(?-i:march|may)\s+(?!\d)(?=\S)")
@@ -167,19 +168,22 @@ class EventDate:
 
 
 def resolve_event_date(text: str, said_at: datetime | None, *,
-                       prefer: Prefer = "past", now: datetime | None = None
+                       prefer: Prefer | None = None, now: datetime | None = None
                        ) -> EventDate | None:
     """The time ``text`` tells its event happened at, resolved against ``said_at``.
 
     None when the text names no time (or only one nothing can read).  ``prefer``: how
     to read a time that could be either ("Saturday", "in May"): the past for what
-    happened, the future for a plan.  ``now`` is for tests (default: the clock).
+    happened, the future for a plan; None when the tense is not known (a whole turn),
+    read as the past except for a weekend, whose calendar reading stands.  ``now`` is
+    for tests (default: the clock).
     """
     if not isinstance(text, str) or not text.strip():
         return None
+    tense, prefer = prefer, prefer or "past"
     base = _naive(said_at) if said_at is not None else None
     found = [c for c in _candidates(text, base or _naive(now or datetime.now(UTC)), prefer)]
-    if (weekend := _weekend(text, base)) is not None and not found:
+    if (weekend := _weekend(text, base, tense)) is not None and not found:
         return weekend
     if not found:
         vague = _VAGUE.search(text)
@@ -326,9 +330,11 @@ def _duration(text: str, phrase: str, at: int, base: datetime | None,
 _WEEKEND = re.compile(r"\b(?P<which>last|this|next|over the)\s+weekend\b", re.IGNORECASE)
 
 
-def _weekend(text: str, base: datetime | None) -> EventDate | None:
+def _weekend(text: str, base: datetime | None, tense: Prefer | None) -> EventDate | None:
     """ "last weekend": dateparser reads no weekends, so it is counted on the calendar
-    from the Saturday of the session's week (Monday to Sunday)."""
+    from the Saturday of the session's week (Monday to Sunday).  "This weekend" or "over
+    the weekend" told of as done ("we repainted the nursery over the weekend", said on a
+    Monday) is the one just past."""
     if (m := _WEEKEND.search(text)) is None:
         return None
     phrase, which = m.group(0), m.group("which").lower()
@@ -343,6 +349,8 @@ def _weekend(text: str, base: datetime | None) -> EventDate | None:
         saturday += timedelta(days=7)
     elif which == "next":
         note = f"{phrase!r} could mean this coming one or the one after; read as the coming one"
+    elif tense == "past" and saturday > today:
+        saturday -= timedelta(days=7)
     return EventDate(saturday, saturday + timedelta(days=1), "day", phrase, note)
 
 

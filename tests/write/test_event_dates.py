@@ -14,7 +14,8 @@ SAID = datetime(2026, 11, 25, 15, 0)
 NOW = datetime(2026, 11, 29, 8, 0)
 
 
-def when(text: str, said_at: datetime | None = SAID, prefer: Prefer = "past") -> EventDate:
+def when(text: str, said_at: datetime | None = SAID, prefer: Prefer | None = None
+         ) -> EventDate:
     """The reading; a test that expects none checks ``resolve_event_date`` itself."""
     got = resolve_event_date(text, said_at, prefer=prefer, now=NOW)
     assert got is not None, f"no time read in {text!r}"
@@ -147,3 +148,16 @@ def test_an_episode_gets_a_date_or_the_reason_it_has_none() -> None:
     got, why = episode_dates("I ran a race last Saturday.", None)
     assert got is None and "no session time" in (why or "")
     assert episode_dates("Nice weather.", SAID) == (None, None)
+
+
+def test_a_weekend_just_past_is_read_back_for_what_happened_and_ahead_for_a_plan() -> None:
+    monday = datetime(2026, 11, 23, 9)
+    done = when("Over the weekend we repainted the nursery.", monday, prefer="past")
+    assert (done.start, done.end) == (date(2026, 11, 21), date(2026, 11, 22))
+    plan = when("We're repainting the nursery over the weekend.", monday, prefer="future")
+    assert (plan.start, plan.end) == (date(2026, 11, 28), date(2026, 11, 29))
+
+
+def test_a_year_followed_by_a_place_is_still_the_year() -> None:
+    got = when("We got married in 2015 in a tiny chapel.")
+    assert (got.phrase, got.start, got.granularity) == ("in 2015", date(2015, 1, 1), "year")

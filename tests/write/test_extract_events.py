@@ -165,6 +165,11 @@ NEAR_MISSES = [
     "I went to bed early lol.",
     "I was so tired yesterday.",
     "I'm running late.",
+    # attributed, sarcastic, quoted, not done (each a kind a blind split found)
+    "According to my brother, I snored all night yesterday.",
+    "Oh sure, and I won the lottery last week.",
+    "The song goes 'I packed my bags and left town at dawn' and I keep humming it.",
+    "I never got back to the landlord about the lease.",
 ]
 
 
@@ -224,3 +229,20 @@ def test_a_time_said_first_stays_with_the_event_and_an_aside_goes() -> None:
     assert u.when is not None and u.when.start == date(2026, 1, 1)
     [u] = run("Honestly, I went to a grief support meeting last night.").units
     assert "honestly" not in u.text.lower() and u.when is not None
+
+
+@needs_parser
+@pytest.mark.parametrize(("turn", "has", "start"), [
+    # a purpose said with "to" is the event's own words, not another clause
+    ("Yesterday my sister and I went to see the new play at the Globe.", "to see the new play",
+     date(2026, 11, 24)),
+    # "got X done": one event, what was done and when
+    ("I got my car serviced on Monday.", "got their car serviced", date(2026, 11, 23)),
+    # a time and a subject of two people said before the verb stay with the event
+    ("In June 2023 my husband and I walked the Camino.",
+     "The user and their husband walked the Camino", date(2023, 6, 1)),
+])
+def test_the_event_keeps_its_words_and_its_time(turn: str, has: str, start: date) -> None:
+    [u] = events(run(turn))
+    assert has in u.text
+    assert u.when is not None and u.when.start == start

@@ -218,3 +218,45 @@ def test_i_go_with_is_a_habit_but_we_will_go_with_is_a_decision() -> None:
 def test_may_be_keeps_the_fact_at_a_guess() -> None:
     [u] = run("I may be intolerant to fructose.").units
     assert (u.attribute, u.value) == ("intolerant_to", "fructose") and u.confidence <= 0.5
+
+
+@pytest.mark.parametrize(("turn", "triple"), [
+    ("Helix is my editor on every machine.", ("preference", "user", "prefers_editor", "Helix")),
+    ("Coffee is my drink of choice.", ("preference", "user", "prefers_drink", "Coffee")),
+    ("Python is my language of choice for data work.",
+     ("preference", "user", "prefers_language", "Python")),
+    ("My browser of choice is Vivaldi.", ("preference", "user", "prefers_browser", "Vivaldi")),
+])
+def test_a_pick_said_the_other_way_round(turn: str, triple: tuple[str, ...]) -> None:
+    assert triples(turn) == {triple}
+
+
+@pytest.mark.parametrize("turn", ["Sam is my brother.", "Mondays are my day off."])
+def test_my_something_that_is_no_kind_of_tool_is_no_pick(turn: str) -> None:
+    assert not any((a or "").startswith("prefers_") for _, _, a, _ in triples(turn))
+
+
+def test_a_retired_anything_is_what_they_worked_as() -> None:
+    assert triples("My uncle is a retired welder.") == {
+        ("fact", "uncle", "occupation", "retired welder")}
+
+
+def test_a_place_abbreviated_fort_or_port_is_one_name() -> None:
+    assert triples("I live in Ft. Myers with my kids.") == {
+        ("fact", "user", "lives_in", "Ft. Myers")}
+
+
+def test_a_decision_said_with_probably_is_a_decision_at_a_guess() -> None:
+    [u] = run("We're probably going with Kafka for the queue.").units
+    assert u.type == "decision" and "Kafka" in u.text and u.confidence <= 0.5
+
+
+def test_steps_said_for_each_time_are_a_procedure() -> None:
+    [u] = run("Before every deploy I bump the version, run the tests, and then tag it.").units
+    assert u.type == "procedure" and "the version" in u.text and "tag it" in u.text
+
+
+@pytest.mark.parametrize("turn", ["I never got back to the landlord about the lease.",
+                                  "I always hated maths at school."])
+def test_a_past_tense_after_never_or_always_is_no_standing_preference(turn: str) -> None:
+    assert not any(u.type == "preference" for u in run(turn).units)
