@@ -40,6 +40,7 @@ from memdesk.app.main import main
 from memdesk.core.guard import access, tokens
 from memdesk.core.guard.rights import RIGHTS, TOOL_RIGHTS, missing_right
 from memdesk.core.ids import new_id
+from memdesk.core.store.archive import Archive
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 from memdesk.core.write.jobs import JobQueue
@@ -67,6 +68,8 @@ class Targets:
     job: str
     to_update: str = ""
     to_forget: str = ""
+    to_archive: str = ""
+    to_unarchive: str = ""  # archived by an agent (an operator's archive is curated)
 
 
 # Each tool's arguments for a target: the whole argument set the tool is called with.
@@ -81,6 +84,8 @@ ARGS: dict[str, Callable[[Targets], dict[str, Any]]] = {
     "update_memory": lambda t: {"memory_id": t.to_update,
                                 "text": "The user drinks coffee now."},
     "forget": lambda t: {"memory_id": t.to_forget},
+    "archive": lambda t: {"memory_id": t.to_archive},
+    "unarchive": lambda t: {"memory_id": t.to_unarchive},
 }
 # The argument that names the target, and so differs between a target and a ghost.
 NAMES = {"user_id", "memory_id", "job_id"}
@@ -126,7 +131,7 @@ def targeted(tool: str, t: Targets) -> str:
 
 async def call_all(s: ClientSession, run: Run, targets: dict[str, Targets]) -> None:
     run.listed = {t.name: t.annotations for t in (await s.list_tools()).tools}
-    ghost = Targets(GHOST_USER, new_id(), new_id(), new_id(), new_id())
+    ghost = Targets(GHOST_USER, new_id(), new_id(), new_id(), new_id(), new_id(), new_id())
     # Own and other first, ghosts last: the access log's rows come in this order.
     for tool in TOOL_RIGHTS:
         for target in TARGETS:
@@ -182,7 +187,8 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Matrix]:
             per: dict[str, Targets] = {}
             for target, base in shared.items():
                 fresh = [store.add(user_id=base.user, text=f"{base.user} lives in Lisbon {i}",
-                                   type="fact", actor="agent").id for i in range(2)]
+                                   type="fact", actor="agent").id for i in range(4)]
+                Archive(store).archive(fresh[3:], actor="agent")
                 per[target] = Targets(base.user, base.memory, base.job, *fresh)
             targets[transport, key(combo)] = per
     for combo in COMBOS:
@@ -237,10 +243,11 @@ def test_the_table_covers_every_tool_the_server_lists(matrix: Matrix) -> None:
         assert set(run.listed) == set(TOOL_RIGHTS) == set(ARGS)
     assert set(TOOL_RIGHTS.values()) <= set(RIGHTS)
     # The table agrees with what each tool says it does: a read-only tool needs read,
-    # one that destroys needs forget, one that adds needs write.
+    # one that destroys needs forget, one that adds needs write; unarchive, which
+    # destroys nothing, needs what archive needs (it takes back what archive did).
     for tool, hints in matrix.runs["http", "read"].listed.items():
         need = ("read" if hints.read_only_hint else
-                "forget" if hints.destructive_hint else "write")
+                "forget" if hints.destructive_hint or tool == "unarchive" else "write")
         assert TOOL_RIGHTS[tool] == need, (tool, hints)
     assert len(matrix.runs) == len(TRANSPORTS) * len(COMBOS) == 14
 
@@ -286,7 +293,8 @@ def test_cell(matrix: Matrix, transport: str, combo: str, tool: str, target: str
 @pytest.mark.parametrize(("transport", "combo"), [(t, key(c)) for t in TRANSPORTS
                                                   for c in COMBOS])
 def test_refused_changes_change_nothing(matrix: Matrix, transport: str, combo: str) -> None:
-    """A refused forget, correction or store_memory changed nothing; an allowed one did."""
+    """A refused forget, correction, archive, unarchive or store_memory changed nothing;
+    an allowed one did."""
     rights = frozenset(combo.split("."))
     per = matrix.targets[transport, combo]
     store = MemoryStore.open(matrix.runs[transport, combo].db, create=False)
@@ -294,8 +302,12 @@ def test_refused_changes_change_nothing(matrix: Matrix, transport: str, combo: s
         for target, t in per.items():
             forgotten = store.get(t.to_forget).status is Status.DELETED
             corrected = store.get(t.to_update).status is Status.SUPERSEDED
+            archived = store.get(t.to_archive).status is Status.ARCHIVED
+            unarchived = store.get(t.to_unarchive).status is Status.ACTIVE
             assert forgotten == (expected("forget", rights, target) == "allowed"), t
             assert corrected == (expected("update_memory", rights, target) == "allowed"), t
+            assert archived == (expected("archive", rights, target) == "allowed"), t
+            assert unarchived == (expected("unarchive", rights, target) == "allowed"), t
         jobs = jobs_of(store)
     finally:
         store.close()
