@@ -50,6 +50,8 @@ BOTH_BACKENDS = frozenset({
     "test_curated_memories_protected", "test_migration_framing",
     # The MCP server's bearer tokens (migration 0018).
     "test_mcp_tokens_store",
+    # Archive: a status out of the active belief state (migration 0023).
+    "test_archive",
 })
 
 
