@@ -107,3 +107,26 @@ def test_tokens_pause_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     finally:
         store.close()
     assert ("token_pause", "bot") in rows and ("token_resume", "bot") in rows
+
+
+def test_an_export_keeps_the_archive_and_an_import_restores_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Archived is part of a memory's record: exported with it, imported as archived
+    (never recalled in the new store either)."""
+    db, ids = seeded(tmp_path)
+    assert main(["archive", ids[0], "--db", db]) == 0
+    out = tmp_path / "out.jsonl"
+    assert main(["export", "--out", str(out), "--db", db]) == 0
+    rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    assert {r["id"]: bool(r.get("archived_at")) for r in rows} == {
+        ids[0]: True, ids[1]: False, ids[2]: False}
+    other = str(tmp_path / "other.db")
+    assert main(["import", str(out), "--db", other]) == 0
+    capsys.readouterr()
+    store = MemoryStore.open(other, create=False)
+    try:
+        got = {r.text: r.status for r in store.page(limit=None)}
+    finally:
+        store.close()
+    assert got == {"memory 0": Status.ARCHIVED, "memory 1": Status.ACTIVE,
+                   "memory 2": Status.ACTIVE}
