@@ -5,7 +5,8 @@ app/mcp/runtime.py, so neither imports this module): ``store_memory`` (asynchron
 returns a job id at once; a worker thread in this process extracts and stores),
 ``job_status``, ``retrieve`` (the hybrid retriever with dispositional preferences),
 ``get_memory``, ``search_memories``, ``list_memories``, ``memory_history``,
-``update_memory`` (a correction that supersedes) and ``forget`` (a soft delete).  Every
+``update_memory`` (a correction that supersedes), ``forget`` (a soft delete), and
+``archive`` / ``unarchive`` (app/mcp/tools_archive.py: kept, never recalled).  Every
 tool is annotated, every argument described, every answer typed; arguments are
 validated by the SDK against each tool's JSON schema (unknown ones refused) and then by
 the core; any refusal comes back as an MCP tool error (``isError``), never as a crash.
@@ -59,8 +60,8 @@ INSTRUCTIONS = (
     "Long-term memory for one or more users. Call store_memory with what the user said "
     "(it returns a job id; job_status tells when the memories exist), retrieve before "
     "answering, get_memory / search_memories / list_memories to look things up, "
-    "update_memory to correct a memory by id, forget to drop one, memory_history to see "
-    "what happened to one. Writes that read as instructions to the model, and changes to "
+    "update_memory to correct a memory by id, forget to drop one, archive to keep one out "
+    "of recall (unarchive brings it back), memory_history to see what happened to one. Writes that read as instructions to the model, and changes to "
     "memories a human operator curated, are held for the operator's review."
 )
 
