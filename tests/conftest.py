@@ -54,6 +54,8 @@ BOTH_BACKENDS = frozenset({
     "test_erasure_store",
     # Recall checks (migration 0022) and their transfer.
     "test_recall_checks", "test_recall_checks_transfer",
+    # Archive: a status out of the active belief state (migration 0023).
+    "test_archive",
 })
 
 

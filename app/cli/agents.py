@@ -114,6 +114,7 @@ def cmd_mcp(args: argparse.Namespace) -> int:
         err(f"--rights {args.rights!r}: {exc}" if isinstance(exc, TokenError) else str(exc))
         return EXIT_USAGE
     from memdesk.app.mcp.auth import is_loopback
+    from memdesk.app.mcp.pause import stdio_token
     from memdesk.app.mcp.server import serve
     from memdesk.core.write.extract import ExtractorConfig, make_extractor
 
@@ -125,9 +126,14 @@ def cmd_mcp(args: argparse.Namespace) -> int:
                 "user. Create one first (memdesk tokens add NAME --user U), or keep the "
                 "default --host 127.0.0.1.")
             return EXIT_USAGE
+        try:
+            token = stdio_token(store, http=args.http)
+        except TokenError as exc:
+            err(str(exc))
+            return EXIT_USAGE
         extractor = make_extractor(ExtractorConfig.from_env(offline=args.offline))
         serve(store, extractor, vectors=not args.no_vectors, http=args.http, port=args.port,
-              host=args.host, users=users, rights=rights)
+              host=args.host, users=users, rights=rights, token=token)
     finally:
         store.close()
     return 0

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memdesk.app.cli import agents as cli_agents
+from memdesk.app.cli import archive as cli_archive
 from memdesk.app.cli import checks as cli_checks
 from memdesk.app.cli import curation as cli_curation
 from memdesk.app.cli import db as cli_db
@@ -179,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     # Feature modules add their own subcommands (each: register(subparsers, common)).
     for module in (cli_edit, cli_db, cli_curation, cli_delta, cli_write, cli_read, cli_transfer,
                    cli_agents, cli_duplicates, cli_tokens, cli_secrets, cli_erasure,
-                   cli_checks):
+                   cli_checks, cli_archive):
         module.register(sub, common)
     return parser
 

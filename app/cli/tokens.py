@@ -1,5 +1,7 @@
-"""``memdesk tokens add|list|log|revoke``: bearer tokens of the shared MCP server over
-HTTP, and its access log (every tool call, with the token's name).
+"""``memdesk tokens add|list|log|pause|resume|revoke``: bearer tokens of the MCP server
+(over HTTP, or a stdio server given one in ``MEMDESK_MCP_TOKEN``), and its access log
+(every tool call, with the token's name).  ``pause`` refuses a token's calls until
+``resume``, keeping its secret; ``revoke`` ends it for good.
 
 The secret is printed once, by ``add``, and never again (the store keeps its SHA-256
 only: core/guard/tokens.py).  ``memdesk mcp --http`` asks for a token on every request
@@ -51,6 +53,12 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                         help="revoke a token: its next request is refused")
     t.add_argument("name", help="the token's name")
     t.set_defaults(handler=cmd_tokens_revoke)
+    for verb, text in (("pause", "pause a token: its calls are refused until it is resumed "
+                                 "(the secret stays valid; a call already running finishes)"),
+                       ("resume", "resume a paused token: its next call goes through")):
+        t = tsub.add_parser(verb, parents=[common], help=text, description=text)
+        t.add_argument("name")
+        t.set_defaults(handler=cmd_tokens_pause, pausing=verb == "pause")
 
 
 def cmd_tokens_add(args: argparse.Namespace) -> int:
@@ -93,7 +101,8 @@ def cmd_tokens_list(args: argparse.Namespace) -> int:
         print("no tokens (memdesk tokens add NAME --user U)")
         return 0
     for t in items:
-        state = "active" if t.active else f"revoked {fmt_dt(t.revoked_at)}"
+        state = (f"revoked {fmt_dt(t.revoked_at)}" if not t.active else
+                 f"paused {fmt_dt(t.paused_at)}" if t.paused else "active")
         print(f"{t.name:<24} {','.join(t.rights):<18} {state:<28} created "
               f"{fmt_dt(t.created_at)}  {usage_text(used[t.name])}  "
               f"users: {', '.join(cell(u) for u in t.users)}")
@@ -139,4 +148,19 @@ def cmd_tokens_revoke(args: argparse.Namespace) -> int:
         err(str(exc))
         return EXIT_USAGE
     print(f"token {args.name!r} revoked: its next request is refused")
+    return 0
+
+
+def cmd_tokens_pause(args: argparse.Namespace) -> int:
+    from memdesk.core.guard import tokens
+
+    store = open_store(args, create=False)
+    try:
+        (tokens.pause_token if args.pausing else tokens.resume_token)(store, args.name)
+    except tokens.TokenError as exc:
+        err(str(exc))
+        return EXIT_USAGE
+    print(f"token {args.name!r} paused: its calls are refused until `memdesk tokens resume "
+          f"{args.name}`" if args.pausing else
+          f"token {args.name!r} resumed: its next call goes through")
     return 0

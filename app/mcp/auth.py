@@ -52,7 +52,11 @@ def is_loopback(host: str) -> bool:
 
 
 def caller_of(token: tokens.TokenInfo) -> Caller:
-    return Caller(token.name, frozenset(token.users), frozenset(token.rights))
+    """The caller a token's requests run as; a paused token's calls are let through to
+    the tools, which refuse them (app/mcp/pause.py): the refusal then reaches the
+    agent as a tool error naming the pause, and the access log as ``paused``."""
+    return Caller(token.name, frozenset(token.users), frozenset(token.rights),
+                  paused_since=token.paused_at if token.paused else None)
 
 
 class BearerTokens:

@@ -17,6 +17,7 @@ from pydantic import ConfigDict, model_validator
 
 from memdesk.app.mcp.identity import (
     Binding,
+    Paused,
     Refused,
     call_note,
     check_user,
@@ -167,7 +168,9 @@ def record_calls(server: MCPServer, log: AccessLog, transport: str, *,
                 outcome = "ok"
                 return result
             except ToolError as exc:
-                if isinstance(exc.__cause__, Refused) or "refused" in note:
+                if isinstance(exc.__cause__, Paused):
+                    outcome = "paused"
+                elif isinstance(exc.__cause__, Refused) or "refused" in note:
                     outcome = "refused"
                 raise
             finally:

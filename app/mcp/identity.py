@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from memdesk.core.guard.rights import RIGHTS as DECLARED
 from memdesk.core.guard.rights import SERVER_DEFAULT_RIGHTS
@@ -32,6 +33,9 @@ class Caller:
     name: str
     users: frozenset[str] | None = None
     rights: frozenset[str] = field(default_factory=lambda: frozenset(RIGHTS))
+    # When the operator paused this caller's token (None: not paused), as read for the
+    # request (HTTP) or at the call (stdio): app/mcp/pause.py refuses its tool calls.
+    paused_since: datetime | None = None
 
 
 LOCAL = Caller("local")
@@ -69,6 +73,10 @@ class Binding:
 class Refused(Exception):
     """A call outside the caller's users or rights; ``str()`` is the message for the
     agent (never naming another user's memories)."""
+
+
+class Paused(Refused):
+    """A call of a token the operator paused (the access log's outcome ``paused``)."""
 
 
 def may_serve(binding: Binding, caller: Caller, user_id: str) -> bool:

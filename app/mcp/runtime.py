@@ -89,8 +89,11 @@ class Runtime:
 
     def __init__(self, store: MemoryStore, extractor: Extractor, *, vectors: bool = True,
                  transport: str = "stdio", poll_s: float = 1.0,
-                 binding: Binding | None = None) -> None:
+                 binding: Binding | None = None, token: str | None = None) -> None:
         self.store = store
+        # The token a stdio server runs as (MEMDESK_MCP_TOKEN; None over HTTP, where
+        # each request presents its own): its state is read before every call.
+        self.token = token
         self.binding = binding or Binding()
         self.scope = Scope(self.binding)
         # Every tool call, reads included, with the caller's token (the operator's

@@ -5,7 +5,8 @@ app/mcp/runtime.py, so neither imports this module): ``store_memory`` (asynchron
 returns a job id at once; a worker thread in this process extracts and stores),
 ``job_status``, ``retrieve`` (the hybrid retriever with dispositional preferences),
 ``get_memory``, ``search_memories``, ``list_memories``, ``memory_history``,
-``update_memory`` (a correction that supersedes) and ``forget`` (a soft delete).  Every
+``update_memory`` (a correction that supersedes), ``forget`` (a soft delete), and
+``archive`` / ``unarchive`` (app/mcp/tools_archive.py: kept, never recalled).  Every
 tool is annotated, every argument described, every answer typed; arguments are
 validated by the SDK against each tool's JSON schema (unknown ones refused) and then by
 the core; any refusal comes back as an MCP tool error (``isError``), never as a crash.
@@ -40,13 +41,16 @@ from typing import TypeVar
 import anyio
 from mcp.server.mcpserver import MCPServer
 
+from memdesk.app.mcp import tools_archive as mcp_tools_archive
 from memdesk.app.mcp import tools_read as mcp_tools_read
 from memdesk.app.mcp import tools_write as mcp_tools_write
 from memdesk.app.mcp.common import enforce_rights, forbid_unknown_arguments, record_calls
-from memdesk.app.mcp.identity import RIGHTS, Binding
+from memdesk.app.mcp.identity import RIGHTS, Binding, Caller, current_caller
 from memdesk.app.mcp.lines import AnsweredIds, serve_stdio
+from memdesk.app.mcp.pause import refuse_paused
 from memdesk.app.mcp.runtime import Runtime
 from memdesk.core.guard.rights import SERVER_DEFAULT_RIGHTS
+from memdesk.core.guard.tokens import TokenInfo
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.write.units import Extractor
 
@@ -57,9 +61,10 @@ INSTRUCTIONS = (
     "Long-term memory for one or more users. Call store_memory with what the user said "
     "(it returns a job id; job_status tells when the memories exist), retrieve before "
     "answering, get_memory / search_memories / list_memories to look things up, "
-    "update_memory to correct a memory by id, forget to drop one, memory_history to see "
-    "what happened to one. Writes that read as instructions to the model, and changes to "
-    "memories a human operator curated, are held for the operator's review."
+    "update_memory to correct a memory by id, forget to drop one, archive to keep one out "
+    "of recall (unarchive brings it back), memory_history to see what happened to one. "
+    "Writes that read as instructions to the model, and changes to memories a human "
+    "operator curated, are held for the operator's review."
 )
 
 
@@ -85,9 +90,12 @@ def build_server(rt: Runtime) -> MCPServer:
     mcp = MCPServer(SERVER_NAME, instructions=instructions(rt.binding), log_level="WARNING")
     mcp_tools_write.register(mcp, rt)
     mcp_tools_read.register(mcp, rt)
+    mcp_tools_archive.register(mcp, rt)
     forbid_unknown_arguments(mcp)
-    # Rights inside the access log's wrapper, so a refusal is logged as refused.
+    # Rights inside the access log's wrapper, so a refusal is logged as refused; a
+    # paused token is refused before its rights are looked at.
     enforce_rights(mcp, rt.binding)
+    refuse_paused(mcp, rt.store, stdio_name=rt.token)
     record_calls(mcp, rt.access, rt.transport, on_answered=rt.call_answered)
     return mcp
 
@@ -95,14 +103,15 @@ def build_server(rt: Runtime) -> MCPServer:
 def serve(store: MemoryStore, extractor: Extractor, *, vectors: bool = True,
           http: bool = False, port: int = 8765, host: str = "127.0.0.1",
           users: frozenset[str] | None = None,
-          rights: frozenset[str] | None = None) -> None:
+          rights: frozenset[str] | None = None, token: TokenInfo | None = None) -> None:
     """Run until the client disconnects (stdio) or the process is interrupted (HTTP).
     ``users``: the users this server serves (None: unbound); ``rights``: what it lets
     any caller do (None: every right but ``purge``, which is granted only when
     named; a token's rights narrow them further).
 
     Over HTTP every request is authenticated by app/mcp/auth.py: a token is required on
-    a non-loopback ``host``, and on loopback as soon as the store has any token."""
+    a non-loopback ``host``, and on loopback as soon as the store has any token.
+    ``token``: the token a stdio server runs as (``MEMDESK_MCP_TOKEN``, app/mcp/pause.py)."""
     binding = Binding(users) if rights is None else Binding(users, rights)
     if binding.bound:
         log.warning("serving %d user(s): %s", len(users or ()), ", ".join(sorted(users or ())))
@@ -112,7 +121,11 @@ def serve(store: MemoryStore, extractor: Extractor, *, vectors: bool = True,
     if rights is not None:
         log.warning("rights: %s", ", ".join(r for r in RIGHTS if r in rights))
     rt = Runtime(store, extractor, vectors=vectors,
-                 transport="streamable-http" if http else "stdio", binding=binding)
+                 transport="streamable-http" if http else "stdio", binding=binding,
+                 token=None if token is None else token.name)
+    if token is not None:  # every call of this process is the token's (its context)
+        current_caller.set(Caller(token.name, frozenset(token.users), frozenset(token.rights)))
+        log.warning("running as token %r (%s)", token.name, token.state)
     server = build_server(rt)
     rt.start()
     try:

@@ -166,7 +166,7 @@ def _scan_sql(dialect: str, with_user: bool) -> str:
         "max(CASE WHEN type = 'correction' THEN created_at END) "
         "FROM memories" + hint + " "
         "WHERE valid_until IS NULL AND superseded_by IS NULL AND deleted_at IS NULL "
-        "AND quarantined_at IS NULL AND framing IS NULL "
+        "AND quarantined_at IS NULL AND framing IS NULL AND archived_at IS NULL "
         "AND entity IS NOT NULL AND attribute IS NOT NULL AND value IS NOT NULL"
         + (" AND user_id = :user" if with_user else "")
         # No ORDER BY: grouped in index order already; Python regroups by key anyway.

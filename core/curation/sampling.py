@@ -74,6 +74,7 @@ def planner_safe_active(dialect: str) -> ColumnElement[bool]:
         literal_column("+memories.superseded_by").is_(None),
         literal_column("+memories.deleted_at").is_(None),
         literal_column("+memories.quarantined_at").is_(None),
+        literal_column("+memories.archived_at").is_(None),
         literal_column("+memories.framing").is_(None),
     )
 

@@ -4,7 +4,7 @@ Writes were already audited (``memory_events``, ``job_origins.token``); reads we
 so an operator could not tell which token read whose memories.  Every tool call now
 leaves a row in ``mcp_access``: when, who (the bearer token's name, ``local`` without
 one), the transport, the tool, the user it acted for, how many memories it returned or
-changed, the outcome (``ok``, ``refused``, ``error``) and how long it took.
+changed, the outcome (``ok``, ``refused``, ``paused``, ``error``) and how long it took.
 
 Why its own table and not ``memory_events``: a read changes nothing, so it has no place
 in a memory's history or in undo; and the snapshot cache and the desk's audit views
@@ -44,7 +44,8 @@ A = AT.c
 FLUSH_S = 1.0
 MAX_PENDING = 100_000
 PRUNE_EVERY_S = 3600.0
-OUTCOMES = ("ok", "refused", "error")
+# "paused": refused because the operator paused the caller's token (core/guard/tokens.py).
+OUTCOMES = ("ok", "refused", "paused", "error")
 
 
 def retention_days(default: float = 30.0) -> float:
@@ -79,7 +80,7 @@ class Access:
 @dataclass(frozen=True)
 class Usage:
     """One caller's use of the server: its last call, and its calls in the last 24
-    hours (how many of them were refused)."""
+    hours (how many of them were refused, a paused token's refusals included)."""
 
     caller: str
     last_at: datetime | None
@@ -188,7 +189,8 @@ def usage(store: MemoryStore, callers: list[str], now: datetime | None = None) -
                 select(A.outcome, func.count()).where(A.caller == c, A.at >= day)
                 .group_by(A.outcome)).all() if last is not None and last >= day else []
             by = {o: int(n) for o, n in counts}
-            out[c] = Usage(c, last, sum(by.values()), by.get("refused", 0))
+            out[c] = Usage(c, last, sum(by.values()),
+                           by.get("refused", 0) + by.get("paused", 0))
     return out
 
 

@@ -11,6 +11,10 @@ live here so any other entry point applies the same ones.
   the operator; a correction is written but held for review, superseding nothing.
 - **Held memories are the operator's.** An agent cannot forget, correct or approve a
   memory the guard holds, its own included.
+- **Archive is reversible.** An agent with the right may archive a memory (kept, shown
+  to the operator, never recalled) and unarchive one; never a memory an operator
+  curated (an operator's archive curates it), so what the operator archived an agent
+  cannot bring back.
 - **History is kept.** A forget is a soft delete (``forget``, undoable from the desk);
   a correction is a new memory that supersedes the old one (``correct``), screened by
   the poisoning guard like any agent write.  Every row is audited under actor ``agent``
@@ -35,6 +39,7 @@ from memdesk.core.guard.secret_lane import SecretPolicy, mask_fields, secret_che
 from memdesk.core.guard.secrets import find_secrets, mask_text
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store import actions as acts
+from memdesk.core.store.archive import Archive, ArchiveStateError, refusal
 from memdesk.core.store.memory_store import validate_fields
 from memdesk.core.store.query import Status
 from memdesk.core.store.records import MEMORY_EDIT, Changed, Changes, MemoryRecord
@@ -59,6 +64,7 @@ _SAID = {
     "reject": "rejected by the operator", "forget": "forgotten by an agent",
     "correct": "corrected by an agent (replaced by the correction)",
     "forget_held": "an agent asked to forget it; held for the operator",
+    "archive": "archived (kept, never recalled)", "unarchive": "unarchived (recalled again)",
 }
 
 
@@ -76,6 +82,16 @@ class AgentChange:
     changes: Changes = field(default_factory=Changes)
     new_memory_id: str | None = None
     reasons: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ArchiveChange:
+    """What an agent's archive or unarchive did: the memory, its new state, the audit."""
+
+    memory_id: str
+    status: Literal["archived", "unarchived"]
+    message: str
+    changes: Changes = field(default_factory=Changes)
 
 
 def visible_in(store: MemoryStore, conn: Connection | None, memory_id: str,
@@ -117,6 +133,32 @@ def forget(store: MemoryStore, memory_id: str, serves: Serves, *, note: str) -> 
     return AgentChange(rec.id, "forgotten", "Forgotten (the operator can undo it).",
                        Changes((rec.id,), () if ev is None else (ev,), None, MEMORY_EDIT,
                                action=acts.FORGET))
+
+
+def set_archived(store: MemoryStore, memory_id: str, serves: Serves, *, archiving: bool,
+                 note: str) -> ArchiveChange:
+    """Archive (``archiving``) or unarchive one memory for an agent: undoable by the
+    operator; refused, changing nothing, for a held, curated or already archived (not
+    archived) memory."""
+    verb = "archive" if archiving else "unarchive"
+    action = acts.ARCHIVE if archiving else acts.UNARCHIVE
+    with store.write() as conn:
+        rec = visible_in(store, conn, memory_id, serves)
+        _not_held(rec, verb)
+        why = refusal(rec, archiving)
+        if why is not None:
+            raise ArchiveStateError(f"Memory {rec.id} {why}; nothing changed.")
+        if curated_among(conn, [rec.id]):
+            raise ArchiveStateError(
+                f"An operator curated memory {rec.id}; an agent cannot {verb} it (the "
+                "operator can, in the desk or with memdesk " + verb + ").")
+        ev = Archive(store).archive_in(conn, rec, archiving=archiving, actor=AGENT,
+                                       note=note, group_id=None)
+    return ArchiveChange(
+        rec.id, "archived" if archiving else "unarchived",
+        "Archived: kept, but no longer retrieved (the operator can undo it)." if archiving
+        else "Unarchived: retrieved again (the operator can undo it).",
+        Changes((rec.id,), () if ev is None else (ev,), None, MEMORY_EDIT, action=action))
 
 
 def correct(store: MemoryStore, memory_id: str, text: str, serves: Serves, *, note: str,

@@ -221,7 +221,8 @@ def contradiction_holds(conn: Connection, curated: set[str], plan: Plan) -> None
     r = Memory.__table__.alias("r")
     C, R = c.c, r.c
     live = and_(R.valid_until.is_(None), R.superseded_by.is_(None), R.deleted_at.is_(None),
-                R.quarantined_at.is_(None), R.framing.is_(None), R.entity.is_not(None),
+                R.quarantined_at.is_(None), R.framing.is_(None), R.archived_at.is_(None),
+                R.entity.is_not(None),
                 R.attribute.is_not(None), R.value.is_not(None))
     ids = sorted(curated)
     linked = {x.old_id for x in plan.links}  # superseded in this run already
@@ -233,7 +234,8 @@ def contradiction_holds(conn: Connection, curated: set[str], plan: Plan) -> None
                                         R.attribute == C.attribute)))
             .where(C.id.in_(ids[i:i + 500]), C.valid_until.is_(None),
                    C.superseded_by.is_(None), C.deleted_at.is_(None),
-                   C.quarantined_at.is_(None), C.framing.is_(None), C.value.is_not(None),
+                   C.quarantined_at.is_(None), C.framing.is_(None), C.archived_at.is_(None),
+                   C.value.is_not(None),
                    live, func.lower(func.trim(R.value)) != func.lower(func.trim(C.value)),
                    (R.created_at > C.created_at)
                    | and_(R.created_at == C.created_at, R.seq > C.seq))

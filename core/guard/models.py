@@ -59,6 +59,9 @@ class McpToken(Base):
     rights: Mapped[str] = mapped_column(String(64), nullable=False)
     created_at: Mapped[datetime] = mapped_column(DateTime, nullable=False)
     revoked_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # Paused by the operator (migration 0023): the secret stays valid, every call is
+    # refused until the token is resumed (NULL: not paused).
+    paused_at: Mapped[datetime | None] = mapped_column(DateTime)
 
 
 class McpAccess(Base):
@@ -74,7 +77,7 @@ class McpAccess(Base):
     tool: Mapped[str] = mapped_column(String(64), nullable=False)
     user_id: Mapped[str | None] = mapped_column(String(200))
     results: Mapped[int | None] = mapped_column(Integer)
-    outcome: Mapped[str] = mapped_column(String(16), nullable=False)  # ok, refused, error
+    outcome: Mapped[str] = mapped_column(String(16), nullable=False)  # ok, refused, paused, error
     ms: Mapped[float | None] = mapped_column(Float)
 
     __table_args__ = (Index("ix_mcp_access_caller_at", "caller", "at"),

@@ -21,7 +21,8 @@ RIGHTS: dict[str, str] = {
     "read": "see the user's memories, their history and its store_memory jobs",
     "write": "hand over turns to remember and correct memories (a correction "
              "supersedes; the old memory is kept as history)",
-    "forget": "forget memories (a soft delete the operator can undo)",
+    "forget": "forget memories (a soft delete the operator can undo), and archive them "
+              "(kept and shown to the operator, never recalled) or unarchive them",
     "purge": "erase memories permanently with forget's purge: true (the memory, its "
              "episode or units and every copy of the text; cannot be undone). Never "
              "granted unless named",
@@ -51,6 +52,11 @@ TOOL_RIGHTS: dict[str, str] = {
     "store_memory": "write",
     "update_memory": "write",
     "forget": "forget",
+    # Archiving takes a memory out of recall as forgetting does, but keeps it: a token
+    # trusted to forget is trusted to archive, and unarchive undoes what it archived.
+    # Never a memory an operator curated (core/guard/agent_actions.py).
+    "archive": "forget",
+    "unarchive": "forget",
 }
 
 # Rights a new token gets when none are named (memdesk tokens add).

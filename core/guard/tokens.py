@@ -6,7 +6,13 @@ slow hash: nothing about it can be guessed).  Each token names the users it may 
 and its rights (read, write, forget); the HTTP transport turns a verified token into the
 MCP server's caller (``memdesk.app.mcp.identity.Caller``), and the tools check it.
 
-Creating and revoking are audited store-wide actions (``TOKEN_ADD``, ``TOKEN_REVOKE``),
+A token can be **paused** and **resumed** (``paused_at``, migration 0023): its secret
+stays valid and its row unchanged, but every call it makes is refused, with the time of
+the pause, until it is resumed (the refusal is the MCP server's: app/mcp/common.py).
+Revoking ends a token for good; pausing is for "stop this agent for now".
+
+Creating, revoking, pausing and resuming are audited store-wide actions (``TOKEN_ADD``,
+``TOKEN_REVOKE``, ``TOKEN_PAUSE``, ``TOKEN_RESUME``),
 written in the same transaction as the change; the audit rows name the token, its users
 and rights, never the secret.  A revoked token's row stays, so its name is not reused
 and an old audit row still names something the operator can look up.
@@ -27,13 +33,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, cast
 
-from sqlalchemy import Table, insert, select, update
+from sqlalchemy import Connection, Table, insert, select, update
 
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard.models import McpToken
 from memdesk.core.guard.rights import RIGHTS as DECLARED
 from memdesk.core.ids import utcnow
-from memdesk.core.store.actions import TOKEN_ADD, TOKEN_REVOKE, Stream
+from memdesk.core.store.actions import TOKEN_ADD, TOKEN_PAUSE, TOKEN_RESUME, TOKEN_REVOKE, Stream
 from memdesk.core.store.audit import log_in
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import Actor
@@ -68,15 +74,28 @@ class TokenInfo:
     rights: tuple[str, ...]
     created_at: datetime
     revoked_at: datetime | None = None
+    paused_at: datetime | None = None  # paused by the operator: calls refused until resumed
 
     @property
     def active(self) -> bool:
+        """Not revoked (a paused token is still active: resuming it needs no new secret)."""
         return self.revoked_at is None
+
+    @property
+    def paused(self) -> bool:
+        return self.paused_at is not None and self.revoked_at is None
+
+    @property
+    def state(self) -> str:
+        """"active", "paused" or "revoked", for lists."""
+        return "revoked" if not self.active else "paused" if self.paused else "active"
 
     def to_json(self) -> dict[str, object]:
         return {"name": self.name, "users": list(self.users), "rights": list(self.rights),
                 "created_at": self.created_at.isoformat(),
-                "revoked_at": self.revoked_at.isoformat() if self.revoked_at else None}
+                "revoked_at": self.revoked_at.isoformat() if self.revoked_at else None,
+                "paused_at": self.paused_at.isoformat() if self.paused_at else None,
+                "state": self.state}
 
 
 @dataclass(frozen=True)
@@ -106,7 +125,8 @@ def digest(secret: str) -> str:
 def _info(row: AnyRow) -> TokenInfo:
     return TokenInfo(name=row.name, users=tuple(json.loads(row.users)),
                      rights=tuple(r for r in row.rights.split(",") if r),
-                     created_at=row.created_at, revoked_at=row.revoked_at)
+                     created_at=row.created_at, revoked_at=row.revoked_at,
+                     paused_at=row.paused_at)
 
 
 def check_name(name: str) -> str:
@@ -198,6 +218,61 @@ def revoke_token(store: MemoryStore, name: str, *,
         log_in(conn, None, actor, TOKEN_REVOKE.name, {"token": name, "revoked_at": None},
                     {"token": name, "revoked_at": now}, stream=Stream.STORE, target=name)
     return Changes(kinds=Changed.HISTORY, action=TOKEN_REVOKE)
+
+
+def paused_message(name: str, since: datetime) -> str:
+    """The refusal every call of a paused token gets (the same words on every transport)."""
+    return (f"refused: this token ({name}) is paused by the operator since "
+            f"{since:%Y-%m-%d %H:%M} UTC; its calls are refused until the operator resumes "
+            "it (memdesk tokens resume)")
+
+
+def _live_row(conn: Connection, name: str, verb: str) -> AnyRow:
+    row = conn.execute(select(TT).where(T.name == name)).first()
+    if row is None:
+        raise TokenError(f"no token named {name!r} (memdesk tokens list)")
+    if row.revoked_at is not None:
+        raise TokenError(f"token {name!r} was revoked at {row.revoked_at:%Y-%m-%d %H:%M} "
+                         f"UTC; a revoked token cannot be {verb}")
+    return row
+
+
+def pause_token(store: MemoryStore, name: str, *,
+                actor: str = Actor.OPERATOR.value) -> Changes:
+    """Pause a token: its secret stays valid, its next call is refused until resumed.
+    A call already running when the pause is written finishes (docs/agents.md)."""
+    with store.write() as conn:
+        row = _live_row(conn, name, "paused")
+        if row.paused_at is not None:
+            raise TokenError(f"token {name!r} is paused already, since "
+                             f"{row.paused_at:%Y-%m-%d %H:%M} UTC")
+        now = utcnow()
+        conn.execute(update(TT).where(T.name == name).values(paused_at=now))
+        log_in(conn, None, actor, TOKEN_PAUSE.name, {"token": name, "paused_at": None},
+               {"token": name, "paused_at": now}, stream=Stream.STORE, target=name)
+    return Changes(kinds=Changed.HISTORY, action=TOKEN_PAUSE)
+
+
+def resume_token(store: MemoryStore, name: str, *,
+                 actor: str = Actor.OPERATOR.value) -> Changes:
+    """Resume a paused token: its next call goes through, with the same secret."""
+    with store.write() as conn:
+        row = _live_row(conn, name, "resumed")
+        if row.paused_at is None:
+            raise TokenError(f"token {name!r} is not paused")
+        conn.execute(update(TT).where(T.name == name).values(paused_at=None))
+        log_in(conn, None, actor, TOKEN_RESUME.name,
+               {"token": name, "paused_at": row.paused_at}, {"token": name, "paused_at": None},
+               stream=Stream.STORE, target=name)
+    return Changes(kinds=Changed.HISTORY, action=TOKEN_RESUME)
+
+
+def state_of(store: MemoryStore, name: str) -> TokenInfo | None:
+    """One token as it is now (None: no such token): what a stdio server holding a
+    token reads before each call, so a pause or a revocation reaches it at once."""
+    with store.read() as conn:
+        row = conn.execute(select(TT).where(T.name == name)).first()
+    return None if row is None else _info(row)
 
 
 def active_count(store: MemoryStore) -> int:

@@ -131,6 +131,9 @@ PRUNE_EPISODES = Action("prune_episodes", Stream.MEMORY, MEMORY_EDIT, "prune", "
                         "episodes")
 DISMISS_DUPLICATES = Action("dismiss_duplicates", Stream.MEMORY, Changed.HISTORY,
                             "not-duplicates decision")
+# archive (core/store/archive.py): kept and shown, never recalled, until unarchived
+ARCHIVE = Action("archive", Stream.MEMORY, MEMORY_EDIT, "archive")
+UNARCHIVE = Action("unarchive", Stream.MEMORY, MEMORY_EDIT, "unarchive")
 # the poisoning guard (core/guard/)
 QUARANTINE = Action("quarantine", Stream.MEMORY, MEMORY_EDIT, "hold for review")
 APPROVE = Action("approve", Stream.MEMORY, MEMORY_EDIT, "approval")
@@ -201,6 +204,12 @@ DEMO_LOAD = Action("demo_load", Stream.STORE, _HISTORY_ONLY, "demo load", "store
 TOKEN_ADD = Action("token_add", Stream.STORE, _HISTORY_ONLY, "token creation", "token",
                    "tokens", undoable=False)
 TOKEN_REVOKE = Action("token_revoke", Stream.STORE, _HISTORY_ONLY, "token revocation",
+                      "token", "tokens", undoable=False)
+# Pausing stops a token's calls and keeps its secret; resuming lets them through again.
+# Not undoable either: each is the other's reversal, audited as its own action.
+TOKEN_PAUSE = Action("token_pause", Stream.STORE, _HISTORY_ONLY, "token pause", "token",
+                     "tokens", undoable=False)
+TOKEN_RESUME = Action("token_resume", Stream.STORE, _HISTORY_ONLY, "token resumption",
                       "token", "tokens", undoable=False)
 
 # Every Action above, in declaration order (the registry: tests walk it).

@@ -62,11 +62,12 @@ class BrowseRow:
     deleted_at: datetime | None
     quarantined_at: datetime | None = None
     framing: str | None = None
+    archived_at: datetime | None = None
 
     @property
     def status(self) -> Status:
         return status_of(self.deleted_at, self.superseded_by, self.valid_until,
-                         self.quarantined_at, self.framing)
+                         self.quarantined_at, self.framing, self.archived_at)
 
 
 ROW_COLUMNS = tuple(f.name for f in fields(BrowseRow))

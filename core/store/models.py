@@ -63,6 +63,10 @@ class Memory(Base):
     # Set when the poisoning guard holds an agent's write for operator review (migration
     # 0011, core/guard/); NULL for every other row, so it costs nothing to filter on.
     quarantined_at: Mapped[datetime | None] = mapped_column(DateTime)
+    # Set when the operator (or an agent with the right) archives the memory (migration
+    # 0023, core/store/archive.py): kept, shown and searchable in the desk, never
+    # recalled, injected or queued for curation.  NULL for almost every row.
+    archived_at: Mapped[datetime | None] = mapped_column(DateTime)
     # How it was said (migration 0013): NULL = stated as a belief; "hypothetical" = a
     # supposition kept for the operator but never part of the active belief state.
     framing: Mapped[str | None] = mapped_column(String(32))
@@ -95,6 +99,13 @@ class Memory(Base):
             "quarantined_at",
             sqlite_where=sa_text("quarantined_at IS NOT NULL"),
             postgresql_where=sa_text("quarantined_at IS NOT NULL"),
+        ),
+        # The browser's "Archived" filter lists the few archived rows; partial likewise.
+        Index(
+            "ix_memories_archived",
+            "archived_at",
+            sqlite_where=sa_text("archived_at IS NOT NULL"),
+            postgresql_where=sa_text("archived_at IS NOT NULL"),
         ),
     )
 

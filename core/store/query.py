@@ -21,18 +21,25 @@ class Status(StrEnum):
     EXPIRED = "expired"
     DELETED = "deleted"
     QUARANTINED = "quarantined"  # an agent's write held for operator review (core/guard/)
+    # Kept, shown and searchable in the desk, never recalled or injected (core/store/
+    # archive.py).  After deleted and held, before superseded and expired: archiving is
+    # the operator's explicit word on the row, so it is what the row says it is.
+    ARCHIVED = "archived"
     # Said as a supposition ("imagine I worked at a bank"): kept for the operator, never
     # a belief.  Otherwise live (not superseded, expired, deleted or held).
     HYPOTHETICAL = "hypothetical"
 
 
 def status_of(deleted_at: object, superseded_by: object, valid_until: object,
-              quarantined_at: object = None, framing: object = None) -> Status:
+              quarantined_at: object = None, framing: object = None,
+              archived_at: object = None) -> Status:
     """A row's Status from its lifecycle fields (the Python twin of status_expression)."""
     if deleted_at is not None:
         return Status.DELETED
     if quarantined_at is not None:
         return Status.QUARANTINED
+    if archived_at is not None:
+        return Status.ARCHIVED
     if superseded_by is not None:
         return Status.SUPERSEDED
     if valid_until is not None:
@@ -43,16 +50,17 @@ def status_of(deleted_at: object, superseded_by: object, valid_until: object,
 
 
 def _live() -> ColumnElement[bool]:
-    """Not superseded, expired, deleted or held: what a belief or a supposition needs
-    to count at all."""
+    """Not superseded, expired, deleted, held or archived: what a belief or a
+    supposition needs to count at all."""
     return and_(M.valid_until.is_(None), M.superseded_by.is_(None), M.deleted_at.is_(None),
-                M.quarantined_at.is_(None))
+                M.quarantined_at.is_(None), M.archived_at.is_(None))
 
 
 def active_belief_state() -> ColumnElement[bool]:
     """The write-phase design: ``valid_until IS NULL AND superseded_by IS NULL`` (and not
     soft-deleted,
     and not quarantined: an agent's write the guard holds is no belief until approved;
+    and not archived: the operator keeps it out of recall until it is unarchived;
     and said as a belief: a hypothetical is kept for the operator, never believed).
 
     The one definition every reader uses: retrieval, contradiction groups, maintain's
@@ -68,10 +76,17 @@ def status_clause(status: Status) -> ColumnElement[bool]:
         return and_(_live(), M.framing.is_not(None))
     if status is Status.QUARANTINED:
         return and_(M.quarantined_at.is_not(None), M.deleted_at.is_(None))
+    if status is Status.ARCHIVED:
+        return and_(M.archived_at.is_not(None), M.deleted_at.is_(None),
+                    M.quarantined_at.is_(None))
+    # Superseded and expired rows that are archived say "archived" (status_of): an
+    # agent's "superseded" or "any" listing must not reach them.
     if status is Status.SUPERSEDED:
-        return and_(M.superseded_by.is_not(None), M.deleted_at.is_(None))
+        return and_(M.superseded_by.is_not(None), M.deleted_at.is_(None),
+                    M.archived_at.is_(None))
     if status is Status.EXPIRED:
-        return and_(M.valid_until.is_not(None), M.superseded_by.is_(None), M.deleted_at.is_(None))
+        return and_(M.valid_until.is_not(None), M.superseded_by.is_(None), M.deleted_at.is_(None),
+                    M.archived_at.is_(None))
     return M.deleted_at.is_not(None)
 
 
@@ -80,6 +95,7 @@ def status_expression() -> ColumnElement[str]:
     return case(
         (M.deleted_at.is_not(None), literal(Status.DELETED.value)),
         (M.quarantined_at.is_not(None), literal(Status.QUARANTINED.value)),
+        (M.archived_at.is_not(None), literal(Status.ARCHIVED.value)),
         (M.superseded_by.is_not(None), literal(Status.SUPERSEDED.value)),
         (M.valid_until.is_not(None), literal(Status.EXPIRED.value)),
         (M.framing.is_not(None), literal(Status.HYPOTHETICAL.value)),
@@ -92,7 +108,8 @@ class MemoryFilter:
     """Everything an operator can filter by; empty fields do not restrict.
 
     ``statuses`` empty means every status except deleted and hypothetical (a
-    supposition is shown only when asked for by its status).  Bands are inclusive.
+    supposition is shown only when asked for by its status); archived rows are shown
+    (the desk keeps them in view, marked).  Bands are inclusive.
     """
 
     text: str = ""
@@ -151,7 +168,8 @@ class MemoryFilter:
         else:
             out.append(and_(M.deleted_at.is_(None),
                             or_(M.framing.is_(None), M.superseded_by.is_not(None),
-                                M.valid_until.is_not(None), M.quarantined_at.is_not(None))))
+                                M.valid_until.is_not(None), M.quarantined_at.is_not(None),
+                                M.archived_at.is_not(None))))
         if self.created_from is not None:
             out.append(M.created_at >= self.created_from)
         if self.created_to is not None:

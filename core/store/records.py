@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # actions.py builds on Changed below
     AnyRow: TypeAlias = Row[*tuple[Any, ...]]
 
 DATETIME_FIELDS = frozenset({"created_at", "last_accessed", "valid_until", "deleted_at",
-                             "quarantined_at"})
+                             "quarantined_at", "archived_at"})
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,7 @@ class MemoryRecord:
     framing: str | None = None  # "hypothetical": kept, never a belief (migration 0013)
     agent_id: str | None = None  # the agent that wrote it (migration 0019)
     run_id: str | None = None  # the agent's run it belongs to
+    archived_at: datetime | None = None  # kept, never recalled (core/store/archive.py)
     # Bumped on every change; pass to update(expected_version=...).  Not part of
     # equality: two records with the same content are equal whatever their history.
     version: int = field(default=1, compare=False)
@@ -59,7 +60,7 @@ class MemoryRecord:
     @property
     def status(self) -> Status:
         return status_of(self.deleted_at, self.superseded_by, self.valid_until,
-                         self.quarantined_at, self.framing)
+                         self.quarantined_at, self.framing, self.archived_at)
 
     @property
     def is_active(self) -> bool:

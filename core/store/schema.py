@@ -43,7 +43,7 @@ LEGACY_REVISION = "0001"  # a Recall store without alembic_version
 REVISIONS = (
     "0001", "0002", "0003", "0004", "0005", "0006", "0007", "0008", "0009", "0010", "0011",
     "0012", "0013", "0014", "0015", "0016", "0018", "0019", "0020",
-    "0021", "0022", "0024",
+    "0021", "0022", "0023", "0024",
 )
 HEAD = REVISIONS[-1]
 MIGRATION_LOCK_KEY = 0x6D656D6465736B  # "memdesk": PostgreSQL advisory lock for upgrades

@@ -95,6 +95,9 @@ FIELD_RULES: dict[str, Rule] = {
     # Set on insert by an import (a held memory stays held); never through update():
     # not in EDITABLE_FIELDS, only the review actions release it (core/guard/review.py).
     "quarantined_at": _time,
+    # Likewise set on insert by an import (an archived memory stays archived); changed
+    # only by archive and unarchive (core/store/archive.py), never through update().
+    "archived_at": _time,
     "access_count": tx.check_count,
     "superseded_by": partial(_short_text, ID_CHARS),
     "embedding": _embedding,

@@ -88,7 +88,7 @@ def test_planner_safe_active_only_rewords_for_sqlite() -> None:
     assert str(sp.planner_safe_active("sqlite")) == (
         "memories.valid_until IS NULL AND +memories.superseded_by IS NULL "
         "AND +memories.deleted_at IS NULL AND +memories.quarantined_at IS NULL "
-        "AND +memories.framing IS NULL")
+        "AND +memories.archived_at IS NULL AND +memories.framing IS NULL")
 
 
 # -- which path -----------------------------------------------------------------------

@@ -39,8 +39,8 @@ def test_room_contracts_hold_on_the_code() -> None:
 
 UI_ROOMS = ("window", "retrieval", "jobs", "review", "transfer", "agents", "browse",
             "contradictions", "duplicates", "delta", "checks", "sweep", "store_safety", "desk")
-MCP = ("server", "tools_read", "tools_write", "runtime", "auth", "common", "identity", "lines",
-       "models")
+MCP = ("server", "tools_read", "tools_write", "tools_archive", "runtime", "auth", "common",
+       "identity", "lines", "models", "pause")
 CLEAN = {
     "core/__init__.py": "",
     "core/undo/__init__.py": "",

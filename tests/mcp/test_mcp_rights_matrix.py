@@ -46,6 +46,7 @@ from memdesk.core.errors import NotFoundError
 from memdesk.core.guard import access, tokens
 from memdesk.core.guard.rights import ARGUMENT_RIGHTS, RIGHTS, TOOL_RIGHTS, missing_right
 from memdesk.core.ids import new_id
+from memdesk.core.store.archive import Archive
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.query import Status
 from memdesk.core.write.jobs import JobQueue
@@ -77,6 +78,8 @@ class Targets:
     to_update: str = ""
     to_forget: str = ""
     to_purge: str = ""
+    to_archive: str = ""
+    to_unarchive: str = ""  # archived by an agent (an operator's archive is curated)
 
 
 # Each tool's arguments for a target: the whole argument set the tool is called with.
@@ -92,6 +95,8 @@ ARGS: dict[str, Callable[[Targets], dict[str, Any]]] = {
                                 "text": "The user drinks coffee now."},
     "forget": lambda t: {"memory_id": t.to_forget},
     "forget+purge": lambda t: {"memory_id": t.to_purge, "purge": True},
+    "archive": lambda t: {"memory_id": t.to_archive},
+    "unarchive": lambda t: {"memory_id": t.to_unarchive},
 }
 # Every call a cell makes: each tool, then each argument that needs a right of its own
 # ("forget+purge"), with the tool it calls and the rights it needs, in order.
@@ -150,7 +155,8 @@ def targeted(call: str, t: Targets) -> str:
 
 async def call_all(s: ClientSession, run: Run, targets: dict[str, Targets]) -> None:
     run.listed = {t.name: t.annotations for t in (await s.list_tools()).tools}
-    ghost = Targets(GHOST_USER, new_id(), new_id(), new_id(), new_id(), new_id())
+    ghost = Targets(GHOST_USER, new_id(), new_id(), new_id(), new_id(), new_id(), new_id(),
+                    new_id())
     # Own and other first, ghosts last: the access log's rows come in this order.
     for call, (tool, _needs) in CALLS.items():
         for target in TARGETS:
@@ -206,7 +212,8 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Matrix]:
             per: dict[str, Targets] = {}
             for target, base in shared.items():
                 fresh = [store.add(user_id=base.user, text=f"{base.user} lives in Lisbon {i}",
-                                   type="fact", actor="agent").id for i in range(3)]
+                                   type="fact", actor="agent").id for i in range(5)]
+                Archive(store).archive(fresh[4:], actor="agent")
                 per[target] = Targets(base.user, base.memory, base.job, *fresh)
             targets[transport, key(combo)] = per
     for combo in COMBOS:
@@ -264,10 +271,11 @@ def test_the_table_covers_every_tool_the_server_lists(matrix: Matrix) -> None:
         assert set(CALLS) == set(ARGS)
     assert set(TOOL_RIGHTS.values()) <= set(RIGHTS)
     # The table agrees with what each tool says it does: a read-only tool needs read,
-    # one that destroys needs forget, one that adds needs write.
+    # one that destroys needs forget, one that adds needs write; unarchive, which
+    # destroys nothing, needs what archive needs (it takes back what archive did).
     for tool, hints in matrix.runs["http", "read"].listed.items():
         need = ("read" if hints.read_only_hint else
-                "forget" if hints.destructive_hint else "write")
+                "forget" if hints.destructive_hint or tool == "unarchive" else "write")
         assert TOOL_RIGHTS[tool] == need, (tool, hints)
     assert len(matrix.runs) == len(TRANSPORTS) * len(COMBOS) == 30
 
@@ -314,7 +322,8 @@ def test_cell(matrix: Matrix, transport: str, combo: str, call: str, target: str
 @pytest.mark.parametrize(("transport", "combo"), [(t, key(c)) for t in TRANSPORTS
                                                   for c in COMBOS])
 def test_refused_changes_change_nothing(matrix: Matrix, transport: str, combo: str) -> None:
-    """A refused forget, correction or store_memory changed nothing; an allowed one did."""
+    """A refused forget, correction, archive, unarchive or store_memory changed nothing;
+    an allowed one did."""
     rights = frozenset(combo.split("."))
     per = matrix.targets[transport, combo]
     store = MemoryStore.open(matrix.runs[transport, combo].db, create=False)
@@ -324,8 +333,12 @@ def test_refused_changes_change_nothing(matrix: Matrix, transport: str, combo: s
             assert erased == (expected("forget+purge", rights, target) == "allowed"), t
             forgotten = store.get(t.to_forget).status is Status.DELETED
             corrected = store.get(t.to_update).status is Status.SUPERSEDED
+            archived = store.get(t.to_archive).status is Status.ARCHIVED
+            unarchived = store.get(t.to_unarchive).status is Status.ACTIVE
             assert forgotten == (expected("forget", rights, target) == "allowed"), t
             assert corrected == (expected("update_memory", rights, target) == "allowed"), t
+            assert archived == (expected("archive", rights, target) == "allowed"), t
+            assert unarchived == (expected("unarchive", rights, target) == "allowed"), t
         jobs = jobs_of(store)
     finally:
         store.close()

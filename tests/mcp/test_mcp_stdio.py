@@ -35,7 +35,7 @@ def test_store_then_job_done_then_retrieve_finds_it(db: Path, tmp_path: Path) ->
                 names = {t.name for t in (await s.list_tools()).tools}
                 assert names == {"store_memory", "job_status", "retrieve", "get_memory",
                                  "search_memories", "list_memories", "memory_history",
-                                 "update_memory", "forget"}
+                                 "update_memory", "forget", "archive", "unarchive"}
                 st = await store_and_wait(s, "I live in Lisbon. I prefer green tea.",
                                           user_id="alice",
                                           session_id="conv-7", topic="personal")

@@ -71,3 +71,30 @@ def test_names_are_not_reused_and_revoking_twice_or_unknown_is_refused(
     with pytest.raises(tokens.TokenError, match="no token named"):
         tokens.revoke_token(store, "never")
     assert [t.name for t in tokens.list_tokens(store)] == ["once"]
+
+
+def test_a_paused_token_keeps_its_secret_until_resumed(store: MemoryStore) -> None:
+    """Pause and resume on both backends: the same secret verifies throughout (paused
+    in between), a paused token still locks a loopback server, each is audited
+    store-wide, and a bad request (twice, unknown, revoked) writes nothing."""
+    issued = tokens.add_token(store, "bot", ["alice"], ["read"])
+    tokens.pause_token(store, "bot")
+    v = tokens.verify(store, issued.secret)
+    assert v.token is not None and v.token.paused and v.token.state == "paused"
+    assert tokens.active_count(store) == 1  # paused is not revoked: the door stays shut
+    message = tokens.paused_message("bot", v.token.paused_at)
+    assert message.startswith("refused: this token (bot) is paused by the operator since ")
+    with pytest.raises(tokens.TokenError, match="is paused already"):
+        tokens.pause_token(store, "bot")
+    tokens.resume_token(store, "bot")
+    v = tokens.verify(store, issued.secret)
+    assert v.token is not None and not v.token.paused and v.token.paused_at is None
+    with pytest.raises(tokens.TokenError, match="is not paused"):
+        tokens.resume_token(store, "bot")
+    with pytest.raises(tokens.TokenError, match="no token named 'ghost'"):
+        tokens.pause_token(store, "ghost")
+    tokens.revoke_token(store, "bot")
+    with pytest.raises(tokens.TokenError, match="a revoked token cannot be resumed"):
+        tokens.resume_token(store, "bot")
+    evs = [e.action for e in sorted(store.events("*"), key=lambda e: e.id) if e.target == "bot"]
+    assert evs == ["token_add", "token_pause", "token_resume", "token_revoke"]

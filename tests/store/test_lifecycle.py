@@ -68,7 +68,8 @@ def test_status_filter_selects_exactly_each_status(store: MemoryStore,
     assert ids(Status.ACTIVE, Status.DELETED) == ids(Status.ACTIVE) | ids(Status.DELETED)
     assert store.counts() == {"active": 3, "superseded": LIFECYCLE_SUPERSEDED,
                               "expired": LIFECYCLE_EXPIRED, "deleted": LIFECYCLE_DELETED,
-                              "quarantined": 0, "hypothetical": 0, "total": LIFECYCLE_ROWS}
+                              "quarantined": 0, "archived": 0, "hypothetical": 0,
+                              "total": LIFECYCLE_ROWS}
 
 
 def test_a_deleted_row_is_deleted_whatever_else_it_is(store: MemoryStore,

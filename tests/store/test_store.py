@@ -107,6 +107,7 @@ def test_filters_and_counts(store: MemoryStore) -> None:
     assert store.count(MemoryFilter(types=("preference",), topics=("tech",))) == 1
     counts = store.counts()
     assert counts == {"active": 2, "superseded": 0, "expired": 0, "deleted": 1, "quarantined": 0,
+                      "archived": 0,
                       "hypothetical": 0, "total": 3}
 
 

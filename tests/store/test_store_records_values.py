@@ -35,7 +35,7 @@ def test_to_json_of_an_active_record() -> None:
         "decay_score": None, "superseded_by": None, "embedding_dims": None, "entity": None,
         "attribute": None, "value": None, "valid_until": None, "layer": None,
         "deleted_at": None, "seq": 0, "quarantined_at": None, "framing": None, "agent_id": None,
-        "run_id": None, "version": 1,
+        "run_id": None, "archived_at": None, "version": 1,
         "status": "active",
     }
 

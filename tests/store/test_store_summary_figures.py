@@ -12,7 +12,7 @@ from memdesk.core.store.summary import StoreSummary, summarize
 def test_empty_store(store: MemoryStore) -> None:
     assert summarize(store) == StoreSummary(
         0, {"active": 0, "superseded": 0, "expired": 0, "deleted": 0, "quarantined": 0,
-                        "hypothetical": 0}, {}, {})
+                        "archived": 0, "hypothetical": 0}, {}, {})
 
 
 def test_counts_by_status_type_and_layer(store: MemoryStore) -> None:
@@ -27,7 +27,7 @@ def test_counts_by_status_type_and_layer(store: MemoryStore) -> None:
     s = summarize(store)
     assert s.total == 4  # deleted rows included in the total
     assert s.by_status == {"active": 4 - 1, "superseded": 0, "expired": 0, "deleted": 1,
-                           "quarantined": 0, "hypothetical": 0}
+                           "quarantined": 0, "archived": 0, "hypothetical": 0}
     # Live rows only (the deleted "note" is not counted), keys in sorted order;
     # a row without a layer is counted under "".
     assert s.by_type == {"fact": 2, "preference": 1}

@@ -27,6 +27,7 @@ from memdesk.core.guard.review import Review
 from memdesk.core.read.checks import RecallChecks
 from memdesk.core.read.maintain import maintain
 from memdesk.core.store import actions as acts
+from memdesk.core.store.archive import Archive
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.transfer.formats import open_source
@@ -158,7 +159,17 @@ def every_facade(store: MemoryStore, tmp_path: Path) -> list[Changes]:
     # The demo's old conversation turns nobody needs (Memory → Prune old episodes…).
     pruning = EpisodePruning(store)
     out += [pruning.prune(pruning.plan(30))]
+    # Archive and unarchive (core/store/archive.py), the operator's and an agent's.
+    h = store.add(user_id="reg", text="an archived memory", type="fact", actor="agent")
+    i = store.add(user_id="reg", text="an agent archives this", type="fact", actor="agent")
+    archive = Archive(store)
+    out += [archive.archive([h.id]), archive.unarchive([h.id]),
+            agent_actions.set_archived(store, i.id, serves, archiving=True,
+                                       note="test-agent").changes,
+            agent_actions.set_archived(store, i.id, serves, archiving=False,
+                                       note="test-agent").changes]
     out += [tokens.add_token(store, "reg-agent", ["reg"], ["read"]).changes,
+            tokens.pause_token(store, "reg-agent"), tokens.resume_token(store, "reg-agent"),
             tokens.revoke_token(store, "reg-agent")]
     # A permanent erasure (memdesk forget --purge): declared, audited, never undoable.
     erased = Erasure(store).purge(store.add(user_id="reg", text="erase me", type="fact").id)

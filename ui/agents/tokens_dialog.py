@@ -1,4 +1,5 @@
-"""File → Agent tokens…: create and revoke the MCP server's bearer tokens from the desk.
+"""File → Agent tokens…: create, pause, resume and revoke the MCP server's bearer tokens
+from the desk.  Pause keeps the secret and refuses the token's calls until Resume.
 
 The same façade as ``memdesk tokens`` (memdesk.core.guard.tokens): a new token's
 secret is shown once, in this dialog, and never stored; revoking asks first.  Both are
@@ -69,6 +70,13 @@ class TokensDialog(QDialog):
         self.calls_label.setTextFormat(Qt.TextFormat.PlainText)
         self.revoke_button = QPushButton("Revoke selected…")
         self.revoke_button.clicked.connect(self.revoke_selected)
+        self.infos: dict[str, tokens.TokenInfo] = {}  # the listed tokens, by name
+        # One button: Pause for an active token, Resume for a paused one.
+        self.pause_button = QPushButton("Pause selected")
+        self.pause_button.setToolTip("Refuse the token's calls until it is resumed; its "
+                                     "secret stays valid (a call already running finishes)")
+        self.pause_button.clicked.connect(self.toggle_pause)
+        self.table.itemSelectionChanged.connect(self._pause_label)
 
         self.name = QLineEdit()
         self.name.setPlaceholderText("e.g. alices-assistant")
@@ -99,7 +107,10 @@ class TokensDialog(QDialog):
 
         lay = QVBoxLayout(self)
         lay.addWidget(self.table)
-        lay.addWidget(self.revoke_button)
+        row = QHBoxLayout()
+        row.addWidget(self.pause_button)
+        row.addWidget(self.revoke_button)
+        lay.addLayout(row)
         lay.addLayout(form)
         lay.addWidget(self.secret)
         lay.addWidget(self.message)
@@ -111,10 +122,12 @@ class TokensDialog(QDialog):
 
     def reload(self) -> None:
         items = tokens.list_tokens(self.store)
+        self.infos = {t.name: t for t in items}
         used = self._usage([t.name for t in items])
         self.table.setRowCount(len(items))
         for row, t in enumerate(items):
-            state = "active" if t.active else f"revoked {t.revoked_at:%Y-%m-%d %H:%M}"
+            state = (f"revoked {t.revoked_at:%Y-%m-%d %H:%M}" if t.revoked_at else
+                     f"paused {t.paused_at:%Y-%m-%d %H:%M}" if t.paused_at else "active")
             u = used.get(t.name)
             last = f"{u.last_at:%Y-%m-%d %H:%M}" if u and u.last_at else "never"
             day = (f"{u.day} ({u.day_refused} refused)" if u and u.day_refused
@@ -125,6 +138,40 @@ class TokensDialog(QDialog):
                 self.table.setItem(row, col, QTableWidgetItem(value))
         self.table.resizeColumnsToContents()
         self.show_calls()
+        self._pause_label()
+
+    def _pause_label(self) -> None:
+        info = self.infos.get(self.selected_name() or "")
+        self.pause_button.setText("Resume selected" if info is not None and info.paused
+                                  else "Pause selected")
+        self.pause_button.setEnabled(info is not None and info.active)
+
+    def toggle_pause(self) -> None:
+        """Pause the selected token, or resume it if it is paused (audited, at once)."""
+        info = self.infos.get(self.selected_name() or "")
+        if info is None:
+            self.message.setText("Select a token to pause or resume.")
+            return
+        try:
+            fn = tokens.resume_token if info.paused else tokens.pause_token
+            changes = fn(self.store, info.name)
+        except MemdeskError as exc:  # revoked meanwhile, a locked store
+            self.message.setText(str(exc))
+            self.reload()
+            return
+        self.message.setText(
+            f"Token {info.name!r} resumed: its next call goes through." if info.paused else
+            f"Token {info.name!r} paused: its calls are refused until you resume it.")
+        self.reload()
+        self._select(info.name)
+        self.on_changed(changes)
+
+    def _select(self, name: str) -> None:
+        for row in range(self.table.rowCount()):
+            item = self.table.item(row, 0)
+            if item is not None and item.text() == name:
+                self.table.selectRow(row)
+                return
 
     def _usage(self, names: list[str]) -> dict[str, access.Usage]:
         try:

@@ -29,6 +29,7 @@ from memdesk.core.curation.episodes import EpisodePruning, PrunePlan
 from memdesk.core.store.query import MemoryFilter
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import LOW_CONFIDENCE, MemoryType
+from memdesk.ui.browse.archive_actions import ArchiveCommands
 from memdesk.ui.browse.browser_model import COLUMN_KEYS, COLUMNS, BrowserModel
 from memdesk.ui.browse.detail import DetailPane
 from memdesk.ui.browse.filters import FilterBar
@@ -141,16 +142,20 @@ class BrowserView(DeskView):
         self.prune_action = act("Prune old episodes…", "Ctrl+Shift+P",
                                 self.ask_prune_episodes)
         self.erase_action = act("Erase permanently…", "Ctrl+Shift+Del", self.ask_erase)
+        self.archiving = ArchiveCommands(self)
+        archive, unarchive = self.archiving.archive_action, self.archiving.unarchive_action
         self.apply_action = act("Apply edit", "Ctrl+Return", self.detail.request_apply)
         self.apply_action.setShortcutContext(Qt.ShortcutContext.WidgetShortcut)  # pane has own
         for a in (self.set_type_action, self.set_topic_action, self.set_importance_action,
-                  self.supersede_action, self.delete_action, self.erase_action):
+                  self.supersede_action, self.delete_action, self.erase_action, archive,
+                  unarchive):
             if a not in self.table.actions():
                 self.table.addAction(a)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
         return [self.find_action, self.clear_action, self.apply_action, self.set_type_action,
                 self.set_topic_action, self.set_importance_action, self.supersede_action,
-                self.delete_action, self.erase_action, self.prune_action]
+                self.delete_action, self.erase_action, archive, unarchive,
+                self.prune_action]
 
     def focus_search(self) -> None:
         self.filters.search.setFocus()
@@ -277,6 +282,8 @@ class BrowserView(DeskView):
     def _refuse(self, message: str) -> None:
         """A request that needs something first (a selection): said where one looks."""
         self.summary.setText(message)
+
+    refuse = _refuse  # for the view's command helpers (ui/browse/archive_actions.py)
 
     def edit(self, memory_id: str, fields: dict[str, Any]) -> None:
         names = ", ".join(sorted(fields))

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any
 
 from PySide6.QtCore import (
@@ -35,7 +36,7 @@ from PySide6.QtCore import (
     Qt,
     Signal,
 )
-from PySide6.QtGui import QGuiApplication, QPalette
+from PySide6.QtGui import QFont, QGuiApplication, QPalette
 
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.browse import BrowseRow, Cursor, fetch_page, rows_by_id
@@ -48,6 +49,14 @@ from memdesk.ui.desk.delegates import LowRole, ScoreRole
 from memdesk.ui.desk.episode_text import episode_tip, name_text
 from memdesk.ui.desk.ops import LatestTask
 from memdesk.ui.desk.text import elide, one_line, reveal, tooltip_text
+
+
+@cache
+def _archived_font() -> QFont:
+    """Italic: an archived row (made on first use, once the application exists)."""
+    font = QFont()
+    font.setItalic(True)
+    return font
 
 IdRole = Qt.ItemDataRole.UserRole
 Index = QModelIndex | QPersistentModelIndex
@@ -271,6 +280,8 @@ class BrowserModel(QAbstractTableModel):
             return row.confidence < self.low_confidence
         if role == Qt.ItemDataRole.ForegroundRole and row.status is not Status.ACTIVE:
             return QGuiApplication.palette().color(QPalette.ColorRole.PlaceholderText)
+        if role == Qt.ItemDataRole.FontRole and row.status is Status.ARCHIVED:
+            return _archived_font()  # marked beyond the grey every inactive row has
         if role == Qt.ItemDataRole.TextAlignmentRole and key == "access_count":
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

@@ -50,6 +50,7 @@ from PySide6.QtWidgets import (
 from memdesk.core.errors import NotFoundError
 from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
+from memdesk.core.store.query import Status
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
 from memdesk.ui.browse.episode_panel import EpisodePanel
@@ -408,6 +409,9 @@ class DetailPane(QWidget):
             "extracted_by": self._provenance(rec.id),
         }
         vals["recalled"] = recall_text(self.store, rec.id)
+        if rec.archived_at is not None and rec.status is Status.ARCHIVED:
+            vals["status"] = (f"archived {_when(rec.archived_at)}: kept and shown here, "
+                              "never recalled or injected (Memory → Unarchive)")
         for k, v in vals.items():
             self.facts[k].setText(reveal(elide(v, 300)))
         self.id_field.setPlainText(rec.id)

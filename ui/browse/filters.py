@@ -105,6 +105,8 @@ def builtin_filters(low_confidence: float = LOW_CONFIDENCE) -> dict[str, MemoryF
         "Episodes": MemoryFilter(types=(MemoryType.EPISODE.value,)),
         # Suppositions are kept but never beliefs: hidden from every default view.
         "Hypotheticals": MemoryFilter(statuses=(Status.HYPOTHETICAL,)),
+        # Kept and shown, never recalled (Memory → Unarchive brings one back).
+        "Archived": MemoryFilter(statuses=(Status.ARCHIVED,)),
     }
 
 

@@ -56,6 +56,7 @@ from memdesk.ui.desk.text import (
 from memdesk.ui.desk.view import DeskView
 
 if TYPE_CHECKING:  # the retriever loads on the first run, off the GUI thread
+    from memdesk.core.read.archived import ArchivedMatch
     from memdesk.core.read.result import RetrievalResult
     from memdesk.ui.browse.browser import BrowserView
     from memdesk.ui.desk.window import DeskWindow
@@ -295,10 +296,13 @@ class RetrievalView(DeskView):
         self.status.setText("Retrieving… (the first run loads the embedding model)")
         store = self.store
 
-        def work(state: TaskState) -> RetrievalResult:
+        def work(state: TaskState) -> tuple[RetrievalResult, list[ArchivedMatch]]:
+            from memdesk.core.read.archived import archived_matches
             from memdesk.core.read.retriever import Retriever
 
-            return Retriever(store).retrieve(query, user, k, channels, inject, dry_run=True)
+            res = Retriever(store).retrieve(query, user, k, channels, inject, dry_run=True)
+            # What the agent never sees, shown to the operator with the reason.
+            return res, archived_matches(store, query, user)
 
         self._task.start(work)
 
@@ -315,7 +319,8 @@ class RetrievalView(DeskView):
             self.status.setText(f"The retrieval failed: {type(exc).__name__}: {exc}")
 
     # -- showing -------------------------------------------------------------------
-    def _show(self, res: Any) -> None:
+    def _show(self, done: tuple[Any, list[ArchivedMatch]]) -> None:
+        res, archived = done
         self.result = res
         floor = sum(d.reason == "floor" for d in res.dropped)
         div = sum(d.reason == "diversity" for d in res.dropped)
@@ -345,6 +350,11 @@ class RetrievalView(DeskView):
                 _item(f"{h.recency:.2f}", h.id, number=True), _item(h.week, h.id),
                 _item(elide(h.text, 200), h.id, h.text), self._same_as(h), self._episode(h)])
         self.dropped.setRowCount(0)
+        for a in archived:  # excluded before any channel: never recalled
+            self.dropped.appendRow([
+                _item("archived", a.id), _item(a.reason, a.id, a.reason), _item("", a.id),
+                _item("", a.id), _item("", a.id), _item(elide(a.text, 200), a.id, a.text),
+                _item("", a.id)])
         for d in res.dropped:
             h = d.hit
             self.dropped.appendRow([

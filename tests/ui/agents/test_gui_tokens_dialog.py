@@ -70,3 +70,26 @@ def test_a_declined_revocation_changes_nothing(qtbot, store: MemoryStore) -> Non
     d.table.selectRow(0)
     d.revoke_button.click()
     assert tokens.list_tokens(store)[0].active
+
+
+def test_pause_and_resume_the_selected_token(qtbot, store: MemoryStore) -> None:
+    """Pause keeps the secret and refuses its calls until Resume; both are audited and
+    broadcast; a revoked token cannot be paused (the button is off)."""
+    seen: list[Changes] = []
+    secret = tokens.add_token(store, "bot", ["alice"], ["read"]).secret
+    tokens.add_token(store, "old", ["alice"], ["read"])
+    tokens.revoke_token(store, "old")
+    d = TokensDialog(store, on_changed=seen.append, confirm=lambda _n: True)
+    qtbot.addWidget(d)
+    assert not d.pause_button.isEnabled()  # nothing selected
+    d.table.selectRow(0)
+    assert d.pause_button.text() == "Pause selected" and d.pause_button.isEnabled()
+    d.pause_button.click()
+    assert rows(d)[0][3].startswith("paused ") and "refused until" in d.message.text()
+    assert tokens.verify(store, secret).token.paused  # same secret, paused
+    assert d.pause_button.text() == "Resume selected"
+    d.pause_button.click()
+    assert rows(d)[0][3] == "active" and not tokens.verify(store, secret).token.paused
+    assert [c.action.name for c in seen] == ["token_pause", "token_resume"]
+    d.table.selectRow(1)  # the revoked one
+    assert rows(d)[1][3].startswith("revoked") and not d.pause_button.isEnabled()

@@ -9,14 +9,14 @@
 Plain Alembic operations: portable to PostgreSQL.
 
 Revision ID: 0024
-Revises: 0022
+Revises: 0023
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = "0024"
-down_revision = "0022"
+down_revision = "0023"
 branch_labels = None
 depends_on = None
 
