@@ -98,7 +98,7 @@ class BrowserView(DeskView):
 
         self.filters.changed.connect(self.set_filter)
         self.model.loaded.connect(self._on_loaded)
-        self.model.countChanged.connect(lambda _n: self._on_loaded())
+        self.model.countChanged.connect(lambda _n: self._on_loaded(first_page=False))
         self.model.rowsInserted.connect(lambda *_: self._update_summary())
         self.model.failed.connect(self._refuse)  # a read failed: said where one looks
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
@@ -168,9 +168,13 @@ class BrowserView(DeskView):
                            store.distinct("agent_id"))
         )
 
-    def _on_loaded(self) -> None:
+    def _on_loaded(self, first_page: bool = True) -> None:
         self._update_summary()
-        if self.model.rowCount() and not self.table.selectionModel().hasSelection():
+        # The first row is selected once per query, when its first page arrives: when
+        # the count follows, an operator who chose to stay with an unsaved edit (and so
+        # has no row selected) must not be asked again.
+        if (first_page and self.model.rowCount()
+                and not self.table.selectionModel().hasSelection()):
             self.table.selectRow(0)
         # Only once the count says so: between a query's reset and its first page the
         # table is empty too, and the pane must not flicker to nothing then.
@@ -203,26 +207,28 @@ class BrowserView(DeskView):
         if len(ids) == 1:
             cur = ids[0]
         shown = self.detail.record
-        if shown is not None and (cur if ids else None) != shown.id and not self._leave_edit():
+        if shown is not None and (cur if ids else None) != shown.id and not self.leave_edit():
             # Cancel: back to the row being edited, without asking again.
             self._select_quietly(shown.id)
             return
         self.detail.show_memory(cur if ids else None, selected=max(1, len(ids)))
 
-    def _leave_edit(self) -> bool:
-        """Whether the detail pane may show another memory: asks Apply / Discard /
-        Cancel when the operator typed an edit that is not applied yet."""
+    def leave_edit(self, question: str = "Apply it, discard it, or stay on this memory?"
+                   ) -> bool:
+        """Whether the detail pane may stop showing its memory (another row, another
+        store, quitting): asks Apply / Discard / Cancel when the operator typed an edit
+        that is not applied yet.  Discard puts the stored values back in the form (so
+        nothing asks again); an Apply that did not go through (refused, conflicting)
+        counts as Cancel: the typed edit is still there."""
         if not self.detail.has_unsaved():
             return True
-        rec = self.detail.record
-        assert rec is not None
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle("Unsaved edit")
         box.setTextFormat(Qt.TextFormat.PlainText)
         fields = ", ".join(sorted(self.detail.edited_fields()))
         box.setText(f"The edit of {fields} is not applied yet.")
-        box.setInformativeText("Apply it, discard it, or stay on this memory?")
+        box.setInformativeText(question)
         box.setStandardButtons(QMessageBox.StandardButton.Apply
                                | QMessageBox.StandardButton.Discard
                                | QMessageBox.StandardButton.Cancel)
@@ -230,8 +236,11 @@ class BrowserView(DeskView):
         answer = box.exec()
         if answer == QMessageBox.StandardButton.Apply:
             self.detail.request_apply()
+            return not self.detail.has_unsaved()
+        if answer == QMessageBox.StandardButton.Discard:
+            self.detail.reload()
             return True
-        return answer == QMessageBox.StandardButton.Discard
+        return False
 
     def _select_quietly(self, memory_id: str) -> None:
         row = self.model.row_of(memory_id)
@@ -251,7 +260,7 @@ class BrowserView(DeskView):
 
     def open_memory(self, memory_id: str) -> None:
         shown = self.detail.record
-        if shown is not None and shown.id != memory_id and not self._leave_edit():
+        if shown is not None and shown.id != memory_id and not self.leave_edit():
             return
         row = self.model.row_of(memory_id)
         if row is not None:

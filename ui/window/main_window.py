@@ -299,11 +299,21 @@ class MainWindow(WindowMenus):
             self.show_view(BROWSE)
 
     # -- stores -------------------------------------------------------------------
+    def confirm_leave(self, question: str) -> bool:
+        if not self.views.is_built(BROWSE):  # no pane, so no edit
+            return True
+        browser = self.browser()
+        return browser is None or browser.leave_edit(question)
+
     def show_error(self, title: str, message: str) -> None:
         error_box(self, title, message).exec()
 
-    def open_path(self, path: str | Path, *, create: bool = False) -> bool:
-        """Open the store at ``path`` and switch to it; a dialog (not a traceback) if not."""
+    def open_path(self, path: str | Path, *, create: bool = False, ask: bool = True) -> bool:
+        """Open the store at ``path`` and switch to it; a dialog (not a traceback) if not.
+        An edit not applied yet is asked about first (``ask``; not when the open store
+        is already closed, as after a restore); False when the operator stays."""
+        if ask and not self.confirm_leave("Apply it, discard it, or stay in this store?"):
+            return False
         try:
             store = open_store(path, create=create)
         except MemdeskError as exc:
@@ -340,6 +350,10 @@ class MainWindow(WindowMenus):
     def open_demo(self) -> None:
         from memdesk.ui.window.demo_builder import DemoBuilder
 
+        # Asked before the build, not after it: the operator's answer must not wait
+        # for a minute of generating.
+        if not self.confirm_leave("Apply it, discard it, or stay in this store?"):
+            return
         self._builder = DemoBuilder(self, self.demo_path)
         self._builder.ready.connect(self._open_built_demo)
         self._builder.failed.connect(lambda msg: self.show_error("Demo store", msg))
@@ -405,6 +419,10 @@ class MainWindow(WindowMenus):
             self.safety.wait(msecs)
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.isVisible() and not self.confirm_leave("Apply it, discard it, or keep "
+                                                       "memdesk open?"):
+            event.ignore()
+            return
         self.settings.sync()
         self.review.stop()  # no poll may start after this
         # A backfill (the new demo's vectors) stops after the batch in hand; loading the
