@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
-from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtGui import QAction, QHideEvent, QKeySequence, QShowEvent, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QHeaderView,
@@ -112,6 +112,7 @@ class BrowserView(DeskView):
         self._choices.finished.connect(lambda tu: setattr(self, "users", list(tu[1])))
         self.prune_dialog: PruneEpisodesDialog | None = None
         self.load_choices()
+        self._sync_actions()
 
     # -- actions ------------------------------------------------------------------
     def _make_actions(self) -> list[QAction]:
@@ -144,9 +145,33 @@ class BrowserView(DeskView):
             if a not in self.table.actions():
                 self.table.addAction(a)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self._selection_actions = (self.set_type_action, self.set_topic_action,
+                                   self.set_importance_action, self.supersede_action,
+                                   self.delete_action)
+        self._view_only_actions = (self.find_action, self.clear_action, self.apply_action)
         return [self.find_action, self.clear_action, self.apply_action, self.set_type_action,
                 self.set_topic_action, self.set_importance_action, self.supersede_action,
                 self.delete_action, self.prune_action]
+
+    def _sync_actions(self) -> None:
+        """The Memory menu's commands act on what Browse shows: while another view is
+        shown (Browse's selection hidden) they are off, so Ctrl+I from Overview does
+        nothing rather than change memories the operator cannot see; the selection's
+        commands are off, too, while nothing is selected."""
+        shown = self.isVisible()
+        selected = shown and self.table.selectionModel().hasSelection()
+        for a in self._selection_actions:
+            a.setEnabled(selected)
+        for a in self._view_only_actions:
+            a.setEnabled(shown)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._sync_actions()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self._sync_actions()
 
     def focus_search(self) -> None:
         self.filters.search.setFocus()
@@ -202,6 +227,7 @@ class BrowserView(DeskView):
         return row.id if row else None
 
     def _on_selection(self, _sel: QItemSelection | None = None, _desel: Any = None) -> None:
+        self._sync_actions()
         ids = self.selected_ids()
         cur = self.current_id()
         if len(ids) == 1:

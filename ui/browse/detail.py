@@ -53,6 +53,7 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
 from memdesk.ui.browse.episode_panel import EpisodePanel
+from memdesk.ui.desk.memory_text_edit import MemoryTextEdit
 from memdesk.ui.desk.table_model import read_only_table
 from memdesk.ui.desk.text import (
     display_lines,
@@ -147,7 +148,7 @@ class DetailPane(QWidget):
         self.viewer: TextViewer | None = None
 
         self.heading = fluid(plain_label("Select a memory to see its details."))
-        self.text = QPlainTextEdit()
+        self.text = MemoryTextEdit()
         self.text.setTabChangesFocus(True)
         self.text.setMinimumHeight(70)
         self.text.setMaximumHeight(140)
@@ -168,6 +169,14 @@ class DetailPane(QWidget):
         edit = QGroupBox("Memory")
         form = QFormLayout(edit)
         form.addRow("Text", self.text)
+        # Why a paste was not taken (over the store's limit): said beside the box.
+        self.input_note = fluid(plain_label(""))
+        self.input_note.setObjectName("detail-input-note")
+        self.input_note.setStyleSheet("color: #a40000")
+        self.input_note.hide()
+        self.text.refused.connect(self._say_refused)
+        self.text.textChanged.connect(self.input_note.hide)
+        form.addRow("", self.input_note)
         self.partial_note = fluid(plain_label(""))
         self.show_all_button = QPushButton("Show all")
         self.show_all_button.clicked.connect(self.show_all_text)
@@ -277,6 +286,10 @@ class DetailPane(QWidget):
         sc.activated.connect(self.request_apply)
         self._set_enabled(False)
 
+    def _say_refused(self, message: str) -> None:
+        self.input_note.setText(message)
+        self.input_note.show()
+
     def _id_field(self) -> QPlainTextEdit:
         """The id never wraps at a space (it has none) and must never be cut: a
         read-only, selectable box that breaks it anywhere onto a second line when the
@@ -325,6 +338,7 @@ class DetailPane(QWidget):
             except NotFoundError:
                 rec = None
         self.record = rec
+        self.input_note.hide()
         self._set_enabled(rec is not None and selected == 1)
         if rec is None or selected != 1:
             self.heading.setText(
