@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal, SignalInstance
-from PySide6.QtGui import QAction, QCloseEvent, QStandardItem, QStandardItemModel, QUndoStack
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QShowEvent,
+    QStandardItem,
+    QStandardItemModel,
+    QUndoStack,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -47,6 +54,7 @@ from memdesk.ui.window.settings import Settings, SettingsDialog
 if TYPE_CHECKING:
     from memdesk.ui.browse.browser import BrowserView
     from memdesk.ui.window.demo_builder import DemoBuilder
+    from memdesk.ui.window.fit import ScreenFit
 
 KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
 KeyRole = Qt.ItemDataRole.UserRole + 1  # view key or filter name
@@ -67,6 +75,7 @@ class MainWindow(WindowMenus):
         self.views = LazyViews(self._build_view)
         self._view_actions: list[QAction] = []
         self._builder: DemoBuilder | None = None
+        self._fit: ScreenFit | None = None
 
         self.sidebar_model = QStandardItemModel(self)
         self.sidebar = QTreeView()
@@ -74,7 +83,7 @@ class MainWindow(WindowMenus):
         self.sidebar.setModel(self.sidebar_model)
         self.sidebar.setHeaderHidden(True)
         self.sidebar.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.sidebar.setMinimumWidth(170)
+        self.sidebar.setMinimumWidth(140)  # with the views', the window fits 1024 px
         self.sidebar.setMaximumWidth(260)
         self.sidebar.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.sidebar.customContextMenuRequested.connect(self._sidebar_menu)
@@ -417,6 +426,14 @@ class MainWindow(WindowMenus):
         self.write_service.wait_idle(msecs)
         if hasattr(self, "safety"):  # a backup or check in flight
             self.safety.wait(msecs)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self._fit is None:  # the first show: fit the screen, frame included
+            from memdesk.ui.window.fit import ScreenFit
+
+            self._fit = ScreenFit(self)
+            self._fit.start()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.isVisible() and not self.confirm_leave("Apply it, discard it, or keep "
