@@ -41,6 +41,18 @@ from memdesk.ui.desk.view import DeskView
 from memdesk.ui.store_safety.safety import ask_after_conflict, edit_or_conflict
 
 
+def sort_words(key: str, descending: bool) -> str:
+    """"created, newest first": a column's title and its order in words."""
+    title = COLUMNS[COLUMN_KEYS.index(key)].title.lower() if key in COLUMN_KEYS else key
+    if key in ("created_at", "last_accessed"):
+        order = ("newest first", "oldest first")
+    elif key in ("importance", "confidence", "access_count"):
+        order = ("highest first", "lowest first")
+    else:
+        order = ("Z to A", "A to Z")
+    return f"{title}, {order[0] if descending else order[1]}"
+
+
 class BrowserView(DeskView):
     """Filter bar + table + detail pane over one store."""
 
@@ -211,11 +223,13 @@ class BrowserView(DeskView):
 
     def _update_summary(self) -> None:
         m = self.model
-        total = "counting…" if m.total is None else f"{m.total:,}"
+        total = ("counting… memories match" if m.total is None
+                 else f"{count_of(m.total, 'memory matches', 'memories match')}")
         state = " · searching…" if m.loading else ""
-        order = f"{m.order_by} {'↓' if m.descending else '↑'}"
-        self.summary.setText(f"{total} memories match · {m.loaded_count:,} loaded · "
-                             f"sorted by {order}{state}")
+        # In words: Qt's header draws a descending sort as an arrow pointing up, so an
+        # arrow here read the opposite way to the header's.
+        self.summary.setText(f"{total} · {m.loaded_count:,} loaded · sorted by "
+                             f"{sort_words(m.order_by, m.descending)}{state}")
 
     # -- selection and detail ---------------------------------------------------------
     def selected_ids(self) -> list[str]:

@@ -345,6 +345,7 @@ class DetailPane(QWidget):
                 f"{selected:,} memories selected — bulk actions are in the Memory menu."
                 if selected > 1 else "Select a memory to see its details."
             )
+            self._clear_form()
             self.chain_model.setRowCount(0)
             self.history_model.setRowCount(0)
             self.id_field.clear()
@@ -360,6 +361,24 @@ class DetailPane(QWidget):
 
     def reload(self) -> None:
         self.show_memory(self.record.id if self.record else None)
+
+    def _clear_form(self) -> None:
+        """No memory's values when none is shown (the last one's read as the selection's)."""
+        self.text.setReadOnly(False)
+        self.text.clear()
+        self.text_is_partial = False
+        self.partial_row.hide()
+        for box in (self.topic, self.entity, self.attribute, self.value):
+            box.clear()
+            box.setToolTip("")
+        self.type.setCurrentIndex(-1)
+        self.layer.setCurrentIndex(-1)
+        for spin in (self.importance, self.confidence):
+            spin.setSpecialValueText(" ")  # shown at the minimum: blank, not 0.000
+            spin.setValue(spin.minimum())
+        self.suggested.hide()
+        for lab in self.facts.values():
+            lab.setText("—")
 
     def _fill_form(self, rec: MemoryRecord) -> None:
         self.text_is_partial = len(rec.text) > TEXT_PREVIEW_CHARS
@@ -383,6 +402,8 @@ class DetailPane(QWidget):
         self.type.setCurrentText(rec.type)
         self.layer.setCurrentIndex(max(0, self.layer.findData(rec.layer or "")))
         self.topic.setText(rec.topic or "")
+        for spin in (self.importance, self.confidence):
+            spin.setSpecialValueText("")
         self.importance.setValue(rec.importance)
         self.suggested.setText(suggestion_text(self.store, rec.id))
         self.suggested.setVisible(bool(self.suggested.text()))
