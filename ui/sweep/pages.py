@@ -134,6 +134,8 @@ class SweepStartPage(QWidget):
         outer.addWidget(self.learning)
         outer.addWidget(resume_box, 1)
         outer.addWidget(self.status)
+        # Focus given to the page (Ctrl+2) lands in the form: Enter starts the sweep.
+        self.setFocusProxy(self.n)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QFrame.Shape.NoFrame)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QMenu
 
@@ -150,11 +151,25 @@ class WindowMenus(DeskWindow):
                 continue
             a = QAction(spec.title, self)
             a.setShortcut(QKeySequence(spec.shortcut))
-            a.triggered.connect(lambda _=False, k=spec.key: self.show_view(k))
+            a.triggered.connect(lambda _=False, k=spec.key: self.go_to_view(k))
             self.view_menu.addAction(a)
         self.view_menu.addSeparator()
         self.view_menu.addAction(self.refresh_action)
         self.view_menu.addAction(self.sidebar_action)
+
+    def go_to_view(self, key: str) -> None:
+        """A view's shortcut (Ctrl+2): show it and give it the keyboard, so its keys
+        (Enter starts a sweep) work at once instead of going to the sidebar."""
+        self.show_view(key)
+        view = self.views[key]
+        if view.focusProxy() is None:  # else its first widget that takes Tab focus
+            w = view.nextInFocusChain()
+            while w is not view and not (view.isAncestorOf(w) and w.isVisibleTo(view)
+                                         and w.isEnabled()
+                                         and w.focusPolicy() & Qt.FocusPolicy.TabFocus):
+                w = w.nextInFocusChain()
+            view = w
+        view.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def _fill_memory_menu(self) -> None:
         """The Memory menu holds the Browse view's commands (their shortcuts work only
