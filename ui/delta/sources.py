@@ -60,6 +60,13 @@ class SourcesPanel(QGroupBox):
         cfg = self.delta.config()
         self.model.set_rows(cfg.sources, cfg.effective_weights())
         self.table.resizeColumnsToContents()
+        # Wide enough for every column without scrolling sideways: the splitter beside
+        # the queue would otherwise give the pane only its share of a narrow window.
+        header = self.table.horizontalHeader()
+        columns = sum(header.sectionSize(c) for c in range(header.count())
+                      if not header.isSectionHidden(c))
+        self.table.setMinimumWidth(columns + 2 * self.table.frameWidth()
+                                   + self.table.verticalScrollBar().sizeHint().width())
         self.normalize.blockSignals(True)
         self.normalize.setChecked(cfg.normalize_weights)
         self.normalize.blockSignals(False)
