@@ -369,10 +369,15 @@ class MainWindow(WindowMenus):
         self._builder.start()
 
     def edit_settings(self) -> None:
-        host = self.settings.ollama_host
+        host, low = self.settings.ollama_host, self.settings.low_confidence
         dlg = SettingsDialog(self.settings, self)
         if dlg.exec():
-            self._fill_sidebar()
+            if self.settings.low_confidence != low:  # the built-in filters' names change
+                shown = self.sidebar.currentIndex()
+                kind, key = shown.data(KindRole), shown.data(KeyRole)
+                self._fill_sidebar()  # selects Browse: the operator stays where they were
+                if kind == "view":
+                    self.show_view(key)
             if self.settings.ollama_host != host:  # the operator wants to know about it
                 self.check_services()
             self.write_service.start_worker()  # the Ollama host may have changed
