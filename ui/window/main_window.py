@@ -114,6 +114,9 @@ class MainWindow(WindowMenus):
         self._counts.failed.connect(lambda exc, _tb: self.counts_label.setText("counts: —"))
         self._ollama = LatestTask(self)
         self._ollama.finished.connect(self._show_ollama)
+        from memdesk.ui.window.outside_changes import OutsideChanges
+
+        self.outside = OutsideChanges(lambda: self.store, self.refresh_counts, self)
         # The write path: job worker thread, job counts, vector backfill.
         self.write_service = WriteService(self.desk, self)
         self.statusBar().addPermanentWidget(self.write_service.label)
@@ -427,6 +430,7 @@ class MainWindow(WindowMenus):
             shutdown(view, msecs)
         self._counts.wait(msecs)
         self._ollama.wait(msecs)
+        self.outside.wait(msecs)
         self.review.wait(msecs)
         self.write_service.wait_idle(msecs)
         if hasattr(self, "safety"):  # a backup or check in flight
@@ -447,6 +451,7 @@ class MainWindow(WindowMenus):
             return
         self.settings.sync()
         self.review.stop()  # no poll may start after this
+        self.outside.stop()
         # A backfill (the new demo's vectors) stops after the batch in hand; loading the
         # model cannot be interrupted, so wait for it rather than let the thread outlive
         # the window (Qt aborts the process when a pool thread raises at exit).
