@@ -29,7 +29,7 @@ from memdesk.ui.delta.diff_view import DiffView
 from memdesk.ui.delta.plot import SnapshotPlot
 from memdesk.ui.desk.actions import Desk
 from memdesk.ui.desk.ops import LatestTask, TaskState
-from memdesk.ui.desk.text import elide, plain_label
+from memdesk.ui.desk.text import count_of, elide, plain_label
 from memdesk.ui.desk.view import DeskView
 
 
@@ -111,7 +111,8 @@ class SnapshotsView(DeskView):
     def _show_series(self, series: SnapshotSeries) -> None:
         self.plot.set_series(series, self.threshold)
         flagged = sum(1 for s in series.status if s in ("suspicious", "dangerous"))
-        self.info.setText(f"{len(series):,} snapshots, {flagged:,} flagged changes")
+        self.info.setText(f"{count_of(len(series), 'snapshot', 'snapshots')}, "
+                          f"{count_of(flagged, 'flagged change', 'flagged changes')}")
         self.seriesLoaded.emit(series)
 
     def open_snapshot(self, index: int) -> None:

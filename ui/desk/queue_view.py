@@ -82,6 +82,13 @@ class QueueView(DeskView):
             self._select(self.current_row() + 1)
         elif key in (Qt.Key.Key_Up, Qt.Key.Key_K):
             self._select(self.current_row() - 1)
+        elif key == Qt.Key.Key_Home:
+            self._select(0)
+        elif key == Qt.Key.Key_End:  # the views' _select keeps the row within the queue
+            self._select(2**31 - 1)
+        elif key in (Qt.Key.Key_PageDown, Qt.Key.Key_PageUp):
+            step = 10 if key == Qt.Key.Key_PageDown else -10
+            self._select(max(0, self.current_row() + step))
         elif key in (Qt.Key.Key_R, Qt.Key.Key_F5):
             self.rescan()
         elif key == Qt.Key.Key_U:

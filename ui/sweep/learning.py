@@ -100,7 +100,8 @@ class LearningPanel(QGroupBox):
     def _loaded(self, result: tuple[BandEstimate, Guidance]) -> None:
         est, guidance = result
         self.headline.setText(est.headline()[0].upper() + est.headline()[1:])
-        self.model_state.setText(guidance.message)
+        # The core's line names the CLI command; here the button beside it does that.
+        self.model_state.setText(guidance.message.replace(" (memdesk sweep train)", ""))
         rows = [(f"type {k}", g) for k, g in sorted(est.by_type.items())]
         rows += [(f"source {k}", g) for k, g in sorted(est.by_source.items())]
         self.table.setRowCount(len(rows))

@@ -78,3 +78,4 @@ def test_ctrl_2_then_enter_starts_a_sweep(qtbot, demo_store: MemoryStore,
     assert focus is not None and sweep.isAncestorOf(focus), focus
     qtbot.keyClick(focus, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: sweep.stack.currentWidget() is sweep.review, timeout=10_000)
+
