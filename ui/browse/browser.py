@@ -25,7 +25,7 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.curation.episodes import EpisodePruning, PrunePlan
-from memdesk.core.store.query import MemoryFilter
+from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import LOW_CONFIDENCE, MemoryType
 from memdesk.ui.browse.browser_model import COLUMN_KEYS, COLUMNS, BrowserModel
@@ -39,6 +39,23 @@ from memdesk.ui.desk.ops import LatestTask
 from memdesk.ui.desk.text import count_of
 from memdesk.ui.desk.view import DeskView
 from memdesk.ui.store_safety.safety import ask_after_conflict, edit_or_conflict
+
+EMPTY = ("No memory matches these filters.\nClear filters (Ctrl+Shift+L) or change the "
+         "search.")
+EMPTY_HYPOTHETICAL = (
+    "No hypotheticals in this store.\n\nA hypothetical is a supposition, not a belief: "
+    "\"if I moved to Berlin I would…\", role-play, a rhetorical question. The extraction "
+    "of an agent's turn marks such a statement hypothetical (and so does `add --framing "
+    "hypothetical`); it is kept and searchable here, but never recalled or injected as "
+    "something the user holds true.")
+
+
+def empty_text(flt: MemoryFilter) -> str:
+    """What the empty list says: under Hypotheticals, what would land there."""
+    if flt.statuses == (Status.HYPOTHETICAL,) and flt == MemoryFilter(
+            statuses=(Status.HYPOTHETICAL,)):
+        return EMPTY_HYPOTHETICAL
+    return EMPTY
 
 
 def sort_words(key: str, descending: bool) -> str:
@@ -91,9 +108,7 @@ class BrowserView(DeskView):
         self.table.setSortingEnabled(True)  # calls model.sort(): the first query starts here
 
         self.detail = DetailPane(store)
-        self.empty_note = EmptyNote(
-            self.table, "No memory matches these filters.\nClear filters (Ctrl+Shift+L) "
-            "or change the search.", "browser-empty")
+        self.empty_note = EmptyNote(self.table, EMPTY, "browser-empty")
         self.summary = QLabel("Loading…")
         self.summary.setObjectName("browser-summary")
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -216,7 +231,7 @@ class BrowserView(DeskView):
         # Only once the count says so: between a query's reset and its first page the
         # table is empty too, and the pane must not flicker to nothing then.
         empty = self.model.rowCount() == 0 and self.model.total == 0
-        self.empty_note.set_visible(empty)
+        self.empty_note.set_visible(empty, empty_text(self.model.filter))
         if empty and not self.detail.has_unsaved():
             # The pane must not keep showing a memory that is not in the list.
             self.detail.show_memory(None, selected=0)
