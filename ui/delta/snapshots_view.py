@@ -151,4 +151,9 @@ class SnapshotsView(DeskView):
         path, _ = QFileDialog.getSaveFileName(self, "Export plot", "snapshots.png",
                                               "PNG image (*.png)")
         if path:
-            self.plot.export_png(path)
+            try:
+                self.plot.export_png(path)
+            except OSError as exc:  # a folder one may not write to: said, not raised
+                self.info.setText(f"The plot was not exported: {exc}")
+                return
+            self.info.setText(f"Exported the plot to {path}.")
