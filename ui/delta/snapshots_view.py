@@ -73,8 +73,9 @@ class SnapshotsView(DeskView):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.plot)
         split.addWidget(self.diff_view)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        # Halves: 3:2 left the diff's table five rows at 1280×700.
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(split, 1)

@@ -84,7 +84,7 @@ class SweepStartPage(QWidget):
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
         char = self.fontMetrics().averageCharWidth()
         for w, chars in ((self.lo, 8), (self.hi, 8), (self.n, 10), (self.user, 28),
-                         (self.type, 28), (self.seed, 28), (self.guided, 10)):
+                         (self.type, 28), (self.seed, 32), (self.guided, 10)):
             w.setMinimumWidth(chars * char + 24)
         form.addRow("Importance band", band)
         form.addRow("Memories to review", self.n)
@@ -130,9 +130,13 @@ class SweepStartPage(QWidget):
         body = QWidget()
         outer = QVBoxLayout(body)
         outer.addWidget(intro)
-        outer.addWidget(new_box)
-        outer.addWidget(self.learning)
-        outer.addWidget(resume_box, 1)
+        # The form and the sweeps to resume side by side: stacked, the page ran past
+        # the bottom of a 1280×700 window.
+        row = QHBoxLayout()
+        row.addWidget(new_box)
+        row.addWidget(resume_box, 1)
+        outer.addLayout(row)
+        outer.addWidget(self.learning, 1)
         outer.addWidget(self.status)
         # Focus given to the page (Ctrl+2) lands in the form: Enter starts the sweep.
         self.setFocusProxy(self.n)
