@@ -104,12 +104,16 @@ def shoot_every_view(app: Any, w: Any, out: Path, tag: str,
     wait_until(app, lambda: not dup.count.text().startswith("Scanning"), 120)
     shoot("duplicates")
 
-    # The dialogs a view opens that the issue named: New memory…, Settings.
+    # The dialogs the issue named: New memory…, Settings, Agent tokens.
+    from memdesk.core.guard import tokens
+    from memdesk.ui.agents.tokens_dialog import TokensDialog
     from memdesk.ui.browse.new_memory import NewMemoryDialog
     from memdesk.ui.window.settings import SettingsDialog
 
+    tokens.add_token(w.store, "alices-assistant", [USER], ["read", "write"])
     for name, dlg in (("new-memory", NewMemoryDialog(w.desk, ["alice", "bob"], w)),
-                      ("settings", SettingsDialog(w.settings, w))):
+                      ("settings", SettingsDialog(w.settings, w)),
+                      ("agent-tokens", TokensDialog(w.store, w))):
         dlg.show()
         shoot(name, dlg)
         dlg.close()

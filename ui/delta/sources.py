@@ -11,6 +11,7 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QGroupBox,
+    QHBoxLayout,
     QPushButton,
     QTableView,
     QVBoxLayout,
@@ -20,7 +21,6 @@ from memdesk.core.delta.contracts import SourceConfig
 from memdesk.core.delta.service import DeltaMemory
 from memdesk.ui.delta.models import SourcesModel
 from memdesk.ui.desk.actions import Desk, Op
-from memdesk.ui.desk.flow_layout import FlowLayout
 from memdesk.ui.desk.text import plain_label
 
 
@@ -47,8 +47,9 @@ class SourcesPanel(QGroupBox):
         self.normalize_now.clicked.connect(self._normalize_now)
         self.message = plain_label("")
         self.message.setWordWrap(True)
-        row = FlowLayout()  # wraps in a narrow window instead of widening it
+        row = QHBoxLayout()
         row.addWidget(self.normalize)
+        row.addStretch(1)
         row.addWidget(self.normalize_now)
         lay = QVBoxLayout(self)
         lay.addWidget(self.table)

@@ -70,3 +70,11 @@ def test_a_declined_revocation_changes_nothing(qtbot, store: MemoryStore) -> Non
     d.table.selectRow(0)
     d.revoke_button.click()
     assert tokens.list_tokens(store)[0].active
+
+
+def test_the_dialog_takes_the_room_the_screen_has(qtbot, store: MemoryStore) -> None:
+    d = TokensDialog(store, confirm=lambda _n: True)
+    qtbot.addWidget(d)
+    room = d.screen().availableGeometry()
+    assert d.width() >= min(1000, room.width() - 40) > 640  # not its bare minimum
+    assert d.width() <= room.width() and d.height() <= room.height()
