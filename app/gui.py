@@ -178,8 +178,12 @@ class CtrlC:
             self._quit()
 
     def _quit(self) -> None:
-        if self.launcher.window is not None:
-            self.launcher.window.close()  # its closeEvent waits for background work
+        window = self.launcher.window
+        if window is not None:
+            window.close()  # its closeEvent waits for background work
+            if window.isVisible():  # asked about an unapplied edit, the operator stayed
+                self.asked = False
+                return
         assert self.app is not None  # attach() ran before the event loop did
         self.app.exit(EXIT_INTERRUPTED)
 

@@ -134,3 +134,32 @@ def test_a_sort_or_search_asks_once(qtbot, window: MainWindow, asked, store: Mem
     if answer == QMessageBox.StandardButton.Cancel:
         assert pane_text(window) == EDIT
     view.detail.reload()
+
+
+def test_ctrl_c_asks_too_and_cancel_keeps_the_desk_running(qtbot, window: MainWindow,
+                                                           asked, monkeypatch) -> None:
+    import os
+    import signal
+
+    from PySide6.QtWidgets import QApplication
+
+    from memdesk.app import gui
+
+    exits: list[int] = []
+    monkeypatch.setattr(QApplication, "exit", staticmethod(exits.append))
+    launcher = gui.Launcher()
+    launcher.window = window
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        ctrl_c = gui.CtrlC(launcher)
+        ctrl_c.attach(QApplication.instance())
+        qtbot.waitUntil(lambda: ctrl_c.running, timeout=5_000)
+        asked.answers.append(QMessageBox.StandardButton.Cancel)
+        os.kill(os.getpid(), signal.SIGINT)
+        qtbot.waitUntil(lambda: bool(asked), timeout=5_000)
+        assert window.isVisible() and pane_text(window) == EDIT and exits == []
+    finally:
+        signal.signal(signal.SIGINT, before)
+        if ctrl_c.ticker is not None:
+            ctrl_c.ticker.stop()
+    window.views["browse"].detail.reload()  # type: ignore[attr-defined]
