@@ -189,7 +189,9 @@ class ContradictionsView(QueueView):
         host.addStretch(1)  # cards keep their natural height, top-aligned
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Two cards side by side are wider than a 1024 px window leaves them: scroll
+        # sideways rather than cut the second card off.
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         scroll.setWidget(self.cards_host)
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -214,7 +216,7 @@ class ContradictionsView(QueueView):
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(1, 2)
-        split.setSizes([560, 840])
+        split.setSizes([460, 940])  # the cards and their keys need the width more
         QVBoxLayout(self).addWidget(split)
 
     # -- scanning ---------------------------------------------------------------------
