@@ -135,8 +135,8 @@ class SweepStartPage(QWidget):
         row = QHBoxLayout()
         row.addWidget(new_box)
         row.addWidget(resume_box, 1)
-        outer.addLayout(row)
-        outer.addWidget(self.learning, 1)
+        outer.addLayout(row, 1)  # a tall window grows the list of sweeps, not the gaps
+        outer.addWidget(self.learning)
         outer.addWidget(self.status)
         # Focus given to the page (Ctrl+2) lands in the form: Enter starts the sweep.
         self.setFocusProxy(self.n)
