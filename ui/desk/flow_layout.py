@@ -24,7 +24,7 @@ class FlowLayout(QLayout):
         self._spacing = spacing
         self.setContentsMargins(0, 0, 0, 0)
 
-    def addWidget(self, widget: QWidget, stretch: bool = False) -> None:  # type: ignore[override]
+    def addWidget(self, widget: QWidget, stretch: bool = False) -> None:
         super().addWidget(widget)
         if stretch:
             self._stretch.add(id(self._items[-1]))
@@ -35,10 +35,10 @@ class FlowLayout(QLayout):
     def count(self) -> int:
         return len(self._items)
 
-    def itemAt(self, index: int) -> QLayoutItem | None:  # type: ignore[override]
+    def itemAt(self, index: int) -> QLayoutItem | None:
         return self._items[index] if 0 <= index < len(self._items) else None
 
-    def takeAt(self, index: int) -> QLayoutItem | None:  # type: ignore[override]
+    def takeAt(self, index: int) -> QLayoutItem | None:
         if 0 <= index < len(self._items):
             item = self._items.pop(index)
             self._stretch.discard(id(item))
@@ -89,7 +89,8 @@ class FlowLayout(QLayout):
         lines: list[list[QLayoutItem]] = [[]]
         x = 0
         for item in self._items:
-            if item.widget() is not None and item.widget().isHidden():
+            widget = item.widget()
+            if widget is not None and widget.isHidden():
                 continue
             w = item.sizeHint().width()
             if lines[-1] and x + w > area.width():
@@ -111,7 +112,8 @@ class FlowLayout(QLayout):
                 if id(item) in self._stretch:
                     w += spare // fill
                 if move:
-                    policy = item.widget().sizePolicy() if item.widget() else None
+                    widget = item.widget()
+                    policy = widget.sizePolicy() if widget is not None else None
                     h = height if policy is None or policy.verticalPolicy() != (
                         QSizePolicy.Policy.Fixed) else item.sizeHint().height()
                     item.setGeometry(QRect(QPoint(x, y + (height - h) // 2), QSize(w, h)))

@@ -51,8 +51,7 @@ class SweepView(DeskView):
         QVBoxLayout(self).addWidget(self.stack)
         # Focus given to the view (Ctrl+2) goes to the page shown: Enter then starts a
         # sweep, and the review keys work at once.
-        self.stack.currentChanged.connect(
-            lambda _i: self.setFocusProxy(self.stack.currentWidget()))
+        self.stack.currentChanged.connect(self._focus_page)
         self.setFocusProxy(self.start)
         # "U or Ctrl+Z undoes it" must not outlive the undo (U, Edit → Undo alike).
         self._undo_index = desk.undo_stack.index()
@@ -184,6 +183,11 @@ class SweepView(DeskView):
     def undo(self) -> None:
         """U: the same as Edit → Undo (one undo history for every view)."""
         self.desk.undo_stack.undo()
+
+    def _focus_page(self, _index: int) -> None:
+        page = self.stack.currentWidget()
+        if page is not None:
+            self.setFocusProxy(page)
 
     def _on_undo_index(self, index: int) -> None:
         went_back, self._undo_index = index < self._undo_index, index

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMenu, QWidget
 
 from memdesk.core.store.records import Changes
 from memdesk.ui.desk.view import View
@@ -162,14 +162,16 @@ class WindowMenus(DeskWindow):
         (Enter starts a sweep) work at once instead of going to the sidebar."""
         self.show_view(key)
         view = self.views[key]
+        target: QWidget = view
         if view.focusProxy() is None:  # else its first widget that takes Tab focus
             w = view.nextInFocusChain()
-            while w is not view and not (view.isAncestorOf(w) and w.isVisibleTo(view)
-                                         and w.isEnabled()
-                                         and w.focusPolicy() & Qt.FocusPolicy.TabFocus):
+            while w is not None and w is not view:
+                if (view.isAncestorOf(w) and w.isVisibleTo(view) and w.isEnabled()
+                        and w.focusPolicy() & Qt.FocusPolicy.TabFocus):
+                    target = w
+                    break
                 w = w.nextInFocusChain()
-            view = w
-        view.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        target.setFocus(Qt.FocusReason.ShortcutFocusReason)
 
     def _fill_memory_menu(self) -> None:
         """The Memory menu holds the Browse view's commands (their shortcuts work only
