@@ -28,10 +28,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 from PySide6.QtWidgets import (
-    QApplication,
     QComboBox,
-    QDialog,
-    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QFrame,
@@ -53,6 +50,7 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
 from memdesk.ui.browse.episode_panel import EpisodePanel
+from memdesk.ui.browse.text_viewer import TextViewer
 from memdesk.ui.desk.memory_text_edit import MemoryTextEdit
 from memdesk.ui.desk.table_model import read_only_table
 from memdesk.ui.desk.text import (
@@ -68,31 +66,6 @@ from memdesk.ui.sweep.learning import suggestion_text
 
 IdRole = Qt.ItemDataRole.UserRole
 TEXT_PREVIEW_CHARS = 4000  # what the form shows of a longer text
-VIEW_LINE_CHARS = 1000  # the "show all" viewer's longest display line
-
-
-class TextViewer(QDialog):
-    """Read-only view of a whole long text (display lines broken, the text unchanged;
-    Copy copies the stored text exactly)."""
-
-    def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(title)  # window titles are plain text
-        self.resize(900, 640)
-        self.original = text
-        self.view = QPlainTextEdit()
-        self.view.setReadOnly(True)
-        self.view.setPlainText(display_lines(text, VIEW_LINE_CHARS))
-        note = plain_label(f"{len(text):,} characters. Lines longer than "
-                           f"{VIEW_LINE_CHARS:,} characters are broken for display only.")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        copy = buttons.addButton("Copy text", QDialogButtonBox.ButtonRole.ActionRole)
-        copy.clicked.connect(lambda: QApplication.clipboard().setText(self.original))
-        buttons.rejected.connect(self.reject)
-        lay = QVBoxLayout(self)
-        lay.addWidget(note)
-        lay.addWidget(self.view, 1)
-        lay.addWidget(buttons)
 
 
 def _when(v: Any) -> str:
