@@ -94,6 +94,8 @@ def main() -> int:
     w = MainWindow(store)
     w.resize(*size)
     w.show()
+    if args.every_view:  # as the app does: the frame fits the screen too
+        w.fit_to_screen()
     if not args.no_embed:
         dialog = w.write_service.embed()  # what the desk does on the demo's first open
         if dialog is not None:

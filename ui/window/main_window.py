@@ -18,7 +18,6 @@ from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal, SignalInstance
 from PySide6.QtGui import (
     QAction,
     QCloseEvent,
-    QShowEvent,
     QStandardItem,
     QStandardItemModel,
     QUndoStack,
@@ -436,13 +435,13 @@ class MainWindow(WindowMenus):
         if hasattr(self, "safety"):  # a backup or check in flight
             self.safety.wait(msecs)
 
-    def showEvent(self, event: QShowEvent) -> None:
-        super().showEvent(event)
-        if self._fit is None:  # the first show: fit the screen, frame included
-            from memdesk.ui.window.fit import ScreenFit
+    def fit_to_screen(self) -> None:
+        """Fit the screen's free room, frame included, now and once the window manager
+        has framed the window (the app calls it when it shows the window)."""
+        from memdesk.ui.window.fit import ScreenFit
 
-            self._fit = ScreenFit(self)
-            self._fit.start()
+        self._fit = ScreenFit(self)
+        self._fit.start()
 
     def closeEvent(self, event: QCloseEvent) -> None:
         if self.isVisible() and not self.confirm_leave("Apply it, discard it, or keep "
