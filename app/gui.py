@@ -89,10 +89,12 @@ class Launcher:
         window = self.window = MainWindow(store)
         window.demo_path = demo_store_path()
         # The default size must not run off a small screen (1280×700: the detail pane,
-        # the Clear button and the status bar were cut off with no way to reach them).
+        # the Clear button and the status bar were cut off with no way to reach them),
+        # frame included (ui/window/fit.py).
         room = window.screen().availableGeometry().size()
         window.resize(window.size().boundedTo(room))
         window.show()
+        window.fit_to_screen()
         return True
 
     def open_demo(self) -> None:
@@ -178,8 +180,12 @@ class CtrlC:
             self._quit()
 
     def _quit(self) -> None:
-        if self.launcher.window is not None:
-            self.launcher.window.close()  # its closeEvent waits for background work
+        window = self.launcher.window
+        if window is not None:
+            window.close()  # its closeEvent waits for background work
+            if window.isVisible():  # asked about an unapplied edit, the operator stayed
+                self.asked = False
+                return
         assert self.app is not None  # attach() ran before the event loop did
         self.app.exit(EXIT_INTERRUPTED)
 

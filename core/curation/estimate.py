@@ -83,14 +83,16 @@ class BandEstimate:
         r = self.raised
         text = (f"about {r.p:.0%} ({r.lo:.0%}–{r.hi:.0%}) of the {lo:.2f}–{hi:.2f} band "
                 f"would be raised")
-        if r.memories is not None:
-            text += f"; ≈ {r.memories:,} memories"
+        if r.memories is not None:  # beside the share it counts, not before "lowered"
+            text += f" (≈ {r.memories:,} {'memory' if r.memories == 1 else 'memories'})"
         assert self.lowered is not None
-        text += (f" ({self.lowered.p:.0%}, {self.lowered.lo:.0%}–{self.lowered.hi:.0%} "
-                 f"lowered) — from {self.uniform} uniform decisions in {self.sweeps} "
-                 + ("sweep" if self.sweeps == 1 else "sweeps"))
+        low = self.lowered
+        text += (f", and {low.p:.0%} ({low.lo:.0%}–{low.hi:.0%}) lowered — from "
+                 f"{_count(self.uniform, 'uniform decision', 'uniform decisions')} in "
+                 f"{_count(self.sweeps, 'sweep', 'sweeps')}")
         if self.guided:
-            text += f"; {self.guided} guided picks ({self.guided_raised} raised) not counted"
+            text += (f"; {_count(self.guided, 'guided pick', 'guided picks')} "
+                     f"({self.guided_raised} raised) not counted")
         return text
 
     def to_json(self) -> dict[str, Any]:
@@ -106,6 +108,10 @@ class BandEstimate:
             "by_type": groups(self.by_type), "by_source": groups(self.by_source),
             "headline": self.headline(),
         }
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n:,} {one if n == 1 else many}"
 
 
 def weighted_share(y: np.ndarray, w: np.ndarray, population: float | None) -> Share:

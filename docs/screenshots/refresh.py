@@ -7,7 +7,14 @@ Not a test: it asserts nothing, it writes pictures for the docs.  Run it under a
 
 (``QT_QPA_PLATFORM=offscreen`` works too; fonts may differ.)  ``--size 1280x700 --out
 DIR`` shoots the same views at another size into another folder (to look at, not to
-commit), with the Jobs and Duplicates views and the About dialog besides.  As on the
+commit), with the Jobs and Duplicates views and the About dialog besides.
+``--every-view`` shoots each view of the sidebar as ``<view>-WxH.png`` (every_view.py);
+the docs keep them at 1280x700, shot on a 1280x700 screen with a window manager, so the
+window is fitted with its frame as an operator's is:
+
+    xvfb-run -s "-screen 0 1280x700x24" sh -c "openbox & .venv/bin/python \
+        docs/screenshots/refresh.py --every-view --size 1280x700"
+  As on the
 desk's first open of the demo, the memories are embedded in the background first (a
 minute or two), so the Retrieval inspector shows all three channels for a real query.
 The demo store and the settings live in a temporary folder, so the operator's profile
@@ -30,6 +37,7 @@ if TYPE_CHECKING:  # Qt is imported in main(), after the platform is chosen
     from PySide6.QtWidgets import QApplication
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))  # every_view.py beside this file
 SIZE = (1440, 860)
 # A demo user's question that every channel answers: "Lantern" and "production" are
 # words of her memories (full text), the deployment memories are near it (vector), and
@@ -60,6 +68,11 @@ def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--size", default=f"{SIZE[0]}x{SIZE[1]}")
     ap.add_argument("--out", type=Path, default=HERE)
+    ap.add_argument("--every-view", action="store_true",
+                    help="shoot every view (and the sweep's review card) as "
+                         "<view>-WxH.png, the window fitted to a WxH screen")
+    ap.add_argument("--no-embed", action="store_true",
+                    help="skip embedding the demo (minutes); Retrieval then has no vectors")
     args = ap.parse_args()
     size = tuple(int(x) for x in args.size.split("x"))
     out = args.out
@@ -81,9 +94,20 @@ def main() -> int:
     w = MainWindow(store)
     w.resize(*size)
     w.show()
-    dialog = w.write_service.embed()  # what the desk does on the demo's first open
-    if dialog is not None:
-        wait_until(app, lambda: not dialog.isVisible(), timeout=600)
+    if args.every_view:  # as the app does: the frame fits the screen too
+        w.fit_to_screen()
+    if not args.no_embed:
+        dialog = w.write_service.embed()  # what the desk does on the demo's first open
+        if dialog is not None:
+            wait_until(app, lambda: not dialog.isVisible(), timeout=900)
+    if args.every_view:
+        from every_view import shoot_every_view
+
+        n = shoot_every_view(app, w, out, f"{size[0]}x{size[1]}", settle, wait_until)
+        w.close()
+        store.close()
+        print(f"wrote {n} screenshots to {out}")
+        return 0
     browse = w.views["browse"]
     wait_until(app, lambda: not browse.model.loading and browse.model.total is not None)
     settle(app)

@@ -118,6 +118,10 @@ class TokensDialog(QDialog):
         lay.addWidget(self.calls)
         lay.addWidget(buttons)
         self.setMinimumWidth(640)
+        # Room for the two tables where the screen has it (at its 640 px minimum both
+        # were a few rows of cut columns); never more than the screen.
+        room = (parent.screen() if parent is not None else self.screen()).availableGeometry()
+        self.resize(min(1000, room.width() - 40), min(680, room.height() - 60))
         self.reload()
 
     def reload(self) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from PySide6.QtCore import QItemSelection, QItemSelectionModel, Qt
-from PySide6.QtGui import QAction, QKeySequence, QUndoStack
+from PySide6.QtGui import QAction, QHideEvent, QKeySequence, QShowEvent, QUndoStack
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from memdesk.core.curation.episodes import EpisodePruning, PrunePlan
-from memdesk.core.store.query import MemoryFilter
+from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.store.records import Changed, Changes
 from memdesk.core.taxonomy import LOW_CONFIDENCE, MemoryType
 from memdesk.ui.browse.archive_actions import ArchiveCommands
@@ -41,6 +41,35 @@ from memdesk.ui.desk.ops import LatestTask, TaskState
 from memdesk.ui.desk.text import count_of
 from memdesk.ui.desk.view import DeskView
 from memdesk.ui.store_safety.safety import ask_after_conflict, edit_or_conflict
+
+EMPTY = ("No memory matches these filters.\nClear filters (Ctrl+Shift+L) or change the "
+         "search.")
+EMPTY_HYPOTHETICAL = (
+    "No hypotheticals in this store.\n\nA hypothetical is a supposition, not a belief: "
+    "\"if I moved to Berlin I would…\", role-play, a rhetorical question. The extraction "
+    "of an agent's turn marks such a statement hypothetical (and so does `add --framing "
+    "hypothetical`); it is kept and searchable here, but never recalled or injected as "
+    "something the user holds true.")
+
+
+def empty_text(flt: MemoryFilter) -> str:
+    """What the empty list says: under Hypotheticals, what would land there."""
+    if flt.statuses == (Status.HYPOTHETICAL,) and flt == MemoryFilter(
+            statuses=(Status.HYPOTHETICAL,)):
+        return EMPTY_HYPOTHETICAL
+    return EMPTY
+
+
+def sort_words(key: str, descending: bool) -> str:
+    """"created, newest first": a column's title and its order in words."""
+    title = COLUMNS[COLUMN_KEYS.index(key)].title.lower() if key in COLUMN_KEYS else key
+    if key in ("created_at", "last_accessed"):
+        order = ("newest first", "oldest first")
+    elif key in ("importance", "confidence", "access_count"):
+        order = ("highest first", "lowest first")
+    else:
+        order = ("Z to A", "A to Z")
+    return f"{title}, {order[0] if descending else order[1]}"
 
 
 class BrowserView(DeskView):
@@ -81,9 +110,7 @@ class BrowserView(DeskView):
         self.table.setSortingEnabled(True)  # calls model.sort(): the first query starts here
 
         self.detail = DetailPane(store)
-        self.empty_note = EmptyNote(
-            self.table, "No memory matches these filters.\nClear filters (Ctrl+Shift+L) "
-            "or change the search.", "browser-empty")
+        self.empty_note = EmptyNote(self.table, EMPTY, "browser-empty")
         self.summary = QLabel("Loading…")
         self.summary.setObjectName("browser-summary")
         split = QSplitter(Qt.Orientation.Horizontal)
@@ -100,7 +127,7 @@ class BrowserView(DeskView):
 
         self.filters.changed.connect(self.set_filter)
         self.model.loaded.connect(self._on_loaded)
-        self.model.countChanged.connect(lambda _n: self._on_loaded())
+        self.model.countChanged.connect(lambda _n: self._on_loaded(first_page=False))
         self.model.rowsInserted.connect(lambda *_: self._update_summary())
         self.model.failed.connect(self._refuse)  # a read failed: said where one looks
         self.table.selectionModel().selectionChanged.connect(self._on_selection)
@@ -116,6 +143,7 @@ class BrowserView(DeskView):
         self.erase_dialog: QDialog | None = None  # Erase permanently… (ui/browse/erase.py)
         self.receipt_dialog: QDialog | None = None
         self.load_choices()
+        self._sync_actions()
 
     # -- actions ------------------------------------------------------------------
     def _make_actions(self) -> list[QAction]:
@@ -152,10 +180,34 @@ class BrowserView(DeskView):
             if a not in self.table.actions():
                 self.table.addAction(a)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+        self._selection_actions = (self.set_type_action, self.set_topic_action,
+                                   self.set_importance_action, self.supersede_action,
+                                   self.delete_action)
+        self._view_only_actions = (self.find_action, self.clear_action, self.apply_action)
         return [self.find_action, self.clear_action, self.apply_action, self.set_type_action,
                 self.set_topic_action, self.set_importance_action, self.supersede_action,
                 self.delete_action, self.erase_action, archive, unarchive,
                 self.prune_action]
+
+    def _sync_actions(self) -> None:
+        """The Memory menu's commands act on what Browse shows: while another view is
+        shown (Browse's selection hidden) they are off, so Ctrl+I from Overview does
+        nothing rather than change memories the operator cannot see; the selection's
+        commands are off, too, while nothing is selected."""
+        shown = self.isVisible()
+        selected = shown and self.table.selectionModel().hasSelection()
+        for a in self._selection_actions:
+            a.setEnabled(selected)
+        for a in self._view_only_actions:
+            a.setEnabled(shown)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self._sync_actions()
+
+    def hideEvent(self, event: QHideEvent) -> None:
+        super().hideEvent(event)
+        self._sync_actions()
 
     def focus_search(self) -> None:
         self.filters.search.setFocus()
@@ -177,25 +229,31 @@ class BrowserView(DeskView):
                            store.distinct("agent_id"))
         )
 
-    def _on_loaded(self) -> None:
+    def _on_loaded(self, first_page: bool = True) -> None:
         self._update_summary()
-        if self.model.rowCount() and not self.table.selectionModel().hasSelection():
+        # The first row is selected once per query, when its first page arrives: when
+        # the count follows, an operator who chose to stay with an unsaved edit (and so
+        # has no row selected) must not be asked again.
+        if (first_page and self.model.rowCount()
+                and not self.table.selectionModel().hasSelection()):
             self.table.selectRow(0)
         # Only once the count says so: between a query's reset and its first page the
         # table is empty too, and the pane must not flicker to nothing then.
         empty = self.model.rowCount() == 0 and self.model.total == 0
-        self.empty_note.set_visible(empty)
+        self.empty_note.set_visible(empty, empty_text(self.model.filter))
         if empty and not self.detail.has_unsaved():
             # The pane must not keep showing a memory that is not in the list.
             self.detail.show_memory(None, selected=0)
 
     def _update_summary(self) -> None:
         m = self.model
-        total = "counting…" if m.total is None else f"{m.total:,}"
+        total = ("counting… memories match" if m.total is None
+                 else f"{count_of(m.total, 'memory matches', 'memories match')}")
         state = " · searching…" if m.loading else ""
-        order = f"{m.order_by} {'↓' if m.descending else '↑'}"
-        self.summary.setText(f"{total} memories match · {m.loaded_count:,} loaded · "
-                             f"sorted by {order}{state}")
+        # In words: Qt's header draws a descending sort as an arrow pointing up, so an
+        # arrow here read the opposite way to the header's.
+        self.summary.setText(f"{total} · {m.loaded_count:,} loaded · sorted by "
+                             f"{sort_words(m.order_by, m.descending)}{state}")
 
     # -- selection and detail ---------------------------------------------------------
     def selected_ids(self) -> list[str]:
@@ -207,31 +265,34 @@ class BrowserView(DeskView):
         return row.id if row else None
 
     def _on_selection(self, _sel: QItemSelection | None = None, _desel: Any = None) -> None:
+        self._sync_actions()
         ids = self.selected_ids()
         cur = self.current_id()
         if len(ids) == 1:
             cur = ids[0]
         shown = self.detail.record
-        if shown is not None and (cur if ids else None) != shown.id and not self._leave_edit():
+        if shown is not None and (cur if ids else None) != shown.id and not self.leave_edit():
             # Cancel: back to the row being edited, without asking again.
             self._select_quietly(shown.id)
             return
         self.detail.show_memory(cur if ids else None, selected=max(1, len(ids)))
 
-    def _leave_edit(self) -> bool:
-        """Whether the detail pane may show another memory: asks Apply / Discard /
-        Cancel when the operator typed an edit that is not applied yet."""
+    def leave_edit(self, question: str = "Apply it, discard it, or stay on this memory?"
+                   ) -> bool:
+        """Whether the detail pane may stop showing its memory (another row, another
+        store, quitting): asks Apply / Discard / Cancel when the operator typed an edit
+        that is not applied yet.  Discard puts the stored values back in the form (so
+        nothing asks again); an Apply that did not go through (refused, conflicting)
+        counts as Cancel: the typed edit is still there."""
         if not self.detail.has_unsaved():
             return True
-        rec = self.detail.record
-        assert rec is not None
         box = QMessageBox(self)
         box.setIcon(QMessageBox.Icon.Question)
         box.setWindowTitle("Unsaved edit")
         box.setTextFormat(Qt.TextFormat.PlainText)
         fields = ", ".join(sorted(self.detail.edited_fields()))
         box.setText(f"The edit of {fields} is not applied yet.")
-        box.setInformativeText("Apply it, discard it, or stay on this memory?")
+        box.setInformativeText(question)
         box.setStandardButtons(QMessageBox.StandardButton.Apply
                                | QMessageBox.StandardButton.Discard
                                | QMessageBox.StandardButton.Cancel)
@@ -239,8 +300,11 @@ class BrowserView(DeskView):
         answer = box.exec()
         if answer == QMessageBox.StandardButton.Apply:
             self.detail.request_apply()
+            return not self.detail.has_unsaved()
+        if answer == QMessageBox.StandardButton.Discard:
+            self.detail.reload()
             return True
-        return answer == QMessageBox.StandardButton.Discard
+        return False
 
     def _select_quietly(self, memory_id: str) -> None:
         row = self.model.row_of(memory_id)
@@ -260,7 +324,7 @@ class BrowserView(DeskView):
 
     def open_memory(self, memory_id: str) -> None:
         shown = self.detail.record
-        if shown is not None and shown.id != memory_id and not self._leave_edit():
+        if shown is not None and shown.id != memory_id and not self.leave_edit():
             return
         row = self.model.row_of(memory_id)
         if row is not None:

@@ -278,6 +278,12 @@ class BrowserModel(QAbstractTableModel):
             return float(getattr(row, key))
         if role == LowRole and key == "confidence":
             return row.confidence < self.low_confidence
+        if role == Qt.ItemDataRole.FontRole and row.deleted_at is not None:
+            # Deleted under a filter that hides deleted rows (until the next query): struck
+            # through, so it does not read as one of the list's living memories.
+            font = QFont()
+            font.setStrikeOut(True)
+            return font
         if role == Qt.ItemDataRole.ForegroundRole and row.status is not Status.ACTIVE:
             return QGuiApplication.palette().color(QPalette.ColorRole.PlaceholderText)
         if role == Qt.ItemDataRole.FontRole and row.status is Status.ARCHIVED:

@@ -28,10 +28,7 @@ from PySide6.QtGui import (
     QTextOption,
 )
 from PySide6.QtWidgets import (
-    QApplication,
     QComboBox,
-    QDialog,
-    QDialogButtonBox,
     QDoubleSpinBox,
     QFormLayout,
     QFrame,
@@ -54,6 +51,8 @@ from memdesk.core.store.query import Status
 from memdesk.core.store.records import EventRecord, MemoryRecord
 from memdesk.core.taxonomy import Layer, MemoryType
 from memdesk.ui.browse.episode_panel import EpisodePanel
+from memdesk.ui.browse.text_viewer import TextViewer
+from memdesk.ui.desk.memory_text_edit import MemoryTextEdit
 from memdesk.ui.desk.table_model import read_only_table
 from memdesk.ui.desk.text import (
     display_lines,
@@ -62,42 +61,12 @@ from memdesk.ui.desk.text import (
     hidden_count,
     plain_label,
     reveal,
-    reveal_composed,
     tooltip_text,
 )
 from memdesk.ui.sweep.learning import suggestion_text
 
 IdRole = Qt.ItemDataRole.UserRole
 TEXT_PREVIEW_CHARS = 4000  # what the form shows of a longer text
-VIEW_LINE_CHARS = 1000  # the "show all" viewer's longest display line
-
-
-class TextViewer(QDialog):
-    """Read-only view of a whole long text (display lines broken, hidden characters
-    shown as ⟨U+XXXX⟩, the text unchanged; Copy copies the stored text exactly)."""
-
-    def __init__(self, title: str, text: str, parent: QWidget | None = None) -> None:
-        super().__init__(parent)
-        self.setWindowTitle(reveal_composed(title).replace("\n", " "))  # plain text
-        self.resize(900, 640)
-        self.original = text
-        self.view = QPlainTextEdit()
-        self.view.setReadOnly(True)
-        self.view.setPlainText(display_lines(reveal(text), VIEW_LINE_CHARS))
-        hidden = hidden_count(text)
-        shown = (f" {hidden:,} hidden or control characters are shown as ⟨U+XXXX⟩."
-                 if hidden else "")
-        note = plain_label(f"{len(text):,} characters. Lines longer than "
-                           f"{VIEW_LINE_CHARS:,} characters are broken for display only."
-                           f"{shown}")
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        copy = buttons.addButton("Copy text", QDialogButtonBox.ButtonRole.ActionRole)
-        copy.clicked.connect(lambda: QApplication.clipboard().setText(self.original))
-        buttons.rejected.connect(self.reject)
-        lay = QVBoxLayout(self)
-        lay.addWidget(note)
-        lay.addWidget(self.view, 1)
-        lay.addWidget(buttons)
 
 
 def _when(v: Any) -> str:
@@ -153,7 +122,7 @@ class DetailPane(QWidget):
         self.viewer: TextViewer | None = None
 
         self.heading = fluid(plain_label("Select a memory to see its details."))
-        self.text = QPlainTextEdit()
+        self.text = MemoryTextEdit()
         self.text.setTabChangesFocus(True)
         self.text.setMinimumHeight(70)
         self.text.setMaximumHeight(140)
@@ -174,6 +143,14 @@ class DetailPane(QWidget):
         edit = QGroupBox("Memory")
         form = QFormLayout(edit)
         form.addRow("Text", self.text)
+        # Why a paste was not taken (over the store's limit): said beside the box.
+        self.input_note = fluid(plain_label(""))
+        self.input_note.setObjectName("detail-input-note")
+        self.input_note.setStyleSheet("color: #a40000")
+        self.input_note.hide()
+        self.text.refused.connect(self._say_refused)
+        self.text.textChanged.connect(self.input_note.hide)
+        form.addRow("", self.input_note)
         self.partial_note = fluid(plain_label(""))
         self.show_all_button = QPushButton("Show all")
         self.show_all_button.clicked.connect(self.show_all_text)
@@ -283,6 +260,10 @@ class DetailPane(QWidget):
         sc.activated.connect(self.request_apply)
         self._set_enabled(False)
 
+    def _say_refused(self, message: str) -> None:
+        self.input_note.setText(message)
+        self.input_note.show()
+
     def _id_field(self) -> QPlainTextEdit:
         """The id never wraps at a space (it has none) and must never be cut: a
         read-only, selectable box that breaks it anywhere onto a second line when the
@@ -331,12 +312,14 @@ class DetailPane(QWidget):
             except NotFoundError:
                 rec = None
         self.record = rec
+        self.input_note.hide()
         self._set_enabled(rec is not None and selected == 1)
         if rec is None or selected != 1:
             self.heading.setText(
                 f"{selected:,} memories selected — bulk actions are in the Memory menu."
                 if selected > 1 else "Select a memory to see its details."
             )
+            self._clear_form()
             self.chain_model.setRowCount(0)
             self.history_model.setRowCount(0)
             self.id_field.clear()
@@ -352,6 +335,24 @@ class DetailPane(QWidget):
 
     def reload(self) -> None:
         self.show_memory(self.record.id if self.record else None)
+
+    def _clear_form(self) -> None:
+        """No memory's values when none is shown (the last one's read as the selection's)."""
+        self.text.setReadOnly(False)
+        self.text.clear()
+        self.text_is_partial = False
+        self.partial_row.hide()
+        for box in (self.topic, self.entity, self.attribute, self.value):
+            box.clear()
+            box.setToolTip("")
+        self.type.setCurrentIndex(-1)
+        self.layer.setCurrentIndex(-1)
+        for spin in (self.importance, self.confidence):
+            spin.setSpecialValueText(" ")  # shown at the minimum: blank, not 0.000
+            spin.setValue(spin.minimum())
+        self.suggested.hide()
+        for lab in self.facts.values():
+            lab.setText("—")
 
     def _fill_form(self, rec: MemoryRecord) -> None:
         self.text_is_partial = len(rec.text) > TEXT_PREVIEW_CHARS
@@ -370,6 +371,8 @@ class DetailPane(QWidget):
         self.type.setCurrentText(rec.type)
         self.layer.setCurrentIndex(max(0, self.layer.findData(rec.layer or "")))
         self.topic.setText(rec.topic or "")
+        for spin in (self.importance, self.confidence):
+            spin.setSpecialValueText("")
         self.importance.setValue(rec.importance)
         self.suggested.setText(suggestion_text(self.store, rec.id))
         self.suggested.setVisible(bool(self.suggested.text()))

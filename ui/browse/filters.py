@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 
 from memdesk.core.store.query import MemoryFilter, Status
 from memdesk.core.taxonomy import LOW_CONFIDENCE, Layer, MemoryType
+from memdesk.ui.desk.flow_layout import FlowLayout
 from memdesk.ui.desk.text import list_entry, one_line, tooltip_text
 
 DEBOUNCE_MS = 200
@@ -187,16 +188,20 @@ class FilterBar(QWidget):
         top.addWidget(self.search, 1)
         top.addWidget(self.agent)  # here: the second row is as wide as a window may be
         top.addWidget(clear)
-        row = QHBoxLayout()
-        row.setContentsMargins(0, 0, 0, 0)
+        # The pickers wrap onto a second line in a narrow window (1024 px) instead of
+        # setting the window's minimum width; the date range wraps as one.
+        row = FlowLayout()
         for w in (self.type, self.layer, self.topic, self.user, self.importance,
                   self.confidence, self.status):
             row.addWidget(w)
-        row.addWidget(QLabel("Created"))
-        row.addWidget(self.date_from)
-        row.addWidget(QLabel("–"))
-        row.addWidget(self.date_to)
-        row.addStretch(1)
+        dates = QWidget()
+        dl = QHBoxLayout(dates)
+        dl.setContentsMargins(0, 0, 0, 0)
+        dl.addWidget(QLabel("Created"))
+        dl.addWidget(self.date_from)
+        dl.addWidget(QLabel("–"))
+        dl.addWidget(self.date_to)
+        row.addWidget(dates)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addLayout(top)

@@ -8,7 +8,7 @@ from memdesk.core.store.records import Changed, Changes
 from memdesk.core.store.summary import StoreSummary, summarize
 from memdesk.ui.desk.actions import Desk
 from memdesk.ui.desk.ops import LatestTask
-from memdesk.ui.desk.text import plain_label
+from memdesk.ui.desk.text import count_of, plain_label
 from memdesk.ui.desk.view import DeskView
 
 
@@ -51,7 +51,7 @@ class OverviewView(DeskView):
             form.addRow(plain_label(k or "(none)"), plain_label(f"{v:,}"))
 
     def _show(self, summary: StoreSummary) -> None:
-        self.heading.setText(f"{summary.total:,} memories in this store")
+        self.heading.setText(f"{count_of(summary.total, 'memory', 'memories')} in this store")
         self._fill(self.status_box, summary.by_status)
         self._fill(self.type_box, summary.by_type)
         self._fill(self.layer_box, summary.by_layer)

@@ -45,7 +45,7 @@ from memdesk.ui.contradictions.models import ContradictionQueueModel
 from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.columns import capped_columns
 from memdesk.ui.desk.queue_view import QueueView
-from memdesk.ui.desk.text import elide, fluid, isolate, plain_label, reveal
+from memdesk.ui.desk.text import count_of, elide, fluid, isolate, plain_label, reveal
 
 KEYS = ("Enter accept suggestion · 1–9 keep that card · B keep all (not a contradiction) · "
         "E edit then keep · M merge · U undo · ↑↓ / J K move · R rescan")
@@ -189,7 +189,9 @@ class ContradictionsView(QueueView):
         host.addStretch(1)  # cards keep their natural height, top-aligned
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
-        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        # Two cards side by side are wider than a 1024 px window leaves them: scroll
+        # sideways rather than cut the second card off.
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAsNeeded)
         scroll.setWidget(self.cards_host)
         scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         scroll.setFrameShape(QFrame.Shape.NoFrame)
@@ -214,7 +216,7 @@ class ContradictionsView(QueueView):
         split.addWidget(left)
         split.addWidget(right)
         split.setStretchFactor(1, 2)
-        split.setSizes([560, 840])
+        split.setSizes([460, 940])  # the cards and their keys need the width more
         QVBoxLayout(self).addWidget(split)
 
     # -- scanning ---------------------------------------------------------------------
@@ -235,7 +237,9 @@ class ContradictionsView(QueueView):
     def _update_count(self) -> None:
         n = self.model.rowCount()
         corr = sum(1 for i in range(n) if (g := self.model.row_at(i)) and g.kind == "correction")
-        self.count.setText(f"{n:,} open contradiction group(s), {corr:,} unlinked correction(s)")
+        self.count.setText(
+            f"{count_of(n, 'open contradiction group', 'open contradiction groups')}, "
+            f"{count_of(corr, 'unlinked correction', 'unlinked corrections')}")
 
     # -- selection and cards ----------------------------------------------------------
     def _select(self, row: int) -> None:

@@ -33,6 +33,7 @@ from memdesk.ui.delta.diff_view import DiffView
 from memdesk.ui.delta.models import QueueModel
 from memdesk.ui.delta.sources import SourcesPanel
 from memdesk.ui.desk.actions import Desk, Op
+from memdesk.ui.desk.flow_layout import FlowLayout
 from memdesk.ui.desk.ops import LatestTask
 from memdesk.ui.desk.text import elide, plain_label
 from memdesk.ui.desk.view import DeskView
@@ -98,10 +99,10 @@ class DriftView(DeskView):
         self.undo_button.clicked.connect(self.undo_review)
         self.action_message = plain_label("")
         self.action_message.setWordWrap(True)
-        actions = QHBoxLayout()
+        actions = FlowLayout()  # wraps in a narrow window instead of widening it
         for b in (self.accept_button, self.dampen_button, self.reject_button):
             actions.addWidget(b)
-        actions.addWidget(self.note, 1)
+        actions.addWidget(self.note, stretch=True)
         actions.addWidget(self.investigated_button)
         actions.addWidget(self.undo_button)
 

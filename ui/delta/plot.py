@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
-from PySide6.QtGui import QColor, QPen
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QImage, QPainter, QPen
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from memdesk.core.delta.snapshots import SnapshotSeries
@@ -58,6 +58,8 @@ def tick_labels(times: list[datetime | None]) -> list[str]:
         last = text or last
     return out
 
+
+EXPORT_WIDTH = 1800  # px of an exported plot (the widget is often half that)
 
 class IndexDateAxis(pg.AxisItem):  # type: ignore[misc]  # pyqtgraph has no types: AxisItem is Any
     """Bottom axis: x is a snapshot index; ticks are labelled with that snapshot's time."""
@@ -234,17 +236,38 @@ class SnapshotPlot(QWidget):
 
     def export_png(self, path: str | Path) -> None:
         """The plot as a picture for a report: with a title saying what it shows, and
-        without the hover cursor (the operator's mouse is not part of the data)."""
+        without the hover cursor (the operator's mouse is not part of the data).
+
+        The title is drawn in a band above the exported plot, not as the plot's own
+        title: that one takes its room only when the layout runs again, and exported
+        at once it came out cut in half.  The picture is ``EXPORT_WIDTH`` wide at the
+        least (a report's size, not the widget's)."""
         from pyqtgraph.exporters import ImageExporter
 
         pi = self.plot.getPlotItem()
         hover_was = self.hover_line.isVisible()
         self.hover_line.setVisible(False)
-        pi.setTitle(html.escape(self.export_title()), color="k", size="11pt")  # HTML label
         try:
             exporter = ImageExporter(pi)
-            exporter.parameters()["width"] = max(800, self.plot.width())
-            exporter.export(str(path))
+            exporter.parameters()["width"] = max(EXPORT_WIDTH, self.plot.width())
+            body = exporter.export(toBytes=True)
         finally:
-            pi.setTitle(None)
             self.hover_line.setVisible(hover_was)
+        assert isinstance(body, QImage)  # what toBytes gives
+        font = QFont(self.font())
+        font.setPixelSize(max(18, body.width() // 70))
+        band = QFontMetrics(font).height() * 2
+        out = QImage(body.width(), body.height() + band, QImage.Format.Format_ARGB32)
+        out.fill(QColor("white"))
+        painter = QPainter(out)
+        try:
+            painter.setFont(font)
+            painter.setPen(QColor("black"))
+            # Plain text: a goal's markup or override is drawn as the characters it is.
+            painter.drawText(QRectF(0, 0, out.width(), band), Qt.AlignmentFlag.AlignCenter,
+                             self.export_title())
+            painter.drawImage(0, band, body)
+        finally:
+            painter.end()
+        if not out.save(str(path)):
+            raise OSError(f"could not write {path}")

@@ -29,7 +29,7 @@ from memdesk.ui.delta.diff_view import DiffView
 from memdesk.ui.delta.plot import SnapshotPlot
 from memdesk.ui.desk.actions import Desk
 from memdesk.ui.desk.ops import LatestTask, TaskState
-from memdesk.ui.desk.text import elide, plain_label
+from memdesk.ui.desk.text import count_of, elide, plain_label
 from memdesk.ui.desk.view import DeskView
 
 
@@ -73,8 +73,9 @@ class SnapshotsView(DeskView):
         split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(self.plot)
         split.addWidget(self.diff_view)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        # Halves: 3:2 left the diff's table five rows at 1280×700.
+        split.setStretchFactor(0, 1)
+        split.setStretchFactor(1, 1)
         lay = QVBoxLayout(self)
         lay.addLayout(bar)
         lay.addWidget(split, 1)
@@ -111,7 +112,8 @@ class SnapshotsView(DeskView):
     def _show_series(self, series: SnapshotSeries) -> None:
         self.plot.set_series(series, self.threshold)
         flagged = sum(1 for s in series.status if s in ("suspicious", "dangerous"))
-        self.info.setText(f"{len(series):,} snapshots, {flagged:,} flagged changes")
+        self.info.setText(f"{count_of(len(series), 'snapshot', 'snapshots')}, "
+                          f"{count_of(flagged, 'flagged change', 'flagged changes')}")
         self.seriesLoaded.emit(series)
 
     def open_snapshot(self, index: int) -> None:
@@ -150,4 +152,9 @@ class SnapshotsView(DeskView):
         path, _ = QFileDialog.getSaveFileName(self, "Export plot", "snapshots.png",
                                               "PNG image (*.png)")
         if path:
-            self.plot.export_png(path)
+            try:
+                self.plot.export_png(path)
+            except OSError as exc:  # a folder one may not write to: said, not raised
+                self.info.setText(f"The plot was not exported: {exc}")
+                return
+            self.info.setText(f"Exported the plot to {path}.")

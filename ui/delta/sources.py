@@ -61,6 +61,17 @@ class SourcesPanel(QGroupBox):
         cfg = self.delta.config()
         self.model.set_rows(cfg.sources, cfg.effective_weights())
         self.table.resizeColumnsToContents()
+        # Wide enough for every column without scrolling sideways: the splitter beside
+        # the queue would otherwise give the pane only its share of a narrow window.
+        header = self.table.horizontalHeader()
+        # The columns as just sized to their contents; the last one stretches to fill,
+        # so its need is its own hint.
+        shown = [c for c in range(header.count()) if not header.isSectionHidden(c)]
+        columns = sum(header.sectionSize(c) for c in shown[:-1]) + max(
+            header.sectionSizeHint(shown[-1]), self.table.sizeHintForColumn(shown[-1]),
+            header.defaultSectionSize())  # a stretched section keeps at least that
+        self.table.setMinimumWidth(columns + 2 * self.table.frameWidth() + 4
+                                   + self.table.verticalScrollBar().sizeHint().width())
         self.normalize.blockSignals(True)
         self.normalize.setChecked(cfg.normalize_weights)
         self.normalize.blockSignals(False)

@@ -19,7 +19,7 @@ from PySide6.QtGui import QKeyEvent, QShowEvent
 from memdesk.core.store.records import Changes
 from memdesk.ui.desk.actions import Desk
 from memdesk.ui.desk.ops import LatestTask
-from memdesk.ui.desk.text import plain_label
+from memdesk.ui.desk.text import fluid, plain_label
 from memdesk.ui.desk.view import DeskView
 
 _MODIFIERS = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.AltModifier
@@ -36,7 +36,7 @@ class QueueView(DeskView):
         self._scan = LatestTask(self)
         self._scan.finished.connect(self._scanned)
         self._scan.failed.connect(lambda exc, tb: self.scan_failed(exc))
-        self.count = plain_label("Scanning…")
+        self.count = fluid(plain_label("Scanning…"))  # wraps: never widens its pane
 
     # -- what a queue says ------------------------------------------------------------
     def scan_job(self) -> Callable[[Any], Any]:
@@ -82,6 +82,13 @@ class QueueView(DeskView):
             self._select(self.current_row() + 1)
         elif key in (Qt.Key.Key_Up, Qt.Key.Key_K):
             self._select(self.current_row() - 1)
+        elif key == Qt.Key.Key_Home:
+            self._select(0)
+        elif key == Qt.Key.Key_End:  # the views' _select keeps the row within the queue
+            self._select(2**31 - 1)
+        elif key in (Qt.Key.Key_PageDown, Qt.Key.Key_PageUp):
+            step = 10 if key == Qt.Key.Key_PageDown else -10
+            self._select(max(0, self.current_row() + step))
         elif key in (Qt.Key.Key_R, Qt.Key.Key_F5):
             self.rescan()
         elif key == Qt.Key.Key_U:

@@ -40,3 +40,8 @@ class DeskWindow(QMainWindow):
     def sidebar_item(self, key: str) -> QStandardItem | None:
         """The sidebar's top-level item of view ``key`` (None if it has none)."""
         raise NotImplementedError
+
+    def confirm_leave(self, question: str) -> bool:
+        """Whether the open store may be left (another store, a restore, quitting): asks
+        about an edit typed and not applied; False when the operator cancels."""
+        raise NotImplementedError

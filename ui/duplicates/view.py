@@ -33,14 +33,19 @@ from PySide6.QtWidgets import (
 
 from memdesk.core.curation.duplicates import Cluster, Duplicates, Outcome
 from memdesk.core.store.records import Changed, Changes
-from memdesk.core.write.duplicates import DEFAULT_THRESHOLD, MAX_THRESHOLD, MIN_THRESHOLD
+from memdesk.core.write.duplicates import (
+    AGREE_MARGIN,
+    DEFAULT_THRESHOLD,
+    MAX_THRESHOLD,
+    MIN_THRESHOLD,
+)
 from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.empty import EmptyNote
 from memdesk.ui.desk.queue_view import QueueView
-from memdesk.ui.desk.text import elide, fluid, isolate, plain_label, tooltip_text
+from memdesk.ui.desk.text import count_of, elide, fluid, isolate, plain_label, tooltip_text
 
 KEYS = ("Enter / M merge into the chosen memory · N not duplicates · 1–9 choose the one "
-        "to keep · ↑↓ / J K move · R rescan · U undo")
+        "to keep · ↑↓ / J K move · Home / End first / last · R rescan · U undo")
 EMPTY = ("No duplicates at similarity {t:.2f}.\n\nMemories of one user that say the same "
          "thing (the same text once case, spacing and punctuation are ignored, or vectors "
          "at least this similar, stating the same value) are listed here to merge. Lower "
@@ -64,6 +69,7 @@ class DuplicatesView(QueueView):
         self.cluster: Cluster | None = None
         self.keep_id: str | None = None
         self._follow_store = True  # the box shows the store's threshold until edited
+        self.scanned_at = DEFAULT_THRESHOLD  # the threshold of the clusters shown
 
         self.threshold = QDoubleSpinBox(minimum=MIN_THRESHOLD, maximum=MAX_THRESHOLD,
                                         singleStep=0.01, decimals=2, value=DEFAULT_THRESHOLD)
@@ -81,6 +87,9 @@ class DuplicatesView(QueueView):
         self.save_threshold.clicked.connect(self.store_threshold)
         self.queue = QListWidget()
         self.queue.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # keys belong to the view
+        # A cluster is two lines (who, what): rows apart and lined, so each reads as one.
+        self.queue.setAlternatingRowColors(True)
+        self.queue.setSpacing(2)
         self.queue.currentRowChanged.connect(self._load)
         self.empty = EmptyNote(self.queue, EMPTY.format(t=DEFAULT_THRESHOLD), "duplicatesEmpty")
 
@@ -167,17 +176,21 @@ class DuplicatesView(QueueView):
             self.threshold.blockSignals(False)
         keep = self.cluster.members[-1].id if self.cluster else None
         self.clusters = clusters
+        self.scanned_at = threshold
         self.queue.blockSignals(True)
         self.queue.clear()
         for c in clusters:
             new = " · new write" if c.flagged else ""
-            item = QListWidgetItem(f"{isolate(c.user_id)} · {len(c.members)} memories{new}\n"
+            item = QListWidgetItem(f"{isolate(c.user_id)} · "
+                                   f"{count_of(len(c.members), 'memory', 'memories')}{new}\n"
                                    f"{elide(c.members[0].text, 80)}")
             item.setToolTip(tooltip_text(c.members[0].text))
             self.queue.addItem(item)
         self.queue.blockSignals(False)
         n = len(clusters)
-        self.count.setText(f"{n:,} cluster(s) at similarity ≥ {threshold:.2f}")
+        self.count.setText(f"{count_of(n, 'cluster', 'clusters')} at similarity ≥ "
+                           f"{threshold:.2f} (≥ {threshold - AGREE_MARGIN:.2f} for two "
+                           "memories that state the same value)")
         self.empty.set_visible(n == 0, EMPTY.format(t=threshold))
         row = next((i for i, c in enumerate(clusters) if keep in c.member_ids), -1)
         self._select(row if row >= 0 else self._resume_row)
@@ -234,9 +247,19 @@ class DuplicatesView(QueueView):
         self.pairs.setRowCount(len(c.pairs))
         for i, p in enumerate(c.pairs):
             cos = "same text" if p.same_text else f"{p.cosine:.3f}"
+            why = ""
+            if not p.same_text and p.cosine is not None and p.cosine < self.scanned_at:
+                # Joined below the box's threshold: say why, or it reads as a bug.
+                cos += " · same value"
+                why = (f"Below {self.scanned_at:.2f}, joined because both state the same "
+                       f"value (entity, attribute and value agree): such pairs join from "
+                       f"{self.scanned_at - AGREE_MARGIN:.2f}.")
             self.pairs.setItem(i, 0, _item(elide(texts[p.a], 120)))
             self.pairs.setItem(i, 1, _item(elide(texts[p.b], 120)))
-            self.pairs.setItem(i, 2, _item(cos))
+            cell = _item(cos)
+            if why:
+                cell.setToolTip(why)
+            self.pairs.setItem(i, 2, cell)
         self._mark_keep()
 
     def _mark_keep(self) -> None:
@@ -283,7 +306,8 @@ class DuplicatesView(QueueView):
         service = self.service
         self._act(f"Merge duplicates of {isolate(c.user_id)}",
                   lambda st: service.merge_cluster(c, keep),
-                  f"Merged {len(c.members) - 1} duplicate(s) into the one kept.")
+                  f"Merged {count_of(len(c.members) - 1, 'duplicate', 'duplicates')} "
+                  "into the one kept.")
 
     def dismiss(self) -> None:
         c = self.cluster

@@ -15,6 +15,7 @@ Private state: ``_worker``/``_thread`` (the running worker), ``_counts`` (the po
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
@@ -35,9 +36,13 @@ EMBED = "Embed missing vectors"
 
 
 def embed_missing(desk: Desk, parent: QWidget | None = None,
-                  stop: threading.Event | None = None) -> QProgressDialog | None:
+                  stop: threading.Event | None = None, *, quiet: bool = False,
+                  on_end: Callable[[], None] | None = None) -> QProgressDialog | None:
     """Backfill vectors through the desk's pipeline (off the GUI thread), with a progress
-    dialog that can cancel; returns the dialog (None when embedding is unavailable).
+    dialog that can cancel; returns the dialog (None when embedding is unavailable, or
+    ``quiet``: then the progress shows in the status bar only, as the desk's other
+    background actions do — a dialog over the view for one missing vector looked like
+    a modal wait).  ``on_end`` runs when the backfill ends, however it ends.
 
     Cancelling stops after the batch in hand; committed batches stay, so running it
     again continues where it stopped.  Failures go to the desk's one error channel, and
@@ -50,13 +55,6 @@ def embed_missing(desk: Desk, parent: QWidget | None = None,
         desk.report(EMBED, reason[:1].upper() + reason[1:] + ".")
         return None
     store = desk.store
-    dialog = QProgressDialog("Loading the embedding model…", "Cancel", 0, 0, parent)
-    dialog.setWindowTitle(EMBED)
-    dialog.setMinimumDuration(0)
-    dialog.setAutoClose(False)
-    dialog.setAutoReset(False)
-    # The backfill's own flag, not the task's: a cancelled backfill still returns its
-    # report (what it embedded is kept), which a cancelled task would drop.
     stop = stop or threading.Event()
 
     def work(state: Any) -> Any:
@@ -64,6 +62,26 @@ def embed_missing(desk: Desk, parent: QWidget | None = None,
 
         return backfill(store, progress=state.progress, cancelled=stop.is_set)
 
+    # New vectors change what retrieval finds, not a memory's fields: no undo, and the
+    # embedding pass is recorded in the store's history (core/write/embed.py).
+    def changes(_rep: Any) -> Changes:
+        return Changes(kinds=Changed.MEMORIES | Changed.HISTORY, action=acts.EMBED)
+
+    if quiet:
+        def ended(_r: object = None) -> None:
+            if on_end is not None:
+                on_end()
+
+        desk.run(Op(EMBED, work, ended, undoable=False, background=True, changes=changes,
+                    on_error=ended))
+        return None
+    dialog = QProgressDialog("Loading the embedding model…", "Cancel", 0, 0, parent)
+    dialog.setWindowTitle(EMBED)
+    dialog.setMinimumDuration(0)
+    dialog.setAutoClose(False)
+    dialog.setAutoReset(False)
+    # The backfill's own flag (``stop``), not the task's: a cancelled backfill still
+    # returns its report (what it embedded is kept), which a cancelled task would drop.
     def progress(done: int, total: int) -> None:
         dialog.setMaximum(max(total, 1))
         dialog.setValue(done)
@@ -72,6 +90,8 @@ def embed_missing(desk: Desk, parent: QWidget | None = None,
     def finish() -> None:
         desk.progress.disconnect(progress)
         dialog.close()
+        if on_end is not None:
+            on_end()
 
     def done(rep: Any) -> None:
         dialog.setLabelText(f"Embedded {rep.embedded:,} memories with {rep.model}.")
@@ -80,11 +100,7 @@ def embed_missing(desk: Desk, parent: QWidget | None = None,
     desk.progress.connect(progress)
     dialog.canceled.connect(stop.set)
     dialog.show()
-    # New vectors change what retrieval finds, not a memory's fields: no undo, and the
-    # embedding pass is recorded in the store's history (core/write/embed.py).
-    desk.run(Op(EMBED, work, done, undoable=False, background=True,
-                changes=lambda _rep: Changes(kinds=Changed.MEMORIES | Changed.HISTORY,
-                                             action=acts.EMBED),
+    desk.run(Op(EMBED, work, done, undoable=False, background=True, changes=changes,
                 on_error=lambda _message: finish()))
     return dialog
 
@@ -103,6 +119,7 @@ class WriteService(QObject):
         self._thread: threading.Thread | None = None
         self.counts: dict[str, int] = {}
         self.last_embed: QProgressDialog | None = None
+        self.embedding = False  # a backfill runs (with a dialog or quietly)
         self._embed_stop = threading.Event()
 
         self.label = QLabel("Jobs: —")
@@ -132,12 +149,18 @@ class WriteService(QObject):
 
         del built_now
         if embeddings.unavailable_reason() is None and missing_count(self.desk.store) > 0:
-            self.embed()
+            # Quietly: the status bar says it; no dialog over a view that is usable.
+            self.embed(quiet=True)
 
-    def embed(self) -> QProgressDialog | None:
+    def embed(self, quiet: bool = False) -> QProgressDialog | None:
         self._embed_stop = threading.Event()  # set by Cancel, or when the window closes
-        self.last_embed = embed_missing(self.desk, self.window, self._embed_stop)
+        self.embedding = True
+        self.last_embed = embed_missing(self.desk, self.window, self._embed_stop,
+                                        quiet=quiet, on_end=self._embed_ended)
         return self.last_embed
+
+    def _embed_ended(self) -> None:
+        self.embedding = False
 
     # -- counts -------------------------------------------------------------------
     def refresh_counts(self) -> None:

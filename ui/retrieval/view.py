@@ -92,6 +92,12 @@ def _rank(h: Any, channel: str) -> str:
     return "" if r is None else f"#{r}"
 
 
+def desk_words(line: str) -> str:
+    """The retriever's note, which names the CLI's command, as the desk's own: the
+    command that does it here is a menu item."""
+    return line.replace("run `memdesk embed`",
+                        "File → Embed missing vectors…, Ctrl+Shift+V")
+
 class RetrievalView(DeskView):
     """The inspector.  ``open_memory(id)`` asks the window to show a memory.
 
@@ -329,10 +335,11 @@ class RetrievalView(DeskView):
                  "injected" if res.injected else f"{found} (injection skipped)",
                  f"{floor} below the relevance floor, {div} held back by the two-per-week rule",
                  f"channels: {', '.join(res.channels)}", f"{res.duration_ms:.0f} ms"]
-        self.status.setText(" · ".join(parts) + "".join(f"\nnote: {n}" for n in res.notes))
+        self.status.setText(" · ".join(parts)
+                            + "".join(f"\nnote: {desk_words(n)}" for n in res.notes))
         for c, m in self.channel_models.items():
             m.setRowCount(0)
-            why = res.empty_channels.get(c)
+            why = desk_words(res.empty_channels.get(c) or "")
             self.channel_notes[c].set_visible(bool(why), f"Nothing ranked: {why}.")
             for h in res.per_channel.get(c, []):
                 score = {"fts": h.keyword_share, "vector": h.cosine}.get(c)

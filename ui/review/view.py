@@ -35,6 +35,7 @@ from memdesk.core.guard.review import HeldItem, Review
 from memdesk.core.store.records import Changed, Changes
 from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.columns import capped_columns
+from memdesk.ui.desk.empty import EmptyNote
 from memdesk.ui.desk.ops import LatestTask
 from memdesk.ui.desk.table_model import Index, RowsTableModel
 from memdesk.ui.desk.text import (
@@ -53,6 +54,14 @@ LANES = (("all", "All held"), ("secrets", "Secrets lane"), ("guard", "Guard's ot
 MAX_SHOWN_CHARS = 20_000
 _DISPLAY = Qt.ItemDataRole.DisplayRole
 _TIP = Qt.ItemDataRole.ToolTipRole
+
+
+# What the empty inbox is for: an empty table alone read as a view that never works.
+EMPTY = ("Nothing is waiting for review.\n\nAn agent's write lands here when the "
+         "poisoning guard holds it: text that reads like an instruction to the agent "
+         "(\"ignore all previous instructions\"), a link to follow, hidden characters, or "
+         "an attempt to overwrite a memory the operator curated. Approve, edit or reject "
+         "each one; nothing held reaches the agents until it is approved.")
 
 
 class HeldModel(RowsTableModel[HeldItem]):
@@ -219,6 +228,7 @@ class ReviewView(DeskView):
         self.table.setWordWrap(False)  # a wrapped date or rule list was cut mid-line
         capped_columns(self.table, {0: 17, 1: 14, 2: 30, 3: 26}, stretch=4)
         self.table.installEventFilter(self)
+        self.empty = EmptyNote(self.table, EMPTY, "review-empty")
         self.table.selectionModel().currentRowChanged.connect(
             lambda cur, _prev: self.card.show_item(self.model.row_at(cur.row())))
         self.title = plain_label()
@@ -250,8 +260,9 @@ class ReviewView(DeskView):
         self.model.set_rows(items)
         n = len(items)
         where = "" if self.lane.currentData() == "all" else f" ({self.lane.currentText()})"
-        self.title.setText(f"{n} held for review{where}" if n
+        self.title.setText(f"{n:,} held for review{where}" if n
                            else f"Nothing is waiting for review{where}")
+        self.empty.set_visible(n == 0)
         if n:
             self.table.selectRow(min(self._want_row, n - 1))
         else:

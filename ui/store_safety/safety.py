@@ -371,7 +371,8 @@ class StoreSafety(QObject):
         label, ok = QInputDialog.getItem(self.window, "Restore a backup",
                                          "Replace the store with this backup (the current "
                                          "file is kept aside):", labels, 0, False)
-        if ok:
+        # The restore reopens the store: an edit not applied yet is asked about first.
+        if ok and self.window.confirm_leave("Apply it, discard it, or keep this store?"):
             self.restore(path, backups[labels.index(label)].path)
 
     def restore(self, path: Path, backup: Path) -> None:
@@ -396,7 +397,7 @@ class StoreSafety(QObject):
         try:
             report = restore(path, backup, checked=checked)
         except MemdeskError as exc:
-            window.open_path(path)  # the store as it was, its worker restarted
+            window.open_path(path, ask=False)  # the store as it was, worker restarted
             self._say("Restore", str(exc), error=True)
             return
         finally:
@@ -404,7 +405,7 @@ class StoreSafety(QObject):
         self._restored(report)
 
     def _restored(self, report: Any) -> None:
-        self.window.open_path(report.store)
+        self.window.open_path(report.store, ask=False)
         self.restored.emit(report)  # the recall checks run against it (ui/checks/watch.py)
         aside = f" The previous file was kept as {report.set_aside}." if report.set_aside else ""
         self._say("Restore", f"Restored from {report.backup}.{aside}")

@@ -10,15 +10,17 @@ from functools import partial
 from typing import Any
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QPushButton
+from PySide6.QtWidgets import QPushButton
 
+from memdesk.ui.desk.flow_layout import FlowLayout
 from memdesk.ui.desk.text import plain_label
 
 
-def decision_buttons(review: Any) -> tuple[QHBoxLayout, dict[str, QPushButton]]:
+def decision_buttons(review: Any) -> tuple[FlowLayout, dict[str, QPushButton]]:
     """A row of buttons for ``review`` (the sweep's review pane: ``view.decide``,
-    ``view.undo``, ``view.pause`` and its ``note`` field)."""
-    row = QHBoxLayout()
+    ``view.undo``, ``view.pause`` and its ``note`` field).  The row wraps in a narrow
+    window (a one-line row made the window at least 1,070 px wide)."""
+    row = FlowLayout()
     made: dict[str, QPushButton] = {}
 
     def button(name: str, text: str, tip: str, fn: Callable[[], object]) -> None:
@@ -35,7 +37,6 @@ def decision_buttons(review: Any) -> tuple[QHBoxLayout, dict[str, QPushButton]]:
 
     button("keep", "Keep  (K)", "Keep the importance as it is",
            lambda: review.view.decide("keep"))
-    row.addSpacing(8)
     row.addWidget(plain_label("Importance:"))
     for d in range(1, 11):
         value = d / 10
@@ -43,12 +44,10 @@ def decision_buttons(review: Any) -> tuple[QHBoxLayout, dict[str, QPushButton]]:
         button(b_name, f"{value:.1f}", f"Revalue to {value:.1f} (key {d % 10})",
                partial(review.view.decide, "revalue", value))
         made[b_name].setMaximumWidth(made[b_name].fontMetrics().horizontalAdvance("0.00") + 18)
-    row.addSpacing(8)
     button("skip", "Skip  (S)", "Decide later: skip this item",
            lambda: review.view.decide("skip"))
     button("note", "Note…  (N)", "Write a note for the next decision", note)
     button("undo", "Undo  (U)", "Undo the latest decision", lambda: review.view.undo())
     button("pause", "Pause  (Esc)", "Pause the sweep (resume it later)",
            lambda: review.view.pause())
-    row.addStretch(1)
     return row, made

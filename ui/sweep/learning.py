@@ -55,13 +55,16 @@ def _cell(s: Share) -> str:
     return f"{s.p:.0%} ({s.lo:.0%}–{s.hi:.0%}{n}; n={s.n})"
 
 
+COMPUTING = "Computing the estimate…"
+
+
 class LearningPanel(QGroupBox):
     """The estimate and the model's state; Train runs through the desk's pipeline."""
 
     def __init__(self, view: SweepHost) -> None:
         super().__init__("What your sweeps say about the band")
         self.view = view
-        self.headline = plain_label("")
+        self.headline = plain_label(COMPUTING)  # until the first estimate is in
         self.headline.setWordWrap(True)
         self.headline.setObjectName("bandEstimate")
         self.model_state = plain_label("")
@@ -85,6 +88,9 @@ class LearningPanel(QGroupBox):
         self._task.failed.connect(lambda exc, _tb: self.headline.setText(str(exc)))
 
     def reload(self) -> None:
+        # Said at once: the first estimate with decisions loads the statistics library
+        # (seconds), and a stale or blank line read as "nothing changed".
+        self.headline.setText(COMPUTING)
         sweeps = Sweeps(self.view.store)
         self._task.start(lambda st: (sweeps.estimate(), sweeps.guidance()))
 
@@ -94,7 +100,8 @@ class LearningPanel(QGroupBox):
     def _loaded(self, result: tuple[BandEstimate, Guidance]) -> None:
         est, guidance = result
         self.headline.setText(est.headline()[0].upper() + est.headline()[1:])
-        self.model_state.setText(guidance.message)
+        # The core's line names the CLI command; here the button beside it does that.
+        self.model_state.setText(guidance.message.replace(" (memdesk sweep train)", ""))
         rows = [(f"type {k}", g) for k, g in sorted(est.by_type.items())]
         rows += [(f"source {k}", g) for k, g in sorted(est.by_source.items())]
         self.table.setRowCount(len(rows))

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSpinBox,
     QTableView,
     QVBoxLayout,
@@ -76,7 +77,15 @@ class SweepStartPage(QWidget):
         band.addWidget(self.lo)
         band.addWidget(QLabel("to"))
         band.addWidget(self.hi)
+        band.addStretch(1)
         form = QFormLayout()
+        # Fields at their own width (a 900 px wide "User" box read as a text area), each
+        # wide enough for what it holds.
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.FieldsStayAtSizeHint)
+        char = self.fontMetrics().averageCharWidth()
+        for w, chars in ((self.lo, 8), (self.hi, 8), (self.n, 10), (self.user, 28),
+                         (self.type, 28), (self.seed, 32), (self.guided, 10)):
+            w.setMinimumWidth(chars * char + 24)
         form.addRow("Importance band", band)
         form.addRow("Memories to review", self.n)
         form.addRow("User", self.user)
@@ -116,12 +125,29 @@ class SweepStartPage(QWidget):
 
         self.status = plain_label("")
         self.status.setWordWrap(True)
-        outer = QVBoxLayout(self)
+        # The page scrolls when the window is short (1280×700 with a frame, 1024×640)
+        # rather than squeeze the form's boxes to a few pixels.
+        body = QWidget()
+        outer = QVBoxLayout(body)
         outer.addWidget(intro)
-        outer.addWidget(new_box)
+        # The form and the sweeps to resume side by side: stacked, the page ran past
+        # the bottom of a 1280×700 window.
+        row = QHBoxLayout()
+        row.addWidget(new_box)
+        row.addWidget(resume_box, 1)
+        outer.addLayout(row, 1)  # a tall window grows the list of sweeps, not the gaps
         outer.addWidget(self.learning)
-        outer.addWidget(resume_box, 1)
         outer.addWidget(self.status)
+        # Focus given to the page (Ctrl+2) lands in the form: Enter starts the sweep.
+        self.setFocusProxy(self.n)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(body)
+        page = QVBoxLayout(self)
+        page.setContentsMargins(0, 0, 0, 0)
+        page.addWidget(scroll)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
@@ -206,7 +232,7 @@ class SweepReviewPage(QWidget):
         self.pending_note = plain_label("")
         self.status = plain_label("")
         self.status.setWordWrap(True)
-        keys = plain_label(REVIEW_KEYS)
+        keys = fluid(plain_label(REVIEW_KEYS))
         keys.setAlignment(Qt.AlignmentFlag.AlignCenter)
         buttons, self.decision_buttons = decision_buttons(self)
 

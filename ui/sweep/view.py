@@ -49,6 +49,13 @@ class SweepView(DeskView):
         for page in (self.start, self.review, self.report):
             self.stack.addWidget(page)
         QVBoxLayout(self).addWidget(self.stack)
+        # Focus given to the view (Ctrl+2) goes to the page shown: Enter then starts a
+        # sweep, and the review keys work at once.
+        self.stack.currentChanged.connect(self._focus_page)
+        self.setFocusProxy(self.start)
+        # "U or Ctrl+Z undoes it" must not outlive the undo (U, Edit → Undo alike).
+        self._undo_index = desk.undo_stack.index()
+        desk.undo_stack.indexChanged.connect(self._on_undo_index)
 
     # -- loading ----------------------------------------------------------------------
     def reload_lists(self) -> None:
@@ -121,6 +128,7 @@ class SweepView(DeskView):
         self.sweep_id = sweep_id
         self.pending_note = None
         self.review.clear_note()
+        self.review.status.setText("")  # the last sweep's messages are not this one's
         self.show_current()
 
     def pause(self) -> None:
@@ -175,3 +183,13 @@ class SweepView(DeskView):
     def undo(self) -> None:
         """U: the same as Edit → Undo (one undo history for every view)."""
         self.desk.undo_stack.undo()
+
+    def _focus_page(self, _index: int) -> None:
+        page = self.stack.currentWidget()
+        if page is not None:
+            self.setFocusProxy(page)
+
+    def _on_undo_index(self, index: int) -> None:
+        went_back, self._undo_index = index < self._undo_index, index
+        if went_back and self.stack.currentWidget() is not self.start:
+            self.review.status.setText("Undone.")

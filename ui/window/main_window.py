@@ -15,7 +15,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, QPoint, Qt, Signal, SignalInstance
-from PySide6.QtGui import QAction, QCloseEvent, QStandardItem, QStandardItemModel, QUndoStack
+from PySide6.QtGui import (
+    QAction,
+    QCloseEvent,
+    QStandardItem,
+    QStandardItemModel,
+    QUndoStack,
+)
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
@@ -47,6 +53,7 @@ from memdesk.ui.window.settings import Settings, SettingsDialog
 if TYPE_CHECKING:
     from memdesk.ui.browse.browser import BrowserView
     from memdesk.ui.window.demo_builder import DemoBuilder
+    from memdesk.ui.window.fit import ScreenFit
 
 KindRole = Qt.ItemDataRole.UserRole  # "view" | "filter" | "saved"
 KeyRole = Qt.ItemDataRole.UserRole + 1  # view key or filter name
@@ -67,6 +74,7 @@ class MainWindow(WindowMenus):
         self.views = LazyViews(self._build_view)
         self._view_actions: list[QAction] = []
         self._builder: DemoBuilder | None = None
+        self._fit: ScreenFit | None = None
 
         self.sidebar_model = QStandardItemModel(self)
         self.sidebar = QTreeView()
@@ -74,7 +82,7 @@ class MainWindow(WindowMenus):
         self.sidebar.setModel(self.sidebar_model)
         self.sidebar.setHeaderHidden(True)
         self.sidebar.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.sidebar.setMinimumWidth(170)
+        self.sidebar.setMinimumWidth(140)  # with the views', the window fits 1024 px
         self.sidebar.setMaximumWidth(260)
         self.sidebar.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.sidebar.customContextMenuRequested.connect(self._sidebar_menu)
@@ -105,6 +113,9 @@ class MainWindow(WindowMenus):
         self._counts.failed.connect(lambda exc, _tb: self.counts_label.setText("counts: —"))
         self._ollama = LatestTask(self)
         self._ollama.finished.connect(self._show_ollama)
+        from memdesk.ui.window.outside_changes import OutsideChanges
+
+        self.outside = OutsideChanges(lambda: self.store, self.refresh_counts, self)
         # The write path: job worker thread, job counts, vector backfill.
         self.write_service = WriteService(self.desk, self)
         self.statusBar().addPermanentWidget(self.write_service.label)
@@ -305,11 +316,21 @@ class MainWindow(WindowMenus):
             self.show_view(BROWSE)
 
     # -- stores -------------------------------------------------------------------
+    def confirm_leave(self, question: str) -> bool:
+        if not self.views.is_built(BROWSE):  # no pane, so no edit
+            return True
+        browser = self.browser()
+        return browser is None or browser.leave_edit(question)
+
     def show_error(self, title: str, message: str) -> None:
         error_box(self, title, message).exec()
 
-    def open_path(self, path: str | Path, *, create: bool = False) -> bool:
-        """Open the store at ``path`` and switch to it; a dialog (not a traceback) if not."""
+    def open_path(self, path: str | Path, *, create: bool = False, ask: bool = True) -> bool:
+        """Open the store at ``path`` and switch to it; a dialog (not a traceback) if not.
+        An edit not applied yet is asked about first (``ask``; not when the open store
+        is already closed, as after a restore); False when the operator stays."""
+        if ask and not self.confirm_leave("Apply it, discard it, or stay in this store?"):
+            return False
         try:
             store = open_store(path, create=create)
         except MemdeskError as exc:
@@ -346,16 +367,25 @@ class MainWindow(WindowMenus):
     def open_demo(self) -> None:
         from memdesk.ui.window.demo_builder import DemoBuilder
 
+        # Asked before the build, not after it: the operator's answer must not wait
+        # for a minute of generating.
+        if not self.confirm_leave("Apply it, discard it, or stay in this store?"):
+            return
         self._builder = DemoBuilder(self, self.demo_path)
         self._builder.ready.connect(self._open_built_demo)
         self._builder.failed.connect(lambda msg: self.show_error("Demo store", msg))
         self._builder.start()
 
     def edit_settings(self) -> None:
-        host = self.settings.ollama_host
+        host, low = self.settings.ollama_host, self.settings.low_confidence
         dlg = SettingsDialog(self.settings, self)
         if dlg.exec():
-            self._fill_sidebar()
+            if self.settings.low_confidence != low:  # the built-in filters' names change
+                shown = self.sidebar.currentIndex()
+                kind, key = shown.data(KindRole), shown.data(KeyRole)
+                self._fill_sidebar()  # selects Browse: the operator stays where they were
+                if kind == "view":
+                    self.show_view(key)
             if self.settings.ollama_host != host:  # the operator wants to know about it
                 self.check_services()
             self.write_service.start_worker()  # the Ollama host may have changed
@@ -405,6 +435,7 @@ class MainWindow(WindowMenus):
             shutdown(view, msecs)
         self._counts.wait(msecs)
         self._ollama.wait(msecs)
+        self.outside.wait(msecs)
         self.review.wait(msecs)
         self.write_service.wait_idle(msecs)
         if hasattr(self, "safety"):  # a backup or check in flight
@@ -412,9 +443,22 @@ class MainWindow(WindowMenus):
         if hasattr(self, "checks_watch"):
             self.checks_watch.wait(msecs)
 
+    def fit_to_screen(self) -> None:
+        """Fit the screen's free room, frame included, now and once the window manager
+        has framed the window (the app calls it when it shows the window)."""
+        from memdesk.ui.window.fit import ScreenFit
+
+        self._fit = ScreenFit(self)
+        self._fit.start()
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.isVisible() and not self.confirm_leave("Apply it, discard it, or keep "
+                                                       "memdesk open?"):
+            event.ignore()
+            return
         self.settings.sync()
         self.review.stop()  # no poll may start after this
+        self.outside.stop()
         # A backfill (the new demo's vectors) stops after the batch in hand; loading the
         # model cannot be interrupted, so wait for it rather than let the thread outlive
         # the window (Qt aborts the process when a pool thread raises at exit).

@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QMenu
+from PySide6.QtWidgets import QMenu, QWidget
 
 from memdesk.core.store.records import Changes
 from memdesk.ui.desk.view import View
@@ -74,8 +75,8 @@ class WindowMenus(DeskWindow):
         file = bar.addMenu("&File")
         self.open_action = self._action(file, "Open store…", QKeySequence.StandardKey.Open,
                                         self.ask_open)
-        self.new_action = self._action(file, "New store…", QKeySequence.StandardKey.New,
-                                       self.ask_new)
+        # Ctrl+N is "New memory…" (Memory menu): a memory is made far more often.
+        self.new_action = self._action(file, "New store…", "Ctrl+Shift+N", self.ask_new)
         self.demo_action = self._action(file, "Open demo store", "Ctrl+Shift+D",
                                         self.open_demo)
         self.recent_menu = file.addMenu("Recent stores")
@@ -104,6 +105,9 @@ class WindowMenus(DeskWindow):
         self.delete_filter_action = self._action(edit, "Delete saved filter", "Ctrl+Shift+X",
                                                  self.delete_current_filter)
         self.memory_menu = bar.addMenu("&Memory")
+        self.new_memory_action = QAction("New memory…", self)
+        self.new_memory_action.setShortcut(QKeySequence("Ctrl+N"))
+        self.new_memory_action.triggered.connect(lambda _=False: self.ask_new_memory())
         self.view_menu = bar.addMenu("&View")
         self.refresh_action = QAction("Refresh", self)
         self.refresh_action.setShortcut(QKeySequence.StandardKey.Refresh)
@@ -147,21 +151,38 @@ class WindowMenus(DeskWindow):
                 continue
             a = QAction(spec.title, self)
             a.setShortcut(QKeySequence(spec.shortcut))
-            a.triggered.connect(lambda _=False, k=spec.key: self.show_view(k))
+            a.triggered.connect(lambda _=False, k=spec.key: self.go_to_view(k))
             self.view_menu.addAction(a)
         self.view_menu.addSeparator()
         self.view_menu.addAction(self.refresh_action)
         self.view_menu.addAction(self.sidebar_action)
 
+    def go_to_view(self, key: str) -> None:
+        """A view's shortcut (Ctrl+2): show it and give it the keyboard, so its keys
+        (Enter starts a sweep) work at once instead of going to the sidebar."""
+        self.show_view(key)
+        view = self.views[key]
+        target: QWidget = view
+        if view.focusProxy() is None:  # else its first widget that takes Tab focus
+            w = view.nextInFocusChain()
+            while w is not None and w is not view:
+                if (view.isAncestorOf(w) and w.isVisibleTo(view) and w.isEnabled()
+                        and w.focusPolicy() & Qt.FocusPolicy.TabFocus):
+                    target = w
+                    break
+                w = w.nextInFocusChain()
+        target.setFocus(Qt.FocusReason.ShortcutFocusReason)
+
     def _fill_memory_menu(self) -> None:
         """The Memory menu holds the Browse view's commands (their shortcuts work only
         while a menu or widget holds them)."""
         self.memory_menu.clear()
+        self.memory_menu.addAction(self.new_memory_action)  # from every view
+        self.memory_menu.addSeparator()
         browser = self.views.get(BROWSE)
         actions: list[QAction] = browser.view_actions() if isinstance(browser, View) else []
         for a in actions:
             self.memory_menu.addAction(a)
-        self.memory_menu.menuAction().setVisible(browser is not None)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()
@@ -172,6 +193,11 @@ class WindowMenus(DeskWindow):
             a.triggered.connect(lambda _=False, p=path: self.open_path(p, create=False))
             self.recent_menu.addAction(a)
         self.recent_menu.setEnabled(bool(self.recent_menu.actions()))
+
+    def ask_new_memory(self) -> None:
+        from memdesk.ui.browse.new_memory import ask_new_memory
+
+        ask_new_memory(self)
 
     # -- palette / help -------------------------------------------------------------
     def show_palette(self) -> None:

@@ -18,6 +18,7 @@ import math
 import os
 from pathlib import Path
 from typing import Any, SupportsFloat
+from urllib.parse import urlsplit
 
 from PySide6.QtCore import QSettings, Qt
 from PySide6.QtWidgets import (
@@ -163,6 +164,12 @@ class SettingsDialog(QDialog):
         )
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
+        self.message = plain_label("")
+        self.message.setObjectName("settings-message")
+        self.message.setWordWrap(True)
+        self.message.setStyleSheet("color: #a40000")
+        self.message.hide()
+        form.addRow(self.message)
         form.addRow(buttons)
 
     @staticmethod
@@ -182,7 +189,35 @@ class SettingsDialog(QDialog):
         if path:
             self.store_path.setText(path)
 
+    def problem(self) -> tuple[QLineEdit, str] | None:
+        """What is wrong with the form, and in which box (None: nothing)."""
+        path = self.store_path.text().strip()
+        if path and "://" not in path:  # a database URL is checked when it is opened
+            where = Path(path).expanduser()
+            if where.is_dir():
+                return self.store_path, (f"{path} is a folder; name the store's file in it "
+                                         "(e.g. memories.db).")
+            if not where.parent.is_dir():
+                return self.store_path, (f"The folder {where.parent} does not exist; "
+                                         "create it first or choose another place.")
+        host = self.ollama_host.text().strip()
+        if host:
+            url = urlsplit(host)
+            if (url.scheme not in ("http", "https") or not url.hostname
+                    or any(c.isspace() or c in "<>\"'" for c in host)):
+                return self.ollama_host, ("The Ollama host must be a web address such as "
+                                          f"{DEFAULT_OLLAMA_HOST}, not {host!r}.")
+        return None
+
     def accept(self) -> None:
+        wrong = self.problem()
+        if wrong is not None:  # said in the dialog, which stays open with the input
+            box, message = wrong
+            self.message.setText(message)
+            self.message.show()
+            box.setFocus()
+            box.selectAll()
+            return
         s = self.settings
         s.store_path = self.store_path.text().strip()
         s.ollama_host = self.ollama_host.text().strip() or DEFAULT_OLLAMA_HOST

@@ -93,3 +93,11 @@ def test_pause_and_resume_the_selected_token(qtbot, store: MemoryStore) -> None:
     assert [c.action.name for c in seen] == ["token_pause", "token_resume"]
     d.table.selectRow(1)  # the revoked one
     assert rows(d)[1][3].startswith("revoked") and not d.pause_button.isEnabled()
+
+
+def test_the_dialog_takes_the_room_the_screen_has(qtbot, store: MemoryStore) -> None:
+    d = TokensDialog(store, confirm=lambda _n: True)
+    qtbot.addWidget(d)
+    room = d.screen().availableGeometry()
+    assert d.width() >= min(1000, room.width() - 40) > 640  # not its bare minimum
+    assert d.width() <= room.width() and d.height() <= room.height()

@@ -82,3 +82,15 @@ def test_a_right_to_left_label_cannot_reverse_the_figures(qtbot, plot: SnapshotP
     assert "⟨U+202E⟩" in line[start:end]  # the override is shown, not obeyed
     assert "\u202e" not in line
     assert "risk 0.399" in line[end:]
+
+
+def test_the_exported_title_is_whole_and_the_picture_report_sized(
+        qtbot, plot: SnapshotPlot, tmp_path: Path) -> None:
+    plot.set_series(series(12), 0.6)
+    out = tmp_path / "plot.png"
+    plot.export_png(out)
+    img = QImage(str(out))
+    assert img.width() >= 1800  # not the 900 px of the widget
+    # The title's glyphs start below the top edge: a title cut in half touches it.
+    assert _dark_rows(out, range(0, 3)) == 0
+    assert _dark_rows(out, range(3, 60)) > 40

@@ -247,7 +247,8 @@ def test_hostile_text_never_renders_as_rich_text(qtbot, store: MemoryStore,
 
 # -- long texts and layout -----------------------------------------------------------------
 def test_huge_text_is_never_laid_out_whole(qtbot, store: MemoryStore, settings: Settings) -> None:
-    from memdesk.ui.browse.detail import TEXT_PREVIEW_CHARS, VIEW_LINE_CHARS
+    from memdesk.ui.browse.detail import TEXT_PREVIEW_CHARS
+    from memdesk.ui.browse.text_viewer import VIEW_LINE_CHARS
 
     huge = "x" * 100_000  # accepted by validation; one unbreakable line
     rec = store.add(user_id="u", text=huge, type="note")
@@ -267,6 +268,7 @@ def test_huge_text_is_never_laid_out_whole(qtbot, store: MemoryStore, settings: 
         <= VIEW_LINE_CHARS + 1
     assert pane.viewer.original == huge
     pane.viewer.close()
+    pane.reload()  # the importance typed above: not applied, so closing would ask
     w.close()
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QSettings
-from PySide6.QtWidgets import QApplication, QMessageBox
+from PySide6.QtWidgets import QApplication, QMessageBox, QProgressDialog
 
 from memdesk.app import gui
 from memdesk.core.store.db import DRIVER
@@ -312,9 +312,15 @@ def test_a_demo_left_without_vectors_gets_them_when_opened_again(
     build_demo(target, size=200)  # no vectors
     monkeypatch.setattr(gui, "demo_store_path", lambda: target)
     w = opened_demo(qtbot, 200)
-    assert w.write_service.last_embed is not None  # not built now, yet embedding
+    # Not built now, yet embedding: quietly, in the status bar, with no dialog over the
+    # view (one missing vector looked like a modal wait of 10-20 s).
+    assert w.write_service.embedding and w.write_service.last_embed is None
+    assert w.progress_label.text().startswith("Embed missing vectors")
+    assert not [x for x in QApplication.topLevelWidgets()
+                if isinstance(x, QProgressDialog) and x.isVisible()]
     qtbot.waitUntil(lambda: missing_count(w.store) == 0, timeout=120_000)
+    qtbot.waitUntil(lambda: not w.write_service.embedding, timeout=10_000)
     w.close()
     again = opened_demo(qtbot, 200)
-    assert again.write_service.last_embed is None
+    assert not again.write_service.embedding and again.write_service.last_embed is None
     again.close()
