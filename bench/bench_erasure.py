@@ -1,4 +1,4 @@
-"""The cost of a proven erasure (docs/guarantees/erasure.md) on a demo store.
+"""The cost of a proven erasure (docs/guarantees.md) on a demo store.
 
     .venv/bin/python bench/bench_erasure.py --size 20000 --purges 3
 
@@ -6,7 +6,7 @@ Writes a demo store of ``--size`` memories to a temporary folder, then purges
 ``--purges`` memories one after another (each: the erasure transaction with its FTS
 merge, the scrub of the file, the proof over every channel, the receipt) and prints,
 per purge, the seconds of each phase, whether the file needed a VACUUM, and the file
-size.  The machine, its load and the date go with the figures (docs/benchmarks/).
+size.  The machine, its load and the date go with the figures (docs/benchmarks.md).
 """
 
 from __future__ import annotations

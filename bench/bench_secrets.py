@@ -1,4 +1,4 @@
-"""The secrets lane: what it catches and what it leaves alone (docs/guarantees/secrets.md).
+"""The secrets lane: what it catches and what it leaves alone (docs/guarantees.md).
 
     .venv/bin/python bench/bench_secrets.py [--misses]
 

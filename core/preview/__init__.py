@@ -6,7 +6,7 @@ memories would be added, how many would duplicate what the store holds or each o
 the store holds (the contradictions queue's own grouping), how many the poisoning guard
 flags and how many of those are secrets (the guard's own screening call), and which
 items are bad.  The operator then imports all, imports without the duplicates, or
-cancels (docs/import-export.md, "Preview"; docs/guarantees/import-preview.md).
+cancels (docs/import-export.md, "Preview"; docs/guarantees.md).
 
 - :mod:`report`: :class:`ImportPreview`, what a preview found (a summary and JSON);
 - :mod:`scratch`: the temporary file a preview keeps the file's items in, so a 200 MB

@@ -1,6 +1,6 @@
 """Shoot the Duplicates view and the sweep card on a store full of hostile text
 (tests/helpers/hostile_store.py: right-to-left overrides in user ids and texts,
-zero-width characters, tags, line breaks, controls): docs/guarantees/display.md's
+zero-width characters, tags, line breaks, controls): docs/guarantees.md's
 pictures of store text shown visibly, isolated, never as HTML.
 
 Not a test: it writes pictures.  Run it offscreen, once per size:
