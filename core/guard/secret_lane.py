@@ -208,9 +208,13 @@ PLANTED_SECRET_RULE = "secret-value"
 
 
 def refine(findings: list[Finding], lane: list[Finding], recognised: bool) -> list[Finding]:
-    """The rules' findings with the lane's: where the lane recognised a secret, its
-    judgement (by the policy) replaces the planted-secret rule's."""
-    kept = [f for f in findings if not (recognised and f.rule_id == PLANTED_SECRET_RULE)]
+    """The rules' findings with the lane's: where the lane holds a secret, its judgement
+    (by the policy, with a masked evidence) replaces the planted-secret rule's.  Only
+    then: a text the lane recognises in part but does not hold (an IBAN written with
+    look-alike letters, a masked e-mail beside a planted instruction) keeps the rule's
+    hold, so the lane never lets through what the guard alone would have held."""
+    kept = [f for f in findings
+            if not (recognised and lane and f.rule_id == PLANTED_SECRET_RULE)]
     return kept + lane
 
 
