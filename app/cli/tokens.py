@@ -57,7 +57,7 @@ def register(sub: Any, common: argparse.ArgumentParser) -> None:
                                  "(the secret stays valid; a call already running finishes)"),
                        ("resume", "resume a paused token: its next call goes through")):
         t = tsub.add_parser(verb, parents=[common], help=text, description=text)
-        t.add_argument("name")
+        t.add_argument("name", help="the token's name (see `memdesk tokens list`)")
         t.set_defaults(handler=cmd_tokens_pause, pausing=verb == "pause")
 
 
