@@ -26,14 +26,11 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from sqlalchemy import insert, select
+from sqlalchemy import select
 
 from memdesk.core import embeddings
-from memdesk.core.ids import utcnow
-from memdesk.core.store import actions as acts
-from memdesk.core.store.records import encode_values
-from memdesk.core.store.vectors import has_vector, write_vectors_in
-from memdesk.core.write.embed import ET, M, check_space_in, missing_count
+from memdesk.core.store.vectors import has_vector
+from memdesk.core.write.embed import M, missing_count, store_vectors
 
 if TYPE_CHECKING:
     import numpy as np
@@ -113,14 +110,8 @@ def write_shipped(store: MemoryStore, progress: Progress | None = None) -> Writt
         progress(0, len(ready))
     for i in range(0, len(ready), BATCH):
         blobs = ready[i:i + BATCH]
-        with store.write() as conn:
-            check_space_in(conn, embeddings.MODEL_NAME, embeddings.DIM)
-            write_vectors_in(conn, blobs)
-            conn.execute(insert(ET).values(
-                memory_id=None, stream=acts.Stream.STORE, actor="worker",
-                action=acts.EMBED.name, before="{}",
-                after=encode_values({"rows": len(blobs), "model": embeddings.MODEL_NAME}),
-                at=utcnow(), note=f"shipped demo vectors for {len(blobs)} memories"))
+        store_vectors(store, blobs, embeddings.MODEL_NAME, embeddings.DIM,
+                      f"shipped demo vectors for {len(blobs)} memories")
         if progress:
             progress(i + len(blobs), len(ready))
     return Written(len(ready), len(rows) - len(ready))

@@ -163,6 +163,20 @@ def encode_unique(embedder: embeddings.Embedder, texts: Sequence[str], *,
     return out
 
 
+def store_vectors(store: MemoryStore, blobs: Sequence[tuple[int, bytes]], model: str,
+                  dim: int, note: str) -> None:
+    """One batch of vectors and its audit row, in one transaction, after checking that
+    the store's embedding space is ``model``'s."""
+    with store.write() as conn:
+        check_space_in(conn, model, dim)
+        write_vectors_in(conn, blobs)
+        conn.execute(insert(ET).values(
+            memory_id=None, stream=acts.Stream.STORE, actor="worker",
+            action=acts.EMBED.name, before="{}",
+            after=encode_values({"rows": len(blobs), "model": model}),
+            at=utcnow(), note=note))
+
+
 def backfill(store: MemoryStore, *, batch: int = DEFAULT_BATCH,
              embedder: embeddings.Embedder | None = None, progress: Progress | None = None,
              cancelled: Cancelled | None = None) -> BackfillReport:
@@ -199,14 +213,8 @@ def backfill(store: MemoryStore, *, batch: int = DEFAULT_BATCH,
         ready = [(r.seq, vectors[r.text]) for r in rows if r.text in vectors]
         for i in range(0, len(ready), batch):
             blobs = ready[i:i + batch]
-            with store.write() as conn:
-                check_space_in(conn, embedder.name, embedder.dim)
-                write_vectors_in(conn, blobs)
-                conn.execute(insert(ET).values(
-                    memory_id=None, stream=acts.Stream.STORE, actor="worker",
-                    action=acts.EMBED.name, before="{}",
-                    after=encode_values({"rows": len(blobs), "model": embedder.name}),
-                    at=utcnow(), note=f"vectors for {len(blobs)} memories"))
+            store_vectors(store, blobs, embedder.name, embedder.dim,
+                          f"vectors for {len(blobs)} memories")
             done += len(blobs)
             if progress:
                 progress(min(done, total), total)
