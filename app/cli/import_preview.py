@@ -21,10 +21,11 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from memdesk.app.cli.common import EXIT_STORE, EXIT_USAGE, err, open_store
+from memdesk.app.cli.common import EXIT_USAGE, err, open_store
 from memdesk.app.cli.transfer import (
     EXIT_CANCELLED,
     _end_progress,
+    _import_status,
     _interruptible,
     _print_report,
     _progress,
@@ -142,8 +143,4 @@ def cmd_without_duplicates(args: argparse.Namespace) -> int:
         return EXIT_CANCELLED
     _end_progress()
     _print_report(report, args.json, sys.stdout)
-    if report.error:
-        return EXIT_STORE
-    if report.cancelled:
-        return EXIT_CANCELLED
-    return EXIT_USAGE if report.bad_count and not report.changed else 0
+    return _import_status(report)

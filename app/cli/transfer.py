@@ -18,10 +18,13 @@ import signal
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from memdesk.app.cli.common import EXIT_STORE, EXIT_USAGE, err, open_store, short
 from memdesk.app.cli.shown import json_text
+
+if TYPE_CHECKING:
+    from memdesk.core.transfer.importer import ImportReport
 
 EXIT_CANCELLED = 130  # 128 + SIGINT, what a shell reports for an interrupted tool
 
@@ -217,6 +220,11 @@ def cmd_import(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     _end_progress()
     _print_report(report, args.json, sys.stdout)
+    return _import_status(report)
+
+
+def _import_status(report: ImportReport) -> int:
+    """An import's exit status, from its report."""
     if report.error:
         return EXIT_STORE
     if report.cancelled:
