@@ -30,7 +30,10 @@ def every_row(store: MemoryStore) -> list[MemoryRecord]:
 
 
 def live(r: MemoryRecord) -> bool:
-    return r.deleted_at is None and r.valid_until is None and r.superseded_by is None
+    # A belief: not deleted, expired or superseded, and not held by the guard or the
+    # secrets lane, not archived, not said as a hypothetical (the demo holds all kinds).
+    return (r.deleted_at is None and r.valid_until is None and r.superseded_by is None
+            and r.quarantined_at is None and r.archived_at is None and r.framing is None)
 
 
 def test_fixture_rows_are_what_they_claim(store: MemoryStore, lifecycle: Lifecycle) -> None:

@@ -13,7 +13,7 @@ from sqlalchemy import Column, MetaData, Table, Text, create_engine
 
 from memdesk.core.errors import NotFoundError, ValidationError
 from memdesk.core.store import prefixes
-from memdesk.core.store.models import Memory, MemoryEvent
+from memdesk.core.store.models import ErasedMemory, Memory, MemoryEvent
 from memdesk.core.store.prefixes import AmbiguousIdError, resolve_among, resolve_id
 
 _META = MetaData()
@@ -27,6 +27,8 @@ def conn():
         c.exec_driver_sql("CREATE TABLE ids(id TEXT)")
         c.exec_driver_sql(f"CREATE TABLE {Memory.__table__.name}(id TEXT)")
         c.exec_driver_sql(f"CREATE TABLE {MemoryEvent.__table__.name}(group_id TEXT)")
+        # A missing memory's message asks whether it was erased (core/erasure/).
+        ErasedMemory.__table__.create(c)
         yield c
     eng.dispose()
 
