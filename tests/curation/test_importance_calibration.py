@@ -19,9 +19,10 @@ from tests.helpers.learning import copy_store, planted_template, sweep_and_revie
 
 @pytest.fixture(scope="module")
 def trained_template(tmp_path_factory: pytest.TempPathFactory):
-    """A planted store after 240 reviewed decisions (half guided) and training."""
+    """A planted store after 240 reviewed decisions (half guided) and training; its
+    direct reflective notes give the calibration a direct kind of memory to raise."""
     d = tmp_path_factory.mktemp("calibrated")
-    path, truth = planted_template(d)
+    path, truth = planted_template(d, reflective_direct=150)
     s = copy_store(path, d / "trained.db")
     sweeps = Sweeps(s)
     for seed in range(3):
@@ -112,10 +113,6 @@ def _raised_direct(cals: Calibrations, store: MemoryStore, truth: Any) -> tuple[
     return like, store.get(like.memory_id)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known since 2026-11-29: with the demo's new texts (no template over 5 % of rows) the "
-    "calibration raises no memory of the 'direct' source, so this test finds no example "
-    "to auto-apply; it needs a planted direct kind the decisions raise"))
 def test_auto_apply_calibrates_only_new_memories_of_that_source(trained) -> None:
     store, truth = trained
     cals = Calibrations(store)
@@ -141,10 +138,6 @@ def test_auto_apply_calibrates_only_new_memories_of_that_source(trained) -> None
     assert cals.auto_sources() == {}
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known since 2026-11-29: with the demo's new texts (no template over 5 % of rows) the "
-    "calibration raises no memory of the 'direct' source, so this test finds no example "
-    "to auto-apply; it needs a planted direct kind the decisions raise"))
 def test_applying_pending_calibrations_is_audited_under_the_given_actor(trained) -> None:
     store, truth = trained
     cals = Calibrations(store)

@@ -45,7 +45,7 @@ MARKUP = ("<b>", "<img", "<a href")
 @pytest.fixture(scope="module")
 def window(qapp, tmp_path_factory: pytest.TempPathFactory) -> Iterator[MainWindow]:  # type: ignore[no-untyped-def]
     """One window on one hostile store for the module (the tests only read, but for
-    the last step of the last one, a merge)."""
+    a merge the dialogs test makes and undoes)."""
     folder = tmp_path_factory.mktemp("hostile")
     with pytest.MonkeyPatch.context() as mp:  # the per-test isolation is not active yet
         for var, sub in (("MEMDESK_CONFIG_DIR", "config/memdesk"), ("XDG_CONFIG_HOME", "config"),
@@ -172,6 +172,9 @@ def test_dialogs_error_boxes_and_undo_labels_show_store_text_visibly(
     found += [f"undo: {p}" for p in problems(iter([Shown(
         "undo action", window.undo_action.text(), True, False)]))]
     assert not found, "\n".join(found[:60])
+    # Undone again, so the module's store is as filled for the tests after this one.
+    window.undo_action.trigger()
+    qtbot.waitUntil(lambda: any(c.user_id == EVE for c in dup.clusters), timeout=20_000)
     QApplication.processEvents()
 
 
@@ -183,12 +186,17 @@ def test_the_issues_cases_read_as_stored(qtbot, window: MainWindow) -> None:  # 
     shown_eve = f"{FSI}⟨U+202E⟩eve{PDI}"
     window.show_view("duplicates")
     dup = window.views["duplicates"]
-    qtbot.waitUntil(lambda: dup.cluster is not None, timeout=20_000)
-    entries = [dup.queue.item(i).text() for i in range(dup.queue.count())]
-    assert f"{shown_eve} · 2 memories\nRTLTEST invoice ⟨U+202E⟩99.0 latot 12345" in entries
+    qtbot.waitUntil(lambda: any(c.user_id == EVE for c in dup.clusters), timeout=20_000)
     row = next(i for i, c in enumerate(dup.clusters) if c.user_id == EVE)
+    # Two memories, or three once the window's background embedding has given eve's
+    # extracted turn ("I prefer tea. RTLTEST …") a vector near them: either way the
+    # user id stays isolated before the app's words.
+    n = len(dup.clusters[row].members)
+    entry = dup.queue.item(row).text()
+    assert entry.startswith(f"{shown_eve} · {n} memories")
+    assert "RTLTEST invoice ⟨U+202E⟩99.0 latot 12345" in entry
     dup.queue.setCurrentRow(row)
-    assert dup.heading.text().startswith(f"{shown_eve} · 2 memories say the same thing")
+    assert dup.heading.text().startswith(f"{shown_eve} · {n} memories say the same thing")
 
     window.show_view("sweep")
     sweep = window.views["sweep"]
@@ -212,8 +220,12 @@ def test_the_issues_cases_read_as_stored(qtbot, window: MainWindow) -> None:  # 
     ret.user.setCurrentIndex(next(i for i in range(ret.user.count())
                                   if ret.user.itemData(i) == EVE))
     ret.retrieve()
-    qtbot.waitUntil(lambda: ret.fused.rowCount() > 0, timeout=60_000)
-    cells = [ret.fused.item(r, 9).text() for r in range(ret.fused.rowCount())]
+    # Eve's invoice is there twice (the duplicate pair): a tie the relevance floor may
+    # drop, so it is shown among the results or among what the floor removed.
+    qtbot.waitUntil(lambda: ret.fused.rowCount() + ret.dropped.rowCount() > 0,
+                    timeout=60_000)
+    cells = ([ret.fused.item(r, 9).text() for r in range(ret.fused.rowCount())]
+             + [ret.dropped.item(r, 5).text() for r in range(ret.dropped.rowCount())])
     assert "RTLTEST invoice ⟨U+202E⟩99.0 latot 12345" in cells
 
     window.show_view("browse")

@@ -25,7 +25,8 @@ def show(qtbot, widget: QWidget) -> None:
 
 @pytest.fixture
 def planted(tmp_path: Path):
-    path, truth = planted_template(tmp_path)
+    # Direct reflective notes: a direct kind of memory the calibration learns to raise.
+    path, truth = planted_template(tmp_path, reflective_direct=150)
     s = copy_store(path, tmp_path / "gui.db")
     yield s, truth
     s.close()
