@@ -211,8 +211,11 @@ def matrix(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Matrix]:
         for combo in COMBOS:
             per: dict[str, Targets] = {}
             for target, base in shared.items():
-                fresh = [store.add(user_id=base.user, text=f"{base.user} lives in Lisbon {i}",
-                                   type="fact", actor="agent").id for i in range(5)]
+                # Texts of their own: a purge takes the user's memories of exactly the
+                # same text along, so a shared text would be erased by the first cell.
+                fresh = [store.add(user_id=base.user, type="fact", actor="agent",
+                                   text=f"{base.user} lives in Lisbon ({transport} "
+                                        f"{key(combo)} #{i})").id for i in range(5)]
                 Archive(store).archive(fresh[4:], actor="agent")
                 per[target] = Targets(base.user, base.memory, base.job, *fresh)
             targets[transport, key(combo)] = per

@@ -133,8 +133,17 @@ class ChecksWatcher(QObject):
             self._start(lambda: cause)
 
     def store_opened(self, _store: object = None) -> None:
-        """Another store is open: what is known of the old one waits for ``restored``."""
+        """Another store is open: what is known of the old one waits for ``restored``,
+        and a dialog about the old store's action goes (its Undo would act on the new)."""
         self._replaced, self._known = self._known, {}
+        self.close_dialog()
+
+    def close_dialog(self) -> None:
+        """Close the "Recall checks changed" dialog, if one is open (the window closes:
+        a dialog of its own must not outlive it and keep the app running)."""
+        if self.dialog is not None:
+            self.dialog.close()
+            self.dialog = None
 
     def restored(self, report: Any = None) -> None:
         """The store was replaced by a backup: compare with the verdicts it replaced."""

@@ -465,5 +465,6 @@ class MainWindow(WindowMenus):
         self.write_service.stop_embedding()
         self.desk.wait_idle(60_000)
         self.wait_idle()  # results must not arrive after their receivers are deleted
+        self.checks_watch.close_dialog()
         self.write_service.shutdown()
         super().closeEvent(event)

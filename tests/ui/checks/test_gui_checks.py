@@ -23,6 +23,22 @@ USER = f"ann{RLO}evil"  # a user id that would reverse the line it is shown in
 
 
 @pytest.fixture
+def watching(qtbot):  # type: ignore[no-untyped-def]
+    """Makes ``ChecksWatcher``s; each one's dialog is closed after the test (a dialog
+    without a window is a top-level window of its own, left for the next test)."""
+    made: list[ChecksWatcher] = []
+
+    def make(desk):  # type: ignore[no-untyped-def]
+        made.append(ChecksWatcher(desk))
+        return made[-1]
+
+    yield make
+    for w in made:
+        w.wait()
+        w.close_dialog()
+
+
+@pytest.fixture
 def ids(store: MemoryStore) -> list[str]:
     return put(store, [{"text": "The kayak club meets on Tuesdays at the harbour.",
                         "days_ago": 2},
@@ -31,7 +47,7 @@ def ids(store: MemoryStore) -> list[str]:
 
 
 def test_pin_as_a_check_from_the_inspector(qtbot, store: MemoryStore, ids: list[str],
-                                           desk_for) -> None:  # type: ignore[no-untyped-def]
+                                           desk_for, watching) -> None:  # type: ignore[no-untyped-def]
     desk = desk_for(store)
     view = RetrievalView(desk)
     qtbot.addWidget(view)
@@ -60,7 +76,7 @@ def test_pin_as_a_check_from_the_inspector(qtbot, store: MemoryStore, ids: list[
 
 
 def test_checks_view_runs_all_and_removes_with_undo(qtbot, store: MemoryStore, ids: list[str],
-                                                    desk_for) -> None:  # type: ignore[no-untyped-def]
+                                                    desk_for, watching) -> None:  # type: ignore[no-untyped-def]
     checks = RecallChecks(store)
     checks.add(USER, "when does the kayak club meet?", [ids[0]])
     checks.add(USER, "what am I allergic to?", [ids[1]], note=f"pinned by {RLO}someone")
@@ -86,12 +102,12 @@ def test_checks_view_runs_all_and_removes_with_undo(qtbot, store: MemoryStore, i
 
 
 def test_a_merge_that_breaks_a_check_is_named_and_undone(
-        qtbot, store: MemoryStore, ids: list[str], desk_for) -> None:  # type: ignore[no-untyped-def]
+        qtbot, store: MemoryStore, ids: list[str], desk_for, watching) -> None:  # type: ignore[no-untyped-def]
     checks = RecallChecks(store)
     checks.add(USER, "when does the kayak club meet?", [ids[0]])
     assert checks.run().passed
     desk = desk_for(store)
-    watcher = ChecksWatcher(desk)
+    watcher = watching(desk)
     with qtbot.waitSignal(watcher.finished, timeout=60_000) as blocker:  # a wrong merge
         desk.run(Op("Merge", lambda: Duplicates(store).merge([ids[0], ids[1]], keep=ids[1])))
     outcome = blocker.args[0]
@@ -113,12 +129,12 @@ def test_a_merge_that_breaks_a_check_is_named_and_undone(
 
 
 def test_an_action_that_cannot_be_undone_says_so(qtbot, store: MemoryStore, ids: list[str],
-                                                 desk_for) -> None:  # type: ignore[no-untyped-def]
+                                                 desk_for, watching) -> None:  # type: ignore[no-untyped-def]
     checks = RecallChecks(store)
     checks.add(USER, "when does the kayak club meet?", [ids[0]])
     assert checks.run().passed
     desk = desk_for(store)
-    watcher = ChecksWatcher(desk)
+    watcher = watching(desk)
 
     def embed_pass() -> Changes:  # stands in for new vectors that lose the memory
         store.soft_delete(ids[0])
@@ -133,12 +149,12 @@ def test_an_action_that_cannot_be_undone_says_so(qtbot, store: MemoryStore, ids:
 
 
 def test_only_a_finished_sweep_runs_the_checks(qtbot, store: MemoryStore, ids: list[str],
-                                               desk_for) -> None:  # type: ignore[no-untyped-def]
+                                               desk_for, watching) -> None:  # type: ignore[no-untyped-def]
     from memdesk.core.curation.service import Sweeps
 
     RecallChecks(store).add(USER, "when does the kayak club meet?", [ids[0]])
     desk = desk_for(store)
-    watcher = ChecksWatcher(desk)
+    watcher = watching(desk)
     sweeps = Sweeps(store)
     state = sweeps.start((0.0, 1.0), 2, seed=1)
     seen: list[object] = []
@@ -153,11 +169,11 @@ def test_only_a_finished_sweep_runs_the_checks(qtbot, store: MemoryStore, ids: l
 
 
 def test_a_restore_compares_with_the_store_it_replaced(qtbot, store: MemoryStore,
-                                                       ids: list[str], desk_for) -> None:  # type: ignore[no-untyped-def]
+                                                       ids: list[str], desk_for, watching) -> None:  # type: ignore[no-untyped-def]
     checks = RecallChecks(store)
     checks.add(USER, "when does the kayak club meet?", [ids[0]])
     desk = desk_for(store)
-    watcher = ChecksWatcher(desk)
+    watcher = watching(desk)
     with qtbot.waitSignal(watcher.finished, timeout=60_000):
         watcher.run_after(watcher_cause())
     store.soft_delete(ids[0])  # what the restored backup holds (the same file here)

@@ -324,3 +324,24 @@ def test_a_demo_left_without_vectors_gets_them_when_opened_again(
     again = opened_demo(qtbot, 200)
     assert not again.write_service.embedding and again.write_service.last_embed is None
     again.close()
+
+
+def test_closing_the_window_closes_its_recall_checks_dialog(qtbot, window: MainWindow) -> None:  # type: ignore[no-untyped-def]
+    """The "Recall checks changed" dialog is the window's: it does not outlive it (a
+    visible dialog would keep the app running with no window to act on)."""
+    from memdesk.core.read.checks import RecallChecks
+    from memdesk.ui.checks.watch import Cause
+
+    store = window.store
+    target = store.page(limit=1)[0]
+    checks = RecallChecks(store)
+    checks.add(target.user_id, target.text, [target.id])
+    checks.run()  # its verdict now is the one a change is measured from
+    store.soft_delete(target.id)  # what a bulk action might do to it
+    watch = window.checks_watch
+    with qtbot.waitSignal(watch.finished, timeout=60_000) as ran:
+        watch.run_after(Cause("test action", "here"))
+    assert ran.args[0].changed and watch.dialog is not None and watch.dialog.isVisible()
+    dialog = watch.dialog
+    window.close()
+    assert not dialog.isVisible()
