@@ -6,6 +6,7 @@ import atexit
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -153,6 +154,24 @@ def session_cache() -> Path:
     schema each check compares a store with, the exported embedding model) is built
     once, not once per test."""
     return Path(_CACHE_HOME)
+
+
+@pytest.fixture(autouse=True)
+def no_keys_held() -> Iterator[None]:
+    """No test starts with Ctrl or Shift held: a shortcut whose action hides the widget
+    it was typed into never gets its key release, and the application would go on
+    reading the keys as down (a click becomes "add to the selection") in later tests."""
+    yield
+    from PySide6.QtCore import Qt
+    from PySide6.QtGui import QGuiApplication
+
+    if QGuiApplication.instance() is None or (
+            QGuiApplication.keyboardModifiers() == Qt.KeyboardModifier.NoModifier):
+        return
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QWidget
+
+    QTest.keyRelease(QWidget(), Qt.Key.Key_Shift)  # a release with no key down
 
 
 @pytest.fixture(autouse=True)

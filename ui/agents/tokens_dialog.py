@@ -40,6 +40,7 @@ from PySide6.QtWidgets import (
 from memdesk.core.errors import MemdeskError
 from memdesk.core.guard import access, tokens
 from memdesk.core.store.records import Changes
+from memdesk.ui.desk.selection import select_only
 
 COLUMNS = ("Name", "Users", "Rights", "State", "Created", "Last call", "Calls (24 h)")
 CALL_COLUMNS = ("When (UTC)", "Caller", "Tool", "User", "Outcome", "Memories", "ms")
@@ -174,7 +175,7 @@ class TokensDialog(QDialog):
         for row in range(self.table.rowCount()):
             item = self.table.item(row, 0)
             if item is not None and item.text() == name:
-                self.table.selectRow(row)
+                select_only(self.table, row)
                 return
 
     def _usage(self, names: list[str]) -> dict[str, access.Usage]:

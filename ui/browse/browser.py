@@ -38,6 +38,7 @@ from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.delegates import ScoreBarDelegate
 from memdesk.ui.desk.empty import EmptyNote
 from memdesk.ui.desk.ops import LatestTask, TaskState
+from memdesk.ui.desk.selection import select_only
 from memdesk.ui.desk.text import count_of
 from memdesk.ui.desk.view import DeskView
 from memdesk.ui.store_safety.safety import ask_after_conflict, edit_or_conflict
@@ -236,7 +237,7 @@ class BrowserView(DeskView):
         # has no row selected) must not be asked again.
         if (first_page and self.model.rowCount()
                 and not self.table.selectionModel().hasSelection()):
-            self.table.selectRow(0)
+            select_only(self.table, 0)
         # Only once the count says so: between a query's reset and its first page the
         # table is empty too, and the pane must not flicker to nothing then.
         empty = self.model.rowCount() == 0 and self.model.total == 0
@@ -328,7 +329,7 @@ class BrowserView(DeskView):
             return
         row = self.model.row_of(memory_id)
         if row is not None:
-            self.table.selectRow(row)
+            select_only(self.table, row)  # exactly this row, whatever keys are held
             self.table.scrollTo(self.model.index(row, 0))
         else:  # not in the loaded rows (other filter): show it in the pane anyway
             self.table.clearSelection()

@@ -19,6 +19,7 @@ from memdesk.core.store.recall_checks import CheckRecord
 from memdesk.core.store.records import Changed, Changes
 from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.ops import LatestTask, Task, TaskState
+from memdesk.ui.desk.selection import select_only
 from memdesk.ui.desk.table_model import RowsTableModel, read_only_table
 from memdesk.ui.desk.text import count_of, elide, isolate, one_line, plain_label, tooltip_text
 from memdesk.ui.desk.view import DeskView
@@ -116,7 +117,7 @@ class ChecksView(DeskView):
         ids = [c.id for c in rows]
         row = ids.index(current.id) if current is not None and current.id in ids else 0
         if rows:
-            self.table.selectRow(row)
+            select_only(self.table, row)
         self._detail()
 
     def selected(self) -> CheckRecord | None:

@@ -37,6 +37,7 @@ from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.empty import EmptyNote
 from memdesk.ui.desk.episode_text import episode_line
 from memdesk.ui.desk.ops import LatestTask, TaskState
+from memdesk.ui.desk.selection import select_only
 from memdesk.ui.desk.table_model import Index, RowsTableModel
 from memdesk.ui.desk.text import elide, isolate, one_line, plain_label, reveal, tooltip_text
 from memdesk.ui.desk.view import DeskView
@@ -163,7 +164,7 @@ class JobsView(DeskView):
         if self._selected is not None:
             for row, job in enumerate(jobs):
                 if job.id == self._selected:
-                    self.table.selectRow(row)
+                    select_only(self.table, row)
                     self._show_job(job)
                     break
 

@@ -37,6 +37,7 @@ from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.columns import capped_columns
 from memdesk.ui.desk.empty import EmptyNote
 from memdesk.ui.desk.ops import LatestTask
+from memdesk.ui.desk.selection import select_only
 from memdesk.ui.desk.table_model import Index, RowsTableModel
 from memdesk.ui.desk.text import (
     elide,
@@ -264,7 +265,7 @@ class ReviewView(DeskView):
                            else f"Nothing is waiting for review{where}")
         self.empty.set_visible(n == 0)
         if n:
-            self.table.selectRow(min(self._want_row, n - 1))
+            select_only(self.table, min(self._want_row, n - 1))
         else:
             self.card.show_item(None)
 
@@ -336,7 +337,7 @@ class ReviewView(DeskView):
         n = self.model.rowCount()
         if n:
             row = min(max(self.table.currentIndex().row() + by, 0), n - 1)
-            self.table.selectRow(row)
+            select_only(self.table, row)
 
     # -- keys -------------------------------------------------------------------------
     def eventFilter(self, obj: Any, event: Any) -> bool:

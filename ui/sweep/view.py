@@ -20,6 +20,7 @@ from memdesk.core.errors import MemdeskError
 from memdesk.core.store.records import Changed, Changes
 from memdesk.ui.desk.actions import Desk, Op
 from memdesk.ui.desk.ops import LatestTask
+from memdesk.ui.desk.selection import select_only
 from memdesk.ui.desk.text import list_entry, one_line, tooltip_text
 from memdesk.ui.desk.view import DeskView
 from memdesk.ui.sweep.learning import pick_line
@@ -71,7 +72,7 @@ class SweepView(DeskView):
         self.start.no_sweeps.setVisible(not sweeps)  # an empty list says why
         self.start.resume_button.setEnabled(bool(sweeps))
         if sweeps:
-            self.start.table.selectRow(0)
+            select_only(self.start.table, 0)
         combo = self.start.user
         current = combo.currentText()
         combo.blockSignals(True)

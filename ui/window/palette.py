@@ -20,6 +20,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from memdesk.ui.desk.selection import select_only
+
 ActionRole = Qt.ItemDataRole.UserRole
 
 
@@ -86,14 +88,14 @@ class CommandPalette(QDialog):
     def _filter(self, text: str) -> None:
         self.proxy.setFilterFixedString(text)
         if self.proxy.rowCount():
-            self.list.selectRow(0)
+            select_only(self.list, 0)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         # Up/Down move through the list while typing continues in the query box.
         if event.key() in (Qt.Key.Key_Up, Qt.Key.Key_Down) and self.proxy.rowCount():
             row = self.list.currentIndex().row()
             row += 1 if event.key() == Qt.Key.Key_Down else -1
-            self.list.selectRow(max(0, min(self.proxy.rowCount() - 1, row)))
+            select_only(self.list, max(0, min(self.proxy.rowCount() - 1, row)))
             return
         super().keyPressEvent(event)
 

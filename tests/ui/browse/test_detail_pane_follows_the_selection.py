@@ -47,3 +47,31 @@ def test_a_soft_deleted_row_is_marked_in_the_list(qtbot, view: BrowserView) -> N
     assert status.data(Qt.ItemDataRole.DisplayRole) == "deleted"
     text = view.model.index(0, COLUMN_KEYS.index("text"))
     assert text.data(Qt.ItemDataRole.FontRole).strikeOut()
+
+
+def test_opening_a_memory_while_ctrl_or_shift_is_held_selects_only_it(
+        qtbot, view: BrowserView, store: MemoryStore) -> None:
+    """A memory opened from code (a link, a reload after a shortcut) is the one selected
+    row even while the shortcut's Ctrl or Shift is still down: a held key must not turn
+    "show this" into "add this to the selection", which leaves the pane empty."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+
+    tea = view.detail.record
+    assert tea is not None
+    walks = store.add(user_id="ana", text="User walks to work.", type="fact").id
+    view.model.set_query()
+    qtbot.waitUntil(lambda: view.model.row_of(walks) is not None, timeout=10_000)
+    held = ((Qt.Key.Key_Control, Qt.KeyboardModifier.ControlModifier),
+            (Qt.Key.Key_Shift, Qt.KeyboardModifier.ShiftModifier))
+    for key, modifier in held:
+        QTest.keyPress(view.table, key, modifier)  # down, and not yet up
+        try:
+            for target in (walks, tea.id):
+                view.open_memory(target)
+                rows = {i.row() for i in view.table.selectionModel().selectedRows()}
+                assert rows == {view.model.row_of(target)}, (key, target)
+                qtbot.waitUntil(lambda t=target: view.detail.record is not None
+                                and view.detail.record.id == t, timeout=10_000)
+        finally:
+            QTest.keyRelease(view.table, key)
