@@ -55,6 +55,7 @@ def add_episodes(path: Path) -> tuple[int, float]:
     """Give every memory of the store at ``path`` an episode; (episodes, seconds)."""
     from memdesk.core.embeddings import default_embedder, to_blob
     from memdesk.core.store.memory_store import MemoryStore
+    from memdesk.core.store.statistics import refresh_statistics
 
     t0 = time.perf_counter()
     said = turns()
@@ -92,6 +93,9 @@ def add_episodes(path: Path) -> tuple[int, float]:
             "JOIN memories m ON m.id = ep.unit WHERE true "
             "ON CONFLICT (memory_id) DO UPDATE SET episode_id = excluded.episode_id")
         n = sql("SELECT count(*) FROM ep").scalar() or 0
+    # The worker refreshes the planner's statistics as it goes idle after storing turns
+    # (core/store/statistics.py); rows written here behind its back get the same.
+    refresh_statistics(store)
     store.checkpoint()
     store.close()
     return int(n), time.perf_counter() - t0

@@ -59,6 +59,7 @@ from memdesk.core.store import actions as acts
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.models import Memory
 from memdesk.core.store.query import active_belief_state
+from memdesk.core.store.statistics import refresh_statistics
 from memdesk.core.store.vectors import embedding_column
 
 M = Memory.__table__.c
@@ -220,6 +221,7 @@ def maintain(
                          note="maintain: Ebbinghaus decay with per-type half-lives",
                          stream=acts.Stream.STORE)
         step("committing", 0.95)
+    refresh_statistics(store)  # what the store grew by since (core/store/statistics.py)
     report.seconds = time.perf_counter() - t0
     if progress is not None:
         progress("done", 1.0)

@@ -41,6 +41,7 @@ from memdesk.core.store.records import (
     Changes,
     encode_values,
 )
+from memdesk.core.store.statistics import refresh_statistics
 from memdesk.core.store.vectors import (
     clear_vectors_in,
     write_vectors_by_id_in,
@@ -339,6 +340,8 @@ class Importer:
         rep.dropped.update(source.dropped)
         rep.bad.sort(key=lambda b: b.number)
         rep.group_id = self.group if rep.changed else None
+        if rep.changed:  # a large import can make the planner's statistics stale
+            refresh_statistics(self.store)
         return rep
 
     def _add_checks(self) -> None:

@@ -44,6 +44,7 @@ from memdesk.core.guard import (  # the guard's interface to the write path
 )
 from memdesk.core.ids import new_id, utcnow
 from memdesk.core.store.memory_store import MemoryStore, validate_fields
+from memdesk.core.store.statistics import refresh_statistics
 from memdesk.core.taxonomy import HYPOTHETICAL_MAX_CONFIDENCE
 from memdesk.core.write import settings
 from memdesk.core.write.duplicate_flags import flag_duplicates_in
@@ -66,6 +67,8 @@ from memdesk.core.write.router import is_session_scoped, route
 from memdesk.core.write.units import Extraction, ExtractionError, Extractor, Turn, Unit
 from memdesk.core.write.when import EventDate, episode_dates
 from memdesk.core.write.working import WorkingMemory, working_memory
+
+STATISTICS_EVERY = 5_000  # jobs between refreshes of the planner's statistics
 
 log = logging.getLogger(__name__)
 # Declarative types __table__ as a FromClause; MemoryProvenance maps a plain Table.
@@ -403,6 +406,7 @@ class Worker:
         """Process jobs until ``stop()`` (or, with ``drain``, until the queue is empty).
         Returns the number of jobs processed."""
         n = 0
+        unanalysed = 0  # jobs stored since the planner's statistics were last refreshed
         while not self.stop_event.is_set():
             try:
                 outcomes = self.process_batch()
@@ -412,11 +416,18 @@ class Worker:
                 if drain:
                     raise
             if not outcomes:
+                if unanalysed:  # going idle after growing the store (core/store/statistics.py)
+                    refresh_statistics(self.store)
+                    unanalysed = 0
                 if drain:
                     break
                 self.stop_event.wait(self.config.poll_s)
                 continue
             n += len(outcomes)
+            unanalysed += len(outcomes)
+            if unanalysed >= STATISTICS_EVERY:  # a long backlog: do not wait for idle
+                refresh_statistics(self.store)
+                unanalysed = 0
             if on_outcome is not None:
                 for outcome in outcomes:
                     on_outcome(outcome)
