@@ -22,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))  # the repository: tests.helpers
-from refresh import settle, wait_until  # the sibling script's helpers
+from refresh import settle, wait_until  # noqa: E402 - the sibling script, on the path set above
 
 
 def main() -> int:
