@@ -27,7 +27,9 @@ def test_the_view_follows_and_saves_the_stored_threshold(
     view.save_threshold.click()
     qtbot.waitUntil(lambda: Duplicates(store).threshold() == pytest.approx(0.72),
                     timeout=10000)
-    assert desk.undo_stack.undoText() == "change of 1 setting"
+    # The value is stored on a worker thread; the undo step follows on the GUI thread.
+    qtbot.waitUntil(lambda: desk.undo_stack.undoText() == "change of 1 setting",
+                    timeout=10000)
     desk.undo_stack.undo()
     qtbot.waitUntil(lambda: view.threshold.value() == pytest.approx(0.9), timeout=10000)
     assert Duplicates(store).threshold() == pytest.approx(0.9)
