@@ -74,6 +74,7 @@ def cmd_set(args: argparse.Namespace) -> int:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
+    from memdesk.app.cli.shown import cell, json_text
     from memdesk.app.cli.write import read_text
     from memdesk.core.guard.secrets import find_secrets, mask_text
     from memdesk.core.write.secrets_lane import SecretsLane
@@ -84,17 +85,16 @@ def cmd_scan(args: argparse.Namespace) -> int:
     # Every value masked in what is printed, whatever the policy would store.
     shown = mask_text(text, hits)
     if args.json:
-        print(json.dumps({**screened.to_json(), "shown": shown,
-                          "found": [{"category": h.category.value, "masked": h.masked,
-                                     "detector": h.detector} for h in hits]},
-                         ensure_ascii=False, indent=1))
+        print(json_text({**screened.to_json(), "shown": shown,
+                         "found": [{"category": h.category.value, "masked": h.masked,
+                                    "detector": h.detector} for h in hits]}, indent=1))
         return 0
     if not hits:
         print("nothing recognised (dry run: nothing was stored)")
         return 0
     for h in hits:
-        print(f"{h.category.value:<14} {h.masked:<24} {h.detector}")
-    print(f"as shown: {shown}")
+        print(f"{h.category.value:<14} {cell(h.masked):<24} {h.detector}")
+    print(f"as shown: {cell(shown)}")
     print(f"this store would: {screened.note() or 'store it as said'} (dry run: nothing "
           "was stored)")
     return 0
