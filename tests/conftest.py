@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
 import shutil
 import tempfile
@@ -154,6 +155,28 @@ def session_cache() -> Path:
     schema each check compares a store with, the exported embedding model) is built
     once, not once per test."""
     return Path(_CACHE_HOME)
+
+
+@pytest.fixture(autouse=True)
+def background_work_done(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A GUI test ends with its windows' background work finished: a view's read still
+    running on a pool thread when the next test starts (and the garbage collector
+    deletes the view's objects under it) has crashed the process.  Set up after
+    ``qtbot`` so this runs before it closes the test's widgets."""
+    if "qtbot" not in request.fixturenames:
+        yield
+        return
+    request.getfixturevalue("qtbot")
+    yield
+    from PySide6.QtCore import QThreadPool
+    from PySide6.QtWidgets import QApplication
+
+    for widget in QApplication.topLevelWidgets():
+        wait = getattr(widget, "wait_idle", None)
+        if callable(wait):
+            with contextlib.suppress(RuntimeError):  # already deleted: nothing runs
+                wait(30_000)
+    QThreadPool.globalInstance().waitForDone(30_000)
 
 
 @pytest.fixture(autouse=True)

@@ -23,14 +23,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, cast
 
-from PySide6.QtCore import QObject, QThreadPool, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from memdesk.core.errors import MemdeskError
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.core.store.records import Changes
 from memdesk.core.undo.generic import undo_changes
-from memdesk.ui.desk.ops import Task, TaskState
+from memdesk.ui.desk.ops import Task, TaskState, serial_pool
 
 R = TypeVar("R")
 
@@ -116,8 +116,8 @@ class Desk(QObject):
         self.last_error: str | None = None
         self._running: list[Task] = []
         # Writes go one at a time: a second write would only wait on SQLite's lock.
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
+        # The pool is the application's, not the desk's (ui/desk/ops.serial_pool).
+        self._pool = serial_pool()
         self._views: dict[int, Any] = {}  # attached views by id(), in attach order
         self.changed.connect(self._route)
 

@@ -13,9 +13,31 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, SignalInstance, Slot
+from PySide6.QtCore import (
+    QCoreApplication,
+    QObject,
+    QRunnable,
+    QThreadPool,
+    Signal,
+    SignalInstance,
+    Slot,
+)
 
 from memdesk.core.store.faults import as_store_error
+
+
+def serial_pool() -> QThreadPool:
+    """A pool of one thread (work in order) that lives as long as the application.
+
+    Not owned by the view or desk it serves: a pool destroyed with its owner, when
+    Python's garbage collector frees that owner while a task runs, waits for the task
+    inside the collector with the interpreter lock held, and the task (Python code)
+    can never finish: the process hangs, or crashes (both seen in the suite).  Owned by
+    the application, a pool is never freed under a running task; its idle thread ends
+    by itself (QThreadPool's expiry)."""
+    pool = QThreadPool(QCoreApplication.instance())
+    pool.setMaxThreadCount(1)
+    return pool
 
 
 class TaskState:
@@ -114,8 +136,7 @@ class LatestTask(QObject):
     def __init__(self, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._current: Task | None = None
-        self._pool = QThreadPool(self)
-        self._pool.setMaxThreadCount(1)
+        self._pool = serial_pool()  # not ``QThreadPool(self)``: see serial_pool
 
     def start(self, fn: Callable[[TaskState], Any]) -> Task:
         if self._current is not None:
