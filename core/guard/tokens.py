@@ -207,16 +207,11 @@ def revoke_token(store: MemoryStore, name: str, *,
                  actor: str = Actor.OPERATOR.value) -> Changes:
     """Revoke a token: the next request that presents it is refused."""
     with store.write() as conn:
-        row = conn.execute(select(TT).where(T.name == name)).first()
-        if row is None:
-            raise TokenError(f"no token named {name!r} (memdesk tokens list)")
+        row = _row(conn, name)
         if row.revoked_at is not None:
             raise TokenError(f"token {name!r} was revoked already, at "
                              f"{row.revoked_at:%Y-%m-%d %H:%M} UTC")
-        now = utcnow()
-        conn.execute(update(TT).where(T.name == name).values(revoked_at=now))
-        log_in(conn, None, actor, TOKEN_REVOKE.name, {"token": name, "revoked_at": None},
-                    {"token": name, "revoked_at": now}, stream=Stream.STORE, target=name)
+        _stamp(conn, name, "revoked_at", None, utcnow(), TOKEN_REVOKE.name, actor)
     return Changes(kinds=Changed.HISTORY, action=TOKEN_REVOKE)
 
 
@@ -227,10 +222,24 @@ def paused_message(name: str, since: datetime) -> str:
             "it (memdesk tokens resume)")
 
 
-def _live_row(conn: Connection, name: str, verb: str) -> AnyRow:
+def _row(conn: Connection, name: str) -> AnyRow:
     row = conn.execute(select(TT).where(T.name == name)).first()
     if row is None:
         raise TokenError(f"no token named {name!r} (memdesk tokens list)")
+    return row
+
+
+def _stamp(conn: Connection, name: str, column: str, before: datetime | None,
+           after: datetime | None, action: str, actor: str) -> None:
+    """Set one of the token's time columns (revoked_at, paused_at) and audit the change
+    (its undo restores ``before``)."""
+    conn.execute(update(TT).where(T.name == name).values({column: after}))
+    log_in(conn, None, actor, action, {"token": name, column: before},
+           {"token": name, column: after}, stream=Stream.STORE, target=name)
+
+
+def _live_row(conn: Connection, name: str, verb: str) -> AnyRow:
+    row = _row(conn, name)
     if row.revoked_at is not None:
         raise TokenError(f"token {name!r} was revoked at {row.revoked_at:%Y-%m-%d %H:%M} "
                          f"UTC; a revoked token cannot be {verb}")
@@ -246,10 +255,7 @@ def pause_token(store: MemoryStore, name: str, *,
         if row.paused_at is not None:
             raise TokenError(f"token {name!r} is paused already, since "
                              f"{row.paused_at:%Y-%m-%d %H:%M} UTC")
-        now = utcnow()
-        conn.execute(update(TT).where(T.name == name).values(paused_at=now))
-        log_in(conn, None, actor, TOKEN_PAUSE.name, {"token": name, "paused_at": None},
-               {"token": name, "paused_at": now}, stream=Stream.STORE, target=name)
+        _stamp(conn, name, "paused_at", None, utcnow(), TOKEN_PAUSE.name, actor)
     return Changes(kinds=Changed.HISTORY, action=TOKEN_PAUSE)
 
 
@@ -260,10 +266,7 @@ def resume_token(store: MemoryStore, name: str, *,
         row = _live_row(conn, name, "resumed")
         if row.paused_at is None:
             raise TokenError(f"token {name!r} is not paused")
-        conn.execute(update(TT).where(T.name == name).values(paused_at=None))
-        log_in(conn, None, actor, TOKEN_RESUME.name,
-               {"token": name, "paused_at": row.paused_at}, {"token": name, "paused_at": None},
-               stream=Stream.STORE, target=name)
+        _stamp(conn, name, "paused_at", row.paused_at, None, TOKEN_RESUME.name, actor)
     return Changes(kinds=Changed.HISTORY, action=TOKEN_RESUME)
 
 

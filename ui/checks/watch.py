@@ -217,8 +217,7 @@ class ChecksWatcher(QObject):
         self._known.update({r.check.id: r.passed for r in outcome.run.results})
         self.desk.changed.emit(outcome.run.changes)  # the Checks view shows the results
         if outcome.changed:
-            if self.dialog is not None:
-                self.dialog.close()
+            self.close_dialog()
             self.dialog = ChangedChecksDialog(outcome, self, self.parent_widget)
             self.dialog.show()
         self.finished.emit(outcome)
