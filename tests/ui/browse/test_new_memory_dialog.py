@@ -12,16 +12,14 @@ from memdesk.core.store.memory_store import MemoryStore
 from memdesk.ui.browse.browser import BrowserView
 from memdesk.ui.browse.new_memory import NewMemoryDialog
 from memdesk.ui.window.main_window import MainWindow
+from tests.helpers.windows import window_on_one_memory
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("isolated_settings")]
 
 
 @pytest.fixture
 def window(qtbot, store: MemoryStore, offline_settings) -> MainWindow:
-    store.add(user_id="ana", text="User prefers tea.", type="fact", importance=0.5)
-    w = MainWindow(store, offline_settings)
-    qtbot.addWidget(w)
-    w.show()
+    w = window_on_one_memory(qtbot, store, offline_settings)
     w.show_view("overview")
     return w
 

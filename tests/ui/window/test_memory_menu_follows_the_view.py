@@ -9,20 +9,14 @@ import pytest
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.ui.browse.browser import BrowserView
 from memdesk.ui.window.main_window import MainWindow
+from tests.helpers.windows import window_on_one_memory
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("isolated_settings")]
 
 
 @pytest.fixture
 def window(qtbot, store: MemoryStore, offline_settings) -> MainWindow:
-    store.add(user_id="ana", text="User prefers tea.", type="fact", importance=0.5)
-    w = MainWindow(store, offline_settings)
-    qtbot.addWidget(w)
-    w.show()
-    view = w.views["browse"]
-    assert isinstance(view, BrowserView)
-    qtbot.waitUntil(lambda: view.detail.record is not None, timeout=10_000)
-    return w
+    return window_on_one_memory(qtbot, store, offline_settings)
 
 
 def test_selection_commands_are_off_where_the_selection_is_hidden(

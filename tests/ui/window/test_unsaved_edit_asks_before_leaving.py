@@ -13,6 +13,7 @@ from PySide6.QtWidgets import QMessageBox
 from memdesk.core.store.memory_store import MemoryStore
 from memdesk.ui.browse.browser import BrowserView
 from memdesk.ui.window.main_window import MainWindow
+from tests.helpers.windows import browse, window_on_one_memory
 
 pytestmark = [pytest.mark.gui, pytest.mark.usefixtures("isolated_settings")]
 EDIT = "User prefers green tea."
@@ -40,13 +41,8 @@ def asked(monkeypatch) -> Asked:
 
 @pytest.fixture
 def window(qtbot, store: MemoryStore, offline_settings) -> MainWindow:
-    store.add(user_id="ana", text="User prefers tea.", type="fact", importance=0.5)
-    w = MainWindow(store, offline_settings)
-    qtbot.addWidget(w)
-    w.show()
-    view = w.views["browse"]
-    assert isinstance(view, BrowserView)
-    qtbot.waitUntil(lambda: view.detail.record is not None, timeout=10_000)
+    w = window_on_one_memory(qtbot, store, offline_settings)
+    view = browse(w)
     view.detail.text.setPlainText(EDIT)
     assert view.detail.has_unsaved()
     return w
