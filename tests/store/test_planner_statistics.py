@@ -31,12 +31,9 @@ def rows_believed(store: MemoryStore, table: str) -> int:
         return max((int(str(s).split()[0]) for s in stats), default=0)
 
 
-def analysed_small(path: Path, turns: int = 5) -> MemoryStore:
-    store = MemoryStore.open(path)
-    talk(store, turns)
+def analyse(store: MemoryStore) -> None:
     with store.write() as conn:
         conn.exec_driver_sql("ANALYZE")  # what the demo does when it is built
-    return store
 
 
 def talk(store: MemoryStore, n: int, start: int = 0) -> None:
@@ -56,7 +53,9 @@ def episode_lookup_plan(store: MemoryStore) -> str:
 
 
 def test_the_worker_refreshes_the_statistics_it_made_stale(tmp_path: Path) -> None:
-    store = analysed_small(tmp_path / "s.db")
+    store = MemoryStore.open(tmp_path / "s.db")
+    talk(store, 5)
+    analyse(store)
     Worker(store, HeuristicExtractor(), WorkerConfig(embed=False)).run(drain=True)
     assert 0 < rows_believed(store, "episodes") <= 10
     talk(store, 300, start=5)
@@ -67,10 +66,9 @@ def test_the_worker_refreshes_the_statistics_it_made_stale(tmp_path: Path) -> No
 
 
 def test_import_and_maintain_refresh_the_statistics(tmp_path: Path) -> None:
-    store = analysed_small(tmp_path / "s.db", turns=0)
+    store = MemoryStore.open(tmp_path / "s.db")
     store.add(user_id="ann", text="A first memory.", type="fact")
-    with store.write() as conn:
-        conn.exec_driver_sql("ANALYZE")
+    analyse(store)
     assert rows_believed(store, "memories") == 1
     lines = [json.dumps({"user_id": "ann", "text": f"Imported fact number {i}.",
                          "type": "fact"}) for i in range(400)]
