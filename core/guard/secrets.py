@@ -39,7 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from functools import cache
+from functools import cache, lru_cache
 from types import SimpleNamespace
 from typing import Any
 
@@ -481,6 +481,15 @@ def find_secrets(text: str, preceding: str | None = None) -> list[SecretHit]:
     announcing a secret ("my password is"), this turn's first word is that secret."""
     if not text:
         return []
+    return list(_find(text, preceding))
+
+
+@lru_cache(maxsize=64)
+def _find(text: str, preceding: str | None) -> tuple[SecretHit, ...]:
+    """``find_secrets``, remembered for the last texts: one memory's text is asked about
+    several times on its way in (the job's turn, each unit's fields, whether anything
+    was recognised, the import preview's masked count), and the detectors are the
+    costly part of a write.  A pure function of its arguments; hits are frozen."""
     found: list[tuple[int, SecretHit]] = []  # (the finder's rank: ties go to the first)
     for rank, finder in enumerate(_FINDERS):
         found.extend((rank, h) for h in finder(text))
@@ -494,4 +503,4 @@ def find_secrets(text: str, preceding: str | None = None) -> list[SecretHit]:
                 kept[-1] = h
             continue
         kept.append(h)
-    return kept
+    return tuple(kept)
